@@ -1,0 +1,12 @@
+"""Evaluation: best responses, counterfactual best-response values, exploitability, head-to-head value."""
+
+from .best_response import (
+    BestResponse,
+    Exploitability,
+    best_response,
+    counterfactual_values,
+    expected_value,
+    exploitability,
+)
+
+__all__ = ["BestResponse", "Exploitability", "best_response", "counterfactual_values", "expected_value", "exploitability"]

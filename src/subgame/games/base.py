@@ -1,0 +1,101 @@
+"""The game interface: a two-player zero-sum factored-observation game.
+
+A game says who acts, which actions are legal, what chance does, what each terminal pays
+player 0, and what every move lets each player observe: one public observation shared by
+both and one private observation per player. Information sets (a player's own observation
+sequence) and public states (the public observation sequence) follow from the
+observations, so no game hand-codes infoset keys (Kovařík et al., "Rethinking formal
+models of partially observable multiagent decision making", 2022).
+
+States are immutable and hashable; ``next_state`` returns a new one.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
+
+from ..errors import IllegalActionError
+
+CHANCE = -1
+TERMINAL = -2
+
+State = Hashable
+
+
+class Game(ABC):
+    """A two-player zero-sum game with factored observations.
+
+    Subclasses implement the rules; the compiler in :mod:`subgame.tree` turns them into a
+    public tree of arrays. Utilities are player 0's; player 1 receives the negation.
+    """
+
+    #: Registry name of the game (``kuhn``, ``leduc``, ...).
+    name: str = "game"
+
+    @property
+    def params(self) -> Mapping[str, Any]:
+        """The parameters that, with :attr:`name`, identify the game exactly."""
+        return {}
+
+    @abstractmethod
+    def root(self) -> State:
+        """The initial state."""
+
+    @abstractmethod
+    def actor(self, state: State) -> int:
+        """0 or 1 for a player's turn, :data:`CHANCE`, or :data:`TERMINAL`."""
+
+    @abstractmethod
+    def legal_actions(self, state: State) -> Sequence[int]:
+        """Sorted, distinct action ids legal for the acting player (or chance)."""
+
+    def chance_outcomes(self, state: State) -> Sequence[tuple[int, float]]:
+        """``(action, probability)`` pairs at a chance state; probabilities sum to 1."""
+        raise NotImplementedError(f"{self.name} has no chance moves")
+
+    @abstractmethod
+    def next_state(self, state: State, action: int) -> State:
+        """The state after ``action``; the action is assumed legal."""
+
+    @abstractmethod
+    def observations(self, state: State, action: int) -> tuple[str, str, str]:
+        """What applying ``action`` at ``state`` reveals: ``(public, private_0, private_1)``.
+
+        A player's own action must be part of what she observes (perfect recall).
+        """
+
+    @abstractmethod
+    def utility(self, state: State) -> float:
+        """Player 0's payoff at a terminal state."""
+
+    def action_name(self, state: State, action: int) -> str:
+        """A human-readable name of ``action`` at ``state``."""
+        return str(action)
+
+    def apply(self, state: State, action: int) -> State:
+        """Validated :meth:`next_state`: raises :class:`IllegalActionError` on a bad action."""
+        who = self.actor(state)
+        if who == TERMINAL:
+            raise IllegalActionError(f"{self.name}: no action can be applied at a terminal state")
+        legal = (
+            [a for a, _ in self.chance_outcomes(state)] if who == CHANCE else list(self.legal_actions(state))
+        )
+        if action not in legal:
+            names = ", ".join(f"{a}={self.action_name(state, a)}" for a in legal)
+            raise IllegalActionError(
+                f"{self.name}: action {action!r} is not legal here; legal actions are {names}"
+            )
+        return self.next_state(state, action)
+
+    def utility_bound(self) -> float:
+        """An upper bound on ``|utility|`` (used to scale tolerances)."""
+        return 1.0
+
+    def describe(self) -> str:
+        """One line: the name and parameters."""
+        if not self.params:
+            return self.name
+        body = ", ".join(f"{k}={v}" for k, v in self.params.items())
+        return f"{self.name}({body})"

@@ -1,0 +1,6 @@
+"""The parametric poker family (Kuhn, Leduc, no-limit variants) and ACPC game files."""
+
+from .game import PokerGame, PokerState
+from .spec import KUHN, LEDUC, LEDUC_NOLIMIT, PokerSpec
+
+__all__ = ["KUHN", "LEDUC", "LEDUC_NOLIMIT", "PokerGame", "PokerSpec", "PokerState"]

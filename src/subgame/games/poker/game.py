@@ -1,0 +1,210 @@
+"""Poker rules over a :class:`PokerSpec`, in the factored-observation form.
+
+Moves: chance deals player 0's hole cards, then player 1's (each seen only by its owner),
+then each round's board cards (seen by both); betting actions are public. Action ids:
+0 fold, 1 check/call, 2 raise (limit) or 2.. one per pot fraction and then all-in
+(no-limit). A chance action deals a sorted combination of cards encoded as
+``sum(card_i * deck_size**i)``, so one dealt card's action id is the card itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict
+from functools import lru_cache
+from itertools import combinations
+from typing import Any, NamedTuple
+
+from ..base import CHANCE, TERMINAL, Game
+from .hands import card_name, hand_strength
+from .spec import PokerSpec
+
+FOLD, CALL, RAISE = 0, 1, 2
+
+
+class PokerState(NamedTuple):
+    hole: tuple[tuple[int, ...], ...]  # dealt hole cards, player 0 first
+    board: tuple[int, ...]
+    round: int
+    contrib: tuple[int, int]
+    raises: int  # bets and raises this round
+    acted: int  # voluntary actions this round
+    to_act: int
+    last_raise: int  # size of the last raise this round (no-limit minimum raise)
+    folded: int  # player who folded, -1 if none
+    betting_over: bool  # a player is all-in (no-limit) or the last round closed
+
+
+class PokerGame(Game):
+    """A two-player poker game of the family described by :class:`PokerSpec`."""
+
+    def __init__(self, spec: PokerSpec, name: str = "poker"):
+        self.spec = spec
+        self.name = name
+
+    @property
+    def params(self) -> Mapping[str, Any]:
+        return asdict(self.spec)
+
+    # -- structure -------------------------------------------------------------------
+    def root(self) -> PokerState:
+        s = self.spec
+        contrib = (s.ante + s.blinds[0], s.ante + s.blinds[1])
+        return PokerState((), (), 0, contrib, 0, 0, s.first_player[0], max(s.blinds), -1, False)
+
+    def _board_needed(self, rnd: int) -> int:
+        return sum(self.spec.board_cards[: rnd + 1])
+
+    def actor(self, st: PokerState) -> int:
+        if len(st.hole) < 2:
+            return CHANCE
+        if st.folded >= 0:
+            return TERMINAL
+        if st.betting_over:
+            return CHANCE if len(st.board) < sum(self.spec.board_cards) else TERMINAL
+        if len(st.board) < self._board_needed(st.round):
+            return CHANCE
+        return st.to_act
+
+    def chance_outcomes(self, st: PokerState):
+        return _deal_outcomes(self.spec.deck_size, self._dealt(st), self._cards_to_deal(st))
+
+    def _dealt(self, st: PokerState) -> tuple[int, ...]:
+        return tuple(c for h in st.hole for c in h) + st.board
+
+    def _cards_to_deal(self, st: PokerState) -> int:
+        if len(st.hole) < 2:
+            return self.spec.hole_cards
+        rnd = st.round if not st.betting_over else self._next_board_round(st)
+        return self._board_needed(rnd) - len(st.board)
+
+    def _next_board_round(self, st: PokerState) -> int:
+        rnd = 0
+        while self._board_needed(rnd) <= len(st.board):
+            rnd += 1
+        return rnd
+
+    def decode_deal(self, action: int, count: int) -> tuple[int, ...]:
+        n = self.spec.deck_size
+        return tuple((action // n**i) % n for i in range(count))
+
+    # -- betting ---------------------------------------------------------------------
+    def legal_actions(self, st: PokerState) -> tuple[int, ...]:
+        return tuple(a for a, _ in self._betting_actions(st))
+
+    def _betting_actions(self, st: PokerState) -> tuple[tuple[int, int], ...]:
+        """Legal ``(action id, contribution after the action)`` pairs."""
+        return _betting_actions(self.spec, st.contrib, st.to_act, st.raises, st.round, st.last_raise)
+
+    def next_state(self, st: PokerState, action: int) -> PokerState:
+        who = self.actor(st)
+        if who == CHANCE:
+            cards = self.decode_deal(action, self._cards_to_deal(st))
+            if len(st.hole) < 2:
+                return st._replace(hole=st.hole + (cards,))
+            return st._replace(board=st.board + cards)
+        p = st.to_act
+        if action == FOLD:
+            return st._replace(folded=p)
+        amount = dict(self._betting_actions(st))[action]
+        contrib = list(st.contrib)
+        raise_size = amount - max(st.contrib)
+        contrib[p] = amount
+        contrib_t = (contrib[0], contrib[1])
+        if action == CALL:
+            acted = st.acted + 1
+            if acted >= 2 or (st.contrib[0] != st.contrib[1] and st.acted >= 1):
+                return self._close_round(st, contrib_t)
+            return st._replace(contrib=contrib_t, acted=acted, to_act=1 - p)
+        return st._replace(
+            contrib=contrib_t, acted=st.acted + 1, raises=st.raises + 1, to_act=1 - p,
+            last_raise=max(st.last_raise, raise_size),
+        )
+
+    def _close_round(self, st: PokerState, contrib: tuple[int, int]) -> PokerState:
+        s = self.spec
+        all_in = s.betting == "nolimit" and max(contrib) >= s.stack
+        if st.round + 1 >= s.num_rounds or all_in:
+            return st._replace(contrib=contrib, betting_over=True)
+        nxt = st.round + 1
+        return st._replace(
+            contrib=contrib, round=nxt, raises=0, acted=0, to_act=s.first_player[nxt], last_raise=max(s.blinds),
+        )
+
+    # -- payoffs and observations ------------------------------------------------------
+    def utility(self, st: PokerState) -> float:
+        c0, c1 = st.contrib
+        if st.folded == 0:
+            return -float(c0)
+        if st.folded == 1:
+            return float(c1)
+        s0 = self.strength(st.hole[0] + st.board)
+        s1 = self.strength(st.hole[1] + st.board)
+        return float(c1) if s0 > s1 else (-float(c0) if s0 < s1 else 0.0)
+
+    def strength(self, cards: tuple[int, ...]) -> tuple:
+        return _strength(tuple(sorted(cards)), self.spec.num_ranks, self.spec.num_suits)
+
+    def cards_str(self, cards) -> str:
+        return "".join(card_name(c, self.spec.num_ranks, self.spec.num_suits) for c in cards)
+
+    def action_name(self, st: PokerState, action: int) -> str:
+        if self.actor(st) == CHANCE:
+            return self.cards_str(self.decode_deal(action, self._cards_to_deal(st)))
+        if action == FOLD:
+            return "f"
+        if action == CALL:
+            return "c"
+        amount = dict(self._betting_actions(st))[action]
+        return "r" if self.spec.betting == "limit" else f"r{amount}"
+
+    def observations(self, st: PokerState, action: int) -> tuple[str, str, str]:
+        name = self.action_name(st, action)
+        if self.actor(st) == CHANCE and len(st.hole) < 2:
+            return ("", name, "") if len(st.hole) == 0 else ("", "", name)
+        return (name, "", "")
+
+    def utility_bound(self) -> float:
+        return float(self.spec.max_contribution())
+
+
+def _betting_actions(spec: PokerSpec, contrib, p: int, raises: int, rnd: int, last_raise: int):
+    top = max(contrib)
+    to_call = top - contrib[p]
+    out = []
+    if to_call > 0:
+        out.append((FOLD, contrib[p]))
+    out.append((CALL, top))
+    if spec.betting == "limit":
+        if raises < spec.max_raises[rnd]:
+            amount = top + spec.raise_sizes[rnd]
+            if spec.stack <= 0 or amount <= spec.stack:
+                out.append((RAISE, amount))
+        return tuple(out)
+    if top >= spec.stack:
+        return tuple(out)
+    pot = contrib[0] + contrib[1]
+    min_to = top + max(last_raise, 1)
+    seen = set()
+    for k, f in enumerate(spec.bet_fractions):
+        amount = max(min_to, int(round(top + f * (pot + to_call))))
+        if amount >= spec.stack or amount in seen:
+            continue
+        seen.add(amount)
+        out.append((RAISE + k, amount))
+    if spec.all_in:
+        out.append((RAISE + len(spec.bet_fractions), spec.stack))
+    return tuple(out)
+
+
+@lru_cache(maxsize=None)
+def _deal_outcomes(deck: int, dealt: tuple[int, ...], count: int) -> tuple[tuple[int, float], ...]:
+    rest = [c for c in range(deck) if c not in dealt]
+    combos = list(combinations(rest, count))
+    p = 1.0 / len(combos)
+    return tuple(sorted((sum(c * deck**i for i, c in enumerate(cs)), p) for cs in combos))
+
+
+@lru_cache(maxsize=None)
+def _strength(cards: tuple[int, ...], num_ranks: int, num_suits: int) -> tuple:
+    return hand_strength(cards, num_ranks, num_suits)

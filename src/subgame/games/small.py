@@ -1,0 +1,192 @@
+"""The papers' small example games, exactly as the papers describe them.
+
+* :class:`CoinToss` — Brown & Sandholm 2017, §2, Fig. 1a (Sell as a terminal).
+* :class:`RockPaperScissors` — Burch, Johanson & Bowling 2014, Fig. 1 (sequential RPS),
+  and RPS+ of Brown, Sandholm & Amos 2018, Fig. 1a (Scissors wins or loses 2).
+* :class:`MatchingPenniesChoice` — Milec, Kubíček & Lisý, §2, Fig. 2.
+
+All are written in the factored-observation form of :mod:`subgame.games.base`; states
+are tuples of the moves so far.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..errors import GameDefinitionError
+from .base import CHANCE, TERMINAL, Game
+
+
+class CoinToss(Game):
+    """Coin Toss (safe-and-nested paper, §2).
+
+    A fair coin lands Heads or Tails; only player 0 sees it. She Sells (a terminal worth
+    ``sell_heads`` on Heads and ``sell_tails`` on Tails to her) or Plays. After Play,
+    player 1 guesses Heads or Tails (a correct guess costs player 0 one chip, a wrong one
+    pays her one) or Forfeits (pays her one chip).
+    """
+
+    name = "coin_toss"
+    OUTCOMES = ("Heads", "Tails")
+
+    def __init__(self, sell_heads: float = 0.5, sell_tails: float = -0.5):
+        self.sell = (float(sell_heads), float(sell_tails))
+
+    @property
+    def params(self) -> Mapping[str, Any]:
+        return {"sell_heads": self.sell[0], "sell_tails": self.sell[1]}
+
+    def root(self):
+        return ()
+
+    def actor(self, s):
+        if len(s) == 0:
+            return CHANCE
+        if len(s) == 1:
+            return 0
+        if len(s) == 2:
+            return TERMINAL if s[1] == 0 else 1
+        return TERMINAL
+
+    def legal_actions(self, s):
+        return (0, 1, 2) if len(s) == 2 else (0, 1)
+
+    def chance_outcomes(self, s):
+        return ((0, 0.5), (1, 0.5))
+
+    def next_state(self, s, a):
+        return s + (a,)
+
+    def observations(self, s, a):
+        if len(s) == 0:
+            return ("", self.OUTCOMES[a], "")
+        name = self.action_name(s, a)
+        return (name, "", "")
+
+    def action_name(self, s, a):
+        if len(s) == 0:
+            return self.OUTCOMES[a]
+        if len(s) == 1:
+            return ("Sell", "Play")[a]
+        return ("Heads", "Tails", "Forfeit")[a]
+
+    def utility(self, s):
+        coin = s[0]
+        if s[1] == 0:
+            return self.sell[coin]
+        guess = s[2]
+        if guess == 2:
+            return 1.0
+        return -1.0 if guess == coin else 1.0
+
+
+class RockPaperScissors(Game):
+    """Rock-paper-scissors as a sequential game: player 0 moves first, unseen by player 1.
+
+    With ``scissors_payoff=1`` this is the decomposition paper's RPS (Fig. 1); with 2 it is
+    RPS+ of the depth-limited paper (Fig. 1a), where any game involving Scissors pays 2.
+    """
+
+    name = "rps"
+    MOVES = ("Rock", "Paper", "Scissors")
+
+    def __init__(self, scissors_payoff: float = 1.0):
+        if scissors_payoff <= 0:
+            raise GameDefinitionError(f"rps: scissors_payoff must be positive, got {scissors_payoff}")
+        self.scissors_payoff = float(scissors_payoff)
+
+    @property
+    def params(self) -> Mapping[str, Any]:
+        return {"scissors_payoff": self.scissors_payoff}
+
+    def root(self):
+        return ()
+
+    def actor(self, s):
+        return len(s) if len(s) < 2 else TERMINAL
+
+    def legal_actions(self, s):
+        return (0, 1, 2)
+
+    def next_state(self, s, a):
+        return s + (a,)
+
+    def observations(self, s, a):
+        if len(s) == 0:
+            return ("p0 moved", self.MOVES[a], "")
+        return (self.MOVES[a], "", "")
+
+    def action_name(self, s, a):
+        return self.MOVES[a]
+
+    def utility(self, s):
+        a, b = s
+        if a == b:
+            return 0.0
+        stake = self.scissors_payoff if 2 in (a, b) else 1.0
+        return stake if (a - b) % 3 == 1 else -stake
+
+    def utility_bound(self) -> float:
+        return max(1.0, self.scissors_payoff)
+
+
+class RPSPlus(RockPaperScissors):
+    """RPS+ (depth-limited paper, Fig. 1a): equilibrium (0.4, 0.4, 0.2) for both players."""
+
+    name = "rps_plus"
+
+    def __init__(self):
+        super().__init__(scissors_payoff=2.0)
+
+    @property
+    def params(self) -> Mapping[str, Any]:
+        return {}
+
+
+class MatchingPenniesChoice(Game):
+    """The matching-pennies game of the continual-responses paper (§2, Fig. 2).
+
+    Player 1 (the paper's player 2) first chooses the standard biased game ``p`` or her own
+    version ``q``; player 0 (unaware of the choice) picks H or T; player 1 (unaware of that
+    pick) guesses h or t. Standard game: player 1 wins 2 for a correct heads guess, 1 for a
+    correct tails guess, 0 otherwise. Own version: a wrong guess wins her 2, a correct one
+    wins 1 on heads and -1 on tails. Utilities are player 0's, the negation of these.
+    """
+
+    name = "matching_pennies"
+
+    def root(self):
+        return ()
+
+    def actor(self, s):
+        return (1, 0, 1)[len(s)] if len(s) < 3 else TERMINAL
+
+    def legal_actions(self, s):
+        return (0, 1)
+
+    def next_state(self, s, a):
+        return s + (a,)
+
+    def observations(self, s, a):
+        name = self.action_name(s, a)
+        if len(s) == 0:
+            return ("p1 chose a game", "", name)
+        if len(s) == 1:
+            return ("p0 moved", name, "")
+        return (name, "", "")
+
+    def action_name(self, s, a):
+        return (("p", "q"), ("H", "T"), ("h", "t"))[len(s)][a]
+
+    def utility(self, s):
+        version, pick, guess = s
+        correct = pick == guess
+        if version == 0:
+            win = (2.0 if guess == 0 else 1.0) if correct else 0.0
+        else:
+            win = (1.0 if guess == 0 else -1.0) if correct else 2.0
+        return -win
+
+    def utility_bound(self) -> float:
+        return 2.0

@@ -1,0 +1,177 @@
+"""The compiled public tree: a game as flat arrays over public nodes and private states.
+
+Every public node holds, for each player, a contiguous block of that player's private
+states (her information sets in that public state). Private states are numbered globally
+per player in breadth-first order of their public nodes, so the private states of one
+public depth form one slice and a sweep of the tree is one numpy call per depth, never a
+Python loop per history or per private state. Chance probabilities and card removal are
+folded into the terminal operators, so reaches carry only the players' own probabilities.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Protocol
+
+import numpy as np
+
+DECISION, CHANCE_NODE, TERMINAL_NODE, LEAF = 0, 1, 2, 3
+KIND_NAMES = {DECISION: "decision", CHANCE_NODE: "chance", TERMINAL_NODE: "terminal", LEAF: "leaf"}
+
+
+class ValueOperator(Protocol):
+    """Counterfactual values at terminal (or depth-limit leaf) private states.
+
+    ``cfv(player, reach)`` returns an array over all of ``player``'s private states holding
+    her counterfactual value at the states the operator covers and zero elsewhere, given
+    both players' reaches ``reach = (reach_0, reach_1)`` (own probabilities only).
+    Terminal operators are bilinear: ``cfv_0 = U @ reach_1`` and ``cfv_1 = -(Uᵀ @ reach_0)``.
+    """
+
+    def cfv(self, player: int, reach: tuple[np.ndarray, np.ndarray]) -> np.ndarray: ...
+
+
+@dataclass(frozen=True, eq=False)
+class PlayerArrays:
+    """One player's view of the public tree.
+
+    ``G`` is the number of her private states over all public nodes, ``I`` the number of
+    her information sets (private states at public nodes where she acts), ``A`` the most
+    actions at any of them, ``D`` the depth of the public tree.
+    """
+
+    node: np.ndarray  #: [G] public node of each private state
+    parent: np.ndarray  #: [G] private state at the parent public node (-1 at the root)
+    label: tuple[str, ...]  #: [G] her private observations leading there
+    level_bounds: np.ndarray  #: [D+2] private states of depth d are level_bounds[d]:level_bounds[d+1]
+    child_seq: np.ndarray  #: [G] own action leading here as flat index I*A + k, -1 if she did not act
+    infoset_priv: np.ndarray  #: [I] private state of each information set
+    legal: np.ndarray  #: [I, A] bool, action slot k legal at infoset I
+    action_ids: np.ndarray  #: [I, A] the game's action id of each slot, -1 where illegal
+    action_names: tuple[tuple[str, ...], ...]  #: [I][k] names of the legal actions
+
+    @property
+    def num_states(self) -> int:
+        return int(self.node.shape[0])
+
+    @property
+    def num_infosets(self) -> int:
+        return int(self.infoset_priv.shape[0])
+
+    @property
+    def max_actions(self) -> int:
+        return int(self.legal.shape[1])
+
+
+@dataclass(frozen=True, eq=False)
+class PublicTree:
+    """A game (or a part of one) compiled to arrays; see the module docstring.
+
+    Node arrays have shape ``[N]`` over public nodes in breadth-first order.
+    """
+
+    game_id: str  #: fingerprint of the game this tree was compiled from
+    game_name: str
+    kind: np.ndarray  #: [N] DECISION, CHANCE_NODE, TERMINAL_NODE or LEAF
+    actor: np.ndarray  #: [N] acting player at decision nodes, -1 elsewhere
+    parent: np.ndarray  #: [N] parent public node, -1 at the root
+    depth: np.ndarray  #: [N]
+    public_key: tuple[tuple[str, ...], ...]  #: [N] public observation sequence of each node
+    players: tuple[PlayerArrays, PlayerArrays]
+    terminals: tuple[ValueOperator, ...]  #: operators giving values at terminal states
+    utility_bound: float = 1.0
+    leaves: tuple[ValueOperator, ...] = ()  #: operators at depth-limit leaves (empty for a full game)
+    leaf_data: dict = field(default_factory=dict)  #: per leaf node, what a leaf operator needs
+
+    @property
+    def num_nodes(self) -> int:
+        return int(self.kind.shape[0])
+
+    @property
+    def max_depth(self) -> int:
+        return int(self.depth.max())
+
+    @cached_property
+    def node_of_key(self) -> dict[tuple[str, ...], int]:
+        return {k: i for i, k in enumerate(self.public_key)}
+
+    @cached_property
+    def plan(self) -> "SweepPlan":
+        return SweepPlan.build(self)
+
+    def with_leaves(self, leaves: tuple[ValueOperator, ...]) -> "PublicTree":
+        """The same tree with the given operators at its depth-limit leaves."""
+        from dataclasses import replace
+
+        return replace(self, leaves=tuple(leaves))
+
+    def summary(self) -> dict[str, int]:
+        return {
+            "public_nodes": self.num_nodes,
+            "terminal_nodes": int(np.sum(self.kind == TERMINAL_NODE)),
+            "leaf_nodes": int(np.sum(self.kind == LEAF)),
+            "depth": self.max_depth,
+            "infosets_p0": self.players[0].num_infosets,
+            "infosets_p1": self.players[1].num_infosets,
+            "private_states_p0": self.players[0].num_states,
+            "private_states_p1": self.players[1].num_states,
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class LevelPlan:
+    """Index arrays of one player for one depth d >= 1 (children at d, parents at d-1)."""
+
+    lo: int
+    hi: int
+    plo: int
+    phi: int
+    parent_local: np.ndarray  #: [hi-lo] parent index minus plo
+    actor_local: np.ndarray  #: positions (within lo:hi) reached by the player's own action
+    other_local: np.ndarray  #: positions not reached by her own action
+    actor_seq: np.ndarray  #: flat sequence index of each actor position, minus ilo*A
+    ilo: int  #: infosets at depth d-1 are ilo:ihi
+    ihi: int
+
+
+@dataclass(frozen=True, eq=False)
+class SweepPlan:
+    """Precomputed per-depth index arrays for forward (reach) and backward (value) sweeps."""
+
+    levels: tuple[tuple[LevelPlan, ...], tuple[LevelPlan, ...]]
+    actor_idx: tuple[np.ndarray, np.ndarray]  #: private states reached by own action
+    actor_seq: tuple[np.ndarray, np.ndarray]  #: their flat sequence index
+    root_slice: tuple[slice, slice]
+
+    @staticmethod
+    def build(tree: PublicTree) -> "SweepPlan":
+        levels, actor_idx, actor_seq, roots = [], [], [], []
+        for p in range(2):
+            pa = tree.players[p]
+            A = pa.max_actions
+            lb = pa.level_bounds
+            inf_depth = tree.depth[pa.node[pa.infoset_priv]] if pa.num_infosets else np.zeros(0, int)
+            inf_bounds = np.searchsorted(inf_depth, np.arange(len(lb)), side="left")
+            plist = []
+            for d in range(1, len(lb) - 1):
+                lo, hi, plo, phi = int(lb[d]), int(lb[d + 1]), int(lb[d - 1]), int(lb[d])
+                cs = pa.child_seq[lo:hi]
+                act = np.flatnonzero(cs >= 0)
+                ilo, ihi = int(inf_bounds[d - 1]), int(inf_bounds[d])
+                plist.append(
+                    LevelPlan(
+                        lo, hi, plo, phi,
+                        parent_local=(pa.parent[lo:hi] - plo).astype(np.intp),
+                        actor_local=act,
+                        other_local=np.flatnonzero(cs < 0),
+                        actor_seq=(cs[act] - ilo * A).astype(np.intp),
+                        ilo=ilo, ihi=ihi,
+                    )
+                )
+            levels.append(tuple(plist))
+            idx = np.flatnonzero(pa.child_seq >= 0)
+            actor_idx.append(idx)
+            actor_seq.append(pa.child_seq[idx].astype(np.intp))
+            roots.append(slice(int(lb[0]), int(lb[1])))
+        return SweepPlan(tuple(levels), tuple(actor_idx), tuple(actor_seq), tuple(roots))

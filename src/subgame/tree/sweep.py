@@ -1,0 +1,110 @@
+"""Vectorized sweeps over a public tree: reaches forward, values backward.
+
+Each sweep is one loop over public depths; within a depth every private state of every
+public node is handled by one numpy call. These functions are shared by the CFR engine
+(:mod:`subgame.solve`) and the evaluation code (:mod:`subgame.eval`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .public_tree import PublicTree
+
+
+def regret_matching(regrets: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """Strategy proportional to positive regret; uniform over legal actions if none is positive.
+
+    Args:
+        regrets: [I, A] cumulative regrets (zero at illegal slots).
+        legal: [I, A] bool.
+    Returns:
+        [I, A] behaviour strategy, zero at illegal slots.
+    """
+    pos = np.maximum(regrets, 0.0)
+    total = pos.sum(axis=1, keepdims=True)
+    uniform = legal / legal.sum(axis=1, keepdims=True)
+    return np.where(total > 0.0, pos / np.where(total > 0.0, total, 1.0), uniform)
+
+
+def transition_weights(tree: PublicTree, player: int, probs: np.ndarray) -> np.ndarray:
+    """[G] probability of the player's own action leading to each private state (1 if none)."""
+    plan = tree.plan
+    sw = np.ones(tree.players[player].num_states)
+    sw[plan.actor_idx[player]] = probs.ravel()[plan.actor_seq[player]]
+    return sw
+
+
+def forward_reach(tree: PublicTree, player: int, sw: np.ndarray, root: np.ndarray | None = None) -> np.ndarray:
+    """[G] the player's own reach probability of every private state.
+
+    Args:
+        sw: transition weights from :func:`transition_weights`.
+        root: the player's reach at the root private states (ones if ``None``), for
+            subgames whose root range comes from a trunk or a gadget.
+    """
+    plan = tree.plan
+    reach = np.empty_like(sw)
+    rs = plan.root_slice[player]
+    reach[rs] = 1.0 if root is None else root
+    parent = tree.players[player].parent
+    for lv in plan.levels[player]:
+        reach[lv.lo : lv.hi] = reach[parent[lv.lo : lv.hi]] * sw[lv.lo : lv.hi]
+    return reach
+
+
+def leaf_values(tree: PublicTree, player: int, reach: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """[G] counterfactual values given by the terminal and leaf operators (zero elsewhere)."""
+    ops = tree.terminals + tree.leaves
+    v = ops[0].cfv(player, reach)
+    for op in ops[1:]:
+        v = v + op.cfv(player, reach)
+    return np.array(v, dtype=np.float64, copy=True)
+
+
+def backward_expected(tree: PublicTree, player: int, v: np.ndarray, sw: np.ndarray) -> np.ndarray:
+    """Fill ``v`` (in place) with counterfactual values under the player's own strategy.
+
+    ``v`` enters holding values at terminal/leaf private states and leaves holding the
+    counterfactual value of every private state.
+    """
+    for lv in reversed(tree.plan.levels[player]):
+        w = v[lv.lo : lv.hi] * sw[lv.lo : lv.hi]
+        v[lv.plo : lv.phi] += np.bincount(lv.parent_local, weights=w, minlength=lv.phi - lv.plo)
+    return v
+
+
+def sequence_values(tree: PublicTree, player: int, v: np.ndarray) -> np.ndarray:
+    """[I, A] counterfactual value of taking each action at each of the player's infosets."""
+    plan = tree.plan
+    pa = tree.players[player]
+    flat = np.bincount(plan.actor_seq[player], weights=v[plan.actor_idx[player]], minlength=pa.legal.size)
+    return flat.reshape(pa.legal.shape)
+
+
+def backward_best(tree: PublicTree, player: int, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Fill ``v`` (in place) with counterfactual best-response values; return ``(v, policy)``.
+
+    At each of the player's infosets the value is the maximum over actions of the action's
+    counterfactual value; the policy [I, A] puts probability one on the first maximizing
+    action (ties broken by lowest action index).
+    """
+    pa = tree.players[player]
+    A = pa.max_actions
+    best_action = np.zeros(pa.num_infosets, dtype=np.int64)
+    for lv in reversed(tree.plan.levels[player]):
+        vl = v[lv.lo : lv.hi]
+        if lv.other_local.size:
+            v[lv.plo : lv.phi] += np.bincount(
+                lv.parent_local[lv.other_local], weights=vl[lv.other_local], minlength=lv.phi - lv.plo
+            )
+        if lv.ihi > lv.ilo:
+            n = lv.ihi - lv.ilo
+            sv = np.bincount(lv.actor_seq, weights=vl[lv.actor_local], minlength=n * A).reshape(n, A)
+            sv[~pa.legal[lv.ilo : lv.ihi]] = -np.inf
+            arg = sv.argmax(axis=1)
+            best_action[lv.ilo : lv.ihi] = arg
+            v[pa.infoset_priv[lv.ilo : lv.ihi]] = sv[np.arange(n), arg]
+    policy = np.zeros(pa.legal.shape)
+    policy[np.arange(pa.num_infosets), best_action] = 1.0
+    return v, policy
