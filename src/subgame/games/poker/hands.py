@@ -19,10 +19,15 @@ HIGH_CARD, PAIR, TWO_PAIR, TRIPS, STRAIGHT, FLUSH, FULL_HOUSE, QUADS, STRAIGHT_F
 
 
 def rank_names(num_ranks: int) -> str:
-    """One character per rank: the top ``num_ranks`` of 2..A (Leduc's J, Q, K for 3)."""
+    """One character per rank, lowest first: 2..A for a full deck, else the ranks up to K.
+
+    Kuhn and Leduc (3 ranks) are J, Q, K; a Leduc with 5 ranks is 9, T, J, Q, K.
+    """
     if num_ranks > 13:
         return "".join(chr(ord("a") + i) for i in range(num_ranks))
-    return RANK_CHARS_13[13 - num_ranks :]
+    if num_ranks == 13:
+        return RANK_CHARS_13
+    return RANK_CHARS_13[12 - num_ranks : 12]
 
 
 def card_name(card: int, num_ranks: int, num_suits: int) -> str:

@@ -1,0 +1,125 @@
+"""Convergence curves: exploitability of a solver's average strategy against iterations.
+
+A curve is measured at log-spaced iteration counts, so that a run of 10⁴ iterations costs
+a few dozen exact best responses, and is reported as a markdown table and a log-log PNG.
+Exploitability is NashConv / 2 (the mean of both players' best-response gains) in game
+units (chips for poker) and in mbb/g (1000 × chips, i.e. per 1-chip big blind).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..eval.best_response import Exploitability, exploitability
+from ..solve.cfr import CFRSolver
+
+MBB_PER_CHIP = 1000.0
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    """The exploitability of the average strategy after ``iteration`` iterations."""
+
+    iteration: int
+    result: Exploitability
+
+    @property
+    def exploitability_chips(self) -> float:
+        return self.result.exploitability
+
+    @property
+    def exploitability_mbb_per_game(self) -> float:
+        return MBB_PER_CHIP * self.result.exploitability
+
+    def to_json(self) -> dict[str, Any]:
+        return {"iteration": self.iteration, **exploitability_record(self.result)}
+
+
+def exploitability_record(result: Exploitability) -> dict[str, Any]:
+    """A JSON-ready dict of an evaluation: exploitability (chips, mbb/g), NashConv, best-response values."""
+    return {
+        "exploitability": result.exploitability,
+        "exploitability_mbb_per_game": MBB_PER_CHIP * result.exploitability,
+        "nash_conv": result.nash_conv,
+        "br_values": list(result.br_values),
+        "game_value": result.game_value,
+    }
+
+
+def log_spaced(total: int, count: int) -> list[int]:
+    """Up to ``count`` distinct iteration counts in [1, total], log-spaced, always ending at ``total``.
+
+    >>> log_spaced(1000, 4)
+    [1, 10, 100, 1000]
+    """
+    if total < 1 or count < 1:
+        raise ValueError(f"log_spaced needs total >= 1 and count >= 1, got total={total}, count={count}")
+    points = np.unique(np.rint(np.geomspace(1, total, num=count)).astype(int))
+    return [int(t) for t in points]
+
+
+def iter_convergence(
+    solver: CFRSolver,
+    total_iterations: int,
+    evaluations: int,
+    on_iteration: Callable[[CFRSolver], None] | None = None,
+) -> Iterator[CurvePoint]:
+    """Run ``solver`` up to ``total_iterations``, yielding a point at each log-spaced evaluation.
+
+    The evaluation points are those of a fresh run of ``total_iterations`` (see
+    :func:`log_spaced`), so a run resumed from a checkpoint reports the same iterations as
+    one that was never interrupted; points already behind ``solver.iteration`` are skipped.
+    ``on_iteration`` is called after every iteration (progress bars, interruption).
+    """
+    for target in log_spaced(total_iterations, evaluations):
+        if target <= solver.iteration:
+            continue
+        solver.run(target - solver.iteration, on_iteration)
+        yield CurvePoint(solver.iteration, exploitability(solver.tree, solver.average_strategy()))
+
+
+def markdown_table(curve: list[CurvePoint], title: str | None = None) -> str:
+    """The curve as a markdown table (iteration, exploitability in chips and mbb/g, NashConv)."""
+    lines = [f"### {title}", ""] if title else []
+    lines += [
+        "| iteration | exploitability (chips) | exploitability (mbb/g) | NashConv (chips) |",
+        "|---:|---:|---:|---:|",
+    ]
+    lines += [
+        f"| {p.iteration} | {p.exploitability_chips:.6g} | {p.exploitability_mbb_per_game:.4g} | {p.result.nash_conv:.6g} |"
+        for p in curve
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def plot_curve(curve: list[CurvePoint], path: str | Path, title: str) -> Path:
+    """Write a log-log plot of exploitability (chips on the left axis, mbb/g on the right) to a PNG.
+
+    Non-positive values (a profile exact to rounding) cannot be drawn on a log axis and are
+    left out of the line.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    path = Path(path)
+    fig = Figure(figsize=(6.0, 4.0), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    iterations = [p.iteration for p in curve]
+    chips = [p.exploitability_chips if p.exploitability_chips > 0 else np.nan for p in curve]
+    ax.plot(iterations, chips, marker="o", markersize=3)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("iterations")
+    ax.set_ylabel("exploitability (chips)")
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    mbb = ax.secondary_yaxis("right", functions=(lambda c: c * MBB_PER_CHIP, lambda m: m / MBB_PER_CHIP))
+    mbb.set_ylabel("exploitability (mbb/g)")
+    fig.savefig(path, format="png", dpi=120)
+    return path

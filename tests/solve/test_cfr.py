@@ -1,0 +1,110 @@
+"""The CFR engine: convergence to known values, update rules, checkpoints."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from subgame.errors import StrategyFileError
+from subgame.eval import expected_value, exploitability
+from subgame.solve.cfr import CFR, CFR_PLUS, DCFR, LINEAR_CFR, PRESETS, CFRConfig, CFRSolver
+from subgame.tree.sweep import regret_matching
+from tests.conftest import compiled
+
+KUHN_VALUE = -1 / 18
+LEDUC_VALUE = -0.085606424078  # OpenSpiel's sequence_form_lp_test.py
+
+
+def test_kuhn_cfr_plus_converges(kuhn_tree):
+    avg = CFRSolver(kuhn_tree, CFR_PLUS).run(1000).average_strategy()
+    assert exploitability(kuhn_tree, avg).exploitability < 1e-3
+    assert expected_value(kuhn_tree, avg) == pytest.approx(KUHN_VALUE, abs=1e-3)
+
+
+def test_leduc_cfr_plus_value(leduc_tree):
+    avg = CFRSolver(leduc_tree, CFR_PLUS).run(1000).average_strategy()
+    assert exploitability(leduc_tree, avg).exploitability < 1e-3
+    assert expected_value(leduc_tree, avg) == pytest.approx(LEDUC_VALUE, abs=5e-4)
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+@pytest.mark.parametrize("alternating", [True, False])
+def test_every_preset_converges_on_kuhn(kuhn_tree, name, alternating):
+    cfg = CFRConfig(**{**PRESETS[name].__dict__, "alternating": alternating})
+    solver = CFRSolver(kuhn_tree, cfg)
+    first = exploitability(kuhn_tree, solver.run(10).average_strategy()).exploitability
+    last = exploitability(kuhn_tree, solver.run(990).average_strategy()).exploitability
+    assert last < 0.01
+    assert last < first
+
+
+def test_rps_plus_equilibrium():
+    tree = compiled("rps_plus")
+    avg = CFRSolver(tree, DCFR).run(3000).average_strategy()
+    for p in (0, 1):
+        np.testing.assert_allclose(avg.probs[p][0], [0.4, 0.4, 0.2], atol=5e-3)
+
+
+def test_linear_and_discounted_beat_vanilla_on_leduc(leduc_tree):
+    """Brown & Sandholm 2019: LCFR and DCFR converge faster than vanilla CFR."""
+    e = {
+        name: exploitability(leduc_tree, CFRSolver(leduc_tree, cfg).run(300).average_strategy()).exploitability
+        for name, cfg in [("cfr", CFR), ("lcfr", LINEAR_CFR), ("dcfr", DCFR)]
+    }
+    assert e["dcfr"] < e["cfr"]
+    assert e["lcfr"] < e["cfr"]
+
+
+def test_checkpoint_resume_is_exact(kuhn_tree, tmp_path):
+    straight = CFRSolver(kuhn_tree, DCFR).run(60)
+    first = CFRSolver(kuhn_tree, DCFR).run(25)
+    path = first.save_checkpoint(tmp_path / "ckpt.npz")
+    resumed = CFRSolver.load_checkpoint(path, kuhn_tree).run(35)
+    assert resumed.iteration == 60
+    for p in (0, 1):
+        np.testing.assert_array_equal(resumed.regrets[p], straight.regrets[p])
+        np.testing.assert_array_equal(resumed.strategy_sum[p], straight.strategy_sum[p])
+
+
+def test_checkpoint_for_another_game_is_refused(kuhn_tree, leduc_tree, tmp_path):
+    path = CFRSolver(kuhn_tree).run(2).save_checkpoint(tmp_path / "k.npz")
+    with pytest.raises(StrategyFileError, match="checkpoint is for game"):
+        CFRSolver.load_checkpoint(path, leduc_tree)
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"not a zip")
+    with pytest.raises(StrategyFileError, match="not a CFR checkpoint"):
+        CFRSolver.load_checkpoint(junk, kuhn_tree)
+
+
+def test_strategies_are_distributions_over_legal_actions(leduc_tree):
+    solver = CFRSolver(leduc_tree, CFR).run(5)
+    for s in (solver.current_strategy(), solver.average_strategy()):
+        s.check(leduc_tree)
+
+
+def test_iteration_hook_sees_root_values(kuhn_tree):
+    seen = []
+    solver = CFRSolver(kuhn_tree, CFR_PLUS, hooks=[lambda solver, p, v: seen.append((solver.iteration, p, v.shape))])
+    solver.run(3)
+    assert [(t, p) for t, p, _ in seen] == [(1, 0), (1, 1), (2, 0), (2, 1), (3, 0), (3, 1)]
+    assert seen[0][2] == (kuhn_tree.players[0].num_states,)
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    regrets=st.lists(st.floats(-10, 10, allow_nan=False), min_size=6, max_size=6),
+    mask=st.lists(st.booleans(), min_size=6, max_size=6),
+)
+def test_regret_matching_properties(regrets, mask):
+    legal = np.array(mask).reshape(2, 3)
+    legal[:, 0] = True
+    r = np.where(legal, np.array(regrets).reshape(2, 3), 0.0)
+    s = regret_matching(r, legal)
+    assert np.all(s >= 0)
+    np.testing.assert_allclose(s.sum(axis=1), 1.0)
+    assert np.all(s[~legal] == 0)
+    for i in range(2):
+        if not np.any(r[i] > 0):
+            np.testing.assert_allclose(s[i][legal[i]], 1.0 / legal[i].sum())

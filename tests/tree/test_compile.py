@@ -1,0 +1,149 @@
+"""The generic compiler: conformance of every built-in game, perfect recall, public actors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from subgame.errors import GameDefinitionError
+from subgame.games import GAMES, load_game
+from subgame.games.base import CHANCE, TERMINAL, Game
+from subgame.tree.compile import compile_game
+from subgame.tree.public_tree import DECISION, TERMINAL_NODE
+from tests import oracle
+from tests.conftest import compiled
+
+SMALL = ["kuhn", "leduc", "coin_toss", "rps", "rps_plus", "matching_pennies"]
+
+
+@pytest.mark.parametrize("name", SMALL)
+def test_conformance(name):
+    game = load_game(name)
+    tree = compiled(name)
+    # chance probabilities are valid and legal actions sorted and unique
+    def walk(state, depth=0):
+        who = game.actor(state)
+        if who == TERMINAL:
+            assert abs(game.utility(state)) <= game.utility_bound() + 1e-12
+            return
+        if who == CHANCE:
+            outs = game.chance_outcomes(state)
+            assert sum(p for _, p in outs) == pytest.approx(1.0, abs=1e-12)
+            assert all(p > 0 for _, p in outs)
+            moves = [a for a, _ in outs]
+        else:
+            moves = list(game.legal_actions(state))
+        assert moves == sorted(set(moves))
+        if depth < 12:
+            for a in moves:
+                walk(game.next_state(state, a), depth + 1)
+    walk(game.root())
+    # the tree's infosets are exactly the game's
+    for p in (0, 1):
+        assert tree.players[p].num_infosets == len(oracle.infosets(game, p))
+    # structure: parents come before children, levels are contiguous
+    assert np.all(tree.parent[1:] < np.arange(1, tree.num_nodes))
+    assert np.all(np.diff(tree.depth) >= 0)
+    for pa in tree.players:
+        assert np.all(np.diff(tree.depth[pa.node]) >= 0)
+        assert np.all(pa.legal.sum(axis=1) >= 1)
+    # decision nodes have an actor, terminals none
+    assert np.all((tree.actor >= 0) == (tree.kind == DECISION))
+
+
+@pytest.mark.parametrize("name, infosets", [("kuhn", 12), ("leduc", 936)])
+def test_infoset_counts(name, infosets):
+    tree = compiled(name)
+    assert tree.players[0].num_infosets + tree.players[1].num_infosets == infosets
+
+
+def test_leduc_terminal_count():
+    tree = compiled("leduc")
+    # public betting sequences: 5 terminal first-round folds-or-not … counted directly:
+    assert int(np.sum(tree.kind == TERMINAL_NODE)) == 274
+
+
+def test_every_registered_game_builds():
+    for name in GAMES:
+        assert load_game(name).name in (name, "poker")
+
+
+class _Forgetful(Game):
+    """Player 0 moves twice but her second move does not see her first."""
+
+    name = "forgetful"
+
+    def root(self):
+        return ()
+
+    def actor(self, s):
+        return 0 if len(s) < 2 else TERMINAL
+
+    def legal_actions(self, s):
+        return (0, 1)
+
+    def next_state(self, s, a):
+        return s + (a,)
+
+    def observations(self, s, a):
+        return ("moved", "", "")
+
+    def utility(self, s):
+        return float(s[0] == s[1])
+
+
+class _HiddenActor(Game):
+    """Chance privately decides who moves next: the acting player is not public."""
+
+    name = "hidden_actor"
+
+    def root(self):
+        return ()
+
+    def actor(self, s):
+        return CHANCE if not s else (s[0] if len(s) == 1 else TERMINAL)
+
+    def legal_actions(self, s):
+        return (0, 1)
+
+    def chance_outcomes(self, s):
+        return ((0, 0.5), (1, 0.5))
+
+    def next_state(self, s, a):
+        return s + (a,)
+
+    def observations(self, s, a):
+        return ("", str(a), str(a)) if not s else (str(a), "", "")
+
+    def utility(self, s):
+        return 1.0
+
+
+def test_imperfect_recall_is_refused():
+    with pytest.raises(GameDefinitionError, match="perfect recall"):
+        compile_game(_Forgetful())
+
+
+def test_private_actor_is_refused():
+    with pytest.raises(GameDefinitionError, match="acting player must be publicly observable"):
+        compile_game(_HiddenActor())
+
+
+def test_subtree_rooted_at_a_public_state_and_depth_limit():
+    game = load_game("leduc")
+    full = compiled("leduc")
+    # the public state after check-check and a board card
+    node = next(n for n, k in enumerate(full.public_key) if k[-3:-1] == ("c", "c") and len(k) == 5)
+    sub = compile_game(game, public_state=full.public_key[node])
+    assert sub.public_key[0] == full.public_key[node]
+    # root private states are the six hole cards minus the board card
+    assert sub.players[0].level_bounds[1] == 5
+    cut = compile_game(game, depth_limit=2)
+    assert int(np.sum(cut.kind == 3)) > 0
+    assert cut.max_depth == 2
+    assert len(cut.leaf_data) == int(np.sum(cut.kind == 3))
+
+
+def test_unknown_public_state_is_refused():
+    with pytest.raises(GameDefinitionError, match="no history"):
+        compile_game(load_game("kuhn"), public_state=("x",))
