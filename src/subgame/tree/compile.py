@@ -66,24 +66,37 @@ def compile_game(
     game: Game,
     *,
     public_state: Sequence[str] | None = None,
+    public_states: Sequence[Sequence[str]] | None = None,
     depth_limit: int | None = None,
 ) -> PublicTree:
-    """Compile ``game`` (or its part rooted at ``public_state``) into a public tree.
+    """Compile ``game``, or its part below one or several public states, into a public tree.
 
     Args:
         game: the rules.
         public_state: a public observation sequence; the tree is then rooted there, its
             root private states being the players' information sets in that public state
             (their labels are the full private observation sequences, so they map back to
-            the full game's private states).
+            the full game's private states, and chance probabilities count from the game's
+            root, so counterfactual values agree with the full game's).
+        public_states: several public states: the tree is a forest with one root each, in
+            the given order. Disjoint subgames solved together share no information set,
+            so one solve of the forest is one independent solve of each subgame.
         depth_limit: public depth (relative to the root) at which non-terminal nodes
             become leaves; their histories are kept in ``tree.leaf_data``.
     """
-    roots = [_History(game.root(), 1.0, (), ((), ()), (-1, -1), (None, None))]
+    if public_state is not None and public_states is not None:
+        raise GameDefinitionError("give either public_state or public_states, not both")
     if public_state is not None:
-        roots = _histories_in(game, tuple(public_state))
-        for h in roots:
-            h.parent, h.seq = (-1, -1), (None, None)
+        public_states = [public_state]
+    if public_states is None:
+        roots = [_History(game.root(), 1.0, (), ((), ()), (-1, -1), (None, None))]
+    else:
+        keys = [tuple(k) for k in public_states]
+        found = _histories_at(game, set(keys))
+        missing = [k for k in keys if k not in found]
+        if missing:
+            raise GameDefinitionError(f"{game.name}: no history has the public observations {list(missing[0])!r}")
+        roots = [h for k in keys for h in found[k]]
     return _Compiler(game, depth_limit).run(roots)
 
 
@@ -100,28 +113,28 @@ def _expand_chance(game: Game, h: _History) -> list[_History]:
     return out
 
 
-def _histories_in(game: Game, key: tuple[str, ...]) -> list[_History]:
-    """All histories whose public observation sequence is ``key``."""
-    frontier = [_History(game.root(), 1.0, (), ((), ()), (-1, -1), (None, None))]
-    for depth in range(len(key)):
-        nxt = []
-        for h in frontier:
-            who = game.actor(h.state)
-            if who == TERMINAL:
-                continue
-            moves = game.chance_outcomes(h.state) if who == CHANCE else [(a, 1.0) for a in game.legal_actions(h.state)]
-            for a, p in moves:
-                pub, o0, o1 = game.observations(h.state, a)
-                if pub != key[depth]:
-                    continue
-                nxt.append(
+def _histories_at(game: Game, keys: set[tuple[str, ...]]) -> dict[tuple[str, ...], list[_History]]:
+    """The histories of each public state in ``keys``, found in one walk of the game."""
+    prefixes = {k[:i] for k in keys for i in range(len(k) + 1)}
+    found: dict[tuple[str, ...], list[_History]] = {}
+    stack = [_History(game.root(), 1.0, (), ((), ()), (-1, -1), (None, None))]
+    while stack:
+        h = stack.pop()
+        if h.public in keys:
+            found.setdefault(h.public, []).append(h)
+            continue
+        who = game.actor(h.state)
+        if who == TERMINAL:
+            continue
+        moves = game.chance_outcomes(h.state) if who == CHANCE else [(a, 1.0) for a in game.legal_actions(h.state)]
+        for a, p in reversed(list(moves)):
+            pub, o0, o1 = game.observations(h.state, a)
+            if h.public + (pub,) in prefixes:
+                stack.append(
                     _History(game.next_state(h.state, a), h.prob * p, h.public + (pub,),
                              (h.private[0] + (o0,), h.private[1] + (o1,)), (-1, -1), (None, None))
                 )
-        frontier = nxt
-    if not frontier:
-        raise GameDefinitionError(f"{game.name}: no history has the public observations {list(key)!r}")
-    return frontier
+    return found
 
 
 class _Compiler:

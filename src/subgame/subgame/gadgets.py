@@ -1,0 +1,153 @@
+"""Root gadgets: small regret minimizers that set the opponent's root range each iteration.
+
+In subgame solving the re-solving player's strategy below a public state is recomputed
+while the opponent (the "gadget player") may, at each of her root information sets I,
+decline to enter the subgame and take an *alternative payoff* alt(I) instead (Burch,
+Johanson & Bowling 2014, "Subgame Strategy Re-Solving", Fig. 2; Brown & Sandholm 2017,
+§4–5, Fig. 3). Every quantity is a counterfactual value: it already carries chance and
+the re-solver's reach, so the gadget player's reach into the subgame is just her gadget
+choice. A gadget is an :class:`~subgame.solve.cfr.IterationHook`: after each iteration
+computes the gadget player's counterfactual values at the subgame root, the gadget
+updates its own regrets and writes her root range into the solver. No copy of the tree is
+made.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.special import ndtr
+
+from ..solve.cfr import CFRSolver
+
+
+@dataclass
+class FixedRange:
+    """Unsafe subgame solving (safe-and-nested §4.1): the opponent's root range stays the blueprint's."""
+
+    player: int  #: the gadget (opponent) player
+    root_range: np.ndarray  #: [R] her blueprint reach at the root private states
+
+    def install(self, solver: CFRSolver) -> None:
+        solver.root_reach[self.player] = self.root_range.copy()
+
+    def __call__(self, solver: CFRSolver, player: int, cfv: np.ndarray) -> None:
+        return None
+
+
+@dataclass
+class ResolveGadget:
+    """The re-solving gadget (safe-and-nested §4.2; Burch et al. 2014, Fig. 2).
+
+    At each root information set the opponent chooses between following into the
+    subgame (worth her counterfactual value there) and terminating (worth ``alt``). The
+    choice is learned with regret matching+; her root range is the follow probability.
+    """
+
+    player: int
+    alt: np.ndarray  #: [R] alternative payoff of each root private state
+    regrets: np.ndarray = field(init=False)  #: [R, 2] follow, terminate
+
+    def __post_init__(self) -> None:
+        self.regrets = np.zeros((self.alt.shape[0], 2))
+
+    def follow(self) -> np.ndarray:
+        pos = np.maximum(self.regrets, 0.0)
+        tot = pos.sum(axis=1)
+        return np.where(tot > 0, pos[:, 0] / np.where(tot > 0, tot, 1.0), 0.5)
+
+    def install(self, solver: CFRSolver) -> None:
+        solver.root_reach[self.player] = self.follow()
+
+    def __call__(self, solver: CFRSolver, player: int, cfv: np.ndarray) -> None:
+        if player != self.player:
+            return
+        root = cfv[solver.tree.plan.root_slice[player]]
+        f = self.follow()
+        value = f * root + (1.0 - f) * self.alt
+        self.regrets[:, 0] += root - value
+        self.regrets[:, 1] += self.alt - value
+        np.maximum(self.regrets, 0.0, out=self.regrets)
+        solver.root_reach[player] = self.follow()
+
+
+@dataclass
+class MaxMarginGadget:
+    """The max-margin gadget (Moravčík et al. 2016; safe-and-nested §4.2).
+
+    The opponent picks one root information set to enter, and is paid her counterfactual
+    value there minus ``alt``; the re-solver thereby maximizes the smallest margin
+    ``alt(I) − CBV(I)``. The pick is learned with regret matching+ over root states.
+    """
+
+    player: int
+    alt: np.ndarray  #: [R]
+    regrets: np.ndarray = field(init=False)  #: [R]
+
+    def __post_init__(self) -> None:
+        self.regrets = np.zeros(self.alt.shape[0])
+
+    def choice(self) -> np.ndarray:
+        pos = np.maximum(self.regrets, 0.0)
+        tot = pos.sum()
+        return pos / tot if tot > 0 else np.full(pos.shape, 1.0 / max(1, pos.size))
+
+    def install(self, solver: CFRSolver) -> None:
+        solver.root_reach[self.player] = self.choice()
+
+    def __call__(self, solver: CFRSolver, player: int, cfv: np.ndarray) -> None:
+        if player != self.player:
+            return
+        margin_gain = cfv[solver.tree.plan.root_slice[player]] - self.alt
+        x = self.choice()
+        self.regrets += margin_gain - x @ margin_gain
+        np.maximum(self.regrets, 0.0, out=self.regrets)
+        solver.root_reach[player] = self.choice()
+
+
+@dataclass
+class DistributionalGadget:
+    """Follow/terminate with a random alternative payoff (safe-and-nested §5, Table 1).
+
+    The paper's Appendix C is not available to us; this is our definition. The
+    alternative payoff of root state I is normally distributed around the estimate
+    ``est(I)`` with standard deviation ``spread · (cbv(I) − est(I))``: it lies between what
+    the blueprint says the opponent gets and what she could get by best-responding to it.
+    Facing that uncertainty the opponent follows with probability
+    ``Φ((ĉ(I) − est(I)) / sd(I))``, the chance that the drawn alternative is worth less
+    than following, where ĉ is an exponentially smoothed (Hedge-like) average of her
+    counterfactual values with step size ``step``. With ``sd = 0`` this is the hard choice
+    of :class:`ResolveGadget` against ``est``.
+    """
+
+    player: int
+    est: np.ndarray  #: [R] estimated alternative payoff
+    cbv: np.ndarray  #: [R] the blueprint's counterfactual best-response values
+    spread: float = 0.5
+    step: float = 0.1
+    smoothed: np.ndarray | None = None  #: [R] ĉ
+
+    def sd(self) -> np.ndarray:
+        return self.spread * np.maximum(self.cbv - self.est, 0.0)
+
+    def follow(self) -> np.ndarray:
+        if self.smoothed is None:
+            return np.full(self.est.shape, 0.5)
+        sd = self.sd()
+        gap = self.smoothed - self.est
+        safe = np.where(sd > 0, sd, 1.0)
+        return np.where(sd > 0, ndtr(gap / safe), (gap > 0).astype(float) + 0.5 * (gap == 0))
+
+    def install(self, solver: CFRSolver) -> None:
+        solver.root_reach[self.player] = self.follow()
+
+    def __call__(self, solver: CFRSolver, player: int, cfv: np.ndarray) -> None:
+        if player != self.player:
+            return
+        root = cfv[solver.tree.plan.root_slice[player]]
+        if self.smoothed is None:
+            self.smoothed = root.copy()
+        else:
+            self.smoothed += self.step * (root - self.smoothed)
+        solver.root_reach[player] = self.follow()

@@ -1,0 +1,307 @@
+"""Subgame solving: re-solve a blueprint below public states with a safe or unsafe gadget.
+
+Methods (``method=``), with the paper and section each comes from:
+
+=============================  ==============================================================
+``unsafe``                     opponent's root range fixed to the blueprint's (safe-and-nested §4.1)
+``resolve``                    follow/terminate gadget, terminate worth the opponent's
+                               counterfactual best-response value (CBV) against the blueprint
+                               (§4.2; decomposition paper, "Subgame Strategy Re-Solving")
+``maxmargin``                  maximize the minimum margin CBV − new CBV (§4.2, Moravčík et al. 2016)
+``reach-resolve``,             as above with alternative payoffs raised by the gifts of eq. (1),
+``reach-maxmargin``            split over the subgames that share them (§5)
+``*-nosplit``                  gifts not split: every descendant root infoset gets the whole gift,
+                               or ``gift_scale`` × its split share (§5, Table 1 "no split")
+``estimate``                   max-margin gadget with the blueprint's own counterfactual value as
+                               the alternative payoff (§5 last paragraph, Appendix C)
+``distributional``             estimate with a random alternative payoff, see
+                               :class:`~subgame.subgame.gadgets.DistributionalGadget`
+``reach-estimate-distributional[-nosplit]``  the two combined with gifts (Table 1)
+=============================  ==============================================================
+
+All subgames rooted at the given public states are compiled into one forest and solved
+together: they share no information set, so this is exactly one independent solve per
+subgame, at the cost of one vectorized CFR run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import SubgameError
+from ..eval.best_response import best_response, counterfactual_values
+from ..games.base import Game
+from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver
+from ..strategy import Strategy
+from ..tree.compile import compile_game
+from ..tree.public_tree import CHANCE_NODE, TERMINAL_NODE, PublicTree
+from ..tree.sweep import forward_reach, sequence_values, transition_weights
+from .gadgets import DistributionalGadget, FixedRange, MaxMarginGadget, ResolveGadget
+
+METHODS = (
+    "unsafe",
+    "resolve",
+    "maxmargin",
+    "reach-resolve",
+    "reach-maxmargin",
+    "reach-resolve-nosplit",
+    "reach-maxmargin-nosplit",
+    "estimate",
+    "distributional",
+    "reach-estimate-distributional",
+    "reach-estimate-distributional-nosplit",
+)
+SAFE_METHODS = ("resolve", "maxmargin", "reach-resolve", "reach-maxmargin")
+
+
+@dataclass(frozen=True)
+class SubgameParams:
+    """Tunable details the papers leave open.
+
+    Attributes:
+        gift_scale: for ``*-nosplit`` methods: ``None`` gives every descendant root
+            infoset the whole gift; a number multiplies the split share instead.
+        spread, step: of the distributional gadget (see its docstring).
+    """
+
+    gift_scale: float | None = None
+    spread: float = 0.5
+    step: float = 0.1
+
+
+def subgame_roots(tree: PublicTree) -> list[int]:
+    """Public nodes that start a betting round: non-terminal children of public chance nodes."""
+    parent_kind = np.where(tree.parent >= 0, tree.kind[np.maximum(tree.parent, 0)], -1)
+    return [int(n) for n in np.flatnonzero((parent_kind == CHANCE_NODE) & (tree.kind != TERMINAL_NODE))]
+
+
+@dataclass(frozen=True, eq=False)
+class BlueprintValues:
+    """What every gadget needs from the blueprint on the full tree, computed once.
+
+    Arrays are over each player's private states [G_p] of the full tree.
+    """
+
+    tree: PublicTree
+    blueprint: Strategy
+    reach: tuple[np.ndarray, np.ndarray]  #: own reach under the blueprint
+    cfv: tuple[np.ndarray, np.ndarray]  #: counterfactual values under the blueprint
+    cbv: tuple[np.ndarray, np.ndarray]  #: counterfactual best-response values against it
+    gift: tuple[np.ndarray, np.ndarray]  #: [I, A] lower bound of each action's gift, §5
+    infoset_index: tuple[dict, dict] = field(repr=False)  #: (public key, label) -> infoset
+
+
+def blueprint_values(tree: PublicTree, blueprint: Strategy) -> BlueprintValues:
+    blueprint.check(tree)
+    sw = [transition_weights(tree, p, blueprint.probs[p]) for p in (0, 1)]
+    reach = tuple(forward_reach(tree, p, sw[p]) for p in (0, 1))
+    cfv = counterfactual_values(tree, blueprint)
+    cbv = tuple(best_response(tree, blueprint, p).cbv for p in (0, 1))
+    gifts, index = [], []
+    for p, pa in enumerate(tree.players):
+        action_cbv = sequence_values(tree, p, cbv[p])
+        to_terminal = np.zeros(pa.legal.size, dtype=bool)
+        idx, seq = tree.plan.actor_idx[p], tree.plan.actor_seq[p]
+        to_terminal[seq] = tree.kind[pa.node[idx]] == TERMINAL_NODE
+        to_terminal = to_terminal.reshape(pa.legal.shape)
+        best_terminal = np.where(to_terminal & pa.legal, action_cbv, -np.inf).max(axis=1, keepdims=True)
+        gift = np.where(pa.legal, np.maximum(best_terminal, action_cbv) - action_cbv, 0.0)
+        gifts.append(gift)
+        index.append({(tree.public_key[pa.node[g]], pa.label[g]): i for i, g in enumerate(pa.infoset_priv)})
+    return BlueprintValues(tree, blueprint, reach, cfv, cbv, (gifts[0], gifts[1]), (index[0], index[1]))
+
+
+def gift_totals(bv: BlueprintValues, player: int, roots: Sequence[int], split: bool, scale: float | None) -> np.ndarray:
+    """[G_player] sum of the gifts on the path to each private state (eq. 1 of §5).
+
+    With ``split`` the gift of an earlier action is shared equally among the root
+    information sets (of all ``roots``) that descend from it, so the raised alternative
+    payoffs can never add up to more than the gift; without it each descendant gets the
+    whole gift (or ``scale`` times its share).
+    """
+    tree, pa = bv.tree, bv.tree.players[player]
+    plan = tree.plan
+    at_root = np.isin(pa.node, np.asarray(roots)).astype(float)
+    below = at_root.copy()
+    for lv in reversed(plan.levels[player]):
+        below[lv.plo : lv.phi] += np.bincount(lv.parent_local, weights=below[lv.lo : lv.hi], minlength=lv.phi - lv.plo)
+    count = np.bincount(plan.actor_seq[player], weights=below[plan.actor_idx[player]], minlength=pa.legal.size)
+    gift = bv.gift[player].ravel()
+    share = np.divide(gift, count, out=np.zeros_like(gift), where=count > 0)
+    if not split:
+        share = gift.copy() if scale is None else share * scale
+    total = np.zeros(pa.num_states)
+    step = np.zeros(pa.num_states)
+    step[plan.actor_idx[player]] = share[plan.actor_seq[player]]
+    for lv in plan.levels[player]:
+        total[lv.lo : lv.hi] = total[pa.parent[lv.lo : lv.hi]] + step[lv.lo : lv.hi]
+    return total
+
+
+@dataclass(frozen=True, eq=False)
+class SubgameSolution:
+    """The re-solved strategy of ``player`` in a forest of subgames.
+
+    Attributes:
+        tree: the compiled forest (one root per subgame).
+        probs: [I_sub, A] the re-solver's average strategy in the forest.
+        full_infosets: [I_sub] the matching information sets of the full tree.
+        alt: [R] the alternative payoffs the gadget used (opponent's root states).
+        root_cbv: [R] the opponent's counterfactual best-response values at the roots
+            against the re-solved strategy; ``alt − root_cbv`` are the margins.
+    """
+
+    tree: PublicTree
+    player: int
+    method: str
+    probs: np.ndarray
+    full_infosets: np.ndarray
+    alt: np.ndarray
+    root_cbv: np.ndarray
+    iterations: int
+
+    @property
+    def margins(self) -> np.ndarray:
+        return self.alt - self.root_cbv
+
+
+def solve_subgames(
+    game: Game,
+    bv: BlueprintValues,
+    roots: Sequence[int],
+    player: int,
+    method: str,
+    *,
+    iterations: int = 1000,
+    config: CFRConfig = CFR_PLUS,
+    params: SubgameParams = SubgameParams(),
+    forest: PublicTree | None = None,
+) -> SubgameSolution:
+    """Re-solve ``player``'s blueprint strategy in the subgames rooted at public nodes ``roots``.
+
+    Args:
+        game: the game ``bv.tree`` was compiled from.
+        bv: blueprint values from :func:`blueprint_values`.
+        roots: public nodes of ``bv.tree`` (one independent subgame each).
+        player: the re-solving player; the other one is the gadget player.
+        method: one of :data:`METHODS`.
+        forest: the compiled forest, if already at hand (it depends only on ``roots``).
+    """
+    if method not in METHODS:
+        raise SubgameError(f"unknown subgame-solving method {method!r}; methods are: {', '.join(METHODS)}")
+    full = bv.tree
+    forest = forest or compile_game(game, public_states=[full.public_key[n] for n in roots])
+    opp = 1 - player
+    root_g = [_root_states_in_full(full, forest, q) for q in (0, 1)]
+    solver = CFRSolver(forest, config)
+    solver.root_reach[player] = bv.reach[player][root_g[player]]
+    cbv = bv.cbv[opp][root_g[opp]]
+    est = bv.cfv[opp][root_g[opp]]
+    if method.startswith("reach-"):
+        gifts = gift_totals(bv, opp, roots, split=not method.endswith("-nosplit"), scale=params.gift_scale)
+        cbv_alt, est = cbv + gifts[root_g[opp]], est + gifts[root_g[opp]]
+    else:
+        cbv_alt = cbv
+    base = method.removeprefix("reach-").removesuffix("-nosplit")
+    if base == "unsafe":
+        gadget, alt = FixedRange(opp, bv.reach[opp][root_g[opp]]), np.full(len(cbv), np.nan)
+    elif base == "resolve":
+        gadget, alt = ResolveGadget(opp, cbv_alt), cbv_alt
+    elif base == "maxmargin":
+        gadget, alt = _segmented(MaxMarginGadget(opp, cbv_alt), forest, opp), cbv_alt
+    elif base == "estimate":
+        gadget, alt = _segmented(MaxMarginGadget(opp, est), forest, opp), est
+    else:  # distributional, estimate-distributional
+        gadget, alt = DistributionalGadget(opp, est, cbv_alt, params.spread, params.step), est
+    gadget.install(solver)
+    solver.hooks = [gadget]
+    solver.run(iterations)
+    probs = solver.average_strategy().probs[player]
+    pa = forest.players[player]
+    index = bv.infoset_index[player]
+    try:
+        full_inf = np.array([index[(forest.public_key[pa.node[g]], pa.label[g])] for g in pa.infoset_priv], dtype=np.int64)
+    except KeyError as exc:
+        raise SubgameError(f"subgame information set {exc} has no match in the full game") from None
+    resolved = bv.blueprint.with_player(player, probs_into(bv.blueprint.probs[player], full_inf, probs))
+    root_cbv = best_response(full, resolved, opp).cbv[root_g[opp]]
+    return SubgameSolution(forest, player, method, probs, full_inf, alt, root_cbv, iterations)
+
+
+def probs_into(full_probs: np.ndarray, infosets: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """A copy of ``full_probs`` with rows ``infosets`` replaced by ``probs`` (action slots aligned)."""
+    out = full_probs.copy()
+    out[infosets, : probs.shape[1]] = probs
+    out[infosets, probs.shape[1] :] = 0.0
+    return out
+
+
+def resolve_all(
+    game: Game,
+    tree: PublicTree,
+    blueprint: Strategy,
+    method: str,
+    *,
+    roots: Sequence[int] | None = None,
+    iterations: int = 1000,
+    config: CFRConfig = CFR_PLUS,
+    params: SubgameParams = SubgameParams(),
+) -> Strategy:
+    """Apply ``method`` independently to every subgame at ``roots`` for both players.
+
+    Each player's strategy inside the subgames comes from the solve in which she is the
+    re-solver; outside them the blueprint is kept. This combined strategy is what the
+    papers' exploitability tables measure.
+    """
+    roots = subgame_roots(tree) if roots is None else list(roots)
+    bv = blueprint_values(tree, blueprint)
+    forest = compile_game(game, public_states=[tree.public_key[n] for n in roots])
+    out = blueprint
+    for p in (0, 1):
+        sol = solve_subgames(game, bv, roots, p, method, iterations=iterations, config=config, params=params, forest=forest)
+        out = out.with_player(p, probs_into(out.probs[p], sol.full_infosets, sol.probs))
+    return Strategy(tree.game_id, out.probs, {**blueprint.meta, "resolved": method, "subgame_iterations": iterations})
+
+
+def _root_states_in_full(full: PublicTree, forest: PublicTree, player: int) -> np.ndarray:
+    """[R] the full tree's private state matching each root private state of the forest."""
+    pa_f, pa = full.players[player], forest.players[player]
+    rs = forest.plan.root_slice[player]
+    lookup = {(full.public_key[pa_f.node[g]], pa_f.label[g]): g for g in range(pa_f.num_states)
+              if full.public_key[pa_f.node[g]] in set(forest.public_key[n] for n in np.unique(pa.node[rs]))}
+    return np.array([lookup[(forest.public_key[pa.node[g]], pa.label[g])] for g in range(rs.start, rs.stop)], dtype=np.int64)
+
+
+def _segmented(gadget: MaxMarginGadget, forest: PublicTree, player: int) -> "SegmentedMaxMargin":
+    """One max-margin choice per subgame of the forest."""
+    rs = forest.plan.root_slice[player]
+    nodes = forest.players[player].node[rs]
+    _, seg = np.unique(nodes, return_inverse=True)
+    return SegmentedMaxMargin(gadget.player, gadget.alt, seg)
+
+
+@dataclass
+class SegmentedMaxMargin(MaxMarginGadget):
+    """:class:`MaxMarginGadget` with an independent choice in each subgame of a forest."""
+
+    segment: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  #: [R] subgame of each root state
+
+    def choice(self) -> np.ndarray:
+        pos = np.maximum(self.regrets, 0.0)
+        n = np.bincount(self.segment).astype(float)
+        tot = np.bincount(self.segment, weights=pos, minlength=n.size)
+        t = tot[self.segment]
+        return np.where(t > 0, pos / np.where(t > 0, t, 1.0), 1.0 / n[self.segment])
+
+    def __call__(self, solver: CFRSolver, player: int, cfv: np.ndarray) -> None:
+        if player != self.player:
+            return
+        gain = cfv[solver.tree.plan.root_slice[player]] - self.alt
+        x = self.choice()
+        value = np.bincount(self.segment, weights=x * gain)
+        self.regrets += gain - value[self.segment]
+        np.maximum(self.regrets, 0.0, out=self.regrets)
+        solver.root_reach[player] = self.choice()
