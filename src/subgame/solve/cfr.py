@@ -22,6 +22,7 @@ import numpy as np
 from ..errors import StrategyFileError
 from ..strategy import Strategy
 from ..tree.public_tree import PublicTree
+from .abstraction import Abstraction
 from ..tree.sweep import (
     backward_expected,
     forward_reach,
@@ -74,37 +75,49 @@ class CFRSolver:
     """Mutable solver state over one compiled tree.
 
     Attributes:
-        regrets: per player [I, A] cumulative regrets.
-        strategy_sum: per player [I, A] weighted sum of reach × strategy.
+        regrets: per player [I, A] cumulative regrets ([B, A] over buckets with an abstraction).
+        strategy_sum: per player [I, A] (or [B, A]) weighted sum of reach × strategy.
         root_reach: per player the reach at her root private states (None: all ones).
+        abstraction: optional card abstraction; information sets of one bucket share
+            regrets and strategy (the blueprint of the decomposition paper's Fig. 5).
     """
 
     tree: PublicTree
     config: CFRConfig = CFR_PLUS
     hooks: Sequence[IterationHook] = ()
+    abstraction: Abstraction | None = None
     root_reach: list[np.ndarray | None] = field(default_factory=lambda: [None, None])
     iteration: int = 0
     regrets: list[np.ndarray] = field(init=False)
     strategy_sum: list[np.ndarray] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.regrets = [np.zeros(pa.legal.shape) for pa in self.tree.players]
-        self.strategy_sum = [np.zeros(pa.legal.shape) for pa in self.tree.players]
+        self._legal = [pa.legal for pa in self.tree.players]
+        if self.abstraction is not None:
+            self._legal = [self.abstraction.pool(p, pa.legal.astype(float)) > 0 for p, pa in enumerate(self.tree.players)]
+        self.regrets = [np.zeros(legal.shape) for legal in self._legal]
+        self.strategy_sum = [np.zeros(legal.shape) for legal in self._legal]
+
+    def _lift(self, p: int, x: np.ndarray) -> np.ndarray:
+        return x if self.abstraction is None else self.abstraction.lift(p, x)
+
+    def _pool(self, p: int, x: np.ndarray) -> np.ndarray:
+        return x if self.abstraction is None else self.abstraction.pool(p, x)
 
     # -- strategies ---------------------------------------------------------------------
     def _current(self, p: int) -> np.ndarray:
-        return regret_matching(self.regrets[p], self.tree.players[p].legal)
+        return self._lift(p, regret_matching(self.regrets[p], self._legal[p]))
 
     def current_strategy(self) -> Strategy:
         return Strategy(self.tree.game_id, (self._current(0), self._current(1)))
 
     def average_strategy(self) -> Strategy:
         out = []
-        for p, pa in enumerate(self.tree.players):
+        for p, legal in enumerate(self._legal):
             s = self.strategy_sum[p]
             tot = s.sum(axis=1, keepdims=True)
-            uniform = pa.legal / pa.legal.sum(axis=1, keepdims=True)
-            out.append(np.where(tot > 0, s / np.where(tot > 0, tot, 1.0), uniform))
+            uniform = legal / legal.sum(axis=1, keepdims=True)
+            out.append(self._lift(p, np.where(tot > 0, s / np.where(tot > 0, tot, 1.0), uniform)))
         return Strategy(self.tree.game_id, (out[0], out[1]), {"iterations": self.iteration, "config": asdict(self.config)})
 
     # -- iterations ---------------------------------------------------------------------
@@ -124,6 +137,7 @@ class CFRSolver:
         cfg, pa = self.config, self.tree.players[p]
         inst = sequence_values(self.tree, p, v) - v[pa.infoset_priv][:, None]
         inst[~pa.legal] = 0.0
+        inst = self._pool(p, inst)
         r = self.regrets[p]
         r += inst
         if cfg.regret == "rm+":
@@ -133,7 +147,7 @@ class CFRSolver:
             neg = t**cfg.beta / (t**cfg.beta + 1.0) if cfg.beta is not None else 1.0
             r *= np.where(r > 0, pos, neg)
         weight = float(t) ** cfg.gamma
-        self.strategy_sum[p] += weight * reach_p[pa.infoset_priv][:, None] * sigma_p
+        self.strategy_sum[p] += weight * self._pool(p, reach_p[pa.infoset_priv][:, None] * sigma_p)
 
     def step(self) -> None:
         """One iteration (both players)."""
@@ -176,7 +190,8 @@ class CFRSolver:
         return path
 
     @staticmethod
-    def load_checkpoint(path: str | Path, tree: PublicTree) -> "CFRSolver":
+    def load_checkpoint(path: str | Path, tree: PublicTree, abstraction: Abstraction | None = None) -> "CFRSolver":
+        """Restore a solver saved by :meth:`save_checkpoint` (with the abstraction it used)."""
         path = Path(path)
         try:
             with np.load(path, allow_pickle=False) as z:
@@ -188,7 +203,9 @@ class CFRSolver:
             raise StrategyFileError(f"{path}: not a CFR checkpoint (format tag missing)")
         if header["game_id"] != tree.game_id:
             raise StrategyFileError(f"{path}: checkpoint is for game {header['game_id']!r}, not {tree.game_id!r}")
-        solver = CFRSolver(tree, CFRConfig(**header["config"]))
+        solver = CFRSolver(tree, CFRConfig(**header["config"]), abstraction=abstraction)
+        if any(a.shape != r.shape for a, r in zip(arrays, solver.regrets)):
+            raise StrategyFileError(f"{path}: checkpoint arrays do not fit this tree and abstraction")
         solver.iteration = int(header["iteration"])
         solver.regrets = arrays[:2]
         solver.strategy_sum = arrays[2:]
