@@ -58,7 +58,7 @@ class Abstraction:
                 k = key(p, tree.public_key[pa.node[g]], pa.label[g])
                 b[i] = ids.setdefault(k, len(ids))
                 j = first.setdefault(int(b[i]), i)
-                if not np.array_equal(pa.legal[i], pa.legal[j]):
+                if not np.array_equal(pa.action_ids[i], pa.action_ids[j]):
                     raise GameDefinitionError(
                         f"abstraction {name!r} puts information sets with different legal actions in one bucket "
                         f"({pa.label[pa.infoset_priv[j]]!r} and {pa.label[g]!r} of player {p})"
