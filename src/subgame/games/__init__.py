@@ -97,7 +97,13 @@ def load_game(name: str, **params: Any) -> Game:
     if name.endswith(".game"):
         from .poker.acpc import load_acpc_game
 
-        return load_acpc_game(name)
+        extra = sorted(set(params) - {"bet_fractions", "all_in"})
+        if extra:
+            raise GameDefinitionError(
+                f"{name}: an ACPC game file takes only the parameters bet_fractions and all_in, not {', '.join(extra)}"
+            )
+        defaults = {"bet_fractions": (0.5, 1.0), "all_in": True}
+        return load_acpc_game(name, **{k: _convert(name, k, v, defaults[k]) for k, v in params.items()})
     entry = GAMES.get(name)
     if entry is None:
         known = ", ".join(sorted(GAMES))

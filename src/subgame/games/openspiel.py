@@ -1,0 +1,706 @@
+"""OpenSpiel games as :class:`~subgame.games.base.Game`, and strategies to and from OpenSpiel policies.
+
+:class:`OpenSpielGame` wraps any two-player, zero-sum (or constant-sum), perfect-recall
+OpenSpiel game with explicit chance outcomes, so that the compiler, the solvers and the
+evaluation code run on it unchanged; simultaneous-move games are made turn-based first
+(``pyspiel.convert_to_turn_based``). ``load_game("openspiel:liars_dice", dice_sides=3)``
+builds one.
+
+The compiler needs one public and one private observation per player for every move.
+Where OpenSpiel provides factored observation strings (``provides_factored_observation_string``),
+they are used: the public and private observation strings of the state after the move.
+Otherwise they are derived from information-state strings, one history length at a time:
+
+* Public states are the common-knowledge partition: two histories of equal length share
+  a public state when a player cannot tell them apart (equal information-state strings),
+  closed transitively. They are as fine as public states can be.
+* The public observation of a move names the public state it leads to: the action's
+  name when every history there was reached by that action (a bet, Leduc's board card),
+  otherwise ``""`` for a chance move and ``"pN"`` for a move of player N (a private card,
+  a hidden move of a turn-based simultaneous game), with ``"#k"`` appended where two
+  public states under one parent would get the same name. Moves into terminal states
+  are grouped by parent public state and action name.
+* A player's private observation is empty when her information-state string after the
+  move follows from her previous one and the public observation (her own bets, the other
+  player's private card), and that string otherwise (her own private card).
+
+The adapter remembers the
+information-state string of every private state at which a player acts
+(:meth:`OpenSpielGame.openspiel_infoset_key`), so strategies map to OpenSpiel policies
+and back (:func:`to_tabular_policy`, :func:`from_tabular_policy`); the same functions
+map the native ``kuhn`` and ``leduc`` games to OpenSpiel's ``kuhn_poker`` and ``leduc_poker``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import GameDefinitionError, IllegalActionError, InvalidRangeError
+from ..strategy import Strategy
+from .base import CHANCE, TERMINAL, Game
+from .poker import KUHN, LEDUC, PokerGame
+from .poker.game import CALL, FOLD, RAISE
+
+if TYPE_CHECKING:
+    import pyspiel
+    from open_spiel.python.policy import Policy, TabularPolicy
+
+    from ..tree.public_tree import PublicTree
+
+INSTALL_HINT = "pip install 'subgame[openspiel]'"
+END = "end"
+
+
+def _pyspiel():
+    try:
+        import pyspiel
+    except ImportError:
+        raise GameDefinitionError(f"OpenSpiel games need the open-spiel package; install it with {INSTALL_HINT}") from None
+    return pyspiel
+
+
+def _join(label: str, observation: str) -> str:
+    """A private state's label after one more observation, as the compiler builds it."""
+    if not observation:
+        return label
+    return f"{label}/{observation}" if label else observation
+
+
+class OpenSpielState:
+    """A pyspiel state together with the observation sequences that lead to it.
+
+    Treat it as immutable: the wrapped ``state`` is never changed, every move makes a new
+    one. Equality and hashing go by the OpenSpiel action history.
+    """
+
+    __slots__ = ("state", "public", "labels")
+
+    def __init__(self, state: pyspiel.State, public: tuple[str, ...], labels: tuple[str, str]):
+        self.state = state
+        self.public = public  #: public observation sequence
+        self.labels = labels  #: each player's private-state label
+
+    @property
+    def history(self) -> tuple[int, ...]:
+        return tuple(self.state.history())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, OpenSpielState) and self.history == other.history
+
+    def __hash__(self) -> int:
+        return hash(self.history)
+
+    def __repr__(self) -> str:
+        return f"OpenSpielState(history={list(self.history)})"
+
+
+class OpenSpielGame(Game):
+    """A two-player zero-sum OpenSpiel game; see the module docstring for its observations.
+
+    Utilities are ``returns()[0]``. In a constant-sum game player 1's utility is then
+    ``-returns()[0]`` rather than ``returns()[1]``, which shifts her payoffs by a constant
+    and leaves best responses, equilibria and NashConv unchanged.
+    """
+
+    def __init__(self, os_game: pyspiel.Game, name: str, params: Mapping[str, Any] | None = None):
+        pyspiel = _pyspiel()
+        self.name = f"openspiel:{name}"
+        self._params = dict(params or {})
+        game_type = os_game.get_type()
+        if game_type.dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS:
+            os_game = pyspiel.convert_to_turn_based(os_game)
+            game_type = os_game.get_type()
+        self.os_game = os_game
+        self._check_supported(pyspiel, game_type)
+        self._factored = self._make_observers(pyspiel, game_type)
+        # per player: (public key, label) <-> information-state string, where she acts
+        self._key_at: tuple[dict[tuple[tuple[str, ...], str], str], ...] = ({}, {})
+        self._place_of: tuple[dict[str, tuple[tuple[str, ...], str]], ...] = ({}, {})
+        self._obs: dict[tuple[int, ...], tuple[str, str, str]] = {}  # by history of the state after the move
+        self._levels: _CommonKnowledge | None = None
+
+    @classmethod
+    def load(cls, name: str, **params: Any) -> OpenSpielGame:
+        """Load OpenSpiel's game ``name`` with ``params``.
+
+        String values (from the command line) are converted to the type of the game's
+        default for that parameter, or to int, float or bool when they look like one.
+
+        Raises:
+            GameDefinitionError: pyspiel is missing, the name or a parameter is unknown,
+                or the game is not a two-player zero-sum game this adapter can handle.
+        """
+        pyspiel = _pyspiel()
+        short = name.split("(", 1)[0].strip()
+        specs = {t.short_name: t for t in pyspiel.registered_games()}
+        if short not in specs:
+            close = difflib.get_close_matches(short, list(specs), n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else "; see pyspiel.registered_names()"
+            raise GameDefinitionError(f"openspiel: unknown game {short!r}{hint}")
+        if params and "(" in name:
+            raise GameDefinitionError(
+                f"openspiel:{name}: give parameters either inside the name or as key=value pairs, not both"
+            )
+        defaults = specs[short].parameter_specification
+        converted = {k: _convert(name, k, v, defaults.get(k)) for k, v in params.items()}
+        try:
+            os_game = pyspiel.load_game(name, converted) if converted else pyspiel.load_game(name)
+        except pyspiel.SpielError as exc:
+            raise GameDefinitionError(f"openspiel:{name}: OpenSpiel cannot load it with {converted}: {exc}") from None
+        return cls(os_game, name, converted)
+
+    def _check_supported(self, pyspiel, game_type) -> None:
+        GT = pyspiel.GameType
+        problem = None
+        if self.os_game.num_players() != 2:
+            problem = f"has {self.os_game.num_players()} players; only two-player games are supported"
+        elif game_type.utility not in (GT.Utility.ZERO_SUM, GT.Utility.CONSTANT_SUM):
+            problem = f"is not zero-sum (its utility type is {game_type.utility.name})"
+        elif game_type.dynamics != GT.Dynamics.SEQUENTIAL:
+            problem = f"has {game_type.dynamics.name} dynamics; only turn-based games are supported"
+        elif game_type.chance_mode == GT.ChanceMode.SAMPLED_STOCHASTIC:
+            problem = "samples chance outcomes instead of listing them"
+        elif not game_type.provides_information_state_string:
+            problem = "has no information-state strings (a perfect-recall game is required)"
+        if problem:
+            raise GameDefinitionError(f"{self.name} {problem}")
+
+    def _make_observers(self, pyspiel, game_type):
+        """The (public, private) observers when the game factors its observations, else None."""
+        if not game_type.provides_factored_observation_string:
+            return None
+        from open_spiel.python.observation import make_observation
+
+        def make(public: bool, private):
+            kind = pyspiel.IIGObservationType(public_info=public, perfect_recall=False, private_info=private)
+            try:
+                return make_observation(self.os_game, kind)
+            except pyspiel.SpielError:
+                return None
+
+        public = make(True, pyspiel.PrivateInfoType.NONE)
+        private = make(False, pyspiel.PrivateInfoType.SINGLE_PLAYER)
+        if public is None or private is None or public.string_from(self.os_game.new_initial_state(), 0) is None:
+            return None
+        return public, private
+
+    @property
+    def params(self) -> Mapping[str, Any]:
+        return dict(self._params)
+
+    # -- rules -----------------------------------------------------------------------
+    def root(self) -> OpenSpielState:
+        st = OpenSpielState(self.os_game.new_initial_state(), (), ("", ""))
+        self._remember(st)
+        return st
+
+    def actor(self, st: OpenSpielState) -> int:
+        s = st.state
+        if s.is_terminal():
+            return TERMINAL
+        if s.is_chance_node():
+            return CHANCE
+        return s.current_player()
+
+    def legal_actions(self, st: OpenSpielState) -> tuple[int, ...]:
+        return tuple(st.state.legal_actions())
+
+    def chance_outcomes(self, st: OpenSpielState) -> tuple[tuple[int, float], ...]:
+        return tuple((int(a), float(p)) for a, p in st.state.chance_outcomes())
+
+    def next_state(self, st: OpenSpielState, action: int) -> OpenSpielState:
+        pub, o0, o1 = self.observations(st, action)
+        return OpenSpielState(st.state.child(action), st.public + (pub,), (_join(st.labels[0], o0), _join(st.labels[1], o1)))
+
+    def observations(self, st: OpenSpielState, action: int) -> tuple[str, str, str]:
+        key = st.history + (action,)
+        obs = self._obs.get(key)
+        if obs is None:
+            if self._factored is not None:
+                self._observe_factored(st)
+            else:
+                if self._levels is None:
+                    self._levels = _CommonKnowledge(self)
+                self._levels.grow_to(len(key))
+            obs = self._obs.get(key)
+            if obs is None:
+                raise IllegalActionError(f"{self.name}: action {action} is not legal after history {list(st.history)}")
+        return obs
+
+    def utility(self, st: OpenSpielState) -> float:
+        return float(st.state.returns()[0])
+
+    def action_name(self, st: OpenSpielState, action: int) -> str:
+        return st.state.action_to_string(st.state.current_player(), action)
+
+    def utility_bound(self) -> float:
+        return float(max(abs(self.os_game.max_utility()), abs(self.os_game.min_utility())))
+
+    def state_of(self, history: Sequence[int]) -> OpenSpielState:
+        """The state reached by a sequence of OpenSpiel action ids (validated)."""
+        st = self.root()
+        for a in history:
+            st = self.apply(st, int(a))
+        return st
+
+    # -- information sets ----------------------------------------------------------------
+    def openspiel_infoset_key(self, player: int, public_key: Sequence[str], label: str) -> str:
+        """The OpenSpiel information-state string of ``player``'s private state ``label``
+        in the public state ``public_key``, for private states where she acts.
+
+        Known for every information set of the histories this game has expanded (compiling
+        the game expands all of them).
+
+        Raises:
+            GameDefinitionError: no expanded history reaches that information set.
+        """
+        key = self._key_at[player].get((tuple(public_key), label))
+        if key is None:
+            raise GameDefinitionError(
+                f"{self.name}: player {player} has no information set {label!r} in public state "
+                f"{list(public_key)!r} among the histories expanded so far (compile the game first)"
+            )
+        return key
+
+    def openspiel_place(self, player: int, key: str) -> tuple[tuple[str, ...], str] | None:
+        """``(public key, label)`` of the OpenSpiel information set ``key`` of ``player``, if expanded."""
+        return self._place_of[player].get(key)
+
+    # -- observations ------------------------------------------------------------------
+    def _observe_factored(self, st: OpenSpielState) -> None:
+        """Observations of every move at ``st`` from OpenSpiel's factored observation strings."""
+        public, private = self._factored
+        s, base = st.state, st.history
+        actions = [a for a, _ in s.chance_outcomes()] if s.is_chance_node() else s.legal_actions()
+        for a in actions:
+            c = s.child(a)
+            obs = (public.string_from(c, 0), private.string_from(c, 0), private.string_from(c, 1))
+            self._obs[base + (a,)] = obs
+            p = c.current_player()
+            if p in (0, 1) and not c.is_terminal():
+                self._remember_at(p, c.information_state_string(p), st.public + (obs[0],), _join(st.labels[p], obs[p + 1]))
+
+    def _remember(self, st: OpenSpielState) -> None:
+        s = st.state
+        p = s.current_player()
+        if p in (0, 1) and not s.is_terminal():
+            self._remember_at(p, s.information_state_string(p), st.public, st.labels[p])
+
+    def _remember_at(self, player: int, key: str, public: tuple[str, ...], label: str) -> None:
+        place = (public, label)
+        seen = self._place_of[player].setdefault(key, place)
+        if seen != place:
+            raise GameDefinitionError(
+                f"{self.name}: player {player}'s information set {key!r} would lie in two public states, "
+                f"{list(seen[0])!r} and {list(public)!r} (the game needs perfect recall and observations "
+                "that factor into public and private parts)"
+            )
+        other = self._key_at[player].setdefault(place, key)
+        if other != key:
+            raise GameDefinitionError(
+                f"{self.name}: player {player}'s information sets {other!r} and {key!r} would be one private state "
+                f"{label!r} in public state {list(public)!r} (the game needs perfect recall and observations "
+                "that factor into public and private parts)"
+            )
+
+
+@dataclass(frozen=True)
+class _Frontier:
+    """A non-terminal history of the current length, as :class:`_CommonKnowledge` tracks it."""
+
+    state: Any  # pyspiel.State
+    history: tuple[int, ...]
+    public: int  # public state (component) id
+    info: tuple[str, str]  # both players' information-state strings
+    labels: tuple[str, str]
+
+
+class _CommonKnowledge:
+    """Derives observations from information-state strings, one history length at a time.
+
+    Expanding length L to L+1 links the children that share a player's information-state
+    string (union-find); the linked groups are the public states. Children whose parents
+    lie in different public states may not be linked: that would be a player forgetting
+    what she knew.
+    """
+
+    def __init__(self, game: OpenSpielGame):
+        self.game = game
+        root = game.os_game.new_initial_state()
+        self.public_key: dict[int, tuple[str, ...]] = {0: ()}
+        self.length = 0
+        self.frontier = [_Frontier(root, (), 0, _infos(game, root), ("", ""))] if not root.is_terminal() else []
+
+    def grow_to(self, length: int) -> None:
+        while self.length < length and self.frontier:
+            self._grow()
+
+    def _grow(self) -> None:
+        game, parents = self.game, self.frontier
+        kids: list[tuple[Any, int, int, str, tuple[str, str] | None]] = []  # state, parent, action, name, info
+        for k, node in enumerate(parents):
+            s = node.state
+            mover = s.current_player()
+            actions = [a for a, _ in s.chance_outcomes()] if s.is_chance_node() else s.legal_actions()
+            for a in actions:
+                c = s.child(a)
+                kids.append((c, k, a, s.action_to_string(mover, a), None if c.is_terminal() else _infos(game, c)))
+
+        link = list(range(len(kids)))
+
+        def find(x: int) -> int:
+            while link[x] != x:
+                link[x] = link[link[x]]
+                x = link[x]
+            return x
+
+        first: dict[tuple, int] = {}
+        for j, (_, k, _, name, info) in enumerate(kids):
+            keys = [("end", parents[k].public, name)] if info is None else [(0, info[0]), (1, info[1])]
+            for key in keys:
+                r = find(first.setdefault(key, j))
+                link[find(j)] = r
+
+        members: dict[int, list[int]] = {}
+        for j in range(len(kids)):
+            members.setdefault(find(j), []).append(j)
+        comp_of = [0] * len(kids)
+        taken: dict[int, set[str]] = {}
+        for root, js in members.items():
+            (parent_public,) = {parents[kids[j][1]].public for j in js} if len(
+                {parents[kids[j][1]].public for j in js}
+            ) == 1 else self._forgets(js, kids, parents)
+            names = {kids[j][3] for j in js}
+            s = parents[kids[js[0]][1]].state
+            base = names.pop() if len(names) == 1 else ("" if s.is_chance_node() else f"p{s.current_player()}")
+            used = taken.setdefault(parent_public, set())
+            name, n = base, 1
+            while name in used:
+                n += 1
+                name = f"{base}#{n}"
+            used.add(name)
+            comp = len(self.public_key)
+            self.public_key[comp] = self.public_key[parent_public] + (name,)
+            for j in js:
+                comp_of[j] = comp
+
+        # a private observation is needed where (her previous string, public state) does not fix her new string
+        after: dict[tuple[int, str, int], set[str]] = {}
+        for j, (_, k, _, _, info) in enumerate(kids):
+            if info is not None:
+                for p in (0, 1):
+                    after.setdefault((p, parents[k].info[p], comp_of[j]), set()).add(info[p])
+
+        frontier = []
+        for j, (c, k, a, _, info) in enumerate(kids):
+            node, comp = parents[k], comp_of[j]
+            public = self.public_key[comp]
+            history = node.history + (a,)
+            if info is None:
+                game._obs[history] = (public[-1], "", "")
+                continue
+            priv = tuple("" if len(after[(p, node.info[p], comp)]) == 1 else info[p] for p in (0, 1))
+            game._obs[history] = (public[-1], priv[0], priv[1])
+            labels = (_join(node.labels[0], priv[0]), _join(node.labels[1], priv[1]))
+            p = c.current_player()
+            if p in (0, 1):
+                game._remember_at(p, info[p], public, labels[p])
+            frontier.append(_Frontier(c, history, comp, info, labels))
+        self.frontier = frontier
+        self.length += 1
+
+    def _forgets(self, js, kids, parents):
+        a, b = sorted({parents[kids[j][1]].history for j in js})[:2]
+        raise GameDefinitionError(
+            f"{self.game.name}: after histories {list(a)} and {list(b)} a player can no longer tell apart states "
+            "she could tell apart before (perfect recall is required)"
+        )
+
+
+def _infos(game: OpenSpielGame, s) -> tuple[str, str]:
+    try:
+        return (s.information_state_string(0), s.information_state_string(1))
+    except Exception as exc:  # pyspiel raises its own error types for unsupported queries
+        raise GameDefinitionError(
+            f"{game.name}: OpenSpiel gives no information-state string at history {s.history()} ({exc}); "
+            "the adapter needs one at every non-terminal state"
+        ) from None
+
+
+def _convert(name: str, key: str, value: Any, default: Any) -> Any:
+    """A parameter value of the type OpenSpiel expects (strings come from the command line)."""
+    if isinstance(default, bool):
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in ("1", "true", "yes"):
+            return True
+        if text in ("0", "false", "no"):
+            return False
+        raise GameDefinitionError(f"openspiel:{name}: parameter {key}={value!r} is not a bool (default is {default!r})")
+    if not isinstance(value, str):
+        return float(value) if isinstance(default, float) and isinstance(value, int) else value
+    try:
+        if isinstance(default, int):
+            return int(value)
+        if isinstance(default, float):
+            return float(value)
+        if isinstance(default, str):
+            return value
+    except ValueError:
+        raise GameDefinitionError(
+            f"openspiel:{name}: parameter {key}={value!r} is not a valid {type(default).__name__} (default is {default!r})"
+        ) from None
+    for parse in (int, float):
+        try:
+            return parse(value)
+        except ValueError:
+            pass
+    return {"true": True, "false": False}.get(value.lower(), value)
+
+
+# -- strategies <-> OpenSpiel policies ---------------------------------------------------
+
+
+class _Bridge:
+    """How a history of an OpenSpiel game replays into one of our games (identity by default)."""
+
+    def __init__(self, game: Game, os_game: pyspiel.Game):
+        self.game = game
+        self.os_game = os_game
+
+    def action(self, os_state, state, os_action: int) -> int:
+        """Our action id for OpenSpiel's ``os_action`` at ``os_state`` (our ``state``)."""
+        return os_action
+
+    def place(self, player: int, key: str) -> tuple[tuple[str, ...], str] | None:
+        """``(public key, label)`` of an OpenSpiel information set if known without replaying."""
+        return None
+
+
+class _AdapterBridge(_Bridge):
+    def place(self, player: int, key: str) -> tuple[tuple[str, ...], str] | None:
+        return self.game.openspiel_place(player, key)  # type: ignore[attr-defined]
+
+
+class _KuhnBridge(_Bridge):
+    """OpenSpiel's Kuhn poker has Pass (0) and Bet (1); ours check/call, fold and raise."""
+
+    def action(self, os_state, state, os_action: int) -> int:
+        if os_state.is_chance_node():
+            return os_action
+        facing_bet = FOLD in self.game.legal_actions(state)
+        if facing_bet:
+            return FOLD if os_action == 0 else CALL
+        return CALL if os_action == 0 else RAISE
+
+
+_POKER_TWINS = (("kuhn_poker", KUHN, _KuhnBridge), ("leduc_poker", LEDUC, _Bridge))
+
+
+def _bridge(game: Game, os_game: pyspiel.Game | None) -> _Bridge:
+    pyspiel = _pyspiel()
+    if isinstance(game, OpenSpielGame):
+        if os_game is not None and str(os_game) != str(game.os_game):
+            raise GameDefinitionError(f"{game.name} wraps OpenSpiel's {game.os_game}, not {os_game}")
+        return _AdapterBridge(game, game.os_game)
+    if isinstance(game, PokerGame):
+        for os_name, spec, kind in _POKER_TWINS:
+            if game.spec != spec:
+                continue
+            twin = pyspiel.load_game(os_name)
+            if os_game is None:
+                return kind(game, twin)
+            if os_game.get_type().short_name == os_name and os_game.get_parameters() == twin.get_parameters():
+                return kind(game, os_game)
+            raise GameDefinitionError(f"{game.describe()} corresponds to OpenSpiel's {os_name}, not {os_game}")
+        raise GameDefinitionError(
+            f"{game.describe()}: no OpenSpiel counterpart is known (only the standard kuhn and leduc games map to "
+            "kuhn_poker and leduc_poker); load the game as 'openspiel:NAME' instead"
+        )
+    raise GameDefinitionError(
+        f"{game.describe()}: no correspondence with an OpenSpiel game is known; load the game as 'openspiel:NAME'"
+    )
+
+
+class _Replay:
+    """Replays OpenSpiel histories into our game, sharing the work for common prefixes."""
+
+    def __init__(self, bridge: _Bridge):
+        self.bridge = bridge
+        game = bridge.game
+        self._memo: dict[tuple[int, ...], tuple[Any, Any, tuple[str, ...], tuple[str, str]]] = {
+            (): (bridge.os_game.new_initial_state(), game.root(), (), ("", ""))
+        }
+
+    def at(self, history: tuple[int, ...]):
+        """``(OpenSpiel state, our state, public key, labels)`` after ``history``."""
+        entry = self._memo.get(history)
+        if entry is not None:
+            return entry
+        os_state, state, public, labels = self.at(history[:-1])
+        game, os_action = self.bridge.game, history[-1]
+        action = self.bridge.action(os_state, state, os_action)
+        try:
+            child = game.apply(state, action)
+        except IllegalActionError as exc:
+            raise GameDefinitionError(
+                f"{game.name} does not match OpenSpiel's {self.bridge.os_game}: OpenSpiel's action "
+                f"{os_state.action_to_string(os_state.current_player(), os_action)!r} after history "
+                f"{list(history[:-1])} has no counterpart ({exc})"
+            ) from None
+        pub, o0, o1 = game.observations(state, action)
+        entry = (os_state.child(os_action), child, public + (pub,), (_join(labels[0], o0), _join(labels[1], o1)))
+        self._memo[history] = entry
+        return entry
+
+
+@dataclass(frozen=True)
+class _Correspondence:
+    """Where each OpenSpiel (information set, action) lies in the tree, as flat arrays per player."""
+
+    rows: tuple[np.ndarray, np.ndarray]  #: policy row (OpenSpiel information set)
+    os_actions: tuple[np.ndarray, np.ndarray]  #: OpenSpiel action id
+    infosets: tuple[np.ndarray, np.ndarray]  #: our information set
+    slots: tuple[np.ndarray, np.ndarray]  #: our action slot
+
+
+def _correspondence(bridge: _Bridge, tree: PublicTree, table: TabularPolicy) -> _Correspondence:
+    """Match every OpenSpiel information set of ``table`` with exactly one of ``tree``'s."""
+    game = bridge.game
+    replay = _Replay(bridge)
+    out: list[list[list[int]]] = []
+    for p in (0, 1):
+        pa = tree.players[p]
+        private_at: dict[tuple[int, str], int] = {}
+        for g, (node, label) in enumerate(zip(pa.node.tolist(), pa.label)):
+            if private_at.setdefault((node, label), g) != g:
+                raise GameDefinitionError(f"{game.name}: two private states of player {p} share the label {label!r}")
+        infoset_of = {g: i for i, g in enumerate(pa.infoset_priv.tolist())}
+        matched = np.zeros(pa.num_infosets, dtype=bool)
+        cols: list[list[int]] = [[], [], [], []]
+        for key in table.states_per_player[p]:
+            row = table.state_lookup[key]
+            rep = table.states[row]
+            place, state = bridge.place(p, key), None
+            if place is None:
+                _, state, public, labels = replay.at(tuple(rep.history()))
+                place = (public, labels[p])
+            node = tree.node_of_key.get(place[0])
+            g = private_at.get((node, place[1])) if node is not None else None
+            i = infoset_of.get(g) if g is not None else None
+            if i is None:
+                raise GameDefinitionError(
+                    f"{game.name}: OpenSpiel information set {key!r} of player {p} has no counterpart in the tree "
+                    f"(public state {list(place[0])!r}, private state {place[1]!r}); the tree must be the full game"
+                )
+            if matched[i]:
+                raise GameDefinitionError(
+                    f"{game.name}: several OpenSpiel information sets of player {p} map to one information set "
+                    f"{place[1]!r}, among them {key!r}"
+                )
+            matched[i] = True
+            os_actions = list(rep.legal_actions(p))
+            ours = [bridge.action(rep, state, a) for a in os_actions]
+            ids = pa.action_ids[i]
+            if sorted(ours) != sorted(ids[pa.legal[i]].tolist()):
+                raise GameDefinitionError(
+                    f"{game.name}: at OpenSpiel information set {key!r} the actions {os_actions} map to {ours}, "
+                    f"but the tree's information set has actions {ids[pa.legal[i]].tolist()}"
+                )
+            slot_of = {int(a): k for k, a in enumerate(ids.tolist()) if a >= 0}
+            for a, b in zip(os_actions, ours):
+                cols[0].append(row)
+                cols[1].append(a)
+                cols[2].append(i)
+                cols[3].append(slot_of[b])
+        if not matched.all():
+            i = int(np.flatnonzero(~matched)[0])
+            raise GameDefinitionError(
+                f"{game.name}: information set {pa.label[pa.infoset_priv[i]]!r} of player {p} has no OpenSpiel "
+                f"counterpart in {bridge.os_game}"
+            )
+        out.append(cols)
+    arrays = [tuple(np.asarray(out[p][c], dtype=np.int64) for p in (0, 1)) for c in range(4)]
+    return _Correspondence(*arrays)  # type: ignore[arg-type]
+
+
+def to_tabular_policy(
+    game: Game, tree: PublicTree, strategy: Strategy, os_game: pyspiel.Game | None = None
+) -> TabularPolicy:
+    """``strategy`` as an OpenSpiel ``TabularPolicy`` of the corresponding OpenSpiel game.
+
+    Args:
+        game: an :class:`OpenSpielGame`, or the native ``kuhn`` or ``leduc`` game.
+        tree: the full game compiled from ``game``.
+        strategy: a strategy on ``tree``.
+        os_game: the OpenSpiel game; by default the wrapped game, or ``kuhn_poker`` /
+            ``leduc_poker`` for the native games.
+
+    Raises:
+        GameDefinitionError: the games do not correspond (an information set or action
+            of one has no counterpart in the other).
+    """
+    from open_spiel.python.policy import TabularPolicy
+
+    strategy.check(tree)
+    bridge = _bridge(game, os_game)
+    table = TabularPolicy(bridge.os_game)
+    match = _correspondence(bridge, tree, table)
+    probs = np.zeros_like(table.action_probability_array)
+    for p in (0, 1):
+        probs[match.rows[p], match.os_actions[p]] = strategy.probs[p][match.infosets[p], match.slots[p]]
+    table.action_probability_array = probs
+    return table
+
+
+def from_tabular_policy(
+    game: Game, tree: PublicTree, policy: Policy, os_game: pyspiel.Game | None = None
+) -> Strategy:
+    """The strategy on ``tree`` that plays like the OpenSpiel ``policy`` (inverse of :func:`to_tabular_policy`).
+
+    Args:
+        policy: a ``TabularPolicy`` of both players, or any OpenSpiel ``Policy``.
+        os_game: the OpenSpiel game; by default the policy's game.
+
+    Raises:
+        GameDefinitionError: the games do not correspond.
+        InvalidRangeError: the policy's probabilities at an information set are negative
+            or do not sum to one over the legal actions.
+    """
+    from open_spiel.python.policy import TabularPolicy
+
+    bridge = _bridge(game, os_game if os_game is not None else policy.game)
+    table = policy if isinstance(policy, TabularPolicy) else TabularPolicy(bridge.os_game)
+    match = _correspondence(bridge, tree, table)
+    if table is policy:
+        values = policy.action_probability_array
+    else:
+        values = np.zeros_like(table.action_probability_array)
+        for row, state in enumerate(table.states):
+            for a, x in policy.action_probabilities(state, state.current_player()).items():
+                values[row, a] = x
+    probs = []
+    for p, pa in enumerate(tree.players):
+        x = np.zeros(pa.legal.shape)
+        x[match.infosets[p], match.slots[p]] = values[match.rows[p], match.os_actions[p]]
+        sums = x.sum(axis=1)
+        bad = np.flatnonzero((x.min(axis=1, initial=0.0) < 0) | (np.abs(sums - 1.0) > 1e-6))
+        if bad.size:
+            i = int(bad[0])
+            row = int(match.rows[p][np.flatnonzero(match.infosets[p] == i)[0]])
+            key = next(k for k in table.states_per_player[p] if table.state_lookup[k] == row)
+            raise InvalidRangeError(
+                f"OpenSpiel policy for player {p} at {key!r}: probabilities {x[i][pa.legal[i]].tolist()} are "
+                "negative or do not sum to 1 over the legal actions"
+            )
+        probs.append(x)
+    return Strategy(tree.game_id, (probs[0], probs[1]))
+
+
+__all__ = ["OpenSpielGame", "OpenSpielState", "from_tabular_policy", "to_tabular_policy"]
