@@ -1,0 +1,33 @@
+"""Reduced forms of the subgame-solving experiments: shapes of the papers' results."""
+
+from __future__ import annotations
+
+from subgame.experiments.subgame_solving import resolve_convergence, resolve_vs_blueprint, technique_table
+
+
+def test_resolve_convergence_reduced(tmp_path):
+    r = resolve_convergence(blueprint_iterations=500, max_iterations=300)
+    resolve = [row[1] for row in r.rows]
+    unsafe = [row[2] for row in r.rows]
+    assert resolve[-1] < resolve[0]  # re-solving converges with more subgame iterations
+    assert min(unsafe) > 0.03  # unsafe re-solving stays exploitable (paper: about 0.080)
+    md, png = r.write(tmp_path)
+    assert md.read_text().count("\n|") >= 3 and png.read_bytes()[:4] == b"\x89PNG"
+    assert resolve_convergence(blueprint_iterations=500, max_iterations=300).markdown() == r.markdown()
+
+
+def test_technique_table_reduced_orderings():
+    r = technique_table(games=("leduc",), methods=("unsafe", "resolve", "maxmargin", "reach-maxmargin"), subgame_iterations=200)
+    by = {(row[1].split()[0], row[2]): row[3] for row in r.rows}
+    for bp in ("coarse", "abstract"):
+        assert by[(bp, "resolve")] <= by[(bp, "blueprint")] + 1e-9
+        assert by[(bp, "maxmargin")] <= by[(bp, "resolve")] + 1e-3
+        assert by[(bp, "reach-maxmargin")] <= by[(bp, "maxmargin")] + 1e-3
+    assert abs(by[("abstract", "blueprint")] - 0.382) < 0.01
+
+
+def test_resolve_vs_blueprint_reduced():
+    r = resolve_vs_blueprint(max_iterations=200)
+    final = {row[0]: row for row in r.rows if row[1] == 200}
+    assert final["resolve"][3] < 0.382  # safe re-solving does not raise exploitability
+    assert final["resolve"][2] > -0.01  # and does not lose to the abstract strategy
