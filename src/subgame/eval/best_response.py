@@ -24,7 +24,17 @@ class BestResponse:
     player: int
     value: float  #: the best responder's expected utility
     cbv: np.ndarray  #: [G_player] counterfactual best-response value of each private state
-    policy: np.ndarray  #: [I, A] a pure best response (ties to the lowest action index)
+    best_action: np.ndarray | None  #: [I] action slot of a pure best response (ties: lowest index)
+    num_actions: int  #: A, the width of the player's strategy arrays
+
+    @property
+    def policy(self) -> np.ndarray:
+        """[I, A] the pure best response as a behaviour strategy."""
+        if self.best_action is None:
+            raise ValueError("this best response was computed without its policy")
+        out = np.zeros((self.best_action.size, self.num_actions))
+        out[np.arange(self.best_action.size), self.best_action] = 1.0
+        return out
 
 
 @dataclass(frozen=True)
@@ -55,14 +65,15 @@ def _reaches(tree: PublicTree, strategy: Strategy, root_reach=(None, None)):
 def best_response(tree: PublicTree, strategy: Strategy, player: int) -> BestResponse:
     """The best response of ``player`` to ``strategy.probs[1 - player]``."""
     opp = 1 - player
-    sw_opp = transition_weights(tree, opp, strategy.probs[opp])
-    reach = [None, None]
-    reach[opp] = forward_reach(tree, opp, sw_opp)
-    reach[player] = np.ones(tree.players[player].num_states)
-    v = leaf_values(tree, player, (reach[0], reach[1]))
-    v, policy = backward_best(tree, player, v)
-    value = float(v[tree.plan.root_slice[player]].sum())
-    return BestResponse(player, value, v, policy)
+    reach_opp = forward_reach(tree, opp, transition_weights(tree, opp, strategy.probs[opp]))
+    return _best_response_to_reach(tree, player, reach_opp)
+
+
+def _best_response_to_reach(tree: PublicTree, player: int, reach_opp: np.ndarray, want_policy: bool = True) -> BestResponse:
+    # The best responder's own reach is never read by her counterfactual values.
+    reach = (reach_opp, reach_opp)
+    v, best = backward_best(tree, player, leaf_values(tree, player, reach), want_policy=want_policy)
+    return BestResponse(player, float(v[tree.plan.root_slice[player]].sum()), v, best, tree.players[player].max_actions)
 
 
 def counterfactual_values(tree: PublicTree, strategy: Strategy) -> tuple[np.ndarray, np.ndarray]:
@@ -80,5 +91,7 @@ def expected_value(tree: PublicTree, strategy: Strategy, other: Strategy | None 
 
 def exploitability(tree: PublicTree, strategy: Strategy) -> Exploitability:
     """Both players' best-response values and NashConv / 2 of a strategy profile."""
-    br = [best_response(tree, strategy, p).value for p in (0, 1)]
-    return Exploitability((br[0], br[1]), expected_value(tree, strategy))
+    _, reach = _reaches(tree, strategy)
+    br = [_best_response_to_reach(tree, p, reach[1 - p], want_policy=False).value for p in (0, 1)]
+    value = float(reach[0] @ leaf_values(tree, 0, reach))
+    return Exploitability((br[0], br[1]), value)

@@ -133,6 +133,9 @@ class LevelPlan:
     actor_seq: np.ndarray  #: flat sequence index of each actor position, minus ilo*A
     ilo: int  #: infosets at depth d-1 are ilo:ihi
     ihi: int
+    best_target: np.ndarray  #: [hi-lo] parent_local for other positions, phi-plo + actor_seq for actor ones
+    illegal_penalty: np.ndarray  #: [ihi-ilo, A] 0 where legal, -inf where not
+    infoset_priv: np.ndarray  #: [ihi-ilo] private state of each infoset at depth d-1
 
 
 @dataclass(frozen=True, eq=False)
@@ -157,16 +160,20 @@ class SweepPlan:
             for d in range(1, len(lb) - 1):
                 lo, hi, plo, phi = int(lb[d]), int(lb[d + 1]), int(lb[d - 1]), int(lb[d])
                 cs = pa.child_seq[lo:hi]
-                act = np.flatnonzero(cs >= 0)
+                act, other = np.flatnonzero(cs >= 0), np.flatnonzero(cs < 0)
                 ilo, ihi = int(inf_bounds[d - 1]), int(inf_bounds[d])
+                parent_local = (pa.parent[lo:hi] - plo).astype(np.intp)
                 plist.append(
                     LevelPlan(
                         lo, hi, plo, phi,
-                        parent_local=(pa.parent[lo:hi] - plo).astype(np.intp),
+                        parent_local=parent_local,
                         actor_local=act,
-                        other_local=np.flatnonzero(cs < 0),
+                        other_local=other,
                         actor_seq=(cs[act] - ilo * A).astype(np.intp),
                         ilo=ilo, ihi=ihi,
+                        best_target=np.where(cs >= 0, (phi - plo) + cs - ilo * A, parent_local).astype(np.intp),
+                        illegal_penalty=np.where(pa.legal[ilo:ihi], 0.0, -np.inf),
+                        infoset_priv=pa.infoset_priv[ilo:ihi].astype(np.intp),
                     )
                 )
             levels.append(tuple(plist))

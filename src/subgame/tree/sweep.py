@@ -82,29 +82,25 @@ def sequence_values(tree: PublicTree, player: int, v: np.ndarray) -> np.ndarray:
     return flat.reshape(pa.legal.shape)
 
 
-def backward_best(tree: PublicTree, player: int, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Fill ``v`` (in place) with counterfactual best-response values; return ``(v, policy)``.
+def backward_best(tree: PublicTree, player: int, v: np.ndarray, *, want_policy: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+    """Fill ``v`` (in place) with counterfactual best-response values; return ``(v, best_action)``.
 
     At each of the player's infosets the value is the maximum over actions of the action's
-    counterfactual value; the policy [I, A] puts probability one on the first maximizing
-    action (ties broken by lowest action index).
+    counterfactual value; ``best_action`` [I] is the first maximizing action slot (ties
+    broken by lowest action index), or ``None`` without ``want_policy``.
     """
     pa = tree.players[player]
     A = pa.max_actions
-    best_action = np.zeros(pa.num_infosets, dtype=np.int64)
+    best_action = np.zeros(pa.num_infosets, dtype=np.int64) if want_policy else None
     for lv in reversed(tree.plan.levels[player]):
-        vl = v[lv.lo : lv.hi]
-        if lv.other_local.size:
-            v[lv.plo : lv.phi] += np.bincount(
-                lv.parent_local[lv.other_local], weights=vl[lv.other_local], minlength=lv.phi - lv.plo
-            )
-        if lv.ihi > lv.ilo:
-            n = lv.ihi - lv.ilo
-            sv = np.bincount(lv.actor_seq, weights=vl[lv.actor_local], minlength=n * A).reshape(n, A)
-            sv[~pa.legal[lv.ilo : lv.ihi]] = -np.inf
-            arg = sv.argmax(axis=1)
-            best_action[lv.ilo : lv.ihi] = arg
-            v[pa.infoset_priv[lv.ilo : lv.ihi]] = sv[np.arange(n), arg]
-    policy = np.zeros(pa.legal.shape)
-    policy[np.arange(pa.num_infosets), best_action] = 1.0
-    return v, policy
+        # One bincount sums children into their parents (opponent and chance moves) and
+        # into the action slots of the player's own infosets at the same time.
+        n_par, n = lv.phi - lv.plo, lv.ihi - lv.ilo
+        sums = np.bincount(lv.best_target, weights=v[lv.lo : lv.hi], minlength=n_par + n * A)
+        v[lv.plo : lv.phi] += sums[:n_par]
+        if n:
+            sv = sums[n_par:].reshape(n, A) + lv.illegal_penalty
+            v[lv.infoset_priv] = sv.max(axis=1)
+            if best_action is not None:
+                best_action[lv.ilo : lv.ihi] = sv.argmax(axis=1)
+    return v, best_action

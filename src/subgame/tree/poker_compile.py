@@ -1,0 +1,497 @@
+"""Compile a poker game into a :class:`PublicTree` by walking its public tree only.
+
+The generic compiler (:func:`~subgame.tree.compile.compile_game`) enumerates every history,
+which a hold'em river (1326 × 1225 hole-card pairs per public node) makes infeasible. Here
+the walk visits betting sequences × public board cards; the private states of a public node
+are all hole-card combinations disjoint from its board, in one array per board, and the
+terminals get the fold and showdown operators of :mod:`.poker_operators`.
+
+The result has exactly the layout ``compile_game`` gives where both run: the same nodes in
+the same order, public keys, private-state labels and order, information sets and action
+slots, so strategies, checkpoints and values are interchangeable. That layout is the order
+in which the generic compiler first meets each object while it walks histories in the
+order of the deal (player 0's hand, then player 1's, each in ascending deal action id):
+
+* hands holding a board card are absent from a node (no history reaches them);
+* player 0's hands are in deal order; player 1's hand ``h`` comes at the position of its
+  first history, i.e. sorted by (the lowest hand of player 0 disjoint from ``h`` and the
+  board, ``h``), which is deal order rotated, not deal order;
+* a chance node's children come in the order of their first histories: by (the lowest
+  pair of hands disjoint from the new board, the deal's action id).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from math import comb
+
+import numpy as np
+
+from ..errors import GameDefinitionError
+from ..games.base import CHANCE, TERMINAL
+from ..games.poker import PokerGame, PokerState
+from .compile import HistoryAtNode, game_fingerprint
+from .operators import SparseTerminal
+from .poker_operators import (
+    CardRemoval,
+    FoldGroup,
+    FoldTerminal,
+    ShowdownGroup,
+    ShowdownTerminal,
+    colex_rank,
+    strength_keys,
+)
+from .public_tree import CHANCE_NODE, DECISION, LEAF, TERMINAL_NODE, PlayerArrays, PublicTree, ValueOperator
+
+
+def compile_poker(
+    game: PokerGame,
+    *,
+    sparse_threshold: int = 64,
+    public_state: Sequence[str] | None = None,
+    depth_limit: int | None = None,
+    board: Sequence[int] | None = None,
+    leaf_histories: bool = True,
+) -> PublicTree:
+    """Compile ``game`` (or a part of it) into a public tree without enumerating histories.
+
+    Args:
+        game: a game of the poker family.
+        sparse_threshold: boards with at most this many hands per player get their
+            terminals as entries of one :class:`SparseTerminal` (faster for small ``n``);
+            larger boards get the O(n log n) fold and showdown operators.
+        public_state: root the tree at this public observation sequence, as
+            :func:`~subgame.tree.compile.compile_game` does.
+        depth_limit: public depth (relative to the root) at which non-terminal nodes
+            become leaves.
+        board: keep only the chance outcomes that deal these cards, in dealing order (any
+            order within one round); a prefix of the board restricts the first deals
+            only. Chance probabilities stay those of the full game, so values are the
+            board's share of the game's value. This is how a hold'em river subgame with
+            one fixed board is compiled.
+        leaf_histories: store the histories of each depth-limit leaf in ``leaf_data``
+            (as ``compile_game`` does: one Python object per hole-card pair, so turn it
+            off for large decks).
+
+    Raises:
+        GameDefinitionError: not a poker game, a bad argument, or a public state or board
+            that no history reaches.
+    """
+    if not isinstance(game, PokerGame):
+        raise GameDefinitionError(f"compile_poker needs a PokerGame, got {type(game).__name__} (use compile_game)")
+    if sparse_threshold < 0:
+        raise GameDefinitionError(f"sparse_threshold must be non-negative, got {sparse_threshold}")
+    if depth_limit is not None and depth_limit < 0:
+        raise GameDefinitionError(f"depth_limit must be non-negative, got {depth_limit}")
+    deck = _Deck.of(game)
+    fixed = _check_board(game, board)
+    root, key, prob = _public_root(game, tuple(public_state or ()), fixed)
+    builder = _Builder(game, deck, depth_limit, fixed, leaf_histories, sparse_threshold)
+    return builder.run(root, key, prob)
+
+
+# -- hands and boards ------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class _Deck:
+    """Every hole-card combination of the deck, in the deal's action-id (colex) order."""
+
+    size: int
+    hole: int
+    cards: np.ndarray  #: [H, k] cards of each hand, ascending
+    has: np.ndarray  #: [H, D] bool, hand holds card
+    names: np.ndarray  #: [H] object, the hand's name (its private-state label)
+
+    @staticmethod
+    def of(game: PokerGame) -> "_Deck":
+        D, k = game.spec.deck_size, game.spec.hole_cards
+        lex = np.array(list(combinations(range(D), k)), dtype=np.int64).reshape(-1, k)
+        cards = np.empty_like(lex)
+        cards[colex_rank(lex)] = lex
+        has = np.zeros((len(cards), D), dtype=bool)
+        has[np.arange(len(cards))[:, None], cards] = True
+        names = np.array([game.cards_str(tuple(int(c) for c in h)) for h in cards], dtype=object)
+        return _Deck(D, k, cards, has, names)
+
+
+def _lowest(avail: np.ndarray, count: int) -> np.ndarray:
+    """[M, count] the ``count`` lowest cards of each row's available cards [M, D] (bool)."""
+    sel = avail & (np.cumsum(avail, axis=1) <= count)
+    return np.nonzero(sel)[1].reshape(-1, count)
+
+
+@dataclass(frozen=True, eq=False)
+class _Board:
+    """The hands of one board and their order at each player's private states."""
+
+    cards: tuple[int, ...]  #: the board, sorted
+    hands: np.ndarray  #: [n] hands disjoint from the board, ascending (the canonical order)
+    order: tuple[np.ndarray, np.ndarray]  #: per player [n] canonical positions in private-state order
+    local: tuple[np.ndarray, np.ndarray]  #: per player [n] private-state position of each canonical hand
+    labels: tuple[tuple[str, ...], tuple[str, ...]]  #: per player, labels in private-state order
+    removal: list = field(default_factory=list)  #: the CardRemoval, built on first use
+
+    @staticmethod
+    def of(deck: _Deck, cards: tuple[int, ...]) -> "_Board":
+        on_board = np.zeros(deck.size, dtype=bool)
+        on_board[list(cards)] = True
+        hands = np.flatnonzero(~deck.has[:, on_board].any(axis=1))
+        first_opponent = colex_rank(_lowest(~(deck.has[hands] | on_board), deck.hole))
+        order1 = np.lexsort((hands, first_opponent))
+        order0 = np.arange(hands.size)
+        local1 = np.empty_like(order1)
+        local1[order1] = np.arange(order1.size)
+        labels = tuple(tuple(deck.names[hands[o]]) for o in (order0, order1))
+        return _Board(cards, hands, (order0, order1), (order0, local1), labels)  # type: ignore[arg-type]
+
+
+def _check_board(game: PokerGame, board: Sequence[int] | None) -> tuple[int, ...] | None:
+    if board is None:
+        return None
+    spec = game.spec
+    cards = tuple(int(c) for c in board)
+    if len(set(cards)) != len(cards) or any(not 0 <= c < spec.deck_size for c in cards):
+        raise GameDefinitionError(f"{game.name}: board {list(board)} must be distinct cards in 0..{spec.deck_size - 1}")
+    if len(cards) > sum(spec.board_cards):
+        raise GameDefinitionError(
+            f"{game.name}: board {list(board)} has {len(cards)} cards but the game deals only {sum(spec.board_cards)}"
+        )
+    return cards
+
+
+def _allowed(fixed: tuple[int, ...] | None, old: int, new_board: tuple[int, ...]) -> bool:
+    """Whether dealing ``new_board[old:]`` agrees with the fixed board."""
+    return fixed is None or set(fixed[old : len(new_board)]) <= set(new_board[old:])
+
+
+# -- the public walk -------------------------------------------------------------------------
+def _deal_prob(game: PokerGame, dealt: int, count: int) -> float:
+    """One history's probability of one deal, computed as the game does (1 / outcomes)."""
+    return 1.0 / comb(game.spec.deck_size - dealt, count)
+
+
+def _public_root(
+    game: PokerGame, key: tuple[str, ...], fixed: tuple[int, ...] | None
+) -> tuple[PokerState, tuple[str, ...], float]:
+    """The public state (hole cards blanked), key and chance probability at ``key``."""
+    spec = game.spec
+    st = game.root()
+    pub, prob = [], 1.0
+    for dealt in (0, spec.hole_cards):  # the private hole-card deals: one public observation each
+        outs = game.chance_outcomes(st)
+        pub.append(game.observations(st, outs[0][0])[0])
+        prob = prob * _deal_prob(game, dealt, spec.hole_cards)
+        st = game.next_state(st, outs[0][0])
+    st = st._replace(hole=((), ()))
+    if key[:2] != tuple(pub[: len(key)]):
+        raise GameDefinitionError(f"{game.name}: no history has the public observations {list(key)!r}")
+    path = tuple(pub)
+    for obs in key[2:]:
+        found = _child_named(game, st, obs)
+        if found is None:
+            raise GameDefinitionError(f"{game.name}: no history has the public observations {list(key)!r}")
+        st, p = found
+        path, prob = path + (obs,), prob * p
+    if fixed is not None and not _allowed(fixed, 0, st.board):
+        raise GameDefinitionError(f"{game.name}: public state {list(key)!r} has board {list(st.board)}, not {list(fixed)}")
+    return st, path, prob
+
+
+def _deal_size(game: PokerGame, st: PokerState) -> int:
+    """How many board cards the chance node at public state ``st`` deals."""
+    needed = np.cumsum(game.spec.board_cards)
+    rnd = st.round
+    while needed[rnd] <= len(st.board):  # after an all-in, the next round that deals cards
+        rnd += 1
+    return int(needed[rnd]) - len(st.board)
+
+
+def _deal_action(game: PokerGame, cards: Sequence[int]) -> int:
+    """The chance action id that deals ``cards`` (see :mod:`subgame.games.poker.game`)."""
+    return sum(int(c) * game.spec.deck_size**i for i, c in enumerate(sorted(cards)))
+
+
+def _child_named(game: PokerGame, st: PokerState, obs: str) -> tuple[PokerState, float] | None:
+    """The public child of ``st`` whose public observation is ``obs``, with its chance probability.
+
+    A deal is found by reading card names off ``obs`` (checked by renaming the deal), so a
+    river with millions of possible boards is never enumerated.
+    """
+    who = game.actor(st)
+    if who == TERMINAL:
+        return None
+    if who != CHANCE:
+        for a in game.legal_actions(st):
+            if game.observations(st, a)[0] == obs:
+                return game.next_state(st, a), 1.0
+        return None
+    spec = game.spec
+    count = _deal_size(game, st)
+    names = {game.cards_str((c,)): c for c in range(spec.deck_size)}
+    width = len(obs) // count if count and len(obs) % count == 0 else 0
+    cards = [names.get(obs[i : i + width]) for i in range(0, len(obs), width)] if width else [None]
+    if None in cards or len(set(cards)) != count or set(cards) & set(st.board):
+        return None
+    a = _deal_action(game, cards)  # type: ignore[arg-type]
+    if game.observations(st, a)[0] != obs:
+        return None
+    return game.next_state(st, a), _deal_prob(game, 2 * spec.hole_cards + len(st.board), count)
+
+
+def _public_children(game: PokerGame, st: PokerState, fixed: tuple[int, ...] | None):
+    """``(child, public observation, chance probability)`` of a public state, unordered for chance."""
+    who = game.actor(st)
+    if who == TERMINAL:
+        return []
+    if who != CHANCE:
+        return [(game.next_state(st, a), game.observations(st, a)[0], 1.0) for a in game.legal_actions(st)]
+    old = len(st.board)
+    count = _deal_size(game, st)
+    p = _deal_prob(game, 2 * game.spec.hole_cards + old, count)
+    if fixed is not None and len(fixed) >= old + count:  # one allowed deal: do not enumerate the others
+        actions = [_deal_action(game, fixed[old : old + count])]
+    else:  # with blank hole cards the game deals every combination of the unseen cards
+        actions = [a for a, _ in game.chance_outcomes(st)]
+    out = []
+    for a in actions:
+        child = game.next_state(st, a)
+        if _allowed(fixed, old, child.board):
+            out.append((child, game.observations(st, a)[0], p))
+    return out
+
+
+@dataclass
+class _Node:
+    state: PokerState
+    key: tuple[str, ...]
+    prob: float  # chance probability of every history of the node
+    parent: int
+    slot: int  # the parent actor's action slot leading here, -1 after chance
+    board: _Board | None = None
+    start: tuple[int, int] = (0, 0)  # first private state of each player
+    inf_start: int = -1  # first information set, at decision nodes
+    actions: tuple[int, ...] = ()
+    names: tuple[str, ...] = ()
+
+
+class _Builder:
+    def __init__(self, game: PokerGame, deck: _Deck, depth_limit: int | None, fixed, leaf_histories: bool,
+                 sparse_threshold: int):
+        self.game = game
+        self.deck = deck
+        self.depth_limit = depth_limit
+        self.fixed = fixed
+        self.leaf_histories = leaf_histories
+        self.sparse_threshold = sparse_threshold
+        self.boards: dict[tuple[int, ...], _Board] = {}
+        self.nodes: list[_Node] = []
+        self.kind: list[int] = []
+        self.actor: list[int] = []
+        self.depth: list[int] = []
+        self.count = [0, 0]
+        self.infosets = [0, 0]
+        self.level_bounds: list[list[int]] = [[0], [0]]
+
+    def _board(self, cards: tuple[int, ...]) -> _Board:
+        key = tuple(sorted(cards))
+        b = self.boards.get(key)
+        if b is None:
+            b = self.boards[key] = _Board.of(self.deck, key)
+        return b
+
+    def run(self, root: PokerState, key: tuple[str, ...], prob: float) -> PublicTree:
+        level = [_Node(root, key, prob, -1, -1)]
+        depth = 0
+        while level:
+            first = len(self.nodes)
+            for node in level:
+                self._add(node, depth)
+            for p in range(2):
+                self.level_bounds[p].append(self.count[p])
+            nxt: list[_Node] = []
+            for n in range(first, len(self.nodes)):
+                if self.kind[n] in (DECISION, CHANCE_NODE):
+                    nxt.extend(self._children(n))
+            level = nxt
+            depth += 1
+        return self._finish()
+
+    def _add(self, node: _Node, depth: int) -> None:
+        game = self.game
+        who = game.actor(node.state)
+        if who == TERMINAL:
+            kind = TERMINAL_NODE
+        elif self.depth_limit is not None and depth >= self.depth_limit:
+            kind = LEAF
+        else:
+            kind = CHANCE_NODE if who == CHANCE else DECISION
+        node.board = self._board(node.state.board)
+        node.start = (self.count[0], self.count[1])
+        for p in range(2):
+            self.count[p] += node.board.hands.size
+        if kind == DECISION:
+            node.inf_start = self.infosets[who]
+            self.infosets[who] += node.board.hands.size
+            node.actions = tuple(game.legal_actions(node.state))
+            if not node.actions:
+                raise GameDefinitionError(f"{game.name}: a non-terminal state has no legal action")
+            node.names = tuple(game.action_name(node.state, a) for a in node.actions)
+        self.nodes.append(node)
+        self.kind.append(kind)
+        self.actor.append(who if kind == DECISION else -1)
+        self.depth.append(depth)
+
+    def _children(self, n: int) -> list[_Node]:
+        node = self.nodes[n]
+        kids = _public_children(self.game, node.state, self.fixed)
+        if self.kind[n] == DECISION:
+            if len({o for _, o, _ in kids}) != len(kids):
+                raise GameDefinitionError(
+                    f"{self.game.name}: two actions at public state {list(node.key)!r} have the same name"
+                )
+            return [_Node(c, node.key + (o,), node.prob, n, slot) for slot, (c, o, _) in enumerate(kids)]
+        # chance: children in the order of their first history (see the module docstring)
+        deck, D, k = self.deck, self.deck.size, self.deck.hole
+        taken = np.zeros((len(kids), D), dtype=bool)
+        for i, (c, _, _) in enumerate(kids):
+            taken[i, list(c.board)] = True
+        low = _lowest(~taken, 2 * k)
+        order = np.lexsort((np.arange(len(kids)), colex_rank(low[:, k:]), colex_rank(low[:, :k])))
+        return [_Node(kids[i][0], node.key + (kids[i][1],), node.prob * kids[i][2], n, -1) for i in order]
+
+    # -- arrays ------------------------------------------------------------------------------
+    def _finish(self) -> PublicTree:
+        game = self.game
+        nodes = self.nodes
+        players = [self._player(p) for p in range(2)]
+        num_states = (players[0].num_states, players[1].num_states)
+        leaf_data = {}
+        if self.leaf_histories:
+            leaf_data = {n: self._histories(n) for n, kind in enumerate(self.kind) if kind == LEAF}
+        return PublicTree(
+            game_id=game_fingerprint(game),
+            game_name=game.name,
+            kind=np.asarray(self.kind, dtype=np.int8),
+            actor=np.asarray(self.actor, dtype=np.int8),
+            parent=np.asarray([nd.parent for nd in nodes], dtype=np.int64),
+            depth=np.asarray(self.depth, dtype=np.int64),
+            public_key=tuple(nd.key for nd in nodes),
+            players=(players[0], players[1]),
+            terminals=self._terminals(num_states),
+            utility_bound=float(game.utility_bound()),
+            leaf_data=leaf_data,
+        )
+
+    def _player(self, p: int) -> PlayerArrays:
+        nodes = self.nodes
+        acting = [n for n, a in enumerate(self.actor) if a == p]
+        A = max((len(nodes[n].actions) for n in acting), default=1)
+        node_of, parent, seq, labels = [], [], [], []
+        for n, nd in enumerate(nodes):
+            b = nd.board
+            size = b.hands.size
+            node_of.append(np.full(size, n, dtype=np.int64))
+            if nd.parent < 0:
+                parent.append(np.full(size, -1, dtype=np.int64))
+            else:
+                up = nodes[nd.parent]
+                held = b.hands[b.order[p]]
+                pos = np.searchsorted(up.board.hands, held)
+                parent.append(up.start[p] + up.board.local[p][pos])
+            if nd.slot >= 0 and self.actor[nd.parent] == p:  # same board as the parent, same order
+                seq.append((nodes[nd.parent].inf_start + np.arange(size, dtype=np.int64)) * A + nd.slot)
+            else:
+                seq.append(np.full(size, -1, dtype=np.int64))
+            labels.extend(b.labels[p])
+        n_inf = self.infosets[p]
+        legal = np.zeros((n_inf, A), dtype=bool)
+        ids = np.full((n_inf, A), -1, dtype=np.int64)
+        priv, names = [], []
+        for n in acting:
+            nd = nodes[n]
+            size, L = nd.board.hands.size, len(nd.actions)
+            rows = slice(nd.inf_start, nd.inf_start + size)
+            legal[rows, :L] = True
+            ids[rows, :L] = nd.actions
+            priv.append(nd.start[p] + np.arange(size, dtype=np.int64))
+            names.extend([nd.names] * size)
+        return PlayerArrays(
+            node=np.concatenate(node_of),
+            parent=np.concatenate(parent),
+            label=tuple(labels),
+            level_bounds=np.asarray(self.level_bounds[p], dtype=np.int64),
+            child_seq=np.concatenate(seq),
+            infoset_priv=np.concatenate(priv) if priv else np.zeros(0, dtype=np.int64),
+            legal=legal,
+            action_ids=ids,
+            action_names=tuple(names),
+        )
+
+    def _removal(self, b: _Board, showdown: bool) -> CardRemoval:
+        """The board's card-removal structure (with strengths if it has a showdown)."""
+        if b.removal and (not showdown or b.removal[1]):
+            return b.removal[0]
+        spec = self.game.spec
+        hand_cards = self.deck.cards[b.hands]
+        strength = None
+        if showdown:
+            full = np.concatenate([hand_cards, np.broadcast_to(np.array(b.cards, dtype=np.int64), (b.hands.size, len(b.cards)))], axis=1)
+            strength = strength_keys(full, spec.num_ranks, spec.num_suits)
+        b.removal[:] = [CardRemoval.build(hand_cards, strength), showdown]
+        return b.removal[0]
+
+    def _terminals(self, num_states: tuple[int, int]) -> tuple[ValueOperator, ...]:
+        by_board: dict[tuple[int, ...], tuple[list[int], list[int]]] = {}
+        for n, kind in enumerate(self.kind):
+            if kind == TERMINAL_NODE:
+                nd = self.nodes[n]
+                by_board.setdefault(nd.board.cards, ([], []))[nd.state.folded < 0].append(n)
+        small: list = []
+        folds: list[FoldGroup] = []
+        shows: list[ShowdownGroup] = []
+        for cards, (fold_nodes, show_nodes) in by_board.items():
+            b = self.boards[cards]
+            removal = self._removal(b, bool(show_nodes))
+            sparse = b.hands.size <= self.sparse_threshold
+            if fold_nodes:
+                payoff = np.array([self.game.utility(self.nodes[n].state) for n in fold_nodes], dtype=np.float64)
+                g = FoldGroup(removal, self._states(fold_nodes, b), self._chance(fold_nodes) * payoff)
+                (small if sparse else folds).append(g)
+            if show_nodes:
+                contrib = np.array([self.nodes[n].state.contrib for n in show_nodes], dtype=np.float64)
+                c = self._chance(show_nodes)
+                # PokerGame.utility: the stronger hand wins the other player's contribution
+                g = ShowdownGroup(removal, self._states(show_nodes, b), c * contrib[:, 1], c * -contrib[:, 0])
+                (small if sparse else shows).append(g)
+        ops: list[ValueOperator] = []
+        if small or not (folds or shows):
+            parts = [g.entries() for g in small]
+            g0, g1, v = (np.concatenate(x) for x in zip(*parts)) if parts else (np.zeros(0, np.int64),) * 2 + (np.zeros(0),)
+            ops.append(SparseTerminal.from_entries(g0, g1, v, num_states))
+        if folds:
+            ops.append(FoldTerminal(tuple(folds), num_states))
+        if shows:
+            ops.append(ShowdownTerminal(tuple(shows), num_states))
+        return tuple(ops)
+
+    def _chance(self, nodes: list[int]) -> np.ndarray:
+        return np.array([self.nodes[n].prob for n in nodes], dtype=np.float64)
+
+    def _states(self, nodes: list[int], b: _Board) -> tuple[np.ndarray, np.ndarray]:
+        """Per player [n, T]: the private state of canonical hand i at each node."""
+        starts = np.array([self.nodes[n].start for n in nodes], dtype=np.int64)
+        return (b.local[0][:, None] + starts[None, :, 0], b.local[1][:, None] + starts[None, :, 1])
+
+    def _histories(self, n: int) -> list[HistoryAtNode]:
+        """The node's histories in the generic compiler's order: player 0's hand, then player 1's."""
+        nd = self.nodes[n]
+        b, deck = nd.board, self.deck
+        cards = deck.cards[b.hands]
+        i, j = CardRemoval.build(cards).disjoint_pairs()  # row-major: ascending (i, j)
+        hole = [tuple(int(c) for c in h) for h in cards]
+        return [
+            HistoryAtNode(nd.state._replace(hole=(hole[a], hole[c])), nd.prob,
+                          (nd.start[0] + int(a), nd.start[1] + int(b.local[1][c])))
+            for a, c in zip(i.tolist(), j.tolist())
+        ]

@@ -1,0 +1,318 @@
+"""Fold and showdown operators for the poker family, with card removal in O(n log n).
+
+At a poker terminal every pair of hands that shares no card (with each other or with the
+board) has the same chance probability ``c`` (one over the number of ordered ways to deal
+both players' hole cards and the board so far), so player 0's chance-weighted payoff is
+
+    fold:      U[h, h'] = c · payoff                       for disjoint h, h'
+    showdown:  U[h, h'] = c · (win if s(h) > s(h'), lose if s(h) < s(h'), 0 on a tie)
+
+with ``s`` the hand's strength with the board, ``win`` what player 1 put in and ``lose``
+minus what player 0 put in (:meth:`~subgame.games.poker.PokerGame.utility`). Products with
+``U`` never form it: the opponent's reach summed over the hands disjoint from ``h`` is,
+by inclusion–exclusion over the subsets ``J`` of ``h``'s cards,
+
+    Σ_{h' ∩ h = ∅} r(h') = Σ_{J ⊆ h} (-1)^|J| Σ_{h' ⊇ J} r(h'),
+
+(for two-card hands: the total, minus the sums over hands holding either card, plus
+``r(h)``), and each inner sum restricted to hands weaker (or stronger) than ``h`` is a
+difference of prefix sums over the hands holding ``J`` sorted by strength. Sorting is done
+once per board at compile time; an evaluation costs O(n · 2^k) for ``n`` hands of ``k``
+cards, for all terminal nodes that share a board in one batch of numpy calls.
+
+Hands that conflict with the board are not private states of the compiled tree (no
+history reaches them), so every hand an operator sees is disjoint from its board.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+from math import comb
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import GameDefinitionError
+from ..games.poker.hands import (
+    FLUSH,
+    FULL_HOUSE,
+    HIGH_CARD,
+    PAIR,
+    QUADS,
+    STRAIGHT,
+    STRAIGHT_FLUSH,
+    TRIPS,
+    TWO_PAIR,
+)
+
+
+# -- hand strength, vectorized ---------------------------------------------------------------
+def strength_keys(cards: np.ndarray, num_ranks: int, num_suits: int) -> np.ndarray:
+    """Integer keys that order hands exactly like :func:`~subgame.games.poker.hands.hand_strength`.
+
+    Args:
+        cards: [M, c] distinct cards of each hand (``rank * num_suits + suit``), 1 <= c.
+    Returns:
+        [M] int64; ``key[a] > key[b]`` iff hand ``a`` beats hand ``b`` (equal keys tie).
+        Keys of hands with different numbers of cards are not comparable.
+    """
+    cards = np.asarray(cards, dtype=np.int64)
+    if cards.ndim != 2 or cards.shape[1] < 1:
+        raise ValueError(f"cards must be a [hands, cards] array with at least one card per hand, got shape {cards.shape}")
+    if 9 * num_ranks**5 >= 2**62:
+        raise GameDefinitionError(f"poker: {num_ranks} ranks are too many for integer hand-strength keys")
+    m, c = cards.shape
+    if c <= 5:
+        return _five_card_keys(cards // num_suits, cards % num_suits, num_ranks)
+    pick = np.array(list(combinations(range(c), 5)), dtype=np.int64)  # [S, 5]
+    sub = cards[:, pick].reshape(-1, 5)
+    return _five_card_keys(sub // num_suits, sub % num_suits, num_ranks).reshape(m, -1).max(axis=1)
+
+
+def _five_card_keys(ranks: np.ndarray, suits: np.ndarray, num_ranks: int) -> np.ndarray:
+    """Keys of hands of at most five cards; ``ranks`` and ``suits`` are [M, m], m <= 5."""
+    M, m = ranks.shape
+    count = (ranks[:, :, None] == ranks[:, None, :]).sum(axis=2)  # [M, m] copies of each card's rank
+    order = np.argsort(-(count * num_ranks + ranks), axis=1, kind="stable")
+    ordered = np.take_along_axis(ranks, order, axis=1)  # by (count, rank), highest first
+    top = count.max(axis=1)
+    paired = (count == 2).sum(axis=1)  # cards that belong to a pair
+    straight_high = np.full(M, -1, dtype=np.int64)
+    flush = np.zeros(M, dtype=bool)
+    if m == 5:
+        flush = (suits == suits[:, :1]).all(axis=1)
+        if num_ranks >= 5:
+            srt = np.sort(ranks, axis=1)
+            distinct = (np.diff(srt, axis=1) != 0).all(axis=1)
+            straight_high = np.where(distinct & (srt[:, 4] - srt[:, 0] == 4), srt[:, 4], -1)
+            if num_ranks == 13:  # the wheel A-2-3-4-5 is five-high
+                wheel = (srt == np.array([0, 1, 2, 3, 12])).all(axis=1)
+                straight_high = np.where(wheel, 3, straight_high)
+    straight = straight_high >= 0
+    # Later assignments take precedence, in the order of hands._five_card's checks.
+    cat = np.full(M, HIGH_CARD, dtype=np.int64)
+    cat[top == 2] = PAIR
+    cat[(top == 2) & (paired >= 4)] = TWO_PAIR
+    cat[top == 3] = TRIPS
+    cat[straight] = STRAIGHT
+    cat[flush] = FLUSH
+    cat[(top == 3) & (paired >= 2)] = FULL_HOUSE
+    cat[top == 4] = QUADS
+    cat[straight & flush] = STRAIGHT_FLUSH
+    values = np.zeros((M, 5), dtype=np.int64)
+    values[:, :m] = ordered
+    values[straight, 0] = straight_high[straight]
+    values[straight, 1:] = 0
+    weights = num_ranks ** np.arange(4, -1, -1, dtype=np.int64)
+    return cat * num_ranks**5 + values @ weights
+
+
+# -- card removal ----------------------------------------------------------------------------
+def colex_rank(cards: np.ndarray) -> np.ndarray:
+    """[...] rank of each sorted card set [..., j] among all j-card sets in colex order.
+
+    Colex order is the order of :class:`~subgame.games.poker.PokerGame`'s deal action ids
+    (``sum(card_i * deck_size**i)`` over sorted cards), so the rank of a hand is its
+    position among the deal's outcomes.
+    """
+    cards = np.asarray(cards, dtype=np.int64)
+    out = np.zeros(cards.shape[:-1], dtype=np.int64)
+    for i in range(cards.shape[-1]):
+        c = cards[..., i]
+        # C(c, i + 1) for every entry, exact in integers
+        table = np.array([comb(x, i + 1) for x in range(int(c.max(initial=0)) + 1)], dtype=np.int64)
+        out += table[c]
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class CardRemoval:
+    """Index arrays that sum a reach over the hands sharing no card with each hand, on one board.
+
+    Level ``j`` (``0 <= j < k``) lists every pair (``J``, ``h``) of a ``j``-card set ``J`` and
+    a hand ``h ⊇ J`` as one entry, grouped by ``J`` and sorted by strength inside a group,
+    so that prefix sums over the entries give, for each hand and each of its ``j``-subsets,
+    the reach of the hands holding that subset that are weaker or stronger. Reaches are
+    ``[n, T]`` arrays: one column per terminal node sharing the board.
+    """
+
+    hand_cards: np.ndarray  #: [n, k] the cards of each hand, ascending
+    strength: np.ndarray  #: [n] dense strength rank with the board (all zero where unused)
+    holders: tuple[sp.csr_matrix, ...]  #: per level j >= 1: [m_j, n] 1 where hand i holds j-card set m
+    entry_hand: tuple[np.ndarray, ...]  #: per level j: [n·C(k,j)] hand of each entry
+    group_lo: tuple[np.ndarray, ...]  #: per level j: [n, C(k,j)] first entry of the group of each j-subset of each hand
+    group_hi: tuple[np.ndarray, ...]  #: per level j: [n, C(k,j)] one past the last entry of that group
+    weaker_hi: tuple[np.ndarray, ...]  #: per level j: [n, C(k,j)] one past the group's last entry weaker than the hand
+    stronger_lo: tuple[np.ndarray, ...]  #: per level j: [n, C(k,j)] the group's first entry stronger than the hand
+
+    @staticmethod
+    def build(hand_cards: np.ndarray, strength: np.ndarray | None = None) -> "CardRemoval":
+        """Sort once (O(n log n)); ``strength`` [n] is any integer key, higher is better."""
+        hand_cards = np.asarray(hand_cards, dtype=np.int64)
+        n, k = hand_cards.shape
+        if strength is None:
+            dense = np.zeros(n, dtype=np.int64)
+        else:
+            dense = np.unique(np.asarray(strength), return_inverse=True)[1].reshape(n).astype(np.int64)
+        span = int(dense.max(initial=0)) + 1
+        levels: list[tuple[np.ndarray, ...]] = []
+        holders = []
+        for j in range(k):
+            subsets = list(combinations(range(k), j))
+            pick = np.array(subsets, dtype=np.int64).reshape(len(subsets), j)
+            subset = colex_rank(hand_cards[:, pick]) if j else np.zeros((n, 1), dtype=np.int64)  # [n, C(k,j)]
+            if j:
+                ids, col = np.unique(subset.ravel(), return_inverse=True)
+                rows = np.repeat(np.arange(n), len(subsets))
+                holders.append(sp.csr_matrix((np.ones(rows.size), (col.ravel(), rows)), shape=(ids.size, n)))
+            key = subset * span + dense[:, None]
+            flat = key.ravel()
+            order = np.argsort(flat, kind="stable")
+            srt = flat[order]
+            levels.append((
+                (order // len(subsets)).astype(np.intp),
+                np.searchsorted(srt, subset * span, side="left"),
+                np.searchsorted(srt, subset * span + span, side="left"),
+                np.searchsorted(srt, key, side="left"),
+                np.searchsorted(srt, key, side="right"),
+            ))
+        entry_hand, group_lo, group_hi, weaker_hi, stronger_lo = (tuple(x) for x in zip(*levels))
+        return CardRemoval(hand_cards, dense, tuple(holders), entry_hand, group_lo, group_hi, weaker_hi, stronger_lo)
+
+    @property
+    def num_hands(self) -> int:
+        return int(self.hand_cards.shape[0])
+
+    def disjoint_sum(self, reach: np.ndarray) -> np.ndarray:
+        """[n, T] for each hand, the sum of ``reach`` [n, T] over the hands disjoint from it."""
+        k = self.hand_cards.shape[1]
+        out = reach * (-1.0) ** k  # J = h: the only hand holding all of h's cards is h
+        out += reach.sum(axis=0)
+        for j, held in enumerate(self.holders, start=1):
+            out += (-1.0) ** j * (held.T @ (held @ reach))
+        return out
+
+    def weaker_stronger(self, reach: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """[n, T] twice: the reach of disjoint hands strictly weaker, and strictly stronger, than each hand."""
+        k = self.hand_cards.shape[1]
+        weaker = np.zeros_like(reach)
+        stronger = np.zeros_like(reach)
+        for j in range(k):
+            vals = reach[self.entry_hand[j]]
+            cs = np.zeros((vals.shape[0] + 1, vals.shape[1]))
+            np.cumsum(vals, axis=0, out=cs[1:])
+            sign = (-1.0) ** j
+            for c in range(self.group_lo[j].shape[1]):  # the C(k, j) subsets of each hand
+                if j == 0:  # one group: all hands
+                    weaker += cs[self.weaker_hi[0][:, 0]]
+                    stronger += cs[-1] - cs[self.stronger_lo[0][:, 0]]
+                    continue
+                weaker += sign * (cs[self.weaker_hi[j][:, c]] - cs[self.group_lo[j][:, c]])
+                stronger += sign * (cs[self.group_hi[j][:, c]] - cs[self.stronger_lo[j][:, c]])
+        return weaker, stronger
+
+    def disjoint_pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """All pairs (i, j) of hands without a common card, ascending: an explicit, O(n²) listing."""
+        n = self.num_hands
+        deck = int(self.hand_cards.max(initial=0)) + 1
+        has = np.zeros((n, deck), dtype=np.int64)
+        has[np.arange(n)[:, None], self.hand_cards] = 1
+        return np.nonzero((has @ has.T) == 0)
+
+
+# -- operators ---------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class FoldGroup:
+    """The fold terminals of one board: ``T`` public nodes sharing ``n`` hands."""
+
+    removal: CardRemoval
+    states: tuple[np.ndarray, np.ndarray]  #: per player [n, T] private state of hand i at terminal t
+    value: np.ndarray  #: [T] chance probability × player 0's payoff, for every disjoint pair
+
+    def entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(g0, g1, U)`` of every nonzero payoff, as a sparse operator stores them."""
+        i, j = self.removal.disjoint_pairs()
+        v = np.broadcast_to(self.value, (i.size, self.value.size))
+        return self.states[0][i].ravel(), self.states[1][j].ravel(), v.ravel()
+
+
+@dataclass(frozen=True, eq=False)
+class ShowdownGroup:
+    """The showdown terminals of one board: ``T`` public nodes sharing ``n`` hands."""
+
+    removal: CardRemoval  #: built with the hands' strengths on this board
+    states: tuple[np.ndarray, np.ndarray]  #: per player [n, T] private state of hand i at terminal t
+    win: np.ndarray  #: [T] chance probability × player 0's payoff when her hand is stronger
+    lose: np.ndarray  #: [T] chance probability × player 0's payoff when her hand is weaker
+
+    def entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(g0, g1, U)`` of every decided (non-tied) pair of disjoint hands."""
+        i, j = self.removal.disjoint_pairs()
+        s = self.removal.strength
+        keep = s[i] != s[j]
+        i, j = i[keep], j[keep]
+        v = np.where((s[i] > s[j])[:, None], self.win, self.lose)
+        return self.states[0][i].ravel(), self.states[1][j].ravel(), v.ravel()
+
+
+def _entries_matrix(groups, num_states: tuple[int, int]) -> sp.csr_matrix:
+    parts = [g.entries() for g in groups]
+    if not parts:
+        return sp.csr_matrix(num_states)
+    g0, g1, v = (np.concatenate(x) for x in zip(*parts))
+    u = sp.csr_matrix((v, (g0, g1)), shape=num_states)
+    u.sum_duplicates()
+    return u
+
+
+@dataclass(frozen=True, eq=False)
+class FoldTerminal:
+    """Counterfactual values at the fold terminals of a poker tree, one batch per board.
+
+    ``cfv_0[h] = value · Σ_{h' disjoint from h} reach_1[h']`` and ``cfv_1`` symmetrically,
+    by inclusion–exclusion over the cards of ``h`` (see the module docstring).
+    """
+
+    groups: tuple[FoldGroup, ...]
+    num_states: tuple[int, int]  #: (G0, G1), the sizes of the value arrays
+
+    def cfv(self, player: int, reach: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        out = np.zeros(self.num_states[player])
+        opp = reach[1 - player]
+        sign = 1.0 if player == 0 else -1.0
+        for g in self.groups:
+            out[g.states[player]] = (sign * g.value) * g.removal.disjoint_sum(opp[g.states[1 - player]])
+        return out
+
+    def matrix(self) -> sp.csr_matrix:
+        """[G0, G1] the explicit payoff matrix (O(n²) per terminal; for small games and tests)."""
+        return _entries_matrix(self.groups, self.num_states)
+
+
+@dataclass(frozen=True, eq=False)
+class ShowdownTerminal:
+    """Counterfactual values at the showdown terminals of a poker tree, one batch per board.
+
+    ``cfv_0[h] = win · (reach_1 of disjoint weaker hands) + lose · (reach_1 of disjoint
+    stronger hands)``; tied hands split the pot and add nothing. Player 1's values are the
+    negated transpose. Each board costs O(n · 2^k) per terminal after a sort at compile time.
+    """
+
+    groups: tuple[ShowdownGroup, ...]
+    num_states: tuple[int, int]  #: (G0, G1), the sizes of the value arrays
+
+    def cfv(self, player: int, reach: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        out = np.zeros(self.num_states[player])
+        opp = reach[1 - player]
+        for g in self.groups:
+            weaker, stronger = g.removal.weaker_stronger(opp[g.states[1 - player]])
+            if player == 0:
+                out[g.states[0]] = g.win * weaker + g.lose * stronger
+            else:  # player 1's hand wins against weaker hands of player 0, where player 0 gets `lose`
+                out[g.states[1]] = -(g.win * stronger + g.lose * weaker)
+        return out
+
+    def matrix(self) -> sp.csr_matrix:
+        """[G0, G1] the explicit payoff matrix (O(n²) per terminal; for small games and tests)."""
+        return _entries_matrix(self.groups, self.num_states)
