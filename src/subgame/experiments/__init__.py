@@ -1,12 +1,38 @@
 """Experiments: seeded runs that write markdown tables and PNG plots."""
 
 from .convergence import (
+    CURVE_HEADERS,
     CurvePoint,
+    curve_markdown,
+    curve_point,
+    curve_rows,
     exploitability_record,
     iter_convergence,
     log_spaced,
-    markdown_table,
     plot_curve,
 )
+from .report import ExperimentResult, Series
+from .subgame_solving import resolve_convergence, resolve_vs_blueprint, technique_table
 
-__all__ = ["CurvePoint", "exploitability_record", "iter_convergence", "log_spaced", "markdown_table", "plot_curve"]
+#: Every experiment by the name ``subgame reproduce NAME`` takes; each is called as
+#: ``run(full=..., seed=...)`` and returns an :class:`ExperimentResult`.
+EXPERIMENTS = {
+    "resolve-convergence": resolve_convergence,
+    "technique-table": technique_table,
+    "resolve-vs-blueprint": resolve_vs_blueprint,
+}
+
+__all__ = [
+    "EXPERIMENTS",
+    "ExperimentResult",
+    "Series",
+    "CURVE_HEADERS",
+    "CurvePoint",
+    "curve_markdown",
+    "curve_point",
+    "curve_rows",
+    "exploitability_record",
+    "iter_convergence",
+    "log_spaced",
+    "plot_curve",
+]

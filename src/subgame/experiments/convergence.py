@@ -17,6 +17,7 @@ import numpy as np
 
 from ..eval.best_response import Exploitability, exploitability
 from ..solve.cfr import CFRSolver
+from .report import markdown_table
 
 MBB_PER_CHIP = 1000.0
 
@@ -80,21 +81,34 @@ def iter_convergence(
         if target <= solver.iteration:
             continue
         solver.run(target - solver.iteration, on_iteration)
-        yield CurvePoint(solver.iteration, exploitability(solver.tree, solver.average_strategy()))
+        yield curve_point(solver)
 
 
-def markdown_table(curve: list[CurvePoint], title: str | None = None) -> str:
-    """The curve as a markdown table (iteration, exploitability in chips and mbb/g, NashConv)."""
-    lines = [f"### {title}", ""] if title else []
-    lines += [
-        "| iteration | exploitability (chips) | exploitability (mbb/g) | NashConv (chips) |",
-        "|---:|---:|---:|---:|",
+def curve_point(solver: CFRSolver) -> CurvePoint:
+    """The exploitability of ``solver``'s average strategy now."""
+    return CurvePoint(solver.iteration, exploitability(solver.tree, solver.average_strategy()))
+
+
+CURVE_HEADERS = (
+    "iteration",
+    "exploitability (chips)",
+    "exploitability (mbb/g)",
+    "BR value P0 (chips)",
+    "BR value P1 (chips)",
+)
+
+
+def curve_rows(curve: list[CurvePoint]) -> list[tuple[int, float, float, float, float]]:
+    """One row per point, in the order of :data:`CURVE_HEADERS`."""
+    return [
+        (p.iteration, p.exploitability_chips, p.exploitability_mbb_per_game, *p.result.br_values) for p in curve
     ]
-    lines += [
-        f"| {p.iteration} | {p.exploitability_chips:.6g} | {p.exploitability_mbb_per_game:.4g} | {p.result.nash_conv:.6g} |"
-        for p in curve
-    ]
-    return "\n".join(lines) + "\n"
+
+
+def curve_markdown(curve: list[CurvePoint], title: str) -> str:
+    """The curve as a titled markdown table with a note on the units."""
+    note = "Exploitability is NashConv / 2 of the average strategy; mbb/g = 1000 × chips."
+    return f"### {title}\n\n{markdown_table(CURVE_HEADERS, curve_rows(curve))}\n{note}\n"
 
 
 def plot_curve(curve: list[CurvePoint], path: str | Path, title: str) -> Path:

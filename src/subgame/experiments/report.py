@@ -62,12 +62,12 @@ def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> 
 
 def plot_series(series: Sequence[Series], path: Path, title: str, xlabel: str, ylabel: str,
                 logx: bool = True, logy: bool = True) -> Path:
-    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    fig = Figure(figsize=(6.4, 4.4), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
     for s in series:
         ax.plot(s.x, s.y, marker="o", markersize=3, label=s.label)
     if logx:
@@ -76,10 +76,8 @@ def plot_series(series: Sequence[Series], path: Path, title: str, xlabel: str, y
         ax.set_yscale("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.set_title(title)
+    ax.set_title(title, fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    fig.savefig(path, format="png", dpi=120)
     return path

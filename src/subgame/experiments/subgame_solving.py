@@ -153,9 +153,3 @@ def resolve_vs_blueprint(*, full: bool = False, seed: int = 0, max_iterations: i
         notes=(f"Abstract strategy: the paper's card abstraction, CFR+; seed {seed} (deterministic).",),
     )
 
-
-EXPERIMENTS = {
-    "resolve-convergence": resolve_convergence,
-    "technique-table": technique_table,
-    "resolve-vs-blueprint": resolve_vs_blueprint,
-}

@@ -1,0 +1,49 @@
+"""``subgame resolve`` and ``subgame reproduce``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from subgame.strategy import Strategy
+from tests.cli.test_cli import invoke, ok_json
+
+
+def test_resolve_improves_a_coarse_leduc_blueprint(tmp_path):
+    blueprint = tmp_path / "bp.npz"
+    ok_json("solve", "leduc", "--algo", "cfr+", "-n", "30", "--out", blueprint)
+    out = tmp_path / "resolved.npz"
+    report = ok_json("resolve", blueprint, "--method", "resolve", "-n", "200", "--out", out)
+    assert report["subgames"] == 30  # Leduc's second round: 5 closed betting sequences × 6 boards
+    assert report["after"]["exploitability"] <= report["before"]["exploitability"] + 1e-9
+    assert Strategy.load(out).meta["resolved"] == "resolve"
+    evaluated = ok_json("evaluate", out)
+    assert abs(evaluated["exploitability"] - report["after"]["exploitability"]) < 1e-12
+
+
+def test_resolve_at_an_explicit_depth(tmp_path):
+    blueprint = tmp_path / "bp.npz"
+    ok_json("solve", "kuhn", "--algo", "cfr", "-n", "10", "--out", blueprint)
+    report = ok_json("resolve", blueprint, "--method", "maxmargin", "--depth", "1", "-n", "100", "--out", tmp_path / "r.npz")
+    assert report["subgames"] == 2  # after player 0 checks or bets
+
+
+def test_resolve_rejects_unknown_method_and_empty_depth(tmp_path):
+    blueprint = tmp_path / "bp.npz"
+    ok_json("solve", "kuhn", "--algo", "cfr", "-n", "5", "--out", blueprint)
+    bad = invoke("resolve", blueprint, "--method", "magic")
+    assert bad.exit_code == 2 and "unknown method 'magic'" in bad.output and "Traceback" not in bad.output
+    empty = invoke("resolve", blueprint, "--depth", "40")
+    assert empty.exit_code == 2 and "no subgame" in empty.output
+
+
+def test_reproduce_writes_table_and_plot_and_repeats(tmp_path):
+    first = ok_json("reproduce", "resolve-vs-blueprint", "--out-dir", tmp_path / "a", "--seed", "3")
+    second = ok_json("reproduce", "resolve-vs-blueprint", "--out-dir", tmp_path / "b", "--seed", "3")
+    assert first["rows"] == second["rows"]
+    assert Path(first["plot"]).read_bytes()[:4] == b"\x89PNG"
+    assert Path(first["table"]).read_text() == Path(second["table"]).read_text()
+
+
+def test_reproduce_unknown_experiment():
+    result = invoke("reproduce", "fig99")
+    assert result.exit_code == 2 and "experiments are:" in result.output
