@@ -68,6 +68,7 @@ def compile_game(
     public_state: Sequence[str] | None = None,
     public_states: Sequence[Sequence[str]] | None = None,
     depth_limit: int | None = None,
+    chance_limit: int | None = None,
 ) -> PublicTree:
     """Compile ``game``, or its part below one or several public states, into a public tree.
 
@@ -83,6 +84,9 @@ def compile_game(
             so one solve of the forest is one independent solve of each subgame.
         depth_limit: public depth (relative to the root) at which non-terminal nodes
             become leaves; their histories are kept in ``tree.leaf_data``.
+        chance_limit: non-terminal nodes below this many public chance nodes become
+            leaves: ``chance_limit=1`` cuts Leduc into its first betting round (the trunk)
+            and one leaf per second-round subgame.
     """
     if public_state is not None and public_states is not None:
         raise GameDefinitionError("give either public_state or public_states, not both")
@@ -97,7 +101,7 @@ def compile_game(
         if missing:
             raise GameDefinitionError(f"{game.name}: no history has the public observations {list(missing[0])!r}")
         roots = [h for k in keys for h in found[k]]
-    return _Compiler(game, depth_limit).run(roots)
+    return _Compiler(game, depth_limit, chance_limit).run(roots)
 
 
 def _expand_chance(game: Game, h: _History) -> list[_History]:
@@ -138,9 +142,11 @@ def _histories_at(game: Game, keys: set[tuple[str, ...]]) -> dict[tuple[str, ...
 
 
 class _Compiler:
-    def __init__(self, game: Game, depth_limit: int | None):
+    def __init__(self, game: Game, depth_limit: int | None, chance_limit: int | None = None):
         self.game = game
         self.depth_limit = depth_limit
+        self.chance_limit = chance_limit
+        self.chance_count: list[int] = []  # public chance nodes above each node
         self.kind: list[int] = []
         self.actor: list[int] = []
         self.parent: list[int] = []
@@ -219,9 +225,13 @@ class _Compiler:
             )
         who = actors.pop()
         n = len(self.kind)
+        chances = 0 if parent_node < 0 else self.chance_count[parent_node] + (self.kind[parent_node] == CHANCE_NODE)
+        self.chance_count.append(chances)
         if who == TERMINAL:
             kind = TERMINAL_NODE
-        elif self.depth_limit is not None and depth >= self.depth_limit:
+        elif (self.depth_limit is not None and depth >= self.depth_limit) or (
+            self.chance_limit is not None and chances >= self.chance_limit
+        ):
             kind = LEAF
         else:
             kind = CHANCE_NODE if who == CHANCE else DECISION
