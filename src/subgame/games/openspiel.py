@@ -13,22 +13,25 @@ Otherwise they are derived from information-state strings, one history length at
 
 * Public states are the common-knowledge partition: two histories of equal length share
   a public state when a player cannot tell them apart (equal information-state strings),
-  closed transitively. They are as fine as public states can be.
+  closed transitively. No partition into public states can be finer.
 * The public observation of a move names the public state it leads to: the action's
   name when every history there was reached by that action (a bet, Leduc's board card),
   otherwise ``""`` for a chance move and ``"pN"`` for a move of player N (a private card,
   a hidden move of a turn-based simultaneous game), with ``"#k"`` appended where two
   public states under one parent would get the same name. Moves into terminal states
-  are grouped by parent public state and action name.
+  are grouped by parent public state and action.
 * A player's private observation is empty when her information-state string after the
   move follows from her previous one and the public observation (her own bets, the other
-  player's private card), and that string otherwise (her own private card).
+  player's private card), and is that string otherwise (her own private card).
 
-The adapter remembers the
-information-state string of every private state at which a player acts
-(:meth:`OpenSpielGame.openspiel_infoset_key`), so strategies map to OpenSpiel policies
-and back (:func:`to_tabular_policy`, :func:`from_tabular_policy`); the same functions
-map the native ``kuhn`` and ``leduc`` games to OpenSpiel's ``kuhn_poker`` and ``leduc_poker``.
+Either way every OpenSpiel information set must become one private state of one public
+state. That is checked while the game is expanded; a game where it fails (imperfect
+recall, or factored observations that do not fit) raises
+:class:`~subgame.errors.GameDefinitionError`. The adapter remembers the information-state
+string of every private state where a player acts (:meth:`OpenSpielGame.openspiel_infoset_key`),
+so strategies map to OpenSpiel policies and back (:func:`to_tabular_policy`,
+:func:`from_tabular_policy`); the same functions map the native ``kuhn`` and ``leduc``
+games to OpenSpiel's ``kuhn_poker`` and ``leduc_poker``.
 """
 
 from __future__ import annotations
@@ -36,12 +39,13 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from ..errors import GameDefinitionError, IllegalActionError, InvalidRangeError
 from ..strategy import Strategy
+from ..tree.compile import game_fingerprint
 from .base import CHANCE, TERMINAL, Game
 from .poker import KUHN, LEDUC, PokerGame
 from .poker.game import CALL, FOLD, RAISE
@@ -53,14 +57,16 @@ if TYPE_CHECKING:
     from ..tree.public_tree import PublicTree
 
 INSTALL_HINT = "pip install 'subgame[openspiel]'"
-END = "end"
+_OS_CHANCE, _OS_TERMINAL = -1, -4  # pyspiel.PlayerId.CHANCE and .TERMINAL
 
 
 def _pyspiel():
     try:
         import pyspiel
     except ImportError:
-        raise GameDefinitionError(f"OpenSpiel games need the open-spiel package; install it with {INSTALL_HINT}") from None
+        raise GameDefinitionError(
+            f"OpenSpiel games need the open-spiel package; install it with {INSTALL_HINT}"
+        ) from None
     return pyspiel
 
 
@@ -72,22 +78,21 @@ def _join(label: str, observation: str) -> str:
 
 
 class OpenSpielState:
-    """A pyspiel state together with the observation sequences that lead to it.
+    """A pyspiel state with its action history and the observation sequences that lead to it.
 
     Treat it as immutable: the wrapped ``state`` is never changed, every move makes a new
     one. Equality and hashing go by the OpenSpiel action history.
     """
 
-    __slots__ = ("state", "public", "labels")
+    __slots__ = ("state", "history", "public", "labels")
 
-    def __init__(self, state: pyspiel.State, public: tuple[str, ...], labels: tuple[str, str]):
+    def __init__(
+        self, state: pyspiel.State, history: tuple[int, ...], public: tuple[str, ...], labels: tuple[str, str]
+    ):
         self.state = state
+        self.history = history  #: OpenSpiel action ids from the root
         self.public = public  #: public observation sequence
-        self.labels = labels  #: each player's private-state label
-
-    @property
-    def history(self) -> tuple[int, ...]:
-        return tuple(self.state.history())
+        self.labels = labels  #: each player's private-state label, as the compiler builds it
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, OpenSpielState) and self.history == other.history
@@ -102,16 +107,19 @@ class OpenSpielState:
 class OpenSpielGame(Game):
     """A two-player zero-sum OpenSpiel game; see the module docstring for its observations.
 
-    Utilities are ``returns()[0]``. In a constant-sum game player 1's utility is then
-    ``-returns()[0]`` rather than ``returns()[1]``, which shifts her payoffs by a constant
-    and leaves best responses, equilibria and NashConv unchanged.
+    Observations are computed once per history and cached (derived ones a whole history
+    length at a time), so expanding the game again, for a subgame or to replay a policy,
+    does not recompute them. Utilities are ``returns()[0]``; in a constant-sum game player
+    1's utility is then ``-returns()[0]`` rather than ``returns()[1]``, which shifts her
+    payoffs by a constant and leaves best responses, equilibria and NashConv unchanged.
     """
 
-    def __init__(self, os_game: pyspiel.Game, name: str, params: Mapping[str, Any] | None = None):
+    def __init__(self, os_game: pyspiel.Game, name: str | None = None, params: Mapping[str, Any] | None = None):
+        """Wrap ``os_game``; ``name`` and ``params`` default to OpenSpiel's short name and all its parameters."""
         pyspiel = _pyspiel()
-        self.name = f"openspiel:{name}"
-        self._params = dict(params or {})
         game_type = os_game.get_type()
+        self.name = f"openspiel:{name or game_type.short_name}"
+        self._params = dict(os_game.get_parameters() if params is None else params)
         if game_type.dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS:
             os_game = pyspiel.convert_to_turn_based(os_game)
             game_type = os_game.get_type()
@@ -170,7 +178,7 @@ class OpenSpielGame(Game):
         if problem:
             raise GameDefinitionError(f"{self.name} {problem}")
 
-    def _make_observers(self, pyspiel, game_type):
+    def _make_observers(self, pyspiel, game_type) -> tuple[Any, Any] | None:
         """The (public, private) observers when the game factors its observations, else None."""
         if not game_type.provides_factored_observation_string:
             return None
@@ -195,17 +203,13 @@ class OpenSpielGame(Game):
 
     # -- rules -----------------------------------------------------------------------
     def root(self) -> OpenSpielState:
-        st = OpenSpielState(self.os_game.new_initial_state(), (), ("", ""))
+        st = OpenSpielState(self.os_game.new_initial_state(), (), (), ("", ""))
         self._remember(st)
         return st
 
     def actor(self, st: OpenSpielState) -> int:
-        s = st.state
-        if s.is_terminal():
-            return TERMINAL
-        if s.is_chance_node():
-            return CHANCE
-        return s.current_player()
+        p = st.state.current_player()
+        return TERMINAL if p == _OS_TERMINAL else (CHANCE if p == _OS_CHANCE else p)
 
     def legal_actions(self, st: OpenSpielState) -> tuple[int, ...]:
         return tuple(st.state.legal_actions())
@@ -214,8 +218,10 @@ class OpenSpielGame(Game):
         return tuple((int(a), float(p)) for a, p in st.state.chance_outcomes())
 
     def next_state(self, st: OpenSpielState, action: int) -> OpenSpielState:
-        pub, o0, o1 = self.observations(st, action)
-        return OpenSpielState(st.state.child(action), st.public + (pub,), (_join(st.labels[0], o0), _join(st.labels[1], o1)))
+        history = st.history + (action,)
+        pub, o0, o1 = self._obs.get(history) or self.observations(st, action)
+        labels = (_join(st.labels[0], o0), _join(st.labels[1], o1))
+        return OpenSpielState(st.state.child(action), history, st.public + (pub,), labels)
 
     def observations(self, st: OpenSpielState, action: int) -> tuple[str, str, str]:
         key = st.history + (action,)
@@ -282,14 +288,14 @@ class OpenSpielGame(Game):
             obs = (public.string_from(c, 0), private.string_from(c, 0), private.string_from(c, 1))
             self._obs[base + (a,)] = obs
             p = c.current_player()
-            if p in (0, 1) and not c.is_terminal():
-                self._remember_at(p, c.information_state_string(p), st.public + (obs[0],), _join(st.labels[p], obs[p + 1]))
+            if p in (0, 1):
+                label = _join(st.labels[p], obs[p + 1])
+                self._remember_at(p, c.information_state_string(p), st.public + (obs[0],), label)
 
     def _remember(self, st: OpenSpielState) -> None:
-        s = st.state
-        p = s.current_player()
-        if p in (0, 1) and not s.is_terminal():
-            self._remember_at(p, s.information_state_string(p), st.public, st.labels[p])
+        p = st.state.current_player()
+        if p in (0, 1):
+            self._remember_at(p, st.state.information_state_string(p), st.public, st.labels[p])
 
     def _remember_at(self, player: int, key: str, public: tuple[str, ...], label: str) -> None:
         place = (public, label)
@@ -309,8 +315,7 @@ class OpenSpielGame(Game):
             )
 
 
-@dataclass(frozen=True)
-class _Frontier:
+class _Frontier(NamedTuple):
     """A non-terminal history of the current length, as :class:`_CommonKnowledge` tracks it."""
 
     state: Any  # pyspiel.State
@@ -332,9 +337,9 @@ class _CommonKnowledge:
     def __init__(self, game: OpenSpielGame):
         self.game = game
         root = game.os_game.new_initial_state()
-        self.public_key: dict[int, tuple[str, ...]] = {0: ()}
+        self.public_key: list[tuple[str, ...]] = [()]  # by public state id
         self.length = 0
-        self.frontier = [_Frontier(root, (), 0, _infos(game, root), ("", ""))] if not root.is_terminal() else []
+        self.frontier = [] if root.is_terminal() else [_Frontier(root, (), 0, _infos(game, root), ("", ""))]
 
     def grow_to(self, length: int) -> None:
         while self.length < length and self.frontier:
@@ -342,15 +347,16 @@ class _CommonKnowledge:
 
     def _grow(self) -> None:
         game, parents = self.game, self.frontier
-        kids: list[tuple[Any, int, int, str, tuple[str, str] | None]] = []  # state, parent, action, name, info
+        kids, owner, acts = [], [], []
         for k, node in enumerate(parents):
             s = node.state
-            mover = s.current_player()
-            actions = [a for a, _ in s.chance_outcomes()] if s.is_chance_node() else s.legal_actions()
-            for a in actions:
-                c = s.child(a)
-                kids.append((c, k, a, s.action_to_string(mover, a), None if c.is_terminal() else _infos(game, c)))
+            for a in [a for a, _ in s.chance_outcomes()] if s.is_chance_node() else s.legal_actions():
+                kids.append(s.child(a))
+                owner.append(k)
+                acts.append(a)
+        infos = [None if c.is_terminal() else _infos(game, c) for c in kids]
 
+        # link children that a player cannot tell apart; terminal ones by parent public state and action
         link = list(range(len(kids)))
 
         def find(x: int) -> int:
@@ -359,25 +365,32 @@ class _CommonKnowledge:
                 x = link[x]
             return x
 
-        first: dict[tuple, int] = {}
-        for j, (_, k, _, name, info) in enumerate(kids):
-            keys = [("end", parents[k].public, name)] if info is None else [(0, info[0]), (1, info[1])]
-            for key in keys:
-                r = find(first.setdefault(key, j))
-                link[find(j)] = r
+        by_info: tuple[dict[str, int], dict[str, int]] = ({}, {})
+        by_end: dict[tuple[int, int], int] = {}
+        for j, info in enumerate(infos):
+            if info is None:
+                holders: tuple[int, ...] = (by_end.setdefault((parents[owner[j]].public, acts[j]), j),)
+            else:
+                holders = (by_info[0].setdefault(info[0], j), by_info[1].setdefault(info[1], j))
+            for r in holders:
+                if r != j:
+                    link[find(j)] = find(r)
 
         members: dict[int, list[int]] = {}
         for j in range(len(kids)):
             members.setdefault(find(j), []).append(j)
         comp_of = [0] * len(kids)
         taken: dict[int, set[str]] = {}
-        for root, js in members.items():
-            (parent_public,) = {parents[kids[j][1]].public for j in js} if len(
-                {parents[kids[j][1]].public for j in js}
-            ) == 1 else self._forgets(js, kids, parents)
-            names = {kids[j][3] for j in js}
-            s = parents[kids[js[0]][1]].state
-            base = names.pop() if len(names) == 1 else ("" if s.is_chance_node() else f"p{s.current_player()}")
+        for js in members.values():
+            parent_publics = {parents[owner[j]].public for j in js}
+            if len(parent_publics) > 1:
+                self._forgets(js, owner, parents)
+            parent_public = parent_publics.pop()
+            s, a = parents[owner[js[0]]].state, acts[js[0]]
+            if all(acts[j] == a for j in js):
+                base = s.action_to_string(s.current_player(), a)
+            else:
+                base = "" if s.is_chance_node() else f"p{s.current_player()}"
             used = taken.setdefault(parent_public, set())
             name, n = base, 1
             while name in used:
@@ -385,28 +398,30 @@ class _CommonKnowledge:
                 name = f"{base}#{n}"
             used.add(name)
             comp = len(self.public_key)
-            self.public_key[comp] = self.public_key[parent_public] + (name,)
+            self.public_key.append(self.public_key[parent_public] + (name,))
             for j in js:
                 comp_of[j] = comp
 
-        # a private observation is needed where (her previous string, public state) does not fix her new string
-        after: dict[tuple[int, str, int], set[str]] = {}
-        for j, (_, k, _, _, info) in enumerate(kids):
+        # a private observation is needed where (her previous string, public state) does not fix her new one
+        after: tuple[dict, dict] = ({}, {})
+        for j, info in enumerate(infos):
             if info is not None:
+                before = parents[owner[j]].info
                 for p in (0, 1):
-                    after.setdefault((p, parents[k].info[p], comp_of[j]), set()).add(info[p])
+                    after[p].setdefault((before[p], comp_of[j]), set()).add(info[p])
 
         frontier = []
-        for j, (c, k, a, _, info) in enumerate(kids):
-            node, comp = parents[k], comp_of[j]
+        for j, (c, info) in enumerate(zip(kids, infos)):
+            node, comp = parents[owner[j]], comp_of[j]
             public = self.public_key[comp]
-            history = node.history + (a,)
+            history = node.history + (acts[j],)
             if info is None:
                 game._obs[history] = (public[-1], "", "")
                 continue
-            priv = tuple("" if len(after[(p, node.info[p], comp)]) == 1 else info[p] for p in (0, 1))
-            game._obs[history] = (public[-1], priv[0], priv[1])
-            labels = (_join(node.labels[0], priv[0]), _join(node.labels[1], priv[1]))
+            o0 = "" if len(after[0][(node.info[0], comp)]) == 1 else info[0]
+            o1 = "" if len(after[1][(node.info[1], comp)]) == 1 else info[1]
+            game._obs[history] = (public[-1], o0, o1)
+            labels = (_join(node.labels[0], o0), _join(node.labels[1], o1))
             p = c.current_player()
             if p in (0, 1):
                 game._remember_at(p, info[p], public, labels[p])
@@ -414,8 +429,9 @@ class _CommonKnowledge:
         self.frontier = frontier
         self.length += 1
 
-    def _forgets(self, js, kids, parents):
-        a, b = sorted({parents[kids[j][1]].history for j in js})[:2]
+    def _forgets(self, js: list[int], owner: list[int], parents: list[_Frontier]) -> None:
+        by_public = {parents[owner[j]].public: parents[owner[j]].history for j in js}
+        a, b = list(by_public.values())[:2]
         raise GameDefinitionError(
             f"{self.game.name}: after histories {list(a)} and {list(b)} a player can no longer tell apart states "
             "she could tell apart before (perfect recall is required)"
@@ -433,35 +449,38 @@ def _infos(game: OpenSpielGame, s) -> tuple[str, str]:
 
 
 def _convert(name: str, key: str, value: Any, default: Any) -> Any:
-    """A parameter value of the type OpenSpiel expects (strings come from the command line)."""
-    if isinstance(default, bool):
-        if isinstance(value, bool):
-            return value
+    """``value`` as the type of OpenSpiel's ``default`` (strings come from the command line).
+
+    Parameters without a known default become int, float or bool when they look like one.
+    """
+    if isinstance(default, bool) or (default is None and isinstance(value, str) and value.lower() in ("true", "false")):
         text = str(value).strip().lower()
         if text in ("1", "true", "yes"):
             return True
         if text in ("0", "false", "no"):
             return False
-        raise GameDefinitionError(f"openspiel:{name}: parameter {key}={value!r} is not a bool (default is {default!r})")
-    if not isinstance(value, str):
-        return float(value) if isinstance(default, float) and isinstance(value, int) else value
-    try:
-        if isinstance(default, int):
-            return int(value)
-        if isinstance(default, float):
-            return float(value)
-        if isinstance(default, str):
-            return value
-    except ValueError:
-        raise GameDefinitionError(
-            f"openspiel:{name}: parameter {key}={value!r} is not a valid {type(default).__name__} (default is {default!r})"
-        ) from None
-    for parse in (int, float):
+    elif isinstance(default, float) and isinstance(value, (int, str)):
         try:
-            return parse(value)
+            return float(value)
         except ValueError:
             pass
-    return {"true": True, "false": False}.get(value.lower(), value)
+    elif isinstance(default, int) and isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:
+            pass
+    elif isinstance(default, str) or not isinstance(value, str):
+        return value
+    else:
+        for parse in (int, float):
+            try:
+                return parse(value)
+            except ValueError:
+                pass
+        return value
+    raise GameDefinitionError(
+        f"openspiel:{name}: parameter {key}={value!r} is not a valid {type(default).__name__} (default is {default!r})"
+    )
 
 
 # -- strategies <-> OpenSpiel policies ---------------------------------------------------
@@ -503,8 +522,10 @@ class _KuhnBridge(_Bridge):
 _POKER_TWINS = (("kuhn_poker", KUHN, _KuhnBridge), ("leduc_poker", LEDUC, _Bridge))
 
 
-def _bridge(game: Game, os_game: pyspiel.Game | None) -> _Bridge:
+def _bridge(game: Game, tree: PublicTree, os_game: pyspiel.Game | None) -> _Bridge:
     pyspiel = _pyspiel()
+    if tree.game_id != game_fingerprint(game):
+        raise GameDefinitionError(f"the tree was compiled from {tree.game_id!r}, not from {game.describe()}")
     if isinstance(game, OpenSpielGame):
         if os_game is not None and str(os_game) != str(game.os_game):
             raise GameDefinitionError(f"{game.name} wraps OpenSpiel's {game.os_game}, not {os_game}")
@@ -518,13 +539,13 @@ def _bridge(game: Game, os_game: pyspiel.Game | None) -> _Bridge:
                 return kind(game, twin)
             if os_game.get_type().short_name == os_name and os_game.get_parameters() == twin.get_parameters():
                 return kind(game, os_game)
-            raise GameDefinitionError(f"{game.describe()} corresponds to OpenSpiel's {os_name}, not {os_game}")
+            raise GameDefinitionError(f"{game.name} corresponds to OpenSpiel's {os_name}(), not {os_game}")
         raise GameDefinitionError(
-            f"{game.describe()}: no OpenSpiel counterpart is known (only the standard kuhn and leduc games map to "
-            "kuhn_poker and leduc_poker); load the game as 'openspiel:NAME' instead"
+            f"{game.name} with these parameters has no OpenSpiel counterpart (only the standard kuhn and leduc "
+            "games map to kuhn_poker and leduc_poker); load the game as 'openspiel:NAME' instead"
         )
     raise GameDefinitionError(
-        f"{game.describe()}: no correspondence with an OpenSpiel game is known; load the game as 'openspiel:NAME'"
+        f"{game.name}: no correspondence with an OpenSpiel game is known; load the game as 'openspiel:NAME'"
     )
 
 
@@ -649,7 +670,7 @@ def to_tabular_policy(
     from open_spiel.python.policy import TabularPolicy
 
     strategy.check(tree)
-    bridge = _bridge(game, os_game)
+    bridge = _bridge(game, tree, os_game)
     table = TabularPolicy(bridge.os_game)
     match = _correspondence(bridge, tree, table)
     probs = np.zeros_like(table.action_probability_array)
@@ -675,7 +696,7 @@ def from_tabular_policy(
     """
     from open_spiel.python.policy import TabularPolicy
 
-    bridge = _bridge(game, os_game if os_game is not None else policy.game)
+    bridge = _bridge(game, tree, os_game if os_game is not None else policy.game)
     table = policy if isinstance(policy, TabularPolicy) else TabularPolicy(bridge.os_game)
     match = _correspondence(bridge, tree, table)
     if table is policy:
