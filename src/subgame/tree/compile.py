@@ -70,7 +70,31 @@ def compile_game(
     depth_limit: int | None = None,
     chance_limit: int | None = None,
 ) -> PublicTree:
-    """Compile ``game``, or its part below one or several public states, into a public tree.
+    """Compile ``game`` (or a part of it) into a public tree with the fastest compiler that handles it.
+
+    Games of the poker family go to :func:`~subgame.tree.poker_compile.compile_poker`, which
+    walks public states only and gives the same arrays; every other game is enumerated by
+    :func:`enumerate_game`. The arguments are those of :func:`enumerate_game`.
+    """
+    from ..games.poker.game import PokerGame
+
+    kwargs = dict(public_state=public_state, public_states=public_states, depth_limit=depth_limit, chance_limit=chance_limit)
+    if isinstance(game, PokerGame):
+        from .poker_compile import compile_poker
+
+        return compile_poker(game, **kwargs)
+    return enumerate_game(game, **kwargs)
+
+
+def enumerate_game(
+    game: Game,
+    *,
+    public_state: Sequence[str] | None = None,
+    public_states: Sequence[Sequence[str]] | None = None,
+    depth_limit: int | None = None,
+    chance_limit: int | None = None,
+) -> PublicTree:
+    """Compile ``game``, or its part below one or several public states, by walking every history.
 
     Args:
         game: the rules.

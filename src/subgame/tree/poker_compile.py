@@ -23,7 +23,7 @@ order of the deal (player 0's hand, then player 1's, each in ascending deal acti
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import combinations
 from math import comb
 
@@ -41,6 +41,7 @@ from .poker_operators import (
     ShowdownGroup,
     ShowdownTerminal,
     colex_rank,
+    disjoint_pairs,
     strength_keys,
 )
 from .public_tree import CHANCE_NODE, DECISION, LEAF, TERMINAL_NODE, PlayerArrays, PublicTree, ValueOperator
@@ -51,7 +52,9 @@ def compile_poker(
     *,
     sparse_threshold: int = 64,
     public_state: Sequence[str] | None = None,
+    public_states: Sequence[Sequence[str]] | None = None,
     depth_limit: int | None = None,
+    chance_limit: int | None = None,
     board: Sequence[int] | None = None,
     leaf_histories: bool = True,
 ) -> PublicTree:
@@ -63,9 +66,11 @@ def compile_poker(
             terminals as entries of one :class:`SparseTerminal` (faster for small ``n``);
             larger boards get the O(n log n) fold and showdown operators.
         public_state: root the tree at this public observation sequence, as
-            :func:`~subgame.tree.compile.compile_game` does.
+            :func:`~subgame.tree.compile.enumerate_game` does.
+        public_states: several roots: a forest of subgames, one root each, in this order.
         depth_limit: public depth (relative to the root) at which non-terminal nodes
             become leaves.
+        chance_limit: non-terminal nodes below this many public chance nodes become leaves.
         board: keep only the chance outcomes that deal these cards, in dealing order (any
             order within one round); a prefix of the board restricts the first deals
             only. Chance probabilities stay those of the full game, so values are the
@@ -85,14 +90,36 @@ def compile_poker(
         raise GameDefinitionError(f"sparse_threshold must be non-negative, got {sparse_threshold}")
     if depth_limit is not None and depth_limit < 0:
         raise GameDefinitionError(f"depth_limit must be non-negative, got {depth_limit}")
+    if public_state is not None and public_states is not None:
+        raise GameDefinitionError("give either public_state or public_states, not both")
+    keys = [tuple(k) for k in public_states] if public_states is not None else [tuple(public_state or ())]
     deck = _Deck.of(game)
     fixed = _check_board(game, board)
-    root, key, prob = _public_root(game, tuple(public_state or ()), fixed)
-    builder = _Builder(game, deck, depth_limit, fixed, leaf_histories, sparse_threshold)
-    return builder.run(root, key, prob)
+    roots = [_public_root(game, key, fixed) for key in keys]
+    builder = _Builder(game, deck, depth_limit, fixed, leaf_histories, sparse_threshold, chance_limit)
+    return builder.run(roots)
 
 
 # -- hands and boards ------------------------------------------------------------------------
+def deal_hands(game: PokerGame) -> np.ndarray:
+    """[H, k] every hole-card combination of the deck, ascending cards, in the deal's action order."""
+    return _Deck.of(game).cards.copy()
+
+
+def state_hands(game: PokerGame, tree: PublicTree, player: int) -> np.ndarray:
+    """[G] the row of :func:`deal_hands` holding each of ``player``'s private states' hole cards.
+
+    Works on any tree of ``game`` (from either compiler, rooted or not): a private state's
+    label is the name of its hole cards, the only private observation of poker.
+    """
+    deck = _Deck.of(game)
+    index = {name: i for i, name in enumerate(deck.names)}
+    try:
+        return np.array([index[label.split("/")[0]] for label in tree.players[player].label], dtype=np.int64)
+    except KeyError as exc:
+        raise GameDefinitionError(f"{game.name}: private state {exc.args[0]!r} is not a hand of this game") from None
+
+
 @dataclass(frozen=True, eq=False)
 class _Deck:
     """Every hole-card combination of the deck, in the deal's action-id (colex) order."""
@@ -130,7 +157,6 @@ class _Board:
     order: tuple[np.ndarray, np.ndarray]  #: per player [n] canonical positions in private-state order
     local: tuple[np.ndarray, np.ndarray]  #: per player [n] private-state position of each canonical hand
     labels: tuple[tuple[str, ...], tuple[str, ...]]  #: per player, labels in private-state order
-    removal: list = field(default_factory=list)  #: the CardRemoval, built on first use
 
     @staticmethod
     def of(deck: _Deck, cards: tuple[int, ...]) -> "_Board":
@@ -152,7 +178,9 @@ def _check_board(game: PokerGame, board: Sequence[int] | None) -> tuple[int, ...
     spec = game.spec
     cards = tuple(int(c) for c in board)
     if len(set(cards)) != len(cards) or any(not 0 <= c < spec.deck_size for c in cards):
-        raise GameDefinitionError(f"{game.name}: board {list(board)} must be distinct cards in 0..{spec.deck_size - 1}")
+        raise GameDefinitionError(
+            f"{game.name}: board {list(board)} must be distinct cards in 0..{spec.deck_size - 1}"
+        )
     if len(cards) > sum(spec.board_cards):
         raise GameDefinitionError(
             f"{game.name}: board {list(board)} has {len(cards)} cards but the game deals only {sum(spec.board_cards)}"
@@ -194,7 +222,10 @@ def _public_root(
         st, p = found
         path, prob = path + (obs,), prob * p
     if fixed is not None and not _allowed(fixed, 0, st.board):
-        raise GameDefinitionError(f"{game.name}: public state {list(key)!r} has board {list(st.board)}, not {list(fixed)}")
+        raise GameDefinitionError(
+            f"{game.name}: public state {list(key)!r} has board {list(st.board)}, "
+            f"which the board {list(fixed)} excludes"
+        )
     return st, path, prob
 
 
@@ -268,19 +299,23 @@ class _Node:
     prob: float  # chance probability of every history of the node
     parent: int
     slot: int  # the parent actor's action slot leading here, -1 after chance
-    board: _Board | None = None
+    board: _Board
     start: tuple[int, int] = (0, 0)  # first private state of each player
     inf_start: int = -1  # first information set, at decision nodes
+    chances: int = 0  # public chance nodes above this one
     actions: tuple[int, ...] = ()
     names: tuple[str, ...] = ()
 
 
 class _Builder:
-    def __init__(self, game: PokerGame, deck: _Deck, depth_limit: int | None, fixed, leaf_histories: bool,
-                 sparse_threshold: int):
+    """The breadth-first walk over public states and the arrays it fills."""
+
+    def __init__(self, game: PokerGame, deck: _Deck, depth_limit: int | None, fixed: tuple[int, ...] | None,
+                 leaf_histories: bool, sparse_threshold: int, chance_limit: int | None = None):
         self.game = game
         self.deck = deck
         self.depth_limit = depth_limit
+        self.chance_limit = chance_limit
         self.fixed = fixed
         self.leaf_histories = leaf_histories
         self.sparse_threshold = sparse_threshold
@@ -300,8 +335,8 @@ class _Builder:
             b = self.boards[key] = _Board.of(self.deck, key)
         return b
 
-    def run(self, root: PokerState, key: tuple[str, ...], prob: float) -> PublicTree:
-        level = [_Node(root, key, prob, -1, -1)]
+    def run(self, roots: list[tuple[PokerState, tuple[str, ...], float]]) -> PublicTree:
+        level = [_Node(root, key, prob, -1, -1, self._board(root.board)) for root, key, prob in roots]
         depth = 0
         while level:
             first = len(self.nodes)
@@ -322,11 +357,12 @@ class _Builder:
         who = game.actor(node.state)
         if who == TERMINAL:
             kind = TERMINAL_NODE
-        elif self.depth_limit is not None and depth >= self.depth_limit:
+        elif (self.depth_limit is not None and depth >= self.depth_limit) or (
+            self.chance_limit is not None and node.chances >= self.chance_limit
+        ):
             kind = LEAF
         else:
             kind = CHANCE_NODE if who == CHANCE else DECISION
-        node.board = self._board(node.state.board)
         node.start = (self.count[0], self.count[1])
         for p in range(2):
             self.count[p] += node.board.hands.size
@@ -350,15 +386,20 @@ class _Builder:
                 raise GameDefinitionError(
                     f"{self.game.name}: two actions at public state {list(node.key)!r} have the same name"
                 )
-            return [_Node(c, node.key + (o,), node.prob, n, slot) for slot, (c, o, _) in enumerate(kids)]
+            return [_Node(c, node.key + (o,), node.prob, n, slot, node.board, chances=node.chances)
+                    for slot, (c, o, _) in enumerate(kids)]
         # chance: children in the order of their first history (see the module docstring)
-        deck, D, k = self.deck, self.deck.size, self.deck.hole
-        taken = np.zeros((len(kids), D), dtype=bool)
+        k = self.deck.hole
+        taken = np.zeros((len(kids), self.deck.size), dtype=bool)
         for i, (c, _, _) in enumerate(kids):
             taken[i, list(c.board)] = True
         low = _lowest(~taken, 2 * k)
         order = np.lexsort((np.arange(len(kids)), colex_rank(low[:, k:]), colex_rank(low[:, :k])))
-        return [_Node(kids[i][0], node.key + (kids[i][1],), node.prob * kids[i][2], n, -1) for i in order]
+        return [
+            _Node(kids[i][0], node.key + (kids[i][1],), node.prob * kids[i][2], n, -1, self._board(kids[i][0].board),
+                  chances=node.chances + 1)
+            for i in order
+        ]
 
     # -- arrays ------------------------------------------------------------------------------
     def _finish(self) -> PublicTree:
@@ -429,24 +470,22 @@ class _Builder:
         )
 
     def _removal(self, b: _Board, showdown: bool) -> CardRemoval:
-        """The board's card-removal structure (with strengths if it has a showdown)."""
-        if b.removal and (not showdown or b.removal[1]):
-            return b.removal[0]
+        """The board's card-removal structure, with the hands' strengths if it has a showdown."""
         spec = self.game.spec
         hand_cards = self.deck.cards[b.hands]
-        strength = None
-        if showdown:
-            full = np.concatenate([hand_cards, np.broadcast_to(np.array(b.cards, dtype=np.int64), (b.hands.size, len(b.cards)))], axis=1)
-            strength = strength_keys(full, spec.num_ranks, spec.num_suits)
-        b.removal[:] = [CardRemoval.build(hand_cards, strength), showdown]
-        return b.removal[0]
+        if not showdown:
+            return CardRemoval.build(hand_cards)
+        board = np.broadcast_to(np.array(b.cards, dtype=np.int64), (b.hands.size, len(b.cards)))
+        strength = strength_keys(np.hstack([hand_cards, board]), spec.num_ranks, spec.num_suits)
+        return CardRemoval.build(hand_cards, strength)
 
     def _terminals(self, num_states: tuple[int, int]) -> tuple[ValueOperator, ...]:
-        by_board: dict[tuple[int, ...], tuple[list[int], list[int]]] = {}
+        by_board: dict[tuple[int, ...], tuple[list[int], list[int]]] = {}  # fold nodes, showdown nodes
         for n, kind in enumerate(self.kind):
             if kind == TERMINAL_NODE:
                 nd = self.nodes[n]
-                by_board.setdefault(nd.board.cards, ([], []))[nd.state.folded < 0].append(n)
+                fold_nodes, show_nodes = by_board.setdefault(nd.board.cards, ([], []))
+                (fold_nodes if nd.state.folded >= 0 else show_nodes).append(n)
         small: list = []
         folds: list[FoldGroup] = []
         shows: list[ShowdownGroup] = []
@@ -465,9 +504,9 @@ class _Builder:
                 g = ShowdownGroup(removal, self._states(show_nodes, b), c * contrib[:, 1], c * -contrib[:, 0])
                 (small if sparse else shows).append(g)
         ops: list[ValueOperator] = []
-        if small or not (folds or shows):
-            parts = [g.entries() for g in small]
-            g0, g1, v = (np.concatenate(x) for x in zip(*parts)) if parts else (np.zeros(0, np.int64),) * 2 + (np.zeros(0),)
+        if small or not (folds or shows):  # the sweeps need at least one operator
+            parts = [g.entries() for g in small] or [(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))]
+            g0, g1, v = (np.concatenate(x) for x in zip(*parts))
             ops.append(SparseTerminal.from_entries(g0, g1, v, num_states))
         if folds:
             ops.append(FoldTerminal(tuple(folds), num_states))
@@ -488,7 +527,7 @@ class _Builder:
         nd = self.nodes[n]
         b, deck = nd.board, self.deck
         cards = deck.cards[b.hands]
-        i, j = CardRemoval.build(cards).disjoint_pairs()  # row-major: ascending (i, j)
+        i, j = disjoint_pairs(cards)  # ascending (i, j): player 0's hand first
         hole = [tuple(int(c) for c in h) for h in cards]
         return [
             HistoryAtNode(nd.state._replace(hole=(hole[a], hole[c])), nd.prob,

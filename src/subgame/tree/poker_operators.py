@@ -59,7 +59,7 @@ def strength_keys(cards: np.ndarray, num_ranks: int, num_suits: int) -> np.ndarr
     """
     cards = np.asarray(cards, dtype=np.int64)
     if cards.ndim != 2 or cards.shape[1] < 1:
-        raise ValueError(f"cards must be a [hands, cards] array with at least one card per hand, got shape {cards.shape}")
+        raise GameDefinitionError(f"poker: hands must be a [hands, cards] array of at least one card, got {cards.shape}")
     if 9 * num_ranks**5 >= 2**62:
         raise GameDefinitionError(f"poker: {num_ranks} ranks are too many for integer hand-strength keys")
     m, c = cards.shape
@@ -141,10 +141,10 @@ class CardRemoval:
     strength: np.ndarray  #: [n] dense strength rank with the board (all zero where unused)
     holders: tuple[sp.csr_matrix, ...]  #: per level j >= 1: [m_j, n] 1 where hand i holds j-card set m
     entry_hand: tuple[np.ndarray, ...]  #: per level j: [n·C(k,j)] hand of each entry
-    group_lo: tuple[np.ndarray, ...]  #: per level j: [n, C(k,j)] first entry of the group of each j-subset of each hand
-    group_hi: tuple[np.ndarray, ...]  #: per level j: [n, C(k,j)] one past the last entry of that group
-    weaker_hi: tuple[np.ndarray, ...]  #: per level j: [n, C(k,j)] one past the group's last entry weaker than the hand
-    stronger_lo: tuple[np.ndarray, ...]  #: per level j: [n, C(k,j)] the group's first entry stronger than the hand
+    group_lo: tuple[np.ndarray, ...]  #: per level j: [C(k,j), n] first entry of the group of each j-subset of each hand
+    group_hi: tuple[np.ndarray, ...]  #: per level j: [C(k,j), n] one past the last entry of that group
+    weaker_hi: tuple[np.ndarray, ...]  #: per level j: [C(k,j), n] one past the group's last entry weaker than the hand
+    stronger_lo: tuple[np.ndarray, ...]  #: per level j: [C(k,j), n] the group's first entry stronger than the hand
 
     @staticmethod
     def build(hand_cards: np.ndarray, strength: np.ndarray | None = None) -> "CardRemoval":
@@ -172,10 +172,10 @@ class CardRemoval:
             srt = flat[order]
             levels.append((
                 (order // len(subsets)).astype(np.intp),
-                np.searchsorted(srt, subset * span, side="left"),
-                np.searchsorted(srt, subset * span + span, side="left"),
-                np.searchsorted(srt, key, side="left"),
-                np.searchsorted(srt, key, side="right"),
+                np.ascontiguousarray(np.searchsorted(srt, subset * span, side="left").T),
+                np.ascontiguousarray(np.searchsorted(srt, subset * span + span, side="left").T),
+                np.ascontiguousarray(np.searchsorted(srt, key, side="left").T),
+                np.ascontiguousarray(np.searchsorted(srt, key, side="right").T),
             ))
         entry_hand, group_lo, group_hi, weaker_hi, stronger_lo = (tuple(x) for x in zip(*levels))
         return CardRemoval(hand_cards, dense, tuple(holders), entry_hand, group_lo, group_hi, weaker_hi, stronger_lo)
@@ -195,30 +195,40 @@ class CardRemoval:
 
     def weaker_stronger(self, reach: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """[n, T] twice: the reach of disjoint hands strictly weaker, and strictly stronger, than each hand."""
-        k = self.hand_cards.shape[1]
-        weaker = np.zeros_like(reach)
-        stronger = np.zeros_like(reach)
-        for j in range(k):
-            vals = reach[self.entry_hand[j]]
-            cs = np.zeros((vals.shape[0] + 1, vals.shape[1]))
-            np.cumsum(vals, axis=0, out=cs[1:])
+        n, T = reach.shape
+        cs = self._prefix(0, reach)
+        weaker = np.take(cs, self.weaker_hi[0][0], axis=0)
+        stronger = cs[-1] - np.take(cs, self.stronger_lo[0][0], axis=0)
+        for j in range(1, self.hand_cards.shape[1]):
+            cs = self._prefix(j, reach)
             sign = (-1.0) ** j
-            for c in range(self.group_lo[j].shape[1]):  # the C(k, j) subsets of each hand
-                if j == 0:  # one group: all hands
-                    weaker += cs[self.weaker_hi[0][:, 0]]
-                    stronger += cs[-1] - cs[self.stronger_lo[0][:, 0]]
-                    continue
-                weaker += sign * (cs[self.weaker_hi[j][:, c]] - cs[self.group_lo[j][:, c]])
-                stronger += sign * (cs[self.group_hi[j][:, c]] - cs[self.stronger_lo[j][:, c]])
+
+            def total(index: np.ndarray) -> np.ndarray:  # summed over the hand's j-subsets
+                return np.take(cs, index.ravel(), axis=0).reshape(index.shape[0], n, T).sum(axis=0)
+
+            weaker += sign * (total(self.weaker_hi[j]) - total(self.group_lo[j]))
+            stronger += sign * (total(self.group_hi[j]) - total(self.stronger_lo[j]))
         return weaker, stronger
 
+    def _prefix(self, j: int, reach: np.ndarray) -> np.ndarray:
+        """[L_j + 1, T] prefix sums of the reach of the level-j entries, from a zero row."""
+        vals = np.take(reach, self.entry_hand[j], axis=0)
+        out = np.empty((vals.shape[0] + 1, vals.shape[1]))
+        out[0] = 0.0
+        np.cumsum(vals, axis=0, out=out[1:])
+        return out
+
     def disjoint_pairs(self) -> tuple[np.ndarray, np.ndarray]:
-        """All pairs (i, j) of hands without a common card, ascending: an explicit, O(n²) listing."""
-        n = self.num_hands
-        deck = int(self.hand_cards.max(initial=0)) + 1
-        has = np.zeros((n, deck), dtype=np.int64)
-        has[np.arange(n)[:, None], self.hand_cards] = 1
-        return np.nonzero((has @ has.T) == 0)
+        """See :func:`disjoint_pairs`."""
+        return disjoint_pairs(self.hand_cards)
+
+
+def disjoint_pairs(hand_cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """All pairs ``(i, j)`` of hands [n, k] without a common card, ascending: an explicit O(n²) listing."""
+    n = hand_cards.shape[0]
+    has = np.zeros((n, int(hand_cards.max(initial=0)) + 1), dtype=np.int64)
+    has[np.arange(n)[:, None], hand_cards] = 1
+    return np.nonzero((has @ has.T) == 0)
 
 
 # -- operators ---------------------------------------------------------------------------------
@@ -282,7 +292,8 @@ class FoldTerminal:
         opp = reach[1 - player]
         sign = 1.0 if player == 0 else -1.0
         for g in self.groups:
-            out[g.states[player]] = (sign * g.value) * g.removal.disjoint_sum(opp[g.states[1 - player]])
+            mass = g.removal.disjoint_sum(np.take(opp, g.states[1 - player]))
+            np.put(out, g.states[player], (sign * g.value) * mass)
         return out
 
     def matrix(self) -> sp.csr_matrix:
@@ -306,11 +317,11 @@ class ShowdownTerminal:
         out = np.zeros(self.num_states[player])
         opp = reach[1 - player]
         for g in self.groups:
-            weaker, stronger = g.removal.weaker_stronger(opp[g.states[1 - player]])
+            weaker, stronger = g.removal.weaker_stronger(np.take(opp, g.states[1 - player]))
             if player == 0:
-                out[g.states[0]] = g.win * weaker + g.lose * stronger
+                np.put(out, g.states[0], g.win * weaker + g.lose * stronger)
             else:  # player 1's hand wins against weaker hands of player 0, where player 0 gets `lose`
-                out[g.states[1]] = -(g.win * stronger + g.lose * weaker)
+                np.put(out, g.states[1], -(g.win * stronger + g.lose * weaker))
         return out
 
     def matrix(self) -> sp.csr_matrix:
