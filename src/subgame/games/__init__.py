@@ -15,6 +15,7 @@ from typing import Any
 from ..errors import GameDefinitionError, UnknownGameError
 from .base import CHANCE, TERMINAL, Game
 from .poker import KUHN, LEDUC, LEDUC_NOLIMIT, PokerGame, PokerSpec
+from .dice import LiarsDice
 from .small import CoinToss, MatchingPenniesChoice, RockPaperScissors, RPSPlus
 
 
@@ -47,6 +48,8 @@ GAMES: dict[str, GameEntry] = {
                   _spec_defaults(LEDUC_NOLIMIT), _poker("leduc_nolimit", LEDUC_NOLIMIT)),
         GameEntry("poker", "Any game of the poker family (set every parameter)", _spec_defaults(PokerSpec()),
                   _poker("poker", PokerSpec())),
+        GameEntry("liars_dice", "Liar's dice (OpenSpiel's rules): dice per player, faces; the top face is wild",
+                  {"num_dice": 1, "dice_sides": 6}, LiarsDice),
         GameEntry("coin_toss", "Coin Toss (Brown & Sandholm 2017, §2) with Sell as a terminal",
                   {"sell_heads": 0.5, "sell_tails": -0.5}, CoinToss),
         GameEntry("rps", "Sequential rock-paper-scissors (Burch et al. 2014, Fig. 1)", {"scissors_payoff": 1.0},
