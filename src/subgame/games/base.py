@@ -93,6 +93,9 @@ class Game(ABC):
         """An upper bound on ``|utility|`` (used to scale tolerances)."""
         return 1.0
 
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.describe()}>"
+
     def describe(self) -> str:
         """One line: the name and parameters."""
         if not self.params:
