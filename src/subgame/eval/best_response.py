@@ -86,12 +86,12 @@ def expected_value(tree: PublicTree, strategy: Strategy, other: Strategy | None 
     """Player 0's expected utility when player 0 plays ``strategy`` and player 1 plays ``other`` (default: the same profile)."""
     profile = strategy if other is None else Strategy(tree.game_id, (strategy.probs[0], other.probs[1]))
     _, reach = _reaches(tree, profile)
-    return float(reach[0] @ leaf_values(tree, 0, reach))
+    return float(np.dot(reach[0], leaf_values(tree, 0, reach)))
 
 
 def exploitability(tree: PublicTree, strategy: Strategy) -> Exploitability:
     """Both players' best-response values and NashConv / 2 of a strategy profile."""
     _, reach = _reaches(tree, strategy)
     br = [_best_response_to_reach(tree, p, reach[1 - p], want_policy=False).value for p in (0, 1)]
-    value = float(reach[0] @ leaf_values(tree, 0, reach))
+    value = float(np.dot(reach[0], leaf_values(tree, 0, reach)))
     return Exploitability((br[0], br[1]), value)

@@ -95,6 +95,7 @@ class CFRSolver:
         self._legal = [pa.legal for pa in self.tree.players]
         if self.abstraction is not None:
             self._legal = [self.abstraction.pool(p, pa.legal.astype(float)) > 0 for p, pa in enumerate(self.tree.players)]
+        self._uniform = [legal / legal.sum(axis=1, keepdims=True) for legal in self._legal]
         self.regrets = [np.zeros(legal.shape) for legal in self._legal]
         self.strategy_sum = [np.zeros(legal.shape) for legal in self._legal]
 
@@ -106,17 +107,16 @@ class CFRSolver:
 
     # -- strategies ---------------------------------------------------------------------
     def _current(self, p: int) -> np.ndarray:
-        return self._lift(p, regret_matching(self.regrets[p], self._legal[p]))
+        return self._lift(p, regret_matching(self.regrets[p], self._legal[p], self._uniform[p]))
 
     def current_strategy(self) -> Strategy:
         return Strategy(self.tree.game_id, (self._current(0), self._current(1)))
 
     def average_strategy(self) -> Strategy:
         out = []
-        for p, legal in enumerate(self._legal):
+        for p, uniform in enumerate(self._uniform):
             s = self.strategy_sum[p]
             tot = s.sum(axis=1, keepdims=True)
-            uniform = legal / legal.sum(axis=1, keepdims=True)
             out.append(self._lift(p, np.where(tot > 0, s / np.where(tot > 0, tot, 1.0), uniform)))
         return Strategy(self.tree.game_id, (out[0], out[1]), {"iterations": self.iteration, "config": asdict(self.config)})
 
@@ -136,7 +136,7 @@ class CFRSolver:
     def _update(self, p: int, t: int, sigma_p: np.ndarray, v: np.ndarray, reach_p: np.ndarray) -> None:
         cfg, pa = self.config, self.tree.players[p]
         inst = sequence_values(self.tree, p, v) - v[pa.infoset_priv][:, None]
-        inst[~pa.legal] = 0.0
+        inst *= pa.legal
         inst = self._pool(p, inst)
         r = self.regrets[p]
         r += inst

@@ -12,19 +12,23 @@ import numpy as np
 from .public_tree import PublicTree
 
 
-def regret_matching(regrets: np.ndarray, legal: np.ndarray) -> np.ndarray:
+def regret_matching(regrets: np.ndarray, legal: np.ndarray, uniform: np.ndarray | None = None) -> np.ndarray:
     """Strategy proportional to positive regret; uniform over legal actions if none is positive.
 
     Args:
         regrets: [I, A] cumulative regrets (zero at illegal slots).
         legal: [I, A] bool.
+        uniform: [I, A] the uniform strategy over legal actions, if the caller keeps it.
     Returns:
         [I, A] behaviour strategy, zero at illegal slots.
     """
     pos = np.maximum(regrets, 0.0)
     total = pos.sum(axis=1, keepdims=True)
-    uniform = legal / legal.sum(axis=1, keepdims=True)
-    return np.where(total > 0.0, pos / np.where(total > 0.0, total, 1.0), uniform)
+    if uniform is None:
+        uniform = legal / legal.sum(axis=1, keepdims=True)
+    has = total > 0.0
+    np.divide(pos, total, out=pos, where=has)
+    return np.where(has, pos, uniform)
 
 
 def transition_weights(tree: PublicTree, player: int, probs: np.ndarray) -> np.ndarray:

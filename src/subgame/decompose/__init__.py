@@ -1,0 +1,71 @@
+"""Decomposition: CFR-D and re-solving from stored root values (Burch, Johanson & Bowling 2014).
+
+* :func:`solve_cfr_d` / :class:`CFRDSolver` — CFR-D: trunk CFR whose leaf operator solves
+  every subgame below the trunk each iteration; keeps only the trunk and the average root
+  values ("Generating a Trunk Strategy using CFR-D", Theorem 2).
+* :func:`resolve_subgame` / :func:`reconstruct` — re-solving subgames at run time from
+  those values with the re-solving gadget ("Subgame Strategy Re-Solving", Fig. 2;
+  appendix Theorem 3).
+* :func:`save_cfr_d` / :func:`load_cfr_d` — the solution as a file.
+* :class:`ProcessExecutor` / :class:`RayExecutor` — independent subgame solves in parallel.
+"""
+
+from .cfr_d import (
+    CFRDConfig,
+    CFRDSolution,
+    CFRDSolver,
+    ChunkValues,
+    SubgameSolveOperator,
+    is_cfr_d_file,
+    load_cfr_d,
+    save_cfr_d,
+    solve_chunk,
+    solve_cfr_d,
+)
+from .parallel import Executor, ProcessExecutor, RayExecutor, SerialExecutor, make_executor
+from .resolve import (
+    AveragingResolveGadget,
+    Reconstruction,
+    ResolveBound,
+    ResolvedChunk,
+    compile_full,
+    reconstruct,
+    resolve_forest,
+    resolve_subgame,
+    stored_value_exploitability,
+    theorem3_bound,
+)
+from .split import Chunk, Decomposition, StructureCache, TrunkSplit, compile_chunk
+
+__all__ = [
+    "AveragingResolveGadget",
+    "CFRDConfig",
+    "CFRDSolution",
+    "CFRDSolver",
+    "Chunk",
+    "ChunkValues",
+    "Decomposition",
+    "Executor",
+    "ProcessExecutor",
+    "RayExecutor",
+    "Reconstruction",
+    "ResolveBound",
+    "ResolvedChunk",
+    "SerialExecutor",
+    "StructureCache",
+    "SubgameSolveOperator",
+    "TrunkSplit",
+    "compile_chunk",
+    "compile_full",
+    "is_cfr_d_file",
+    "load_cfr_d",
+    "make_executor",
+    "reconstruct",
+    "resolve_forest",
+    "resolve_subgame",
+    "save_cfr_d",
+    "solve_cfr_d",
+    "solve_chunk",
+    "stored_value_exploitability",
+    "theorem3_bound",
+]

@@ -1,0 +1,122 @@
+"""CFR-D on Leduc hold'em: exploitability against subgame iterations (Burch, Johanson & Bowling 2014, Fig. 4).
+
+Leduc is split after its first betting round (30 subgames: five betting sequences times
+six board cards). For each number K of inner iterations, one CFR-D run is made; at each
+trunk iteration count T on the way, every subgame is re-solved from the stored values for
+both players (:func:`~subgame.decompose.reconstruct`) and the combined strategy's
+exploitability is measured on the full game. The paper explains the plateaus: the error
+is a sum of trunk, subgame and re-solving errors; along a line (fixed T) only the subgame
+error falls with K, so each line flattens at its trunk (plus re-solving) error.
+
+Differences from the paper, chosen for a 2-core machine: CFR+ (not CFR) everywhere, and a
+smaller grid. CFR-D costs about T·K·0.5 ms here (two inner solves of all 30 subgames per
+trunk iteration, one vectorized CFR+ forest each, measured at 0.44–0.6 ms per trunk ×
+inner iteration); the paper's largest point alone (T = 32,000, K = 12,800) would take
+about 2·10⁵ s. The full run uses T ∈ {25, 100, 400, 1600} and K ∈ {25, …, 1600}, about
+2,600 CPU-seconds, some 22 minutes with ``workers=2``, and re-solves with 4,000 CFR+
+iterations (the paper: 200,000 CFR iterations).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..decompose import CFRDConfig, CFRDSolver, ProcessExecutor, TrunkSplit, reconstruct, stored_value_exploitability
+from ..decompose.resolve import compile_full
+from ..errors import SubgameError
+from ..games import load_game
+from ..games.base import Game
+from ..solve.cfr import CFR_PLUS, CFRConfig
+from .report import ExperimentResult, Series
+
+FULL_TRUNK = (25, 100, 400, 1600)
+FULL_SUBGAME = (25, 50, 100, 200, 400, 800, 1600)
+REDUCED_TRUNK = (10, 40)
+REDUCED_SUBGAME = (4, 16, 64)
+
+
+@dataclass(frozen=True)
+class _Curve:
+    """One CFR-D run with K inner iterations, evaluated at each trunk count of ``trunk``."""
+
+    game: Game
+    subgame_iterations: int
+    trunk: tuple[int, ...]
+    resolve_iterations: int
+    config: CFRConfig
+
+
+def _run_curve(task: _Curve) -> list[tuple[int, int, float, float, float]]:
+    """Rows (T, K, exploitability, stored-value bound, seconds) of one CFR-D run."""
+    cfg = CFRDConfig(task.subgame_iterations, trunk=task.config, subgame=task.config, batch=10**9, cached_chunks=None)
+    solver = CFRDSolver(task.game, TrunkSplit(rounds=1), cfg)
+    full = compile_full(task.game)
+    rows = []
+    seconds = 0.0
+    for t in sorted(task.trunk):
+        started = time.perf_counter()
+        solver.run(t - solver.iteration)
+        seconds += time.perf_counter() - started
+        solution = solver.solution()
+        expl = reconstruct(solution, iterations=task.resolve_iterations, config=task.config, full_tree=full).exploitability()
+        rows.append((t, task.subgame_iterations, expl.exploitability,
+                     stored_value_exploitability(solution).exploitability, seconds))
+    return rows
+
+
+def cfr_d_experiment(
+    *,
+    full: bool = False,
+    seed: int = 0,
+    trunk_iterations: Sequence[int] | None = None,
+    subgame_iterations: Sequence[int] | None = None,
+    resolve_iterations: int | None = None,
+    workers: int = 1,
+) -> ExperimentResult:
+    """Fig. 4 of the decomposition paper: CFR-D exploitability against subgame iterations.
+
+    Args:
+        full: the full grid (about 22 minutes with ``workers=2``); default the reduced
+            one the tests run (a few seconds).
+        seed: recorded; CFR-D and the re-solves are deterministic.
+        trunk_iterations: trunk counts T (one line each).
+        subgame_iterations: inner iterations K (the x axis).
+        resolve_iterations: CFR+ iterations of each re-solving game.
+        workers: processes; the runs for different K go to different processes.
+    """
+    trunk = tuple(sorted(trunk_iterations or (FULL_TRUNK if full else REDUCED_TRUNK)))
+    ks = tuple(sorted(subgame_iterations or (FULL_SUBGAME if full else REDUCED_SUBGAME)))
+    resolve = resolve_iterations or (4000 if full else 300)
+    if min(trunk) < 1 or min(ks) < 1 or resolve < 1 or workers < 1:
+        raise SubgameError("trunk, subgame and re-solving iterations and workers must all be >= 1")
+    game = load_game("leduc")
+    tasks = [_Curve(game, k, trunk, resolve, CFR_PLUS) for k in sorted(ks, reverse=True)]  # longest first
+    started = time.perf_counter()
+    if workers == 1:
+        curves = [_run_curve(t) for t in tasks]
+    else:
+        with ProcessExecutor(workers) as pool:
+            curves = pool.map(_run_curve, tasks)
+    wall = time.perf_counter() - started
+    rows = sorted((r for c in curves for r in c), key=lambda r: (r[0], r[1]))
+    series = [Series(f"T = {t} trunk iterations", [r[1] for r in rows if r[0] == t], [r[2] for r in rows if r[0] == t])
+              for t in trunk]
+    return ExperimentResult(
+        "cfr-d",
+        "CFR-D on Leduc split after the first round: exploitability vs subgame iterations (decomposition paper, Fig. 4)",
+        ("trunk iterations T", "subgame iterations K", "exploitability (chips/hand)",
+         "stored-value bound (chips/hand)", "CFR-D seconds"),
+        rows, series, "subgame iterations K", "exploitability (chips/hand)",
+        notes=(
+            f"CFR+ for the trunk, the subgames (K iterations per solve, alternating updates: two solves per "
+            f"subgame and trunk iteration) and the re-solving games ({resolve} iterations each, both players). "
+            f"Exploitability is NashConv / 2 of the trunk average plus re-solved subgames, in chips/hand. "
+            f"The stored-value bound is the exploitability CFR-D's stored root values certify "
+            f"(best responses in the trunk with the stored values at its leaves). Seed {seed} (deterministic). "
+            f"Wall time {wall:.1f} s with {workers} worker(s).",
+            "Paper: each line flattens where the trunk and re-solving errors, constant along the line, "
+            "dominate the subgame error that K reduces.",
+        ),
+    )
