@@ -21,7 +21,7 @@ from ..games.poker.game import PokerGame
 from ..solve.abstraction import hand_strength_abstraction, leduc_decomposition_abstraction
 from ..solve.cfr import CFR_PLUS, CFRSolver
 from ..strategy import Strategy
-from ..subgame import METHODS, resolve_all
+from ..subgame import METHODS, blueprint_values, resolve_all, subgame_roots
 from ..tree.compile import compile_game
 from .report import ExperimentResult, Series
 
@@ -62,8 +62,13 @@ def resolve_convergence(
     steps = _log_steps(100, max_iterations or (100_000 if full else 1000))
     rows, series = [], []
     curves: dict[str, list[float]] = {}
+    values = blueprint_values(tree, blueprint)
+    forest = compile_game(game, public_states=[tree.public_key[n] for n in subgame_roots(tree)])
     for method in ("resolve", "unsafe"):
-        curves[method] = [exploitability(tree, resolve_all(game, tree, blueprint, method, iterations=t)).exploitability for t in steps]
+        curves[method] = [
+            exploitability(tree, resolve_all(game, tree, blueprint, method, iterations=t, values=values, forest=forest)).exploitability
+            for t in steps
+        ]
         series.append(Series(method, steps, curves[method]))
     for i, t in enumerate(steps):
         rows.append((t, curves["resolve"][i], curves["unsafe"][i], base))
@@ -106,11 +111,14 @@ def technique_table(
         game = load_game("leduc", **params)
         t0 = time.perf_counter()
         tree = compile_game(game)
+        forest = compile_game(game, public_states=[tree.public_key[n] for n in subgame_roots(tree)])
         for bp_name, blueprint in _blueprints(game, tree, 30 if full else 20, 2000 if full else 300, 3).items():
             bp_expl = exploitability(tree, blueprint).exploitability
             rows.append((name, bp_name, "blueprint", bp_expl, 1000 * bp_expl, *PAPER_TABLE_1["blueprint"]))
+            values = blueprint_values(tree, blueprint)
             for method in methods:
-                e = exploitability(tree, resolve_all(game, tree, blueprint, method, iterations=subgame_its)).exploitability
+                resolved = resolve_all(game, tree, blueprint, method, iterations=subgame_its, values=values, forest=forest)
+                e = exploitability(tree, resolved).exploitability
                 rows.append((name, bp_name, method, e, 1000 * e, *PAPER_TABLE_1.get(method, ("", "", ""))))
         notes.append(f"{name}: {time.perf_counter() - t0:.1f} s for both blueprints and all methods.")
     notes.append(f"Subgames re-solved with CFR+ for {subgame_its} iterations; seed {seed} (deterministic).")
@@ -137,10 +145,12 @@ def resolve_vs_blueprint(*, full: bool = False, seed: int = 0, max_iterations: i
     blueprint = CFRSolver(tree, CFR_PLUS, abstraction=abstraction).run(3000 if full else 500).average_strategy()
     steps = _log_steps(100, max_iterations or (30_000 if full else 1000))
     rows, series = [], []
+    values = blueprint_values(tree, blueprint)
+    forest = compile_game(game, public_states=[tree.public_key[n] for n in subgame_roots(tree)])
     for method in ("resolve", "unsafe"):
         won = []
         for t in steps:
-            resolved = resolve_all(game, tree, blueprint, method, iterations=t)
+            resolved = resolve_all(game, tree, blueprint, method, iterations=t, values=values, forest=forest)
             gain = 0.5 * (expected_value(tree, resolved, blueprint) - expected_value(tree, blueprint, resolved))
             won.append(gain)
             rows.append((method, t, gain, exploitability(tree, resolved).exploitability))

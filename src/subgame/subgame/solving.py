@@ -249,16 +249,21 @@ def resolve_all(
     iterations: int = 1000,
     config: CFRConfig = CFR_PLUS,
     params: SubgameParams = SubgameParams(),
+    values: BlueprintValues | None = None,
+    forest: PublicTree | None = None,
 ) -> Strategy:
     """Apply ``method`` independently to every subgame at ``roots`` for both players.
 
     Each player's strategy inside the subgames comes from the solve in which she is the
     re-solver; outside them the blueprint is kept. This combined strategy is what the
-    papers' exploitability tables measure.
+    papers' exploitability tables measure. ``values`` (of this blueprint) and ``forest``
+    (of these roots) may be passed in when several methods are applied to one blueprint.
     """
     roots = subgame_roots(tree) if roots is None else list(roots)
-    bv = blueprint_values(tree, blueprint)
-    forest = compile_game(game, public_states=[tree.public_key[n] for n in roots])
+    bv = values if values is not None else blueprint_values(tree, blueprint)
+    if bv.blueprint is not blueprint:
+        raise SubgameError("the blueprint values given were computed for another blueprint")
+    forest = forest or compile_game(game, public_states=[tree.public_key[n] for n in roots])
     out = blueprint
     for p in (0, 1):
         sol = solve_subgames(game, bv, roots, p, method, iterations=iterations, config=config, params=params, forest=forest)
@@ -270,9 +275,14 @@ def _root_states_in_full(full: PublicTree, forest: PublicTree, player: int) -> n
     """[R] the full tree's private state matching each root private state of the forest."""
     pa_f, pa = full.players[player], forest.players[player]
     rs = forest.plan.root_slice[player]
-    lookup = {(full.public_key[pa_f.node[g]], pa_f.label[g]): g for g in range(pa_f.num_states)
-              if full.public_key[pa_f.node[g]] in set(forest.public_key[n] for n in np.unique(pa.node[rs]))}
-    return np.array([lookup[(forest.public_key[pa.node[g]], pa.label[g])] for g in range(rs.start, rs.stop)], dtype=np.int64)
+    out = np.empty(rs.stop - rs.start, dtype=np.int64)
+    for root in np.unique(pa.node[rs]):
+        n = full.node_of_key[forest.public_key[root]]
+        lo, hi = np.searchsorted(pa_f.node, [n, n + 1])
+        by_label = {pa_f.label[g]: g for g in range(lo, hi)}
+        for g in np.flatnonzero(pa.node[rs] == root) + rs.start:
+            out[g - rs.start] = by_label[pa.label[g]]
+    return out
 
 
 def _segmented(gadget: MaxMarginGadget, forest: PublicTree, player: int) -> "SegmentedMaxMargin":
