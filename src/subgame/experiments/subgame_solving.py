@@ -20,7 +20,6 @@ from ..games import load_game
 from ..games.poker.game import PokerGame
 from ..solve.abstraction import hand_strength_abstraction, leduc_decomposition_abstraction
 from ..solve.cfr import CFR_PLUS, CFRSolver
-from ..strategy import Strategy
 from ..subgame import METHODS, blueprint_values, resolve_all, subgame_roots
 from ..tree.compile import compile_game
 from .report import ExperimentResult, Series

@@ -11,7 +11,7 @@ are tuples of the moves so far.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from ..errors import GameDefinitionError

@@ -104,7 +104,7 @@ def leduc_decomposition_abstraction(game: PokerGame, tree: PublicTree) -> Abstra
     s = game.spec
     if s.num_ranks != 3 or s.hole_cards != 1 or s.board_cards != (0, 1):
         raise GameDefinitionError("the decomposition paper's abstraction is defined for Leduc hold'em (3 ranks, 1 hole card, 1 board card)")
-    J, Q, K = 0, 1, 2
+    J, K = 0, 2
 
     def key(player, public_key, label):
         betting, board = _split_public(game, public_key)
