@@ -16,6 +16,7 @@ from ..errors import GameDefinitionError, UnknownGameError
 from .base import CHANCE, TERMINAL, Game
 from .poker import KUHN, LEDUC, LEDUC_NOLIMIT, PokerGame, PokerSpec
 from .dice import LiarsDice
+from .goofspiel import Goofspiel
 from .small import CoinToss, MatchingPenniesChoice, RockPaperScissors, RPSPlus
 
 
@@ -50,6 +51,8 @@ GAMES: dict[str, GameEntry] = {
                   _poker("poker", PokerSpec())),
         GameEntry("liars_dice", "Liar's dice (OpenSpiel's rules): dice per player, faces; the top face is wild",
                   {"num_dice": 1, "dice_sides": 6}, LiarsDice),
+        GameEntry("goofspiel", "Goofspiel with a fixed prize order; imp_info=True is IIGS (only round winners are seen)",
+                  {"num_cards": 4, "imp_info": True, "points_order": "descending", "returns_type": "win_loss"}, Goofspiel),
         GameEntry("coin_toss", "Coin Toss (Brown & Sandholm 2017, §2) with Sell as a terminal",
                   {"sell_heads": 0.5, "sell_tails": -0.5}, CoinToss),
         GameEntry("rps", "Sequential rock-paper-scissors (Burch et al. 2014, Fig. 1)", {"scissors_payoff": 1.0},
