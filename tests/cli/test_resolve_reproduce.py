@@ -47,3 +47,25 @@ def test_reproduce_writes_table_and_plot_and_repeats(tmp_path):
 def test_reproduce_unknown_experiment():
     result = invoke("reproduce", "fig99")
     assert result.exit_code == 2 and "experiments are:" in result.output
+
+
+def test_cfr_d_solve_then_resolve(tmp_path):
+    stored = tmp_path / "cfrd.npz"
+    solved = ok_json("solve", "kuhn", "--algo", "cfr-d", "-n", "20", "--subgame-iterations", "20",
+                     "--trunk-public-depth", "1", "-o", stored)
+    assert solved["algo"] == "cfr-d" and solved["stored_value_bound"]["exploitability"] > 0
+    rebuilt = ok_json("resolve", stored, "-n", "200", "-o", tmp_path / "full.npz")
+    # the re-solved strategy is no more exploitable than the stored values certify, up to re-solving error
+    assert rebuilt["after"]["exploitability"] <= rebuilt["before"]["exploitability"] + 0.02
+    evaluated = ok_json("evaluate", tmp_path / "full.npz")
+    assert abs(evaluated["exploitability"] - rebuilt["after"]["exploitability"]) < 1e-12
+
+
+def test_cfr_d_rejects_checkpoint_options(tmp_path):
+    result = invoke("solve", "kuhn", "--algo", "cfr-d", "-o", tmp_path / "x.npz", "--checkpoint-file", tmp_path / "c")
+    assert result.exit_code == 2 and "not to --algo cfr-d" in result.output
+
+
+def test_cfr_d_without_public_chance_says_what_to_do(tmp_path):
+    result = invoke("solve", "kuhn", "--algo", "cfr-d", "-o", tmp_path / "x.npz")
+    assert result.exit_code == 2 and "leaves no subgame" in result.output

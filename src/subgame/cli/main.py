@@ -46,7 +46,8 @@ from ..tree.public_tree import PublicTree
 from ..experiments import EXPERIMENTS
 from ..subgame import METHODS, resolve_all, subgame_roots
 
-Algorithm = Literal["cfr", "cfr+", "lcfr", "dcfr", "lp"]
+Algorithm = Literal["cfr", "cfr+", "lcfr", "dcfr", "lp", "cfr-d"]
+Backend = Literal["serial", "process", "ray"]
 CFR_ALGORITHMS: tuple[str, ...] = tuple(a for a in get_args(Algorithm) if a in PRESETS)
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
@@ -311,16 +312,33 @@ def solve_command(
         Path | None, typer.Option(help="Save the solver state here at every evaluation point and on Ctrl-C.")
     ] = None,
     resume: Annotated[bool, typer.Option(help="Continue from --checkpoint-file.")] = False,
+    trunk_depth: Annotated[
+        int, typer.Option(min=1, help="cfr-d: the trunk ends after this many public chance events (1: Leduc's first round).")
+    ] = 1,
+    trunk_public_depth: Annotated[
+        int | None, typer.Option(min=1, help="cfr-d: end the trunk at this public depth instead (games without public chance).")
+    ] = None,
+    subgame_iterations: Annotated[int, typer.Option(min=1, help="cfr-d: inner CFR+ iterations per subgame solve.")] = 100,
+    workers: Annotated[int, typer.Option(min=1, help="cfr-d: processes (or Ray CPUs) for the subgame solves.")] = 1,
+    backend: Annotated[Backend, typer.Option(help="cfr-d: where subgame solves run: serial, process, ray.")] = "serial",
     as_json: JsonOption = False,
 ) -> None:
     """Solve GAME and write the average strategy; prints exploitability at log-spaced iterations.
 
     Ctrl-C stops at the end of the current iteration, saves the checkpoint (with
-    --checkpoint-file) and writes the average strategy so far to --out.
+    --checkpoint-file) and writes the average strategy so far to --out. With --algo cfr-d
+    (Burch et al. 2014) the file holds the trunk strategy and the average subgame-root
+    values instead; 'subgame resolve FILE' rebuilds the full strategy from it.
     """
     params = parse_params(param)
-    if algo == "lp" and (checkpoint_file is not None or resume):
-        raise CommandLineError("--checkpoint-file and --resume apply to the CFR algorithms, not to --algo lp")
+    if algo in ("lp", "cfr-d") and (checkpoint_file is not None or resume):
+        raise CommandLineError(f"--checkpoint-file and --resume apply to the CFR algorithms, not to --algo {algo}")
+    if algo == "cfr-d":
+        from ..decompose import TrunkSplit
+
+        split = TrunkSplit(rounds=trunk_depth) if trunk_public_depth is None else TrunkSplit(depth=trunk_public_depth)
+        _solve_cfr_d(game, params, iterations, split, subgame_iterations, workers, backend, out, seed, as_json)
+        return
     tree = _compile(game, params)
     for path in (out, checkpoint_file):
         if path is not None:  # fail before a long run, not after it
@@ -350,6 +368,36 @@ def solve_command(
         raise typer.Exit(EXIT_INTERRUPTED)
     if not as_json:
         _print(f"wrote {out} ({solver.iteration} iterations, {seconds:.2f} s)")
+
+
+def _solve_cfr_d(game: str, params: dict[str, str], iterations: int, split: Any, subgame_iterations: int,
+                 workers: int, backend: str, out: Path, seed: int, as_json: bool) -> None:
+    """``solve --algo cfr-d``: CFR-D, writing the trunk strategy and average root values."""
+    from ..decompose import CFRDConfig, CFRDSolver, make_executor, save_cfr_d, stored_value_exploitability
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    executor = make_executor(backend if workers > 1 or backend == "ray" else "serial", workers)
+    try:
+        solver = CFRDSolver(load_game(game, **params), split=split,
+                            config=CFRDConfig(subgame_iterations), executor=executor)
+        with _progress(iterations, 0, enabled=not as_json) as update:
+            solver.run(iterations, callback=lambda s: update(s.iteration))
+    finally:
+        executor.close()
+    solution = solver.solution()
+    save_cfr_d(out, solution, game=game, params=params, seed=seed)
+    bound = stored_value_exploitability(solution)
+    seconds = time.perf_counter() - started
+    meta = {"game": game, "params": params, "algo": "cfr-d", "seed": seed, "iterations": iterations,
+            "trunk_rounds": split.rounds, "trunk_public_depth": split.depth, "subgame_iterations": subgame_iterations}
+    if as_json:
+        _echo_json({**meta, "stored_value_bound": exploitability_record(bound), "out": str(out), "seconds": seconds})
+        return
+    _print(_evaluation_table(bound, f"{_game_label(game, params)}: CFR-D, {iterations} trunk iterations × "
+                                    f"{subgame_iterations} subgame iterations; exploitability certified by the stored values"))
+    _print(f"wrote {out} (trunk strategy and root values; rebuild the full strategy with 'subgame resolve {out}') "
+           f"({seconds:.2f} s)")
 
 
 def _solve_lp(tree: PublicTree, out: Path, meta: dict[str, Any], title: str, started: float, as_json: bool) -> None:
@@ -453,6 +501,11 @@ def resolve_command(
     """Apply a subgame-solving method to every subgame, for both players, and compare exploitability."""
     if method not in METHODS:
         raise CommandLineError(f"unknown method {method!r}; methods are: {', '.join(METHODS)}")
+    from ..decompose import is_cfr_d_file
+
+    if is_cfr_d_file(file):
+        _resolve_cfr_d(file, iterations, out, as_json)
+        return
     blueprint = Strategy.load(file)
     name, params = _strategy_game(file, blueprint, game, param)
     game_obj = load_game(name, **params)
@@ -482,6 +535,34 @@ def resolve_command(
         table.add_column(col, justify="right")
     for label, result in (("blueprint", before), (method, after)):
         table.add_row(label, format_cell(result.exploitability), format_cell(MBB_PER_CHIP * result.exploitability))
+    _print(table)
+    _print(f"wrote {out} ({seconds:.2f} s)")
+
+
+def _resolve_cfr_d(file: Path, iterations: int, out: Path, as_json: bool) -> None:
+    """``resolve`` of a CFR-D file: re-solve every subgame from the stored root values."""
+    from ..decompose import load_cfr_d, reconstruct, stored_value_exploitability
+
+    started = time.perf_counter()
+    solution = load_cfr_d(file)
+    before = stored_value_exploitability(solution)
+    rebuilt = reconstruct(solution, iterations=iterations)
+    after = rebuilt.exploitability()
+    name, params = solution.meta.get("game"), solution.meta.get("params", {})
+    out.parent.mkdir(parents=True, exist_ok=True)
+    _save_strategy(rebuilt.strategy, out, rebuilt.tree, game=name, params=params, algo="cfr-d", resolved="resolve")
+    seconds = time.perf_counter() - started
+    if as_json:
+        _echo_json({"file": str(file), "game": name, "method": "resolve", "iterations": iterations,
+                    "before": exploitability_record(before), "after": exploitability_record(after),
+                    "out": str(out), "seconds": seconds})
+        return
+    table = Table(title=f"{file}: CFR-D trunk + every subgame re-solved from the stored values, {iterations} iterations")
+    for col in ("", "exploitability (chips)", "mbb/g"):
+        table.add_column(col, justify="right")
+    table.add_row("certified by the stored values", format_cell(before.exploitability),
+                  format_cell(MBB_PER_CHIP * before.exploitability))
+    table.add_row("re-solved full strategy", format_cell(after.exploitability), format_cell(MBB_PER_CHIP * after.exploitability))
     _print(table)
     _print(f"wrote {out} ({seconds:.2f} s)")
 

@@ -19,16 +19,21 @@ from .cfr_d import (
     is_cfr_d_file,
     load_cfr_d,
     save_cfr_d,
-    solve_chunk,
     solve_cfr_d,
+    solve_chunk,
 )
-from .parallel import Executor, ProcessExecutor, RayExecutor, SerialExecutor, make_executor
+from .parallel import (
+    Executor,
+    ProcessExecutor,
+    RayExecutor,
+    SerialExecutor,
+    make_executor,
+)
 from .resolve import (
     AveragingResolveGadget,
     Reconstruction,
     ResolveBound,
     ResolvedChunk,
-    compile_full,
     reconstruct,
     resolve_forest,
     resolve_subgame,
@@ -56,7 +61,6 @@ __all__ = [
     "SubgameSolveOperator",
     "TrunkSplit",
     "compile_chunk",
-    "compile_full",
     "is_cfr_d_file",
     "load_cfr_d",
     "make_executor",

@@ -32,7 +32,15 @@ from ..tree.public_tree import LEAF, PublicTree
 from ..tree.sweep import backward_best, forward_reach, leaf_values, transition_weights
 from .cfr_d import CFRDSolution
 from .parallel import Executor, SerialExecutor
-from .split import Decomposition, PublicKey, StructureCache, compile_chunk, infoset_index, infoset_keys, rows_in
+from .split import (
+    Decomposition,
+    PublicKey,
+    StructureCache,
+    compile_chunk,
+    infoset_index,
+    infoset_keys,
+    rows_in,
+)
 
 
 @dataclass
@@ -215,17 +223,6 @@ def resolve_subgame(
     return _run(_tasks(solution, d, [player], iterations, config), d, None)[0]
 
 
-def compile_full(game: Game) -> PublicTree:
-    """The whole game's tree (the poker compiler for poker games, which gives the same layout)."""
-    from ..games.poker import PokerGame
-
-    if isinstance(game, PokerGame):
-        from ..tree.poker_compile import compile_poker
-
-        return compile_poker(game)
-    return compile_game(game)
-
-
 @dataclass(frozen=True, eq=False)
 class Reconstruction:
     """A full-game strategy: CFR-D's trunk average plus every subgame re-solved for both players."""
@@ -259,7 +256,7 @@ def reconstruct(
     if iterations < 1:
         raise GameDefinitionError(f"iterations must be >= 1, got {iterations}")
     game = solution.game
-    tree = full_tree if full_tree is not None else compile_full(game)
+    tree = full_tree if full_tree is not None else compile_game(game)
     if tree.game_id != solution.trunk.game_id:
         raise GameDefinitionError(f"the full tree is of game {tree.game_id!r}, the CFR-D solution of {solution.trunk.game_id!r}")
     n_leaves = int(np.sum(solution.trunk.kind == LEAF))

@@ -12,6 +12,7 @@ from .convergence import (
     plot_curve,
 )
 from .report import ExperimentResult, Series
+from .cfr_d import cfr_d_experiment
 from .subgame_solving import resolve_convergence, resolve_vs_blueprint, technique_table
 
 #: Every experiment by the name ``subgame reproduce NAME`` takes; each is called as
@@ -20,6 +21,7 @@ EXPERIMENTS = {
     "resolve-convergence": resolve_convergence,
     "technique-table": technique_table,
     "resolve-vs-blueprint": resolve_vs_blueprint,
+    "cfr-d": cfr_d_experiment,
 }
 
 __all__ = [

@@ -13,8 +13,9 @@ smaller grid. CFR-D costs about T·K·0.5 ms here (two inner solves of all 30 su
 trunk iteration, one vectorized CFR+ forest each, measured at 0.44–0.6 ms per trunk ×
 inner iteration); the paper's largest point alone (T = 32,000, K = 12,800) would take
 about 2·10⁵ s. The full run uses T ∈ {25, 100, 400, 1600} and K ∈ {25, …, 1600}, about
-2,600 CPU-seconds, some 22 minutes with ``workers=2``, and re-solves with 4,000 CFR+
-iterations (the paper: 200,000 CFR iterations).
+2,600 CPU-seconds: 26 minutes measured with ``workers=2`` on a 2-core machine (the run
+with K = 1600 alone takes 25 minutes). It re-solves with 4,000 CFR+ iterations (the
+paper: 200,000 CFR iterations).
 """
 
 from __future__ import annotations
@@ -23,12 +24,19 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..decompose import CFRDConfig, CFRDSolver, ProcessExecutor, TrunkSplit, reconstruct, stored_value_exploitability
-from ..decompose.resolve import compile_full
+from ..decompose import (
+    CFRDConfig,
+    CFRDSolver,
+    ProcessExecutor,
+    TrunkSplit,
+    reconstruct,
+    stored_value_exploitability,
+)
 from ..errors import SubgameError
 from ..games import load_game
 from ..games.base import Game
 from ..solve.cfr import CFR_PLUS, CFRConfig
+from ..tree.compile import compile_game
 from .report import ExperimentResult, Series
 
 FULL_TRUNK = (25, 100, 400, 1600)
@@ -52,7 +60,7 @@ def _run_curve(task: _Curve) -> list[tuple[int, int, float, float, float]]:
     """Rows (T, K, exploitability, stored-value bound, seconds) of one CFR-D run."""
     cfg = CFRDConfig(task.subgame_iterations, trunk=task.config, subgame=task.config, batch=10**9, cached_chunks=None)
     solver = CFRDSolver(task.game, TrunkSplit(rounds=1), cfg)
-    full = compile_full(task.game)
+    full = compile_game(task.game)
     rows = []
     seconds = 0.0
     for t in sorted(task.trunk):
@@ -78,7 +86,7 @@ def cfr_d_experiment(
     """Fig. 4 of the decomposition paper: CFR-D exploitability against subgame iterations.
 
     Args:
-        full: the full grid (about 22 minutes with ``workers=2``); default the reduced
+        full: the full grid (26 minutes with ``workers=2``); default the reduced
             one the tests run (a few seconds).
         seed: recorded; CFR-D and the re-solves are deterministic.
         trunk_iterations: trunk counts T (one line each).
@@ -105,7 +113,7 @@ def cfr_d_experiment(
               for t in trunk]
     return ExperimentResult(
         "cfr-d",
-        "CFR-D on Leduc split after the first round: exploitability vs subgame iterations (decomposition paper, Fig. 4)",
+        "CFR-D on Leduc, split after round 1: exploitability vs subgame iterations (Burch et al. Fig. 4)",
         ("trunk iterations T", "subgame iterations K", "exploitability (chips/hand)",
          "stored-value bound (chips/hand)", "CFR-D seconds"),
         rows, series, "subgame iterations K", "exploitability (chips/hand)",
