@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,7 +77,7 @@ def plot_series(series: Sequence[Series], path: Path, title: str, xlabel: str, y
         ax.set_yscale("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.set_title(title, fontsize=9)
+    ax.set_title(textwrap.fill(title, 64), fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     fig.savefig(path, format="png", dpi=120)
