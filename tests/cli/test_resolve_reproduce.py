@@ -61,11 +61,35 @@ def test_cfr_d_solve_then_resolve(tmp_path):
     assert abs(evaluated["exploitability"] - rebuilt["after"]["exploitability"]) < 1e-12
 
 
-def test_cfr_d_rejects_checkpoint_options(tmp_path):
-    result = invoke("solve", "kuhn", "--algo", "cfr-d", "-o", tmp_path / "x.npz", "--checkpoint-file", tmp_path / "c")
-    assert result.exit_code == 2 and "not to --algo cfr-d" in result.output
+def test_cfr_d_checkpoint_and_resume(tmp_path):
+    args = ("solve", "leduc", "--algo", "cfr-d", "--subgame-iterations", "5", "--checkpoint-file", tmp_path / "c.npz")
+    straight = ok_json(*args[:-2], "-n", "4", "-o", tmp_path / "straight.npz")
+    ok_json(*args, "-n", "2", "-o", tmp_path / "half.npz")
+    resumed = ok_json(*args, "--resume", "-n", "4", "-o", tmp_path / "resumed.npz")
+    assert resumed["iterations"] == 4
+    assert resumed["stored_value_bound"] == straight["stored_value_bound"]
+    again = invoke(*args, "--resume", "-n", "4", "-o", tmp_path / "r2.npz")
+    assert again.exit_code == 2 and "already at iteration 4" in again.output
 
 
 def test_cfr_d_without_public_chance_says_what_to_do(tmp_path):
     result = invoke("solve", "kuhn", "--algo", "cfr-d", "-o", tmp_path / "x.npz")
     assert result.exit_code == 2 and "leaves no subgame" in result.output
+
+
+def test_cfr_d_interrupted_run_keeps_what_it_had(tmp_path, monkeypatch):
+    from subgame.decompose import CFRDSolver, is_cfr_d_file
+
+    original = CFRDSolver.step
+
+    def step_then_ctrl_c(self):
+        original(self)
+        if self.iteration == 2:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(CFRDSolver, "step", step_then_ctrl_c)
+    ckpt, out = tmp_path / "c.npz", tmp_path / "partial.npz"
+    result = invoke("solve", "leduc", "--algo", "cfr-d", "--subgame-iterations", "5", "-n", "10",
+                    "--checkpoint-file", ckpt, "-o", out)
+    assert result.exit_code == 130 and "interrupted at iteration 2" in result.output
+    assert is_cfr_d_file(out) and CFRDSolver.load_checkpoint(ckpt, __import__("subgame").load_game("leduc")).iteration == 2

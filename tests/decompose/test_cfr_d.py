@@ -187,3 +187,33 @@ def test_cfr_d_reaches_full_cfr_plus_within_tolerance(leduc_run):
     coarse = CFRDSolver(load_game("leduc"), TrunkSplit(rounds=1), CFRDConfig(3, batch=30)).run(TRUNK_ITERATIONS)
     rough = reconstruct(coarse.solution(), iterations=1000, full_tree=full).exploitability().exploitability
     assert cfr_d < rough / 2
+
+
+def test_checkpoint_resume_continues_the_same_run(tmp_path):
+    from subgame.decompose import CFRDConfig, CFRDSolver, TrunkSplit
+    from subgame.games import load_game
+
+    game = load_game("leduc")
+    config = CFRDConfig(10)
+    straight = CFRDSolver(game, TrunkSplit(rounds=1), config).run(4).solution()
+    first = CFRDSolver(game, TrunkSplit(rounds=1), config).run(2)
+    path = first.save_checkpoint(tmp_path / "cfrd.ckpt")
+    resumed = CFRDSolver.load_checkpoint(path, game).run(2)
+    assert resumed.iteration == 4
+    again = resumed.solution()
+    for p in (0, 1):
+        np.testing.assert_array_equal(again.average.probs[p], straight.average.probs[p])
+        np.testing.assert_array_equal(again.root_values[p], straight.root_values[p])
+
+
+def test_plain_cfr_checkpoint_is_not_a_cfr_d_one(tmp_path):
+    from subgame.decompose import CFRDSolver
+    from subgame.errors import StrategyFileError
+    from subgame.games import load_game
+    from subgame.solve.cfr import CFRSolver
+    from subgame.tree.compile import compile_game
+
+    game = load_game("leduc")
+    path = CFRSolver(compile_game(game)).run(1).save_checkpoint(tmp_path / "plain.ckpt")
+    with pytest.raises(StrategyFileError, match="not of CFR-D"):
+        CFRDSolver.load_checkpoint(path, game)

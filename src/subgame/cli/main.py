@@ -331,13 +331,16 @@ def solve_command(
     values instead; 'subgame resolve FILE' rebuilds the full strategy from it.
     """
     params = parse_params(param)
-    if algo in ("lp", "cfr-d") and (checkpoint_file is not None or resume):
-        raise CommandLineError(f"--checkpoint-file and --resume apply to the CFR algorithms, not to --algo {algo}")
+    if algo == "lp" and (checkpoint_file is not None or resume):
+        raise CommandLineError("--checkpoint-file and --resume apply to the CFR algorithms, not to --algo lp")
+    if resume and checkpoint_file is None:
+        raise CommandLineError("--resume needs --checkpoint-file PATH, the checkpoint to continue from")
     if algo == "cfr-d":
         from ..decompose import TrunkSplit
 
         split = TrunkSplit(rounds=trunk_depth) if trunk_public_depth is None else TrunkSplit(depth=trunk_public_depth)
-        _solve_cfr_d(game, params, iterations, split, subgame_iterations, workers, backend, out, seed, as_json)
+        _solve_cfr_d(game, params, iterations, split, subgame_iterations, workers, backend, out, seed, as_json,
+                     checkpoint_file, resume)
         return
     tree = _compile(game, params)
     for path in (out, checkpoint_file):
@@ -371,33 +374,65 @@ def solve_command(
 
 
 def _solve_cfr_d(game: str, params: dict[str, str], iterations: int, split: Any, subgame_iterations: int,
-                 workers: int, backend: str, out: Path, seed: int, as_json: bool) -> None:
-    """``solve --algo cfr-d``: CFR-D, writing the trunk strategy and average root values."""
+                 workers: int, backend: str, out: Path, seed: int, as_json: bool,
+                 checkpoint: Path | None, resume: bool) -> None:
+    """``solve --algo cfr-d``: CFR-D, writing the trunk strategy and average root values.
+
+    With ``checkpoint`` the run is saved every twentieth of the way and on Ctrl-C (then
+    what CFR-D has so far is also written to ``out``); ``resume`` continues it.
+    """
     from ..decompose import CFRDConfig, CFRDSolver, make_executor, save_cfr_d, stored_value_exploitability
 
-    out.parent.mkdir(parents=True, exist_ok=True)
+    for path in (out, checkpoint):
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
+    game_obj = load_game(game, **params)
     executor = make_executor(backend if workers > 1 or backend == "ray" else "serial", workers)
+    interrupted = False
     try:
-        solver = CFRDSolver(load_game(game, **params), split=split,
-                            config=CFRDConfig(subgame_iterations), executor=executor)
-        with _progress(iterations, 0, enabled=not as_json) as update:
-            solver.run(iterations, callback=lambda s: update(s.iteration))
+        if resume:
+            solver = CFRDSolver.load_checkpoint(checkpoint, game_obj, executor=executor)  # type: ignore[arg-type]
+            if solver.iteration >= iterations:
+                raise CommandLineError(f"{checkpoint} is already at iteration {solver.iteration}; ask for more with --iterations")
+        else:
+            solver = CFRDSolver(game_obj, split=split, config=CFRDConfig(subgame_iterations), executor=executor)
+        every = max(1, iterations // 20)
+        with _DeferredInterrupt() as interrupt, _progress(iterations, solver.iteration, not as_json) as update:
+            try:
+                while solver.iteration < iterations:
+                    solver.step()
+                    update(solver.iteration)
+                    if checkpoint is not None and (solver.iteration % every == 0 or solver.iteration == iterations):
+                        solver.save_checkpoint(checkpoint)
+                    interrupt.check()
+            except KeyboardInterrupt:
+                interrupted = True
+                if checkpoint is not None:
+                    solver.save_checkpoint(checkpoint)
     finally:
         executor.close()
     solution = solver.solution()
     save_cfr_d(out, solution, game=game, params=params, seed=seed)
     bound = stored_value_exploitability(solution)
     seconds = time.perf_counter() - started
-    meta = {"game": game, "params": params, "algo": "cfr-d", "seed": seed, "iterations": iterations,
-            "trunk_rounds": split.rounds, "trunk_public_depth": split.depth, "subgame_iterations": subgame_iterations}
+    meta = {"game": game, "params": params, "algo": "cfr-d", "seed": seed, "iterations": solver.iteration,
+            "trunk_rounds": solver.split.rounds, "trunk_public_depth": solver.split.depth,
+            "subgame_iterations": solver.config.subgame_iterations}
     if as_json:
-        _echo_json({**meta, "stored_value_bound": exploitability_record(bound), "out": str(out), "seconds": seconds})
-        return
-    _print(_evaluation_table(bound, f"{_game_label(game, params)}: CFR-D, {iterations} trunk iterations × "
-                                    f"{subgame_iterations} subgame iterations; exploitability certified by the stored values"))
-    _print(f"wrote {out} (trunk strategy and root values; rebuild the full strategy with 'subgame resolve {out}') "
-           f"({seconds:.2f} s)")
+        _echo_json({**meta, "interrupted": interrupted, "stored_value_bound": exploitability_record(bound),
+                    "out": str(out), "checkpoint": None if checkpoint is None else str(checkpoint), "seconds": seconds})
+    else:
+        _print(_evaluation_table(bound, f"{_game_label(game, params)}: CFR-D, {solver.iteration} trunk iterations × "
+                                        f"{solver.config.subgame_iterations} subgame iterations; exploitability "
+                                        "certified by the stored values"))
+    if interrupted:
+        saved = f"; checkpoint saved to {checkpoint} (continue with --resume)" if checkpoint else ""
+        _warn(f"interrupted at iteration {solver.iteration}{saved}; trunk strategy and root values so far written to {out}")
+        raise typer.Exit(EXIT_INTERRUPTED)
+    if not as_json:
+        _print(f"wrote {out} (trunk strategy and root values; rebuild the full strategy with 'subgame resolve {out}') "
+               f"({seconds:.2f} s)")
 
 
 def _solve_lp(tree: PublicTree, out: Path, meta: dict[str, Any], title: str, started: float, as_json: bool) -> None:

@@ -48,7 +48,7 @@ import numpy as np
 
 from ..errors import GameDefinitionError, StrategyFileError
 from ..games.base import Game
-from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver
+from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver, read_checkpoint
 from ..strategy import Strategy
 from ..tree.compile import game_fingerprint
 from ..tree.public_tree import PublicTree
@@ -393,6 +393,30 @@ class CFRDSolver:
             {"chunk_solves": self.operator.chunk_solves, "solve_seconds": self.operator.solve_seconds,
              "compiles": d.cache.compiles, "compile_seconds": d.cache.compile_seconds, **meta},
         )
+
+    def save_checkpoint(self, path: str | Path) -> Path:
+        """Write what CFR-D keeps (trunk regrets and strategy sums, root value sums) to resume later."""
+        op = self.operator
+        return self.trunk_solver.save_checkpoint(
+            path,
+            extra={"value_sum0": op.value_sum[0], "value_sum1": op.value_sum[1], "weight_sum": np.array(op.weight_sum)},
+            extra_header={"cfr_d": {"config": self.config.to_json(),
+                                    "split": {"rounds": self.split.rounds, "depth": self.split.depth}}},
+        )
+
+    @staticmethod
+    def load_checkpoint(path: str | Path, game: Game, *, executor: Executor | None = None) -> "CFRDSolver":
+        """A solver continuing a run saved by :meth:`save_checkpoint` (same game, split and configuration)."""
+        header, arrays = read_checkpoint(path)
+        info = header.get("cfr_d")
+        if not isinstance(info, dict):
+            raise StrategyFileError(f"{path}: a checkpoint of plain CFR, not of CFR-D")
+        split = TrunkSplit(**{k: v for k, v in info["split"].items() if v is not None})
+        solver = CFRDSolver(game, split, CFRDConfig.from_json(info["config"]), executor=executor)
+        solver.trunk_solver.restore(header, arrays, str(path))
+        solver.operator.value_sum = [arrays["value_sum0"], arrays["value_sum1"]]
+        solver.operator.weight_sum = [float(w) for w in arrays["weight_sum"]]
+        return solver
 
     def state_bytes(self) -> int:
         """Bytes of the solver state CFR-D keeps between iterations (trunk regrets and

@@ -12,6 +12,7 @@ plug in.
 from __future__ import annotations
 
 import json
+import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -177,36 +178,58 @@ class CFRSolver:
         return self
 
     # -- checkpoints --------------------------------------------------------------------
-    def save_checkpoint(self, path: str | Path) -> Path:
-        """Write the solver state so that :meth:`load_checkpoint` continues exactly where it stopped."""
+    def save_checkpoint(
+        self, path: str | Path, *, extra: dict[str, np.ndarray] | None = None, extra_header: dict | None = None
+    ) -> Path:
+        """Write the solver state so that :meth:`load_checkpoint` continues exactly where it stopped.
+
+        ``extra`` arrays and ``extra_header`` entries are stored alongside, for solvers built
+        on this one (CFR-D keeps its average root values there). The file is replaced
+        atomically, so an interruption while writing leaves the previous checkpoint intact.
+        """
         path = Path(path)
-        header = {"format": "subgame-cfr-checkpoint", "version": 1, "game_id": self.tree.game_id,
-                  "iteration": self.iteration, "config": asdict(self.config)}
+        header = {"format": CHECKPOINT_FORMAT, "version": 1, "game_id": self.tree.game_id,
+                  "iteration": self.iteration, "config": asdict(self.config), **(extra_header or {})}
+        arrays = {"r0": self.regrets[0], "r1": self.regrets[1], "s0": self.strategy_sum[0], "s1": self.strategy_sum[1]}
+        arrays.update({f"extra_{k}": v for k, v in (extra or {}).items()})
         tmp = path.with_name(path.name + ".tmp")
         with open(tmp, "wb") as f:
-            np.savez_compressed(f, header=np.array(json.dumps(header)), r0=self.regrets[0], r1=self.regrets[1],
-                                s0=self.strategy_sum[0], s1=self.strategy_sum[1])
+            np.savez_compressed(f, header=np.array(json.dumps(header)), **arrays)
         tmp.replace(path)
         return path
+
+    def restore(self, header: dict, arrays: dict[str, np.ndarray], source: str = "checkpoint") -> "CFRSolver":
+        """Load regrets, strategy sums and the iteration count read by :func:`read_checkpoint`."""
+        if header["game_id"] != self.tree.game_id:
+            raise StrategyFileError(f"{source}: checkpoint is for game {header['game_id']!r}, not {self.tree.game_id!r}")
+        loaded = [arrays[k] for k in ("r0", "r1", "s0", "s1")]
+        if any(a.shape != r.shape for a, r in zip(loaded, self.regrets + self.strategy_sum)):
+            raise StrategyFileError(f"{source}: checkpoint arrays do not fit this tree and abstraction")
+        self.iteration = int(header["iteration"])
+        self.regrets, self.strategy_sum = loaded[:2], loaded[2:]
+        return self
 
     @staticmethod
     def load_checkpoint(path: str | Path, tree: PublicTree, abstraction: Abstraction | None = None) -> "CFRSolver":
         """Restore a solver saved by :meth:`save_checkpoint` (with the abstraction it used)."""
-        path = Path(path)
-        try:
-            with np.load(path, allow_pickle=False) as z:
-                header = json.loads(str(z["header"]))
-                arrays = [np.array(z[k]) for k in ("r0", "r1", "s0", "s1")]
-        except (OSError, ValueError, KeyError, EOFError):
-            raise StrategyFileError(f"{path}: not a CFR checkpoint written by this library") from None
-        if header.get("format") != "subgame-cfr-checkpoint":
-            raise StrategyFileError(f"{path}: not a CFR checkpoint (format tag missing)")
-        if header["game_id"] != tree.game_id:
-            raise StrategyFileError(f"{path}: checkpoint is for game {header['game_id']!r}, not {tree.game_id!r}")
-        solver = CFRSolver(tree, CFRConfig(**header["config"]), abstraction=abstraction)
-        if any(a.shape != r.shape for a, r in zip(arrays, solver.regrets)):
-            raise StrategyFileError(f"{path}: checkpoint arrays do not fit this tree and abstraction")
-        solver.iteration = int(header["iteration"])
-        solver.regrets = arrays[:2]
-        solver.strategy_sum = arrays[2:]
-        return solver
+        header, arrays = read_checkpoint(path)
+        return CFRSolver(tree, CFRConfig(**header["config"]), abstraction=abstraction).restore(header, arrays, str(path))
+
+
+CHECKPOINT_FORMAT = "subgame-cfr-checkpoint"
+
+
+def read_checkpoint(path: str | Path) -> tuple[dict, dict[str, np.ndarray]]:
+    """The header and arrays of a checkpoint file; ``extra_*`` arrays lose their prefix."""
+    path = Path(path)
+    if not path.exists():
+        raise StrategyFileError(f"{path}: no such checkpoint file")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            header = json.loads(str(z["header"]))
+            arrays = {k.removeprefix("extra_"): np.array(z[k]) for k in z.files if k != "header"}
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, json.JSONDecodeError):
+        raise StrategyFileError(f"{path}: not a CFR checkpoint written by this library") from None
+    if not isinstance(header, dict) or header.get("format") != CHECKPOINT_FORMAT:
+        raise StrategyFileError(f"{path}: not a CFR checkpoint (format tag missing)")
+    return header, arrays
