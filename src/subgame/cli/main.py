@@ -559,16 +559,26 @@ def resolve_command(
     after = exploitability(tree, resolved)
     out.parent.mkdir(parents=True, exist_ok=True)
     _save_strategy(resolved, out, tree, game=name, params=params, algo=blueprint.meta.get("algo", "?"), resolved=method)
+    _report_resolve(
+        f"{_game_label(name, params)}: {method} on {len(roots)} subgames, {iterations} iterations each",
+        (("blueprint", before), (method, after)),
+        {"file": str(file), "game": name, "method": method, "subgames": len(roots), "iterations": iterations},
+        out, started, as_json,
+    )
+
+
+def _report_resolve(title: str, rows: tuple[tuple[str, Exploitability], tuple[str, Exploitability]],
+                    record: dict[str, Any], out: Path, started: float, as_json: bool) -> None:
+    """Print exploitability before and after re-solving (a table, or one JSON object)."""
     seconds = time.perf_counter() - started
     if as_json:
-        _echo_json({"file": str(file), "game": name, "method": method, "subgames": len(roots), "iterations": iterations,
-                    "before": exploitability_record(before), "after": exploitability_record(after),
+        _echo_json({**record, "before": exploitability_record(rows[0][1]), "after": exploitability_record(rows[1][1]),
                     "out": str(out), "seconds": seconds})
         return
-    table = Table(title=f"{_game_label(name, params)}: {method} on {len(roots)} subgames, {iterations} iterations each")
+    table = Table(title=title)
     for col in ("", "exploitability (chips)", "mbb/g"):
         table.add_column(col, justify="right")
-    for label, result in (("blueprint", before), (method, after)):
+    for label, result in rows:
         table.add_row(label, format_cell(result.exploitability), format_cell(MBB_PER_CHIP * result.exploitability))
     _print(table)
     _print(f"wrote {out} ({seconds:.2f} s)")
@@ -586,20 +596,12 @@ def _resolve_cfr_d(file: Path, iterations: int, out: Path, as_json: bool) -> Non
     name, params = solution.meta.get("game"), solution.meta.get("params", {})
     out.parent.mkdir(parents=True, exist_ok=True)
     _save_strategy(rebuilt.strategy, out, rebuilt.tree, game=name, params=params, algo="cfr-d", resolved="resolve")
-    seconds = time.perf_counter() - started
-    if as_json:
-        _echo_json({"file": str(file), "game": name, "method": "resolve", "iterations": iterations,
-                    "before": exploitability_record(before), "after": exploitability_record(after),
-                    "out": str(out), "seconds": seconds})
-        return
-    table = Table(title=f"{file}: CFR-D trunk + every subgame re-solved from the stored values, {iterations} iterations")
-    for col in ("", "exploitability (chips)", "mbb/g"):
-        table.add_column(col, justify="right")
-    table.add_row("certified by the stored values", format_cell(before.exploitability),
-                  format_cell(MBB_PER_CHIP * before.exploitability))
-    table.add_row("re-solved full strategy", format_cell(after.exploitability), format_cell(MBB_PER_CHIP * after.exploitability))
-    _print(table)
-    _print(f"wrote {out} ({seconds:.2f} s)")
+    _report_resolve(
+        f"{file}: CFR-D trunk + every subgame re-solved from the stored values, {iterations} iterations",
+        (("certified by the stored values", before), ("re-solved full strategy", after)),
+        {"file": str(file), "game": name, "method": "resolve", "iterations": iterations},
+        out, started, as_json,
+    )
 
 
 @app.command("reproduce")
