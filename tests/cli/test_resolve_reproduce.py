@@ -59,6 +59,8 @@ def test_cfr_d_solve_then_resolve(tmp_path):
     assert rebuilt["after"]["exploitability"] <= rebuilt["before"]["exploitability"] + 0.02
     evaluated = ok_json("evaluate", tmp_path / "full.npz")
     assert abs(evaluated["exploitability"] - rebuilt["after"]["exploitability"]) < 1e-12
+    wrong = invoke("evaluate", stored)
+    assert wrong.exit_code == 2 and "subgame resolve" in wrong.output and "Traceback" not in wrong.output
 
 
 def test_cfr_d_checkpoint_and_resume(tmp_path):

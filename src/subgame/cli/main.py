@@ -466,6 +466,13 @@ def evaluate_command(
     The game and its parameters come from the file; --game replaces both, -p alone
     overrides single parameters.
     """
+    from ..decompose import is_cfr_d_file
+
+    if is_cfr_d_file(file):
+        raise StrategyFileError(
+            f"{file} holds CFR-D's trunk strategy and root values, not a full strategy; "
+            f"rebuild one with 'subgame resolve {file} --out FULL.npz' and evaluate that"
+        )
     strategy = Strategy.load(file)
     name, params = _strategy_game(file, strategy, game, param)
     tree = _compile(name, params)
@@ -617,7 +624,12 @@ def reproduce_command(
     run = EXPERIMENTS.get(name)
     if run is None:
         raise CommandLineError(f"unknown experiment {name!r}; experiments are: {', '.join(EXPERIMENTS)}")
-    result = run(full=full, seed=seed)
+    status = Console(stderr=True)
+    if status.is_terminal and not as_json:
+        with status.status(f"running {name}{' (full)' if full else ''}…"):
+            result = run(full=full, seed=seed)
+    else:
+        result = run(full=full, seed=seed)
     md, png = result.write(out_dir)
     if as_json:
         _echo_json({"name": name, "headers": list(result.headers), "rows": [list(map(format_cell, r)) for r in result.rows],
