@@ -95,3 +95,8 @@ def test_cfr_d_interrupted_run_keeps_what_it_had(tmp_path, monkeypatch):
                     "--checkpoint-file", ckpt, "-o", out)
     assert result.exit_code == 130 and "interrupted at iteration 2" in result.output
     assert is_cfr_d_file(out) and CFRDSolver.load_checkpoint(ckpt, __import__("subgame").load_game("leduc")).iteration == 2
+
+
+def test_reproduce_workers_only_where_an_experiment_runs_in_parallel(tmp_path):
+    result = invoke("reproduce", "resolve-vs-blueprint", "--workers", "2", "--out-dir", tmp_path)
+    assert result.exit_code == 2 and "drop --workers" in result.output

@@ -8,12 +8,13 @@ code 2. Exploitability is NashConv / 2 in game units (chips) and in mbb/g (1000 
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -618,18 +619,21 @@ def reproduce_command(
     full: Annotated[bool, typer.Option("--full", help="The paper's sizes (slow); default is the reduced form.")] = False,
     seed: Annotated[int, typer.Option(help="Seed of every random choice; one seed prints one table.")] = 0,
     out_dir: Annotated[Path, typer.Option(help="Folder for NAME.md and NAME.png.")] = Path("out"),
+    workers: Annotated[int, typer.Option(min=1, help="Processes, for experiments that run in parallel (cfr-d).")] = 1,
     as_json: JsonOption = False,
 ) -> None:
     """Run one of the papers' experiments; write its markdown table and PNG plot."""
-    run = EXPERIMENTS.get(name)
-    if run is None:
+    experiment = EXPERIMENTS.get(name)
+    if experiment is None:
         raise CommandLineError(f"unknown experiment {name!r}; experiments are: {', '.join(EXPERIMENTS)}")
-    status = Console(stderr=True)
-    if status.is_terminal and not as_json:
-        with status.status(f"running {name}{' (full)' if full else ''}…"):
-            result = run(full=full, seed=seed)
-    else:
-        result = run(full=full, seed=seed)
+    options: dict[str, Any] = {"full": full, "seed": seed}
+    if "workers" in inspect.signature(experiment).parameters:
+        options["workers"] = workers
+    elif workers > 1:
+        raise CommandLineError(f"experiment {name!r} runs in one process; drop --workers")
+    console = Console(stderr=True)
+    with console.status(f"running {name}{' (full)' if full else ''}…") if console.is_terminal and not as_json else nullcontext():
+        result = experiment(**options)
     md, png = result.write(out_dir)
     if as_json:
         _echo_json({"name": name, "headers": list(result.headers), "rows": [list(map(format_cell, r)) for r in result.rows],
