@@ -9,8 +9,6 @@ with one clear message.
 
 from __future__ import annotations
 
-import json
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .errors import InvalidRangeError, StrategyFileError
+from .files import read_npz, write_npz
 from .tree.public_tree import PublicTree
 
 FORMAT = "subgame-strategy"
@@ -87,38 +86,23 @@ class Strategy:
     # -- files --------------------------------------------------------------------------
     def save(self, path: str | Path, tree: PublicTree | None = None) -> Path:
         """Write the strategy (with infoset labels when ``tree`` is given) to an ``.npz`` file."""
-        path = Path(path)
         header = {"format": FORMAT, "version": VERSION, "game_id": self.game_id, "meta": self.meta}
-        arrays: dict[str, np.ndarray] = {"header": np.array(json.dumps(header))}
+        arrays: dict[str, np.ndarray] = {}
         for p in range(2):
             arrays[f"probs{p}"] = self.probs[p]
             if tree is not None:
                 pa = tree.players[p]
                 arrays[f"labels{p}"] = np.array([pa.label[g] for g in pa.infoset_priv], dtype=str)
-        with open(path, "wb") as f:
-            np.savez_compressed(f, **arrays)
-        return path
+        return write_npz(path, header, arrays)
 
     @staticmethod
     def load(path: str | Path, tree: PublicTree | None = None) -> "Strategy":
         """Read a strategy file; with ``tree``, also check it belongs to that game."""
-        path = Path(path)
-        if not path.exists():
-            raise StrategyFileError(f"{path}: no such strategy file")
+        header, arrays = read_npz(path, format=FORMAT, version=VERSION, kind="strategy", expected="a subgame strategy file")
         try:
-            with np.load(path, allow_pickle=False) as z:
-                header = json.loads(str(z["header"]))
-                probs = (np.asarray(z["probs0"], dtype=np.float64), np.asarray(z["probs1"], dtype=np.float64))
-        except (OSError, ValueError, KeyError, zipfile.BadZipFile, json.JSONDecodeError, EOFError):
-            raise StrategyFileError(
-                f"{path}: not a subgame strategy file (expected an .npz written by 'subgame solve' or Strategy.save)"
-            ) from None
-        if not isinstance(header, dict) or header.get("format") != FORMAT:
-            raise StrategyFileError(f"{path}: not a subgame strategy file (format tag missing)")
-        if header.get("version") != VERSION:
-            raise StrategyFileError(
-                f"{path}: strategy file version {header.get('version')} is not supported (this library reads version {VERSION})"
-            )
+            probs = (np.asarray(arrays["probs0"], dtype=np.float64), np.asarray(arrays["probs1"], dtype=np.float64))
+        except (KeyError, ValueError):
+            raise StrategyFileError(f"{path}: not a subgame strategy file (strategy arrays missing)") from None
         s = Strategy(str(header["game_id"]), probs, dict(header.get("meta") or {}))
         if tree is not None:
             s.check(tree)

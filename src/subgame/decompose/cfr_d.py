@@ -35,9 +35,7 @@ Choices the paper leaves open, made here:
 
 from __future__ import annotations
 
-import json
 import time
-import zipfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
@@ -47,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import GameDefinitionError, StrategyFileError
+from ..files import read_npz, write_npz
 from ..games.base import Game
 from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver, read_checkpoint
 from ..strategy import Strategy
@@ -502,32 +501,16 @@ def save_cfr_d(path: str | Path, solution: CFRDSolution, **meta: Any) -> Path:
         "format": FORMAT, "version": VERSION, "game_id": trunk.game_id, "split": solution.split.to_json(),
         "iterations": solution.iterations, "config": solution.config.to_json(), "meta": record,
     }
-    arrays: dict[str, np.ndarray] = {"header": np.array(json.dumps(header))}
+    arrays: dict[str, np.ndarray] = {}
     for p in (0, 1):
         arrays[f"average{p}"] = solution.average.probs[p]
         arrays[f"values{p}"] = solution.root_values[p]
         arrays[f"labels{p}"] = np.array(["|".join(k) + "#" + lab for k, lab in infoset_keys(trunk, p)], dtype=str)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        np.savez_compressed(f, **arrays)
-    tmp.replace(path)
-    return path
+    return write_npz(path, header, arrays)
 
 
 def _read(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    if not path.exists():
-        raise StrategyFileError(f"{path}: no such CFR-D file")
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            header = json.loads(str(z["header"]))
-            arrays = {k: np.array(z[k]) for k in z.files if k != "header"}
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile, json.JSONDecodeError, EOFError):
-        raise StrategyFileError(f"{path}: not a CFR-D file (expected an .npz written by save_cfr_d)") from None
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise StrategyFileError(f"{path}: not a CFR-D file (format tag {header.get('format') if isinstance(header, dict) else None!r})")
-    if header.get("version") != VERSION:
-        raise StrategyFileError(f"{path}: CFR-D file version {header.get('version')} is not supported (this library reads {VERSION})")
-    return header, arrays
+    return read_npz(path, format=FORMAT, version=VERSION, kind="CFR-D", expected="a CFR-D file")
 
 
 def is_cfr_d_file(path: str | Path) -> bool:

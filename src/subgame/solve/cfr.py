@@ -11,8 +11,6 @@ plug in.
 
 from __future__ import annotations
 
-import json
-import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -21,6 +19,7 @@ from typing import Literal, Protocol
 import numpy as np
 
 from ..errors import StrategyFileError
+from ..files import read_npz, write_npz
 from ..strategy import Strategy
 from ..tree.public_tree import PublicTree
 from .abstraction import Abstraction
@@ -187,16 +186,11 @@ class CFRSolver:
         on this one (CFR-D keeps its average root values there). The file is replaced
         atomically, so an interruption while writing leaves the previous checkpoint intact.
         """
-        path = Path(path)
         header = {"format": CHECKPOINT_FORMAT, "version": 1, "game_id": self.tree.game_id,
                   "iteration": self.iteration, "config": asdict(self.config), **(extra_header or {})}
         arrays = {"r0": self.regrets[0], "r1": self.regrets[1], "s0": self.strategy_sum[0], "s1": self.strategy_sum[1]}
         arrays.update({f"extra_{k}": v for k, v in (extra or {}).items()})
-        tmp = path.with_name(path.name + ".tmp")
-        with open(tmp, "wb") as f:
-            np.savez_compressed(f, header=np.array(json.dumps(header)), **arrays)
-        tmp.replace(path)
-        return path
+        return write_npz(path, header, arrays)
 
     def restore(self, header: dict, arrays: dict[str, np.ndarray], source: str = "checkpoint") -> "CFRSolver":
         """Load regrets, strategy sums and the iteration count read by :func:`read_checkpoint`."""
@@ -221,15 +215,8 @@ CHECKPOINT_FORMAT = "subgame-cfr-checkpoint"
 
 def read_checkpoint(path: str | Path) -> tuple[dict, dict[str, np.ndarray]]:
     """The header and arrays of a checkpoint file; ``extra_*`` arrays lose their prefix."""
-    path = Path(path)
-    if not path.exists():
-        raise StrategyFileError(f"{path}: no such checkpoint file")
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            header = json.loads(str(z["header"]))
-            arrays = {k.removeprefix("extra_"): np.array(z[k]) for k in z.files if k != "header"}
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, json.JSONDecodeError):
-        raise StrategyFileError(f"{path}: not a CFR checkpoint written by this library") from None
-    if not isinstance(header, dict) or header.get("format") != CHECKPOINT_FORMAT:
-        raise StrategyFileError(f"{path}: not a CFR checkpoint (format tag missing)")
-    return header, arrays
+    header, arrays = read_npz(path, format=CHECKPOINT_FORMAT, version=1, kind="checkpoint", expected="a CFR checkpoint")
+    missing = {"r0", "r1", "s0", "s1"} - set(arrays)
+    if missing:
+        raise StrategyFileError(f"{path}: not a CFR checkpoint (arrays {sorted(missing)} missing)")
+    return header, {k.removeprefix("extra_"): v for k, v in arrays.items()}
