@@ -100,3 +100,10 @@ def test_cfr_d_interrupted_run_keeps_what_it_had(tmp_path, monkeypatch):
 def test_reproduce_workers_only_where_an_experiment_runs_in_parallel(tmp_path):
     result = invoke("reproduce", "resolve-vs-blueprint", "--workers", "2", "--out-dir", tmp_path)
     assert result.exit_code == 2 and "drop --workers" in result.output
+
+
+def test_cfr_d_batched_subgames_give_the_same_result(tmp_path):
+    args = ("solve", "leduc", "--algo", "cfr-d", "-n", "3", "--subgame-iterations", "10")
+    one = ok_json(*args, "-o", tmp_path / "one.npz")
+    batched = ok_json(*args, "--subgame-batch", "30", "--cached-subgames", "30", "-o", tmp_path / "all.npz")
+    assert abs(one["stored_value_bound"]["exploitability"] - batched["stored_value_bound"]["exploitability"]) < 1e-12

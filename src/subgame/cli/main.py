@@ -320,6 +320,12 @@ def solve_command(
         int | None, typer.Option(min=1, help="cfr-d: end the trunk at this public depth instead (games without public chance).")
     ] = None,
     subgame_iterations: Annotated[int, typer.Option(min=1, help="cfr-d: inner CFR+ iterations per subgame solve.")] = 100,
+    subgame_batch: Annotated[
+        int, typer.Option(min=1, help="cfr-d: subgames per inner solve; 1 keeps memory at trunk + one subgame, more is faster.")
+    ] = 1,
+    cached_subgames: Annotated[
+        int, typer.Option(min=0, help="cfr-d: compiled subgame structures kept between iterations (no solver state).")
+    ] = 0,
     workers: Annotated[int, typer.Option(min=1, help="cfr-d: processes (or Ray CPUs) for the subgame solves.")] = 1,
     backend: Annotated[Backend, typer.Option(help="cfr-d: where subgame solves run: serial, process, ray.")] = "serial",
     as_json: JsonOption = False,
@@ -337,11 +343,11 @@ def solve_command(
     if resume and checkpoint_file is None:
         raise CommandLineError("--resume needs --checkpoint-file PATH, the checkpoint to continue from")
     if algo == "cfr-d":
-        from ..decompose import TrunkSplit
+        from ..decompose import CFRDConfig, TrunkSplit
 
         split = TrunkSplit(rounds=trunk_depth) if trunk_public_depth is None else TrunkSplit(depth=trunk_public_depth)
-        _solve_cfr_d(game, params, iterations, split, subgame_iterations, workers, backend, out, seed, as_json,
-                     checkpoint_file, resume)
+        config = CFRDConfig(subgame_iterations, batch=subgame_batch, cached_chunks=cached_subgames)
+        _solve_cfr_d(game, params, iterations, split, config, workers, backend, out, seed, as_json, checkpoint_file, resume)
         return
     tree = _compile(game, params)
     for path in (out, checkpoint_file):
@@ -374,7 +380,7 @@ def solve_command(
         _print(f"wrote {out} ({solver.iteration} iterations, {seconds:.2f} s)")
 
 
-def _solve_cfr_d(game: str, params: dict[str, str], iterations: int, split: Any, subgame_iterations: int,
+def _solve_cfr_d(game: str, params: dict[str, str], iterations: int, split: Any, config: Any,
                  workers: int, backend: str, out: Path, seed: int, as_json: bool,
                  checkpoint: Path | None, resume: bool) -> None:
     """``solve --algo cfr-d``: CFR-D, writing the trunk strategy and average root values.
@@ -382,7 +388,7 @@ def _solve_cfr_d(game: str, params: dict[str, str], iterations: int, split: Any,
     With ``checkpoint`` the run is saved every twentieth of the way and on Ctrl-C (then
     what CFR-D has so far is also written to ``out``); ``resume`` continues it.
     """
-    from ..decompose import CFRDConfig, CFRDSolver, make_executor, save_cfr_d, stored_value_exploitability
+    from ..decompose import CFRDSolver, make_executor, save_cfr_d, stored_value_exploitability
 
     for path in (out, checkpoint):
         if path is not None:
@@ -397,7 +403,7 @@ def _solve_cfr_d(game: str, params: dict[str, str], iterations: int, split: Any,
             if solver.iteration >= iterations:
                 raise CommandLineError(f"{checkpoint} is already at iteration {solver.iteration}; ask for more with --iterations")
         else:
-            solver = CFRDSolver(game_obj, split=split, config=CFRDConfig(subgame_iterations), executor=executor)
+            solver = CFRDSolver(game_obj, split=split, config=config, executor=executor)
         every = max(1, iterations // 20)
         with _DeferredInterrupt() as interrupt, _progress(iterations, solver.iteration, not as_json) as update:
             try:
