@@ -152,3 +152,18 @@ def test_unknown_method():
     bv = blueprint_values(tree, Strategy.uniform(tree))
     with pytest.raises(SubgameError, match="unknown subgame-solving method 'magic'"):
         solve_subgames(game, bv, [1], 1, "magic")
+
+
+def test_no_limit_subgames_with_all_ins_before_them():
+    """No-limit Leduc: a first-round all-in runs the board out to a showdown, so it opens no
+    subgame; every second-round subgame is a decision node, and safety holds there too."""
+    game, tree = load_game("leduc_nolimit"), compiled("leduc_nolimit")
+    roots = subgame_roots(tree)
+    assert all(tree.kind[n] == 0 for n in roots)
+    assert len(roots) < int(np.sum(tree.kind[tree.parent[tree.parent >= 0]] == 1))
+    blueprint = CFRSolver(tree, CFR_PLUS).run(20).average_strategy()
+    bv = blueprint_values(tree, blueprint)
+    for p in (0, 1):
+        sol = solve_subgames(game, bv, roots, p, "resolve", iterations=200)
+        resolved = blueprint.with_player(p, probs_into(blueprint.probs[p], sol.full_infosets, sol.probs))
+        assert best_response(tree, resolved, 1 - p).value <= best_response(tree, blueprint, 1 - p).value + _violation(sol) + 1e-9
