@@ -167,3 +167,16 @@ def test_no_limit_subgames_with_all_ins_before_them():
         sol = solve_subgames(game, bv, roots, p, "resolve", iterations=200)
         resolved = blueprint.with_player(p, probs_into(blueprint.probs[p], sol.full_infosets, sol.probs))
         assert best_response(tree, resolved, 1 - p).value <= best_response(tree, blueprint, 1 - p).value + _violation(sol) + 1e-9
+
+
+def test_one_subgame_by_public_state():
+    from subgame.subgame import resolve_subgame
+
+    game, tree = load_game("coin_toss"), compiled("coin_toss")
+    blueprint = Strategy(tree.game_id, (np.array([[0.25, 0.75], [0.5, 0.5]]), np.array([[0.5, 0.25, 0.25]])))
+    sol = resolve_subgame(game, tree, blueprint, ("", "Play"), 1, "maxmargin", iterations=4000)
+    np.testing.assert_allclose(sol.probs[0], [5 / 8, 3 / 8, 0], atol=2e-3)
+    with pytest.raises(SubgameError, match="no public state"):
+        resolve_subgame(game, tree, blueprint, ("", "Dance"), 1, "resolve")
+    with pytest.raises(SubgameError, match="is terminal"):
+        resolve_subgame(game, tree, blueprint, ("", "Sell"), 1, "resolve")

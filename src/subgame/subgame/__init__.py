@@ -8,11 +8,12 @@ from .solving import (
     SubgameSolution,
     blueprint_values,
     resolve_all,
+    resolve_subgame,
     solve_subgames,
     subgame_roots,
 )
 
 __all__ = [
     "METHODS", "SAFE_METHODS", "BlueprintValues", "SubgameParams", "SubgameSolution",
-    "blueprint_values", "resolve_all", "solve_subgames", "subgame_roots",
+    "blueprint_values", "resolve_all", "resolve_subgame", "solve_subgames", "subgame_roots",
 ]

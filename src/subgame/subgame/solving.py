@@ -231,6 +231,38 @@ def solve_subgames(
     return SubgameSolution(forest, player, method, probs, full_inf, alt, root_cbv, iterations)
 
 
+def resolve_subgame(
+    game: Game,
+    tree: PublicTree,
+    blueprint: Strategy,
+    public_state: Sequence[str] | int,
+    player: int,
+    method: str,
+    *,
+    iterations: int = 1000,
+    config: CFRConfig = CFR_PLUS,
+    params: SubgameParams = SubgameParams(),
+) -> SubgameSolution:
+    """Re-solve ``player``'s strategy in the one subgame rooted at ``public_state``.
+
+    ``public_state`` is a public observation sequence (a key of ``tree.node_of_key``) or a
+    public node of ``tree``. The result's ``probs`` are the re-solved strategy at the
+    subgame's information sets, ``full_infosets`` where they sit in ``tree``.
+    """
+    if isinstance(public_state, (int, np.integer)):
+        node = int(public_state)
+        if not 0 <= node < tree.num_nodes:
+            raise SubgameError(f"public node {node} is not in the tree (it has {tree.num_nodes} nodes)")
+    else:
+        node = tree.node_of_key.get(tuple(public_state), -1)
+        if node < 0:
+            raise SubgameError(f"no public state {list(public_state)!r} in the tree")
+    if tree.kind[node] == TERMINAL_NODE:
+        raise SubgameError(f"public state {list(tree.public_key[node])!r} is terminal: there is nothing to re-solve")
+    return solve_subgames(game, blueprint_values(tree, blueprint), [node], player, method,
+                          iterations=iterations, config=config, params=params)
+
+
 def probs_into(full_probs: np.ndarray, infosets: np.ndarray, probs: np.ndarray) -> np.ndarray:
     """A copy of ``full_probs`` with rows ``infosets`` replaced by ``probs`` (action slots aligned)."""
     out = full_probs.copy()
