@@ -490,6 +490,7 @@ def evaluate_command(
     iterations = strategy.meta.get("iterations")
     how = f", {strategy.meta['algo']}" if "algo" in strategy.meta else ""
     how += f", {iterations} iterations" if iterations else ""
+    how += f", subgames re-solved with {strategy.meta['resolved']}" if "resolved" in strategy.meta else ""
     _print(_evaluation_table(result, f"{file}: {_game_label(name, params)}{how}"))
 
 
