@@ -50,20 +50,10 @@ from ..games.base import Game
 from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver, read_checkpoint
 from ..strategy import Strategy
 from ..tree.compile import game_fingerprint
-from ..tree.public_tree import PublicTree
+from ..tree.public_tree import PublicKey, PublicTree, infoset_index, infoset_keys, rows_in
 from ..tree.sweep import backward_best, forward_reach, leaf_values, transition_weights
 from .parallel import Executor, SerialExecutor
-from .split import (
-    Chunk,
-    Decomposition,
-    PublicKey,
-    StructureCache,
-    TrunkSplit,
-    compile_chunk,
-    infoset_index,
-    infoset_keys,
-    rows_in,
-)
+from .split import Chunk, Decomposition, StructureCache, TrunkSplit, compile_chunk
 
 FORMAT = "subgame-cfr-d"
 VERSION = 1

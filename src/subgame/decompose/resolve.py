@@ -28,19 +28,11 @@ from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver
 from ..strategy import Strategy
 from ..subgame.gadgets import ResolveGadget
 from ..tree.compile import compile_game
-from ..tree.public_tree import LEAF, PublicTree
+from ..tree.public_tree import LEAF, PublicKey, PublicTree, infoset_index, infoset_keys, root_subgame, rows_in
 from ..tree.sweep import backward_best, forward_reach, leaf_values, transition_weights
 from .cfr_d import CFRDSolution
 from .parallel import Executor, SerialExecutor
-from .split import (
-    Decomposition,
-    PublicKey,
-    StructureCache,
-    compile_chunk,
-    infoset_index,
-    infoset_keys,
-    rows_in,
-)
+from .split import Decomposition, StructureCache, compile_chunk
 
 
 @dataclass
@@ -112,11 +104,6 @@ class ResolvedChunk:
         return self.alt - self.root_cbv
 
 
-def _root_subgame(tree: PublicTree, player: int) -> np.ndarray:
-    rs = tree.plan.root_slice[player]
-    return np.searchsorted(np.flatnonzero(tree.parent < 0), tree.players[player].node[rs]).astype(np.int64)
-
-
 def _cbv(tree: PublicTree, player: int, reach_opp: np.ndarray) -> np.ndarray:
     v, _ = backward_best(tree, player, leaf_values(tree, player, (reach_opp, reach_opp)), want_policy=False)
     return v
@@ -151,7 +138,7 @@ def resolve_forest(
     root_cbv = _cbv(tree, opp, reach_p)[rs[opp]]
     reach_o = forward_reach(tree, opp, transition_weights(tree, opp, avg[opp]), follow)
     resolver_cbv = _cbv(tree, player, reach_o)[rs[player]]
-    sub_o, sub_p = _root_subgame(tree, opp), _root_subgame(tree, player)
+    sub_o, sub_p = root_subgame(tree, opp), root_subgame(tree, player)
     n = len(keys)
     best_vs_resolved = np.bincount(sub_o, weights=np.maximum(alt, root_cbv), minlength=n)
     value_vs_average = (np.bincount(sub_o, weights=(1.0 - follow) * alt, minlength=n)

@@ -21,9 +21,8 @@ import numpy as np
 from ..errors import GameDefinitionError
 from ..games.base import Game
 from ..tree.compile import compile_game
-from ..tree.public_tree import LEAF, PublicTree
+from ..tree.public_tree import LEAF, PublicKey, PublicTree
 
-PublicKey = tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -197,21 +196,3 @@ class Decomposition:
         raise GameDefinitionError(f"{self.game.name}: {list(key)!r} is not the root of a subgame of the split {self.split}")
 
 
-def infoset_index(tree: PublicTree, player: int) -> dict[tuple[PublicKey, str], int]:
-    """``(public key, private label) -> information set`` of ``player`` in ``tree``."""
-    pa = tree.players[player]
-    return {(tree.public_key[pa.node[g]], pa.label[g]): i for i, g in enumerate(pa.infoset_priv)}
-
-
-def infoset_keys(tree: PublicTree, player: int) -> tuple[tuple[PublicKey, str], ...]:
-    """[I] ``(public key, private label)`` of each of ``player``'s information sets."""
-    pa = tree.players[player]
-    return tuple((tree.public_key[pa.node[g]], pa.label[g]) for g in pa.infoset_priv)
-
-
-def rows_in(index: dict[tuple[PublicKey, str], int], keys: Sequence[tuple[PublicKey, str]], what: str) -> np.ndarray:
-    """[len(keys)] the information set of ``index`` matching each key."""
-    try:
-        return np.fromiter((index[k] for k in keys), dtype=np.int64, count=len(keys))
-    except KeyError as exc:
-        raise GameDefinitionError(f"{what}: information set {exc.args[0]!r} has no match in the full game") from None

@@ -76,22 +76,28 @@ class ResolveGadget:
 class MaxMarginGadget:
     """The max-margin gadget (Moravčík et al. 2016; safe-and-nested §4.2).
 
-    The opponent picks one root information set to enter, and is paid her counterfactual
-    value there minus ``alt``; the re-solver thereby maximizes the smallest margin
-    ``alt(I) − CBV(I)``. The pick is learned with regret matching+ over root states.
+    In each subgame the opponent picks one root information set to enter, and is paid her
+    counterfactual value there minus ``alt``; the re-solver thereby maximizes the smallest
+    margin ``alt(I) − CBV(I)``. The pick is learned with regret matching+ over the root
+    states of each subgame; ``segment`` says which subgame of a forest each root state is
+    in (``None``: one subgame).
     """
 
     player: int
     alt: np.ndarray  #: [R]
+    segment: np.ndarray | None = None  #: [R] subgame of each root state
     regrets: np.ndarray = field(init=False)  #: [R]
 
     def __post_init__(self) -> None:
         self.regrets = np.zeros(self.alt.shape[0])
+        if self.segment is None:
+            self.segment = np.zeros(self.alt.shape[0], dtype=np.int64)
 
     def choice(self) -> np.ndarray:
         pos = np.maximum(self.regrets, 0.0)
-        tot = pos.sum()
-        return pos / tot if tot > 0 else np.full(pos.shape, 1.0 / max(1, pos.size))
+        n = np.bincount(self.segment).astype(float)
+        tot = np.bincount(self.segment, weights=pos, minlength=n.size)[self.segment]
+        return np.where(tot > 0, pos / np.where(tot > 0, tot, 1.0), 1.0 / n[self.segment])
 
     def install(self, solver: CFRSolver) -> None:
         solver.root_reach[self.player] = self.choice()
@@ -99,9 +105,9 @@ class MaxMarginGadget:
     def __call__(self, solver: CFRSolver, player: int, cfv: np.ndarray) -> None:
         if player != self.player:
             return
-        margin_gain = cfv[solver.tree.plan.root_slice[player]] - self.alt
-        x = self.choice()
-        self.regrets += margin_gain - x @ margin_gain
+        gain = cfv[solver.tree.plan.root_slice[player]] - self.alt
+        value = np.bincount(self.segment, weights=self.choice() * gain)
+        self.regrets += gain - value[self.segment]
         np.maximum(self.regrets, 0.0, out=self.regrets)
         solver.root_reach[player] = self.choice()
 

@@ -37,7 +37,7 @@ from ..games.base import Game
 from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver
 from ..strategy import Strategy
 from ..tree.compile import compile_game
-from ..tree.public_tree import CHANCE_NODE, TERMINAL_NODE, PublicTree
+from ..tree.public_tree import CHANCE_NODE, TERMINAL_NODE, PublicTree, infoset_index, infoset_keys, root_subgame, rows_in
 from ..tree.sweep import forward_reach, sequence_values, transition_weights
 from .gadgets import DistributionalGadget, FixedRange, MaxMarginGadget, ResolveGadget
 
@@ -100,7 +100,7 @@ def blueprint_values(tree: PublicTree, blueprint: Strategy) -> BlueprintValues:
     reach = tuple(forward_reach(tree, p, sw[p]) for p in (0, 1))
     cfv = counterfactual_values(tree, blueprint)
     cbv = tuple(best_response(tree, blueprint, p).cbv for p in (0, 1))
-    gifts, index = [], []
+    gifts = []
     for p, pa in enumerate(tree.players):
         action_cbv = sequence_values(tree, p, cbv[p])
         to_terminal = np.zeros(pa.legal.size, dtype=bool)
@@ -110,8 +110,8 @@ def blueprint_values(tree: PublicTree, blueprint: Strategy) -> BlueprintValues:
         best_terminal = np.where(to_terminal & pa.legal, action_cbv, -np.inf).max(axis=1, keepdims=True)
         gift = np.where(pa.legal, np.maximum(best_terminal, action_cbv) - action_cbv, 0.0)
         gifts.append(gift)
-        index.append({(tree.public_key[pa.node[g]], pa.label[g]): i for i, g in enumerate(pa.infoset_priv)})
-    return BlueprintValues(tree, blueprint, reach, cfv, cbv, (gifts[0], gifts[1]), (index[0], index[1]))
+    index = (infoset_index(tree, 0), infoset_index(tree, 1))
+    return BlueprintValues(tree, blueprint, reach, cfv, cbv, (gifts[0], gifts[1]), index)
 
 
 def gift_totals(bv: BlueprintValues, player: int, roots: Sequence[int], split: bool, scale: float | None) -> np.ndarray:
@@ -211,21 +211,16 @@ def solve_subgames(
     elif base == "resolve":
         gadget, alt = ResolveGadget(opp, cbv_alt), cbv_alt
     elif base == "maxmargin":
-        gadget, alt = _segmented(MaxMarginGadget(opp, cbv_alt), forest, opp), cbv_alt
+        gadget, alt = MaxMarginGadget(opp, cbv_alt, root_subgame(forest, opp)), cbv_alt
     elif base == "estimate":
-        gadget, alt = _segmented(MaxMarginGadget(opp, est), forest, opp), est
+        gadget, alt = MaxMarginGadget(opp, est, root_subgame(forest, opp)), est
     else:  # distributional, estimate-distributional
         gadget, alt = DistributionalGadget(opp, est, cbv_alt, params.spread, params.step), est
     gadget.install(solver)
     solver.hooks = [gadget]
     solver.run(iterations)
     probs = solver.average_strategy().probs[player]
-    pa = forest.players[player]
-    index = bv.infoset_index[player]
-    try:
-        full_inf = np.array([index[(forest.public_key[pa.node[g]], pa.label[g])] for g in pa.infoset_priv], dtype=np.int64)
-    except KeyError as exc:
-        raise SubgameError(f"subgame information set {exc} has no match in the full game") from None
+    full_inf = rows_in(bv.infoset_index[player], infoset_keys(forest, player), "subgame")
     resolved = bv.blueprint.with_player(player, probs_into(bv.blueprint.probs[player], full_inf, probs))
     root_cbv = best_response(full, resolved, opp).cbv[root_g[opp]]
     return SubgameSolution(forest, player, method, probs, full_inf, alt, root_cbv, iterations)
@@ -316,34 +311,3 @@ def _root_states_in_full(full: PublicTree, forest: PublicTree, player: int) -> n
             out[g - rs.start] = by_label[pa.label[g]]
     return out
 
-
-def _segmented(gadget: MaxMarginGadget, forest: PublicTree, player: int) -> "SegmentedMaxMargin":
-    """One max-margin choice per subgame of the forest."""
-    rs = forest.plan.root_slice[player]
-    nodes = forest.players[player].node[rs]
-    _, seg = np.unique(nodes, return_inverse=True)
-    return SegmentedMaxMargin(gadget.player, gadget.alt, seg)
-
-
-@dataclass
-class SegmentedMaxMargin(MaxMarginGadget):
-    """:class:`MaxMarginGadget` with an independent choice in each subgame of a forest."""
-
-    segment: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  #: [R] subgame of each root state
-
-    def choice(self) -> np.ndarray:
-        pos = np.maximum(self.regrets, 0.0)
-        n = np.bincount(self.segment).astype(float)
-        tot = np.bincount(self.segment, weights=pos, minlength=n.size)
-        t = tot[self.segment]
-        return np.where(t > 0, pos / np.where(t > 0, t, 1.0), 1.0 / n[self.segment])
-
-    def __call__(self, solver: CFRSolver, player: int, cfv: np.ndarray) -> None:
-        if player != self.player:
-            return
-        gain = cfv[solver.tree.plan.root_slice[player]] - self.alt
-        x = self.choice()
-        value = np.bincount(self.segment, weights=x * gain)
-        self.regrets += gain - value[self.segment]
-        np.maximum(self.regrets, 0.0, out=self.regrets)
-        solver.root_reach[player] = self.choice()

@@ -12,11 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from collections.abc import Sequence
 from typing import Protocol
 
 import numpy as np
 
+from ..errors import GameDefinitionError
+
 DECISION, CHANCE_NODE, TERMINAL_NODE, LEAF = 0, 1, 2, 3
+PublicKey = tuple[str, ...]
 KIND_NAMES = {DECISION: "decision", CHANCE_NODE: "chance", TERMINAL_NODE: "terminal", LEAF: "leaf"}
 
 
@@ -182,3 +186,34 @@ class SweepPlan:
             actor_seq.append(pa.child_seq[idx].astype(np.intp))
             roots.append(slice(int(lb[0]), int(lb[1])))
         return SweepPlan(tuple(levels), tuple(actor_idx), tuple(actor_seq), tuple(roots))
+
+
+# -- matching information sets across trees ------------------------------------------------
+# A subgame, trunk or forest compiled apart from the full game keeps the full game's public
+# keys and private labels, so (public key, label) names an information set in every tree.
+
+
+def infoset_index(tree: PublicTree, player: int) -> dict[tuple[PublicKey, str], int]:
+    """``(public key, private label) -> information set`` of ``player`` in ``tree``."""
+    pa = tree.players[player]
+    return {(tree.public_key[pa.node[g]], pa.label[g]): i for i, g in enumerate(pa.infoset_priv)}
+
+
+def infoset_keys(tree: PublicTree, player: int) -> tuple[tuple[PublicKey, str], ...]:
+    """[I] ``(public key, private label)`` of each of ``player``'s information sets."""
+    pa = tree.players[player]
+    return tuple((tree.public_key[pa.node[g]], pa.label[g]) for g in pa.infoset_priv)
+
+
+def rows_in(index: dict[tuple[PublicKey, str], int], keys: Sequence[tuple[PublicKey, str]], what: str) -> np.ndarray:
+    """[len(keys)] the information set of ``index`` matching each key."""
+    try:
+        return np.fromiter((index[k] for k in keys), dtype=np.int64, count=len(keys))
+    except KeyError as exc:
+        raise GameDefinitionError(f"{what}: information set {exc.args[0]!r} has no match in the full game") from None
+
+
+def root_subgame(tree: PublicTree, player: int) -> np.ndarray:
+    """[R] which root node (subgame of a forest, in root order) each root private state is in."""
+    rs = tree.plan.root_slice[player]
+    return np.searchsorted(np.flatnonzero(tree.parent < 0), tree.players[player].node[rs]).astype(np.int64)
