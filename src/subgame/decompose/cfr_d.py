@@ -366,10 +366,7 @@ class CFRDSolver:
 
     def run(self, iterations: int, callback: Callable[["CFRDSolver"], None] | None = None) -> "CFRDSolver":
         """Run ``iterations`` more trunk iterations, calling ``callback`` after each."""
-        for _ in range(iterations):
-            self.step()
-            if callback is not None:
-                callback(self)
+        self.trunk_solver.run(iterations, None if callback is None else lambda _: callback(self))
         return self
 
     def solution(self, **meta: Any) -> CFRDSolution:

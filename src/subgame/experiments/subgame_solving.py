@@ -20,7 +20,7 @@ from ..games import load_game
 from ..games.poker.game import PokerGame
 from ..solve.abstraction import hand_strength_abstraction, leduc_decomposition_abstraction
 from ..solve.cfr import CFR_PLUS, CFRSolver
-from ..subgame import METHODS, blueprint_values, resolve_all, subgame_roots
+from ..subgame import METHODS, blueprint_values, resolve_all, subgame_forest
 from ..tree.compile import compile_game
 from .report import ExperimentResult, Series
 
@@ -62,7 +62,7 @@ def resolve_convergence(
     rows, series = [], []
     curves: dict[str, list[float]] = {}
     values = blueprint_values(tree, blueprint)
-    forest = compile_game(game, public_states=[tree.public_key[n] for n in subgame_roots(tree)])
+    forest = subgame_forest(game, tree)
     for method in ("resolve", "unsafe"):
         curves[method] = [
             exploitability(tree, resolve_all(game, tree, blueprint, method, iterations=t, values=values, forest=forest)).exploitability
@@ -110,7 +110,7 @@ def technique_table(
         game = load_game("leduc", **params)
         t0 = time.perf_counter()
         tree = compile_game(game)
-        forest = compile_game(game, public_states=[tree.public_key[n] for n in subgame_roots(tree)])
+        forest = subgame_forest(game, tree)
         for bp_name, blueprint in _blueprints(game, tree, 30 if full else 20, 2000 if full else 300, 3).items():
             bp_expl = exploitability(tree, blueprint).exploitability
             rows.append((name, bp_name, "blueprint", bp_expl, 1000 * bp_expl, *PAPER_TABLE_1["blueprint"]))
@@ -145,7 +145,7 @@ def resolve_vs_blueprint(*, full: bool = False, seed: int = 0, max_iterations: i
     steps = _log_steps(100, max_iterations or (30_000 if full else 1000))
     rows, series = [], []
     values = blueprint_values(tree, blueprint)
-    forest = compile_game(game, public_states=[tree.public_key[n] for n in subgame_roots(tree)])
+    forest = subgame_forest(game, tree)
     for method in ("resolve", "unsafe"):
         won = []
         for t in steps:

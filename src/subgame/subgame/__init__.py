@@ -10,10 +10,11 @@ from .solving import (
     resolve_all,
     resolve_subgame,
     solve_subgames,
+    subgame_forest,
     subgame_roots,
 )
 
 __all__ = [
     "METHODS", "SAFE_METHODS", "BlueprintValues", "SubgameParams", "SubgameSolution",
-    "blueprint_values", "resolve_all", "resolve_subgame", "solve_subgames", "subgame_roots",
+    "blueprint_values", "resolve_all", "resolve_subgame", "solve_subgames", "subgame_forest", "subgame_roots",
 ]

@@ -78,6 +78,12 @@ def subgame_roots(tree: PublicTree) -> list[int]:
     return [int(n) for n in np.flatnonzero((parent_kind == CHANCE_NODE) & (tree.kind != TERMINAL_NODE))]
 
 
+def subgame_forest(game: Game, tree: PublicTree, roots: Sequence[int] | None = None) -> PublicTree:
+    """The subgames rooted at public nodes ``roots`` of ``tree`` (default :func:`subgame_roots`), compiled as one forest."""
+    roots = subgame_roots(tree) if roots is None else roots
+    return compile_game(game, public_states=[tree.public_key[n] for n in roots])
+
+
 @dataclass(frozen=True, eq=False)
 class BlueprintValues:
     """What every gadget needs from the blueprint on the full tree, computed once.
@@ -193,7 +199,7 @@ def solve_subgames(
     if method not in METHODS:
         raise SubgameError(f"unknown subgame-solving method {method!r}; methods are: {', '.join(METHODS)}")
     full = bv.tree
-    forest = forest or compile_game(game, public_states=[full.public_key[n] for n in roots])
+    forest = forest or subgame_forest(game, full, roots)
     opp = 1 - player
     root_g = [_root_states_in_full(full, forest, q) for q in (0, 1)]
     solver = CFRSolver(forest, config)
@@ -290,7 +296,7 @@ def resolve_all(
     bv = values if values is not None else blueprint_values(tree, blueprint)
     if bv.blueprint is not blueprint:
         raise SubgameError("the blueprint values given were computed for another blueprint")
-    forest = forest or compile_game(game, public_states=[tree.public_key[n] for n in roots])
+    forest = forest or subgame_forest(game, tree, roots)
     out = blueprint
     for p in (0, 1):
         sol = solve_subgames(game, bv, roots, p, method, iterations=iterations, config=config, params=params, forest=forest)
