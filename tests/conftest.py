@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
@@ -11,7 +11,7 @@ from subgame.games import load_game
 from subgame.tree.compile import compile_game
 
 
-@lru_cache(maxsize=None)
+@cache
 def compiled(name: str, **params):
     return compile_game(load_game(name, **params))
 

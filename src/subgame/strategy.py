@@ -32,12 +32,12 @@ class Strategy:
     meta: dict[str, Any] = field(default_factory=dict)
 
     @staticmethod
-    def uniform(tree: PublicTree) -> "Strategy":
+    def uniform(tree: PublicTree) -> Strategy:
         probs = tuple(pa.legal / pa.legal.sum(axis=1, keepdims=True) for pa in tree.players)
         return Strategy(tree.game_id, probs)  # type: ignore[arg-type]
 
     @staticmethod
-    def random(tree: PublicTree, rng: np.random.Generator) -> "Strategy":
+    def random(tree: PublicTree, rng: np.random.Generator) -> Strategy:
         """Each infoset's action probabilities drawn uniformly from the simplex."""
         out = []
         for pa in tree.players:
@@ -46,7 +46,7 @@ class Strategy:
         return Strategy(tree.game_id, (out[0], out[1]))
 
     @staticmethod
-    def first_action(tree: PublicTree) -> "Strategy":
+    def first_action(tree: PublicTree) -> Strategy:
         out = []
         for pa in tree.players:
             x = np.zeros(pa.legal.shape)
@@ -54,12 +54,12 @@ class Strategy:
             out.append(x)
         return Strategy(tree.game_id, (out[0], out[1]))
 
-    def with_player(self, player: int, probs: np.ndarray) -> "Strategy":
+    def with_player(self, player: int, probs: np.ndarray) -> Strategy:
         both = list(self.probs)
         both[player] = probs
         return Strategy(self.game_id, (both[0], both[1]), dict(self.meta))
 
-    def check(self, tree: PublicTree, atol: float = 1e-9) -> "Strategy":
+    def check(self, tree: PublicTree, atol: float = 1e-9) -> Strategy:
         """Validate against ``tree``: same game, shapes, non-negative, rows summing to one, no illegal mass."""
         if self.game_id != tree.game_id:
             raise StrategyFileError(
@@ -96,7 +96,7 @@ class Strategy:
         return write_npz(path, header, arrays)
 
     @staticmethod
-    def load(path: str | Path, tree: PublicTree | None = None) -> "Strategy":
+    def load(path: str | Path, tree: PublicTree | None = None) -> Strategy:
         """Read a strategy file; with ``tree``, also check it belongs to that game."""
         header, arrays = read_npz(path, format=FORMAT, version=VERSION, kind="strategy", expected="a subgame strategy file")
         try:

@@ -7,7 +7,7 @@ own exploitability code; our public-tree best response must agree to 1e-9.
 from __future__ import annotations
 
 import sys
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
@@ -16,7 +16,7 @@ pyspiel = pytest.importorskip("pyspiel")
 from open_spiel.python import policy as os_policy  # noqa: E402
 
 from subgame.errors import GameDefinitionError, IllegalActionError, InvalidRangeError  # noqa: E402
-from subgame.eval import exploitability, expected_value  # noqa: E402
+from subgame.eval import expected_value, exploitability  # noqa: E402
 from subgame.games import load_game  # noqa: E402
 from subgame.games.openspiel import OpenSpielGame, from_tabular_policy, to_tabular_policy  # noqa: E402
 from subgame.solve.cfr import CFR_PLUS, CFRSolver  # noqa: E402
@@ -28,13 +28,13 @@ LIARS_DICE = ("openspiel:liars_dice", (("dice_sides", 4),))
 GOOFSPIEL = ("openspiel:goofspiel", (("num_cards", 3), ("imp_info", True)))
 
 
-@lru_cache(maxsize=None)
+@cache
 def setup(name: str, params: tuple = ()):
     game = load_game(name, **dict(params))
     return game, compile_game(game)
 
 
-@lru_cache(maxsize=None)
+@cache
 def cfr_plus(name: str, params: tuple = ()) -> Strategy:
     return CFRSolver(setup(name, params)[1], CFR_PLUS).run(100).average_strategy()
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy.optimize import linprog
 
 from subgame.errors import GameDefinitionError
-from subgame.eval import exploitability, expected_value
+from subgame.eval import expected_value, exploitability
 from subgame.games import load_game
 from subgame.games.base import CHANCE, TERMINAL, Game
 from subgame.solve.lp import payoff_matrix, realization_plan, sequence_form, solve_lp

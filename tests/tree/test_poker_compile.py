@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from subgame.errors import GameDefinitionError
-from subgame.eval.best_response import counterfactual_values, exploitability, expected_value
+from subgame.eval.best_response import counterfactual_values, expected_value, exploitability
 from subgame.games import load_game
 from subgame.games.base import CHANCE
 from subgame.games.poker import PokerGame, PokerSpec

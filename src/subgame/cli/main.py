@@ -27,6 +27,7 @@ from rich.table import Table
 
 from ..errors import GameDefinitionError, StrategyFileError, SubgameError
 from ..eval.best_response import Exploitability, exploitability
+from ..experiments import EXPERIMENTS
 from ..experiments.convergence import (
     CURVE_HEADERS,
     MBB_PER_CHIP,
@@ -42,10 +43,9 @@ from ..experiments.report import format_cell
 from ..games import GAMES, load_game
 from ..solve.cfr import PRESETS, CFRSolver
 from ..strategy import Strategy
+from ..subgame import METHODS, resolve_all, subgame_roots
 from ..tree.compile import compile_game
 from ..tree.public_tree import PublicTree
-from ..experiments import EXPERIMENTS
-from ..subgame import METHODS, resolve_all, subgame_roots
 
 Algorithm = Literal["cfr", "cfr+", "lcfr", "dcfr", "lp", "cfr-d"]
 Backend = Literal["serial", "process", "ray"]
@@ -185,7 +185,7 @@ class _DeferredInterrupt:
         self.requested = False
         self._previous: Any = None
 
-    def __enter__(self) -> "_DeferredInterrupt":
+    def __enter__(self) -> _DeferredInterrupt:
         if threading.current_thread() is threading.main_thread():
             self._previous = signal.signal(signal.SIGINT, self._request)
         return self

@@ -94,7 +94,7 @@ class CFRDConfig:
         return asdict(self)
 
     @staticmethod
-    def from_json(d: dict[str, Any]) -> "CFRDConfig":
+    def from_json(d: dict[str, Any]) -> CFRDConfig:
         return CFRDConfig(
             int(d["subgame_iterations"]), CFRConfig(**d["trunk"]), CFRConfig(**d["subgame"]),
             int(d["batch"]), None if d["cached_chunks"] is None else int(d["cached_chunks"]),
@@ -364,10 +364,14 @@ class CFRDSolver:
         """One CFR-D iteration: both players' trunk updates, each after solving every subgame."""
         self.trunk_solver.step()
 
-    def run(self, iterations: int, callback: Callable[["CFRDSolver"], None] | None = None) -> "CFRDSolver":
+    def run(self, iterations: int, callback: Callable[[CFRDSolver], None] | None = None) -> CFRDSolver:
         """Run ``iterations`` more trunk iterations, calling ``callback`` after each."""
         self.trunk_solver.run(iterations, None if callback is None else lambda _: callback(self))
         return self
+
+    def average_strategy(self) -> Strategy:
+        """The trunk's average strategy so far (CFR-D keeps no strategy below the trunk)."""
+        return self.trunk_solver.average_strategy()
 
     def solution(self, **meta: Any) -> CFRDSolution:
         """The trunk average strategy and average root values so far."""
@@ -391,7 +395,7 @@ class CFRDSolver:
         )
 
     @staticmethod
-    def load_checkpoint(path: str | Path, game: Game, *, executor: Executor | None = None) -> "CFRDSolver":
+    def load_checkpoint(path: str | Path, game: Game, *, executor: Executor | None = None) -> CFRDSolver:
         """A solver continuing a run saved by :meth:`save_checkpoint` (same game, split and configuration)."""
         header, arrays = read_checkpoint(path)
         info = header.get("cfr_d")

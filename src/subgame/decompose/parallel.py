@@ -45,7 +45,7 @@ class SerialExecutor:
     def close(self) -> None:
         return None
 
-    def __enter__(self) -> "SerialExecutor":
+    def __enter__(self) -> SerialExecutor:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -78,7 +78,7 @@ class ProcessExecutor:
             self._pool.shutdown()
             self._pool = None
 
-    def __enter__(self) -> "ProcessExecutor":
+    def __enter__(self) -> ProcessExecutor:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -131,7 +131,7 @@ class RayExecutor:
             self._ray.shutdown()
         self._owns = False
 
-    def __enter__(self) -> "RayExecutor":
+    def __enter__(self) -> RayExecutor:
         return self
 
     def __exit__(self, *exc: object) -> None:

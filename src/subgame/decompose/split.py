@@ -24,7 +24,6 @@ from ..tree.compile import compile_game
 from ..tree.public_tree import LEAF, PublicKey, PublicTree
 
 
-
 @dataclass(frozen=True)
 class TrunkSplit:
     """Where the trunk ends: after ``rounds`` public chance events, or at a public depth.
@@ -87,7 +86,7 @@ class StructureCache:
         if tree is None:
             started = time.perf_counter()
             tree = build()
-            tree.plan  # the sweep index arrays are part of the structure
+            _ = tree.plan  # the sweep index arrays are part of the structure
             self.compile_seconds += time.perf_counter() - started
             self.compiles += 1
             if self.capacity is None or len(self._trees) < self.capacity:
@@ -132,7 +131,7 @@ class Decomposition:
         cache: StructureCache | None = None,
         trunk: PublicTree | None = None,
         leaf_nodes: Sequence[int] | None = None,
-    ) -> "Decomposition":
+    ) -> Decomposition:
         """Compile the trunk, then each chunk once to match its root states to the trunk's by label.
 
         Args:
@@ -160,7 +159,7 @@ class Decomposition:
         for lo in range(0, leaves.size, batch):
             nodes = leaves[lo : lo + batch]
             keys = tuple(trunk.public_key[n] for n in nodes)
-            forest = cache.get(keys, lambda: compile_chunk(game, keys))
+            forest = cache.get(keys, lambda keys=keys: compile_chunk(game, keys))
             states, subgame = [], []
             for p, pa in enumerate(forest.players):
                 rs = forest.plan.root_slice[p]

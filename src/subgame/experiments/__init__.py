@@ -1,5 +1,6 @@
 """Experiments: seeded runs that write markdown tables and PNG plots."""
 
+from .cfr_d import cfr_d_experiment
 from .convergence import (
     CURVE_HEADERS,
     CurvePoint,
@@ -12,7 +13,6 @@ from .convergence import (
     plot_curve,
 )
 from .report import ExperimentResult, Series
-from .cfr_d import cfr_d_experiment
 from .subgame_solving import resolve_convergence, resolve_vs_blueprint, technique_table
 
 #: Every experiment by the name ``subgame reproduce NAME`` takes; each is called as

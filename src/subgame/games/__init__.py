@@ -14,9 +14,9 @@ from typing import Any
 
 from ..errors import GameDefinitionError, UnknownGameError
 from .base import CHANCE, TERMINAL, Game
-from .poker import KUHN, LEDUC, LEDUC_NOLIMIT, PokerGame, PokerSpec
 from .dice import LiarsDice
 from .goofspiel import Goofspiel
+from .poker import KUHN, LEDUC, LEDUC_NOLIMIT, PokerGame, PokerSpec
 from .small import CoinToss, MatchingPenniesChoice, RockPaperScissors, RPSPlus
 
 

@@ -43,7 +43,7 @@ class Abstraction:
         return x[self.buckets[player]]
 
     @staticmethod
-    def from_keys(tree: PublicTree, key: Callable[[int, tuple[str, ...], str], Hashable], name: str = "abstraction") -> "Abstraction":
+    def from_keys(tree: PublicTree, key: Callable[[int, tuple[str, ...], str], Hashable], name: str = "abstraction") -> Abstraction:
         """Bucket information sets by ``key(player, public_key, private_label)``.
 
         Raises:

@@ -22,7 +22,6 @@ from ..errors import StrategyFileError
 from ..files import read_npz, write_npz
 from ..strategy import Strategy
 from ..tree.public_tree import PublicTree
-from .abstraction import Abstraction
 from ..tree.sweep import (
     backward_expected,
     forward_reach,
@@ -31,6 +30,7 @@ from ..tree.sweep import (
     sequence_values,
     transition_weights,
 )
+from .abstraction import Abstraction
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ class IterationHook(Protocol):
     counterfactual values (safe-and-nested §4–5); ``cfv`` is [G_player].
     """
 
-    def __call__(self, solver: "CFRSolver", player: int, cfv: np.ndarray) -> None: ...
+    def __call__(self, solver: CFRSolver, player: int, cfv: np.ndarray) -> None: ...
 
 
 @dataclass
@@ -168,7 +168,7 @@ class CFRSolver:
             for p in (0, 1):
                 self._update(p, t, sigma[p], vs[p], reach[p])
 
-    def run(self, iterations: int, callback: Callable[["CFRSolver"], None] | None = None) -> "CFRSolver":
+    def run(self, iterations: int, callback: Callable[[CFRSolver], None] | None = None) -> CFRSolver:
         """Run ``iterations`` more iterations, calling ``callback`` after each."""
         for _ in range(iterations):
             self.step()
@@ -192,7 +192,7 @@ class CFRSolver:
         arrays.update({f"extra_{k}": v for k, v in (extra or {}).items()})
         return write_npz(path, header, arrays)
 
-    def restore(self, header: dict, arrays: dict[str, np.ndarray], source: str = "checkpoint") -> "CFRSolver":
+    def restore(self, header: dict, arrays: dict[str, np.ndarray], source: str = "checkpoint") -> CFRSolver:
         """Load regrets, strategy sums and the iteration count read by :func:`read_checkpoint`."""
         if header["game_id"] != self.tree.game_id:
             raise StrategyFileError(f"{source}: checkpoint is for game {header['game_id']!r}, not {self.tree.game_id!r}")
@@ -204,7 +204,7 @@ class CFRSolver:
         return self
 
     @staticmethod
-    def load_checkpoint(path: str | Path, tree: PublicTree, abstraction: Abstraction | None = None) -> "CFRSolver":
+    def load_checkpoint(path: str | Path, tree: PublicTree, abstraction: Abstraction | None = None) -> CFRSolver:
         """Restore a solver saved by :meth:`save_checkpoint` (with the abstraction it used)."""
         header, arrays = read_checkpoint(path)
         return CFRSolver(tree, CFRConfig(**header["config"]), abstraction=abstraction).restore(header, arrays, str(path))

@@ -23,7 +23,7 @@ class SparseTerminal:
     ut: sp.csr_matrix  #: [G1, G0] the transpose, stored for a fast product
 
     @staticmethod
-    def from_entries(g0: np.ndarray, g1: np.ndarray, value: np.ndarray, shape: tuple[int, int]) -> "SparseTerminal":
+    def from_entries(g0: np.ndarray, g1: np.ndarray, value: np.ndarray, shape: tuple[int, int]) -> SparseTerminal:
         u = sp.csr_matrix((value, (g0, g1)), shape=shape)
         u.sum_duplicates()
         return SparseTerminal(u, u.T.tocsr())

@@ -131,7 +131,7 @@ class _Deck:
     names: np.ndarray  #: [H] object, the hand's name (its private-state label)
 
     @staticmethod
-    def of(game: PokerGame) -> "_Deck":
+    def of(game: PokerGame) -> _Deck:
         D, k = game.spec.deck_size, game.spec.hole_cards
         lex = np.array(list(combinations(range(D), k)), dtype=np.int64).reshape(-1, k)
         cards = np.empty_like(lex)
@@ -159,7 +159,7 @@ class _Board:
     labels: tuple[tuple[str, ...], tuple[str, ...]]  #: per player, labels in private-state order
 
     @staticmethod
-    def of(deck: _Deck, cards: tuple[int, ...]) -> "_Board":
+    def of(deck: _Deck, cards: tuple[int, ...]) -> _Board:
         on_board = np.zeros(deck.size, dtype=bool)
         on_board[list(cards)] = True
         hands = np.flatnonzero(~deck.has[:, on_board].any(axis=1))

@@ -147,7 +147,7 @@ class CardRemoval:
     stronger_lo: tuple[np.ndarray, ...]  #: per level j: [C(k,j), n] the group's first entry stronger than the hand
 
     @staticmethod
-    def build(hand_cards: np.ndarray, strength: np.ndarray | None = None) -> "CardRemoval":
+    def build(hand_cards: np.ndarray, strength: np.ndarray | None = None) -> CardRemoval:
         """Sort once (O(n log n)); ``strength`` [n] is any integer key, higher is better."""
         hand_cards = np.asarray(hand_cards, dtype=np.int64)
         n, k = hand_cards.shape
@@ -203,7 +203,7 @@ class CardRemoval:
             cs = self._prefix(j, reach)
             sign = (-1.0) ** j
 
-            def total(index: np.ndarray) -> np.ndarray:  # summed over the hand's j-subsets
+            def total(index: np.ndarray, cs: np.ndarray = cs) -> np.ndarray:  # summed over the hand's j-subsets
                 return np.take(cs, index.ravel(), axis=0).reshape(index.shape[0], n, T).sum(axis=0)
 
             weaker += sign * (total(self.weaker_hi[j]) - total(self.group_lo[j]))

@@ -10,9 +10,9 @@ folded into the terminal operators, so reaches carry only the players' own proba
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from collections.abc import Sequence
 from typing import Protocol
 
 import numpy as np
@@ -101,10 +101,10 @@ class PublicTree:
         return {k: i for i, k in enumerate(self.public_key)}
 
     @cached_property
-    def plan(self) -> "SweepPlan":
+    def plan(self) -> SweepPlan:
         return SweepPlan.build(self)
 
-    def with_leaves(self, leaves: tuple[ValueOperator, ...]) -> "PublicTree":
+    def with_leaves(self, leaves: tuple[ValueOperator, ...]) -> PublicTree:
         """The same tree with the given operators at its depth-limit leaves."""
         from dataclasses import replace
 
@@ -152,7 +152,7 @@ class SweepPlan:
     root_slice: tuple[slice, slice]
 
     @staticmethod
-    def build(tree: PublicTree) -> "SweepPlan":
+    def build(tree: PublicTree) -> SweepPlan:
         levels, actor_idx, actor_seq, roots = [], [], [], []
         for p in range(2):
             pa = tree.players[p]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict
-from functools import lru_cache
+from functools import cache
 from itertools import combinations
 from typing import Any, NamedTuple
 
@@ -197,7 +197,7 @@ def _betting_actions(spec: PokerSpec, contrib, p: int, raises: int, rnd: int, la
     return tuple(out)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _deal_outcomes(deck: int, dealt: tuple[int, ...], count: int) -> tuple[tuple[int, float], ...]:
     rest = [c for c in range(deck) if c not in dealt]
     combos = list(combinations(rest, count))
@@ -205,6 +205,6 @@ def _deal_outcomes(deck: int, dealt: tuple[int, ...], count: int) -> tuple[tuple
     return tuple(sorted((sum(c * deck**i for i, c in enumerate(cs)), p) for cs in combos))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _strength(cards: tuple[int, ...], num_ranks: int, num_suits: int) -> tuple:
     return hand_strength(cards, num_ranks, num_suits)
