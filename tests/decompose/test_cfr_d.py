@@ -126,13 +126,13 @@ def test_second_players_subgames_are_solved_for_the_updated_trunk_strategy():
     solver = CFRDSolver(game, TrunkSplit(rounds=1), CFRDConfig(5, batch=30)).run(3)
     op, trunk = solver.operator, solver.decomposition.trunk
     seen: list[tuple[int, np.ndarray]] = []
-    original = op.cfv
+    original = op.values
 
-    def spy(player, reach):
+    def spy(player, reach, iteration):
         seen.append((player, reach[0].copy()))
-        return original(player, reach)
+        return original(player, reach, iteration)
 
-    op.cfv = spy  # type: ignore[method-assign]
+    op.values = spy  # type: ignore[method-assign]
     before = transition_weights(trunk, 0, solver.trunk_solver.current_strategy().probs[0])
     solves = op.chunk_solves
     solver.step()

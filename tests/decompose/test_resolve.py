@@ -10,17 +10,18 @@ from subgame.decompose import (
     StructureCache,
     is_cfr_d_file,
     load_cfr_d,
+    chunk_at,
     reconstruct,
-    resolve_forest,
-    resolve_subgame,
     save_cfr_d,
     stored_value_exploitability,
+    stored_value_problem,
     theorem3_bound,
 )
 from subgame.errors import StrategyFileError
 from subgame.eval import counterfactual_values, exploitability
 from subgame.games import load_game
 from subgame.strategy import Strategy
+from subgame.subgame import GadgetSpec, SubgameProblem, resolve_subgame
 
 RESOLVE_ITERATIONS = 1000
 
@@ -31,8 +32,9 @@ def _resolve_all(run, player, alt_of):
     d = Decomposition.build(sol.game, sol.split, trunk=sol.trunk, batch=30, cache=StructureCache(None))
     out = []
     for c in d.chunks:
-        out.append(resolve_forest(d.chunk_tree(c), c.keys, player, sol.average_reach[player][c.trunk_states[player]],
-                                  alt_of(c), RESOLVE_ITERATIONS))
+        problem = SubgameProblem(d.chunk_tree(c), player, sol.average_reach[player][c.trunk_states[player]],
+                                 alt_of(c), GadgetSpec("resolve"))
+        out.append(resolve_subgame(problem, iterations=RESOLVE_ITERATIONS))
     return out
 
 
@@ -109,14 +111,14 @@ def test_re_solving_error_shrinks_with_iterations(leduc_run):
 def test_one_subgame_at_run_time_equals_the_forest_solve(leduc_run):
     sol = leduc_run.solution
     key = sol.trunk.public_key[int(np.flatnonzero(sol.trunk.kind == 3)[7])]
-    one = resolve_subgame(sol, key, 1, iterations=200)
+    one = resolve_subgame(stored_value_problem(sol, *chunk_at(sol, key), 1), iterations=200)
     rec = reconstruct(sol, iterations=200, full_tree=leduc_run.full)
     forest = next(r for r in rec.chunks if r.player == 1)
     rows = [forest.infoset_keys.index(k) for k in one.infoset_keys]
     np.testing.assert_allclose(one.probs, forest.probs[rows], rtol=0, atol=1e-12)
     assert one.keys == (key,) and one.root_infosets.tolist() == [5]
     with pytest.raises(Exception, match="not a public state"):
-        resolve_subgame(sol, ("nowhere",), 0)
+        chunk_at(sol, ("nowhere",))
 
 
 def test_cfr_d_file_round_trip(leduc_run, tmp_path):

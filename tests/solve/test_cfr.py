@@ -84,14 +84,6 @@ def test_strategies_are_distributions_over_legal_actions(leduc_tree):
         s.check(leduc_tree)
 
 
-def test_iteration_hook_sees_root_values(kuhn_tree):
-    seen = []
-    solver = CFRSolver(kuhn_tree, CFR_PLUS, hooks=[lambda solver, p, v: seen.append((solver.iteration, p, v.shape))])
-    solver.run(3)
-    assert [(t, p) for t, p, _ in seen] == [(1, 0), (1, 1), (2, 0), (2, 1), (3, 0), (3, 1)]
-    assert seen[0][2] == (kuhn_tree.players[0].num_states,)
-
-
 @settings(max_examples=50, deadline=None)
 @given(
     regrets=st.lists(st.floats(-10, 10, allow_nan=False), min_size=6, max_size=6),

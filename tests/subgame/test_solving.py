@@ -12,7 +12,7 @@ from subgame.eval import best_response, exploitability
 from subgame.games import load_game
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
 from subgame.strategy import Strategy
-from subgame.subgame import METHODS, blueprint_values, resolve_all, solve_subgames, subgame_roots
+from subgame.subgame import METHODS, blueprint_values, full_rows, public_node, resolve_all, solve_subgames, subgame_roots
 from subgame.subgame.solving import probs_into
 from tests.conftest import compiled
 
@@ -70,7 +70,7 @@ def test_coin_toss_full_game_values(coin_toss):
     _, tree, bv, _ = coin_toss
     for method, value in [("maxmargin", 3 / 8), ("reach-maxmargin", 1 / 4)]:
         sol = solve(coin_toss, method)
-        p1 = probs_into(bv.blueprint.probs[1], sol.full_infosets, sol.probs)
+        p1 = probs_into(bv.blueprint.probs[1], full_rows(sol, bv), sol.probs)
         assert best_response(tree, bv.blueprint.with_player(1, p1), 0).value == pytest.approx(value, abs=3e-3)
 
 
@@ -120,7 +120,7 @@ def test_safe_methods_never_increase_exploitability(game_name, examples, method)
         bv = blueprint_values(tree, blueprint)
         for p in (0, 1):
             sol = solve_subgames(game, bv, roots, p, method, iterations=300)
-            resolved = blueprint.with_player(p, probs_into(blueprint.probs[p], sol.full_infosets, sol.probs))
+            resolved = blueprint.with_player(p, probs_into(blueprint.probs[p], full_rows(sol, bv), sol.probs))
             before = best_response(tree, blueprint, 1 - p).value
             after = best_response(tree, resolved, 1 - p).value
             assert after <= before + _violation(sol) + 1e-9, (seed, p, before, after)
@@ -165,18 +165,20 @@ def test_no_limit_subgames_with_all_ins_before_them():
     bv = blueprint_values(tree, blueprint)
     for p in (0, 1):
         sol = solve_subgames(game, bv, roots, p, "resolve", iterations=200)
-        resolved = blueprint.with_player(p, probs_into(blueprint.probs[p], sol.full_infosets, sol.probs))
+        resolved = blueprint.with_player(p, probs_into(blueprint.probs[p], full_rows(sol, bv), sol.probs))
         assert best_response(tree, resolved, 1 - p).value <= best_response(tree, blueprint, 1 - p).value + _violation(sol) + 1e-9
 
 
 def test_one_subgame_by_public_state():
-    from subgame.subgame import resolve_subgame
-
     game, tree = load_game("coin_toss"), compiled("coin_toss")
     blueprint = Strategy(tree.game_id, (np.array([[0.25, 0.75], [0.5, 0.5]]), np.array([[0.5, 0.25, 0.25]])))
-    sol = resolve_subgame(game, tree, blueprint, ("", "Play"), 1, "maxmargin", iterations=4000)
+    bv = blueprint_values(tree, blueprint)
+    sol = solve_subgames(game, bv, [public_node(tree, ("", "Play"))], 1, "maxmargin", iterations=4000)
     np.testing.assert_allclose(sol.probs[0], [5 / 8, 3 / 8, 0], atol=2e-3)
+    assert sol.keys == (("", "Play"),)
     with pytest.raises(SubgameError, match="no public state"):
-        resolve_subgame(game, tree, blueprint, ("", "Dance"), 1, "resolve")
+        public_node(tree, ("", "Dance"))
     with pytest.raises(SubgameError, match="is terminal"):
-        resolve_subgame(game, tree, blueprint, ("", "Sell"), 1, "resolve")
+        public_node(tree, ("", "Sell"))
+    with pytest.raises(SubgameError, match="not in the tree"):
+        public_node(tree, 999)

@@ -3,9 +3,9 @@
 * :func:`solve_cfr_d` / :class:`CFRDSolver` — CFR-D: trunk CFR whose leaf operator solves
   every subgame below the trunk each iteration; keeps only the trunk and the average root
   values ("Generating a Trunk Strategy using CFR-D", Theorem 2).
-* :func:`resolve_subgame` / :func:`reconstruct` — re-solving subgames at run time from
-  those values with the re-solving gadget ("Subgame Strategy Re-Solving", Fig. 2;
-  appendix Theorem 3).
+* :func:`stored_value_problem` / :func:`reconstruct` — re-solving subgames at run time
+  from those values with the re-solving gadget ("Subgame Strategy Re-Solving", Fig. 2;
+  appendix Theorem 3), by the one re-solver :func:`subgame.subgame.resolve_subgame`.
 * :func:`save_cfr_d` / :func:`load_cfr_d` — the solution as a file.
 * :class:`ProcessExecutor` / :class:`RayExecutor` — independent subgame solves in parallel.
 """
@@ -30,24 +30,22 @@ from .parallel import (
     make_executor,
 )
 from .resolve import (
-    AveragingResolveGadget,
     Reconstruction,
     ResolveBound,
-    ResolvedChunk,
+    chunk_at,
     reconstruct,
-    resolve_forest,
-    resolve_subgame,
     stored_value_exploitability,
+    stored_value_problem,
     theorem3_bound,
 )
 from .split import Chunk, Decomposition, StructureCache, TrunkSplit, compile_chunk
 
 __all__ = [
-    "AveragingResolveGadget",
     "CFRDConfig",
     "CFRDSolution",
     "CFRDSolver",
     "Chunk",
+    "chunk_at",
     "ChunkValues",
     "Decomposition",
     "Executor",
@@ -55,7 +53,6 @@ __all__ = [
     "RayExecutor",
     "Reconstruction",
     "ResolveBound",
-    "ResolvedChunk",
     "SerialExecutor",
     "StructureCache",
     "SubgameSolveOperator",
@@ -65,11 +62,10 @@ __all__ = [
     "load_cfr_d",
     "make_executor",
     "reconstruct",
-    "resolve_forest",
-    "resolve_subgame",
     "save_cfr_d",
     "solve_cfr_d",
     "solve_chunk",
     "stored_value_exploitability",
+    "stored_value_problem",
     "theorem3_bound",
 ]

@@ -7,9 +7,9 @@ the trunk's regrets, are added to a running average, and the subgame solution is
 discarded. Only the trunk (regrets, average strategy) and the average root values stay in
 memory; a subgame's strategy is recovered later by re-solving (:mod:`.resolve`).
 
-In this engine CFR-D is depth-limited CFR whose leaf operator solves the subgame below:
-:class:`SubgameSolveOperator` is a :class:`~subgame.tree.public_tree.ValueOperator` put
-at the trunk's leaves, so the unchanged :class:`~subgame.solve.cfr.CFRSolver` runs CFR-D.
+In this engine CFR-D is depth-limited CFR whose leaf solves the subgames below:
+:class:`SubgameSolveOperator` is a :class:`~subgame.solve.plugins.Leaf` given to the
+unchanged :class:`~subgame.solve.cfr.CFRSolver` of the trunk.
 
 Choices the paper leaves open, made here:
 
@@ -45,15 +45,16 @@ from typing import Any
 import numpy as np
 
 from ..errors import GameDefinitionError, StrategyFileError
+from ..eval.best_response import best_response_to_reach
 from ..files import read_npz, write_npz
 from ..games.base import Game
 from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver, read_checkpoint
 from ..strategy import Strategy
 from ..tree.compile import game_fingerprint
 from ..tree.public_tree import PublicKey, PublicTree, infoset_index, infoset_keys, rows_in
-from ..tree.sweep import backward_best, forward_reach, leaf_values, transition_weights
+from ..tree.sweep import forward_reach, transition_weights
 from .parallel import Executor, SerialExecutor
-from .split import Chunk, Decomposition, StructureCache, TrunkSplit, compile_chunk
+from .split import Decomposition, StructureCache, TrunkSplit, compile_chunk
 
 FORMAT = "subgame-cfr-d"
 VERSION = 1
@@ -139,15 +140,11 @@ def solve_chunk(
         zeros = tuple(np.zeros(tree.plan.root_slice[p].stop - tree.plan.root_slice[p].start) for p in (0, 1))
         real = tuple(np.zeros(pa.legal.shape) for pa in tree.players) if record else None
         return ChunkValues(zeros, real)  # type: ignore[arg-type]
-    solver = CFRSolver(tree, config, root_reach=[np.array(root_reach[0], dtype=np.float64),
-                                                 np.array(root_reach[1], dtype=np.float64)])
-    solver.run(iterations)
+    solver = CFRSolver(tree, config, root_reach=root_reach).run(iterations)
     avg = solver.average_strategy().probs
     reach = [forward_reach(tree, q, transition_weights(tree, q, avg[q]), solver.root_reach[q]) for q in (0, 1)]
-    values = []
-    for p in (0, 1):
-        v, _ = backward_best(tree, p, leaf_values(tree, p, (reach[1 - p], reach[1 - p])), want_policy=False)
-        values.append(v[tree.plan.root_slice[p]].copy())
+    values = [best_response_to_reach(tree, p, reach[1 - p], want_policy=False).cbv[tree.plan.root_slice[p]].copy()
+              for p in (0, 1)]
     real = None
     if record:
         real = tuple(reach[q][tree.players[q].infoset_priv][:, None] * avg[q] for q in (0, 1))
@@ -189,14 +186,16 @@ def run_chunk_task(task: ChunkTask) -> ChunkValues:
 
 
 class SubgameSolveOperator:
-    """The trunk's leaf operator of CFR-D: ``cfv`` solves every subgame below the trunk.
+    """The trunk's leaf of CFR-D (a :class:`~subgame.solve.plugins.Leaf`): every subgame below the trunk, solved.
 
-    ``cfv(player, reach)`` takes both players' trunk reaches [G_0], [G_1], solves every
-    chunk with those root ranges and returns [G_player]: the player's root counterfactual
-    best-response values at the trunk's leaf private states, zero elsewhere. The
-    opponent's values from the same solves wait in ``pending`` until :meth:`commit` (an
-    iteration hook of the trunk solver) adds them to the running average; calls made
-    outside a solver iteration (an evaluation) never touch the average.
+    ``values(player, reach, t)`` takes both players' trunk reaches [G_0], [G_1], solves
+    every chunk with those root ranges and returns [G_player]: the player's root
+    counterfactual best-response values at the trunk's leaf private states, zero
+    elsewhere. In a solver iteration (``t`` given) the opponent's values from the same
+    solves are added to the running averages with the trunk's weight t^γ; an evaluation
+    (``t`` is ``None``) leaves them untouched. With simultaneous trunk updates both
+    players' calls of one iteration see the same reaches, so the second reuses the solve
+    of the first; nothing else is kept between calls.
     """
 
     def __init__(
@@ -217,28 +216,32 @@ class SubgameSolveOperator:
         self.realization_sum: dict[tuple[int, int], np.ndarray] = {}  #: (chunk, player) -> [I_sub, A]
         self.chunk_solves = 0
         self.solve_seconds = 0.0
-        self._pending: tuple[int, np.ndarray, list[ChunkValues]] | None = None
-        self._memo: tuple[np.ndarray, np.ndarray, list[ChunkValues]] | None = None
+        self._shared: tuple[int, list[ChunkValues]] | None = None  #: (t, solves) of a simultaneous iteration
 
-    # ValueOperator
-    def cfv(self, player: int, reach: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-        results = self._solve_all(reach)
+    # Leaf
+    def values(self, player: int, reach: tuple[np.ndarray, np.ndarray], iteration: int | None) -> np.ndarray:
+        shared = self._shared
+        if iteration is not None and shared is not None and shared[0] == iteration:
+            results = shared[1]
+        else:
+            results = self._solve_all(reach)
+            if iteration is not None and not self.config.trunk.alternating:
+                self._shared = (iteration, results)
         trunk = self.decomposition.trunk
         out = np.zeros(trunk.players[player].num_states)
-        other = np.zeros(trunk.players[1 - player].num_states)
         for chunk, res in zip(self.decomposition.chunks, results):
             out[chunk.trunk_states[player]] = res.values[player]
-            other[chunk.trunk_states[1 - player]] = res.values[1 - player]
-        self._pending = (player, other, results)
+        if iteration is not None:
+            self._accumulate(player, iteration, results)
         return out
 
+    def end_iteration(self, t: int) -> None:
+        self._shared = None
+
     def _solve_all(self, reach: tuple[np.ndarray, np.ndarray]) -> list[ChunkValues]:
-        memo = self._memo
-        if memo is not None and np.array_equal(memo[0], reach[0]) and np.array_equal(memo[1], reach[1]):
-            return memo[2]
         started = time.perf_counter()
         chunks, cfg = self.decomposition.chunks, self.config
-        roots = [self._root_reach(c, reach) for c in chunks]
+        roots = [(reach[0][c.trunk_states[0]], reach[1][c.trunk_states[1]]) for c in chunks]
         if isinstance(self.executor, SerialExecutor):
             results = [
                 solve_chunk(self.decomposition.chunk_tree(c), r, cfg.subgame_iterations, cfg.subgame, record=self.record)
@@ -253,26 +256,17 @@ class SubgameSolveOperator:
             results = self.executor.map(run_chunk_task, tasks)
         self.chunk_solves += len(chunks)
         self.solve_seconds += time.perf_counter() - started
-        self._memo = (np.array(reach[0], copy=True), np.array(reach[1], copy=True), results)
         return results
 
-    @staticmethod
-    def _root_reach(chunk: Chunk, reach: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        return (reach[0][chunk.trunk_states[0]], reach[1][chunk.trunk_states[1]])
-
-    # IterationHook
-    def commit(self, solver: CFRSolver, player: int, cfv: np.ndarray) -> None:
-        """Add the values pending from the solve for ``player`` to the running averages."""
-        pending = self._pending
-        if pending is None or pending[0] != player:
-            return
-        self._pending = None
-        weight = float(solver.iteration) ** self.config.trunk.gamma
+    def _accumulate(self, player: int, t: int, results: list[ChunkValues]) -> None:
+        """Add the opponent's values of the solve for ``player``'s update to the running averages."""
+        weight = float(t) ** self.config.trunk.gamma
         q = 1 - player
-        self.value_sum[q] += weight * pending[1]
+        for chunk, res in zip(self.decomposition.chunks, results):
+            self.value_sum[q][chunk.trunk_states[q]] += weight * res.values[q]
         self.weight_sum[q] += weight
         if self.record:
-            for i, res in enumerate(pending[2]):
+            for i, res in enumerate(results):
                 if res.realization is None:
                     continue
                 key = (i, player)
@@ -353,8 +347,7 @@ class CFRDSolver:
         self.config = config
         self.decomposition = Decomposition.build(game, split, batch=config.batch, cache=StructureCache(config.cached_chunks))
         self.operator = SubgameSolveOperator(self.decomposition, config, executor, record_subgame_average=record_subgame_average)
-        tree = self.decomposition.trunk.with_leaves((self.operator,))
-        self.trunk_solver = CFRSolver(tree, config.trunk, hooks=[self.operator.commit])
+        self.trunk_solver = CFRSolver(self.decomposition.trunk, config.trunk, leaves=(self.operator,))
 
     @property
     def iteration(self) -> int:

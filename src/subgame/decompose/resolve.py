@@ -9,150 +9,52 @@ stored ones by more than the re-solving error. Counterfactual values here count 
 from the game's root, so the paper's normalization constant k cancels: the terminate
 payoff is the stored value itself.
 
-Each re-solve also reports the terms of the appendix's Theorem 3: the number of the
-opponent's root information sets and an upper bound ε_R on the exploitability of the
-re-solved strategy in the re-solving game (its NashConv there, see :class:`ResolvedChunk`).
+The stored values produce a :class:`~subgame.subgame.SubgameProblem`
+(:func:`stored_value_problem`) solved by the one re-solver,
+:func:`~subgame.subgame.resolve_subgame`, which also reports the terms of the appendix's
+Theorem 3: the opponent's root information sets and an upper bound ε_R on the
+re-solved strategy's exploitability in the re-solving game
+(:attr:`~subgame.subgame.SubgameSolution.recovery_gap`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import GameDefinitionError
-from ..eval.best_response import Exploitability, best_response, exploitability
+from ..eval.best_response import Exploitability, best_response, best_response_to_reach, exploitability
 from ..games.base import Game
-from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver
+from ..solve.cfr import CFR_PLUS, CFRConfig
 from ..strategy import Strategy
-from ..subgame.gadgets import ResolveGadget
+from ..subgame.problem import GadgetSpec, SubgameProblem, SubgameSolution, resolve_subgame
 from ..tree.compile import compile_game
-from ..tree.public_tree import LEAF, PublicKey, PublicTree, infoset_index, infoset_keys, root_subgame, rows_in
-from ..tree.sweep import backward_best, forward_reach, leaf_values, transition_weights
+from ..tree.public_tree import LEAF, PublicKey, PublicTree, infoset_index, infoset_keys, rows_in
 from .cfr_d import CFRDSolution
 from .parallel import Executor, SerialExecutor
 from .split import Decomposition, StructureCache, compile_chunk
 
 
-@dataclass
-class AveragingResolveGadget(ResolveGadget):
-    """:class:`ResolveGadget` that also averages the follow probabilities it plays.
+def stored_value_problem(
+    solution: CFRDSolution, forest: PublicTree, trunk_states: tuple[np.ndarray, np.ndarray], player: int
+) -> SubgameProblem:
+    """The problem of re-solving ``player`` in ``forest`` from what CFR-D stored.
 
-    The average uses the solver's averaging weights t^γ and the follow probability each
-    iteration's reaches were computed with, so (average follow, the solver's average
-    subgame strategy) is the gadget player's average strategy in the re-solving game.
+    Her root range is her trunk average reach; the opponent's terminate payoffs are her
+    stored average root values. ``trunk_states`` are, per player, the trunk private
+    states of the forest's root states (:attr:`~subgame.decompose.split.Chunk.trunk_states`).
     """
-
-    gamma: float = 1.0
-    follow_sum: np.ndarray = field(init=False)  #: [R]
-    weight_sum: float = field(init=False, default=0.0)
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        self.follow_sum = np.zeros(self.alt.shape[0])
-
-    def __call__(self, solver: CFRSolver, player: int, cfv: np.ndarray) -> None:
-        if player == self.player:
-            w = float(solver.iteration) ** self.gamma
-            self.follow_sum += w * solver.root_reach[player]
-            self.weight_sum += w
-        super().__call__(solver, player, cfv)
-
-    def average_follow(self) -> np.ndarray:
-        return self.follow_sum / self.weight_sum if self.weight_sum > 0 else self.follow()
-
-
-@dataclass(frozen=True, eq=False)
-class ResolvedChunk:
-    """Player ``player``'s re-solved strategy in a forest of subgames, with its guarantees.
-
-    Root arrays are over the forest's root private states; ``S`` is the number of subgames.
-
-    Attributes:
-        keys: [S] public state of each subgame root.
-        probs: [I_sub, A] the re-solved average strategy at the forest's infosets.
-        infoset_keys: [I_sub] (public key, label) of each infoset, to place it in the full game.
-        alt: [R_opp] the stored opponent values (terminate payoffs).
-        follow: [R_opp] the opponent's average follow probability in the re-solving game.
-        root_cbv: [R_opp] the opponent's counterfactual best-response values against the
-            re-solved strategy (``alt - root_cbv`` are the margins).
-        root_subgame: [R_opp] subgame of each opponent root state.
-        root_labels: [R_opp] private label of each opponent root state.
-        root_infosets: [S] |I^R|: the opponent's root information sets per subgame.
-        recovery_gap: [S] an upper bound on ε_R, the re-solved strategy's exploitability
-            in each re-solving game: the opponent's best-response value there,
-            Σ_I max(alt(I), root_cbv(I)), minus her value when the re-solver best-responds
-            to her average strategy (follow, subgame strategy); the game value lies between.
-    """
-
-    keys: tuple[PublicKey, ...]
-    player: int
-    probs: np.ndarray
-    infoset_keys: tuple[tuple[PublicKey, str], ...]
-    alt: np.ndarray
-    follow: np.ndarray
-    root_cbv: np.ndarray
-    root_subgame: np.ndarray
-    root_labels: tuple[str, ...]
-    root_infosets: np.ndarray
-    recovery_gap: np.ndarray
-    iterations: int
-
-    @property
-    def margins(self) -> np.ndarray:
-        return self.alt - self.root_cbv
-
-
-def _cbv(tree: PublicTree, player: int, reach_opp: np.ndarray) -> np.ndarray:
-    v, _ = backward_best(tree, player, leaf_values(tree, player, (reach_opp, reach_opp)), want_policy=False)
-    return v
-
-
-def resolve_forest(
-    tree: PublicTree,
-    keys: tuple[PublicKey, ...],
-    player: int,
-    root_reach: np.ndarray,
-    alt: np.ndarray,
-    iterations: int,
-    config: CFRConfig = CFR_PLUS,
-) -> ResolvedChunk:
-    """Re-solve ``player``'s strategy in every subgame of a compiled forest.
-
-    Args:
-        root_reach: [R_player] her trunk average reach at the root private states.
-        alt: [R_opp] the opponent's stored root values.
-    """
-    opp = 1 - player
-    solver = CFRSolver(tree, config)
-    solver.root_reach[player] = np.array(root_reach, dtype=np.float64)
-    gadget = AveragingResolveGadget(opp, np.array(alt, dtype=np.float64), gamma=config.gamma)
-    gadget.install(solver)
-    solver.hooks = [gadget]
-    solver.run(iterations)
-    avg = solver.average_strategy().probs
-    follow = gadget.average_follow()
-    rs = tree.plan.root_slice
-    reach_p = forward_reach(tree, player, transition_weights(tree, player, avg[player]), solver.root_reach[player])
-    root_cbv = _cbv(tree, opp, reach_p)[rs[opp]]
-    reach_o = forward_reach(tree, opp, transition_weights(tree, opp, avg[opp]), follow)
-    resolver_cbv = _cbv(tree, player, reach_o)[rs[player]]
-    sub_o, sub_p = root_subgame(tree, opp), root_subgame(tree, player)
-    n = len(keys)
-    best_vs_resolved = np.bincount(sub_o, weights=np.maximum(alt, root_cbv), minlength=n)
-    value_vs_average = (np.bincount(sub_o, weights=(1.0 - follow) * alt, minlength=n)
-                        - np.bincount(sub_p, weights=solver.root_reach[player] * resolver_cbv, minlength=n))
-    labels = tree.players[opp].label[rs[opp].start : rs[opp].stop]
-    return ResolvedChunk(
-        keys, player, avg[player], infoset_keys(tree, player), np.array(alt, dtype=np.float64), follow, root_cbv,
-        sub_o, tuple(labels), np.bincount(sub_o, minlength=n), best_vs_resolved - value_vs_average, iterations,
-    )
+    if player not in (0, 1):
+        raise GameDefinitionError(f"player must be 0 or 1, got {player!r}")
+    return SubgameProblem(forest, player, solution.average_reach[player][trunk_states[player]],
+                          solution.root_values[1 - player][trunk_states[1 - player]], GadgetSpec("resolve"))
 
 
 @dataclass(frozen=True, eq=False)
 class ResolveTask:
-    """One re-solve, as sent to a worker."""
+    """One re-solve, as sent to a worker (which compiles the chunk)."""
 
     game: Game
     keys: tuple[PublicKey, ...]
@@ -162,14 +64,17 @@ class ResolveTask:
     iterations: int
     config: CFRConfig
 
+    def problem(self, forest: PublicTree) -> SubgameProblem:
+        return SubgameProblem(forest, self.player, self.root_reach, self.alt, GadgetSpec("resolve"))
 
-def run_resolve_task(task: ResolveTask) -> ResolvedChunk:
+
+def run_resolve_task(task: ResolveTask) -> SubgameSolution:
     """Compile the chunk and re-solve it: the function parallel executors map."""
-    tree = compile_chunk(task.game, task.keys)
-    return resolve_forest(tree, task.keys, task.player, task.root_reach, task.alt, task.iterations, task.config)
+    forest = compile_chunk(task.game, task.keys)
+    return resolve_subgame(task.problem(forest), iterations=task.iterations, config=task.config)
 
 
-def _tasks(solution: CFRDSolution, d: Decomposition, players: Sequence[int], iterations: int, config: CFRConfig):
+def _tasks(solution: CFRDSolution, d: Decomposition, players: Sequence[int], iterations: int, config: CFRConfig) -> list[ResolveTask]:
     reach = solution.average_reach
     return [
         ResolveTask(solution.game, c.keys, p, reach[p][c.trunk_states[p]],
@@ -178,36 +83,28 @@ def _tasks(solution: CFRDSolution, d: Decomposition, players: Sequence[int], ite
     ]
 
 
-def _run(tasks: list[ResolveTask], d: Decomposition, executor: Executor | None) -> list[ResolvedChunk]:
+def _run(tasks: list[ResolveTask], d: Decomposition, executor: Executor | None) -> list[SubgameSolution]:
     if executor is None or isinstance(executor, SerialExecutor):
         return [
-            resolve_forest(d.cache.get(t.keys, lambda t=t: compile_chunk(t.game, t.keys)), t.keys, t.player,
-                           t.root_reach, t.alt, t.iterations, t.config)
+            resolve_subgame(t.problem(d.cache.get(t.keys, lambda t=t: compile_chunk(t.game, t.keys))),
+                            iterations=t.iterations, config=t.config)
             for t in tasks
         ]
     return executor.map(run_resolve_task, tasks)
 
 
-def resolve_subgame(
-    solution: CFRDSolution,
-    key: Sequence[str],
-    player: int,
-    *,
-    iterations: int = 1000,
-    config: CFRConfig = CFR_PLUS,
-) -> ResolvedChunk:
-    """Re-solve ``player``'s strategy in the one subgame rooted at public state ``key``.
+def chunk_at(solution: CFRDSolution, key: Sequence[str]) -> tuple[PublicTree, tuple[np.ndarray, np.ndarray]]:
+    """The compiled subgame rooted at trunk leaf ``key`` and the trunk states of its roots.
 
-    This is what an agent does at run time on reaching that subgame: it needs only the
-    trunk average strategy, the stored values and the subgame's structure.
+    This is all an agent needs on reaching that subgame at run time, with the trunk
+    average strategy and the stored values (:func:`stored_value_problem`).
     """
     node = solution.trunk.node_of_key.get(tuple(key))
     if node is None:
         raise GameDefinitionError(f"{solution.game.name}: {list(key)!r} is not a public state of the trunk")
-    if player not in (0, 1):
-        raise GameDefinitionError(f"player must be 0 or 1, got {player!r}")
     d = Decomposition.build(solution.game, solution.split, trunk=solution.trunk, leaf_nodes=[node], cache=StructureCache(1))
-    return _run(_tasks(solution, d, [player], iterations, config), d, None)[0]
+    chunk = d.chunks[0]
+    return d.chunk_tree(chunk), chunk.trunk_states
 
 
 @dataclass(frozen=True, eq=False)
@@ -216,7 +113,7 @@ class Reconstruction:
 
     tree: PublicTree
     strategy: Strategy
-    chunks: tuple[ResolvedChunk, ...]  #: per chunk and re-solving player
+    chunks: tuple[SubgameSolution, ...]  #: per chunk and re-solving player
     iterations: int
 
     def exploitability(self) -> Exploitability:
@@ -281,11 +178,7 @@ def stored_value_exploitability(solution: CFRDSolution) -> Exploitability:
     whose opponent root values stay within the stored ones does no worse (Theorem 1).
     """
     trunk, reach = solution.trunk, solution.average_reach
-    br = []
-    for b in (0, 1):
-        v = leaf_values(trunk, b, (reach[1 - b], reach[1 - b])) + solution.root_values[b]
-        v, _ = backward_best(trunk, b, v, want_policy=False)
-        br.append(float(v[trunk.plan.root_slice[b]].sum()))
+    br = [best_response_to_reach(trunk, b, reach[1 - b], leaf_cfv=solution.root_values[b], want_policy=False).value for b in (0, 1)]
     return Exploitability((br[0], br[1]))
 
 
@@ -310,7 +203,7 @@ class ResolveBound:
         eps_s: [S] ε_S, the largest p2 counterfactual regret at a root information set,
             CBV(I) - alt(I), floored at 0.
         eps_r: [S] ε_R, the re-solved strategy's exploitability in the re-solving game
-            (an upper bound: :attr:`ResolvedChunk.recovery_gap`).
+            (an upper bound: :attr:`~subgame.subgame.SubgameSolution.recovery_gap`).
     """
 
     player: int
@@ -327,7 +220,7 @@ class ResolveBound:
 
 
 def theorem3_bound(
-    solution: CFRDSolution, tree: PublicTree, original: Strategy, resolved: Sequence[ResolvedChunk]
+    solution: CFRDSolution, tree: PublicTree, original: Strategy, resolved: Sequence[SubgameSolution]
 ) -> ResolveBound:
     """Compute every term of Theorem 3 for the re-solves ``resolved`` of one player.
 
@@ -337,7 +230,8 @@ def theorem3_bound(
         original: a full-game strategy that agrees with ``solution.average`` in the trunk
             (CFR-D's explicit average, :meth:`CFRDSolver.explicit_average`); its subgame
             strategies are what the re-solves replace.
-        resolved: re-solves of one player (each from :func:`resolve_forest`).
+        resolved: re-solves of one player (:func:`~subgame.subgame.resolve_subgame` of
+            :func:`stored_value_problem`).
     """
     players = {r.player for r in resolved}
     if len(players) != 1:
@@ -372,7 +266,5 @@ def theorem3_bound(
         combined[rows] = 0.0
         combined[rows, : r.probs.shape[1]] = r.probs
     after = best_response(tree, original.with_player(q, combined), opp).value
-    reach = solution.average_reach[q]
-    v, _ = backward_best(trunk, opp, leaf_values(trunk, opp, (reach, reach)) + pay, want_policy=False)
-    base = float(v[trunk.plan.root_slice[opp]].sum())
+    base = best_response_to_reach(trunk, opp, solution.average_reach[q], leaf_cfv=pay, want_policy=False).value
     return ResolveBound(q, after, br.value, base, np.concatenate(infosets), np.concatenate(eps_s), np.concatenate(eps_r))

@@ -8,10 +8,13 @@ Exploitability is NashConv / 2, as OpenSpiel's ``exploitability`` defines it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import GameDefinitionError, InvalidRangeError, StrategyFileError
+from ..solve.plugins import Leaf, counterfactual_leaf_values
 from ..strategy import Strategy
 from ..tree.public_tree import PublicTree
 from ..tree.sweep import backward_best, backward_expected, forward_reach, leaf_values, transition_weights
@@ -57,41 +60,92 @@ class Exploitability:
         return 1000.0 * self.exploitability / big_blind
 
 
-def _reaches(tree: PublicTree, strategy: Strategy, root_reach=(None, None)):
+def _reaches(
+    tree: PublicTree, strategy: Strategy, root_reach: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
+) -> tuple[list[np.ndarray], tuple[np.ndarray, np.ndarray]]:
     sws = [transition_weights(tree, p, strategy.probs[p]) for p in (0, 1)]
-    return sws, tuple(forward_reach(tree, p, sws[p], root_reach[p]) for p in (0, 1))
+    return sws, (forward_reach(tree, 0, sws[0], root_reach[0]), forward_reach(tree, 1, sws[1], root_reach[1]))
 
 
-def best_response(tree: PublicTree, strategy: Strategy, player: int) -> BestResponse:
-    """The best response of ``player`` to ``strategy.probs[1 - player]``."""
-    opp = 1 - player
-    reach_opp = forward_reach(tree, opp, transition_weights(tree, opp, strategy.probs[opp]))
-    return _best_response_to_reach(tree, player, reach_opp)
+def _checked(tree: PublicTree, strategy: Strategy) -> Strategy:
+    if not isinstance(tree, PublicTree):
+        raise GameDefinitionError(f"expected a compiled PublicTree (compile_game(game)), got {type(tree).__name__}")
+    if not isinstance(strategy, Strategy):
+        raise GameDefinitionError(f"expected a Strategy, got {type(strategy).__name__}")
+    if strategy.game_id != tree.game_id:
+        raise StrategyFileError(f"the strategy is of game {strategy.game_id!r} but the tree is {tree.game_id!r}; "
+                                "evaluate it on the tree of the game it was computed for")
+    for p, (x, pa) in enumerate(zip(strategy.probs, tree.players)):
+        if np.shape(x) != pa.legal.shape:
+            raise InvalidRangeError(f"player {p}: the strategy has shape {np.shape(x)}, the tree needs {pa.legal.shape}")
+    return strategy
 
 
-def _best_response_to_reach(tree: PublicTree, player: int, reach_opp: np.ndarray, want_policy: bool = True) -> BestResponse:
+def _checked_player(player: int) -> int:
+    if isinstance(player, bool) or player not in (0, 1):
+        raise GameDefinitionError(f"player must be 0 or 1, got {player!r}")
+    return int(player)
+
+
+def _plug_in_values(tree: PublicTree, player: int, reach: tuple[np.ndarray, np.ndarray], leaves: Sequence[Leaf]) -> np.ndarray | None:
+    """[G_player] what the leaves add to the terminal values at these reaches (an evaluation), or ``None``."""
+    if not leaves:
+        return None
+    return counterfactual_leaf_values(tree, player, reach, leaves, None) - leaf_values(tree, player, reach)
+
+
+def best_response(tree: PublicTree, strategy: Strategy, player: int, *, leaves: Sequence[Leaf] = ()) -> BestResponse:
+    """The best response of ``player`` to ``strategy.probs[1 - player]``.
+
+    ``leaves`` give values at the tree's depth-limit leaves (evaluated at the reaches of
+    ``strategy``, never changing a leaf's state).
+    """
+    player = _checked_player(player)
+    _, reach = _reaches(tree, _checked(tree, strategy))
+    return best_response_to_reach(tree, player, reach[1 - player], leaf_cfv=_plug_in_values(tree, player, reach, leaves))
+
+
+def best_response_to_reach(
+    tree: PublicTree, player: int, reach_opp: np.ndarray, *, leaf_cfv: np.ndarray | None = None, want_policy: bool = True
+) -> BestResponse:
+    """The best response of ``player`` to the opponent's own reach ``reach_opp`` [G_opp].
+
+    The counterfactual best-response values of every private state come from one
+    backward pass. ``leaf_cfv`` [G_player] adds fixed values at depth-limit leaf private
+    states (stored root values, a leaf plug-in's evaluation).
+    """
     # The best responder's own reach is never read by her counterfactual values.
-    reach = (reach_opp, reach_opp)
-    v, best = backward_best(tree, player, leaf_values(tree, player, reach), want_policy=want_policy)
+    v = leaf_values(tree, player, (reach_opp, reach_opp))
+    if leaf_cfv is not None:
+        v += leaf_cfv
+    v, best = backward_best(tree, player, v, want_policy=want_policy)
     return BestResponse(player, float(v[tree.plan.root_slice[player]].sum()), v, best, tree.players[player].max_actions)
 
 
-def counterfactual_values(tree: PublicTree, strategy: Strategy) -> tuple[np.ndarray, np.ndarray]:
+def counterfactual_values(tree: PublicTree, strategy: Strategy, *, leaves: Sequence[Leaf] = ()) -> tuple[np.ndarray, np.ndarray]:
     """Each player's counterfactual value [G_p] of every private state under ``strategy``."""
-    sws, reach = _reaches(tree, strategy)
-    return tuple(backward_expected(tree, p, leaf_values(tree, p, reach), sws[p]) for p in (0, 1))  # type: ignore[return-value]
+    sws, reach = _reaches(tree, _checked(tree, strategy))
+    return (backward_expected(tree, 0, counterfactual_leaf_values(tree, 0, reach, leaves, None), sws[0]),
+            backward_expected(tree, 1, counterfactual_leaf_values(tree, 1, reach, leaves, None), sws[1]))
 
 
-def expected_value(tree: PublicTree, strategy: Strategy, other: Strategy | None = None) -> float:
+def expected_value(tree: PublicTree, strategy: Strategy, other: Strategy | None = None, *, leaves: Sequence[Leaf] = ()) -> float:
     """Player 0's expected utility when player 0 plays ``strategy`` and player 1 plays ``other`` (default: the same profile)."""
-    profile = strategy if other is None else Strategy(tree.game_id, (strategy.probs[0], other.probs[1]))
+    _checked(tree, strategy)
+    profile = strategy if other is None else Strategy(tree.game_id, (strategy.probs[0], _checked(tree, other).probs[1]))
     _, reach = _reaches(tree, profile)
-    return float(np.dot(reach[0], leaf_values(tree, 0, reach)))
+    return float(np.dot(reach[0], counterfactual_leaf_values(tree, 0, reach, leaves, None)))
 
 
-def exploitability(tree: PublicTree, strategy: Strategy) -> Exploitability:
-    """Both players' best-response values and NashConv / 2 of a strategy profile."""
-    _, reach = _reaches(tree, strategy)
-    br = [_best_response_to_reach(tree, p, reach[1 - p], want_policy=False).value for p in (0, 1)]
-    value = float(np.dot(reach[0], leaf_values(tree, 0, reach)))
+def exploitability(tree: PublicTree, strategy: Strategy, *, leaves: Sequence[Leaf] = ()) -> Exploitability:
+    """Both players' best-response values and NashConv / 2 of a strategy profile.
+
+    Raises:
+        StrategyFileError, InvalidRangeError: ``strategy`` is of another game or not a
+            valid strategy of this tree.
+    """
+    _, reach = _reaches(tree, _checked(tree, strategy))
+    br = [best_response_to_reach(tree, p, reach[1 - p], leaf_cfv=_plug_in_values(tree, p, reach, leaves), want_policy=False).value
+          for p in (0, 1)]
+    value = float(np.dot(reach[0], counterfactual_leaf_values(tree, 0, reach, leaves, None)))
     return Exploitability((br[0], br[1]), value)

@@ -4,33 +4,32 @@ CFR (Zinkevich et al. 2007), CFR+ (Tammelin 2014: regret matching+, linear avera
 linear CFR and discounted CFR (Brown & Sandholm 2019, DCFR(α, β, γ)) are presets of one
 :class:`CFRConfig`. An iteration sweeps the public tree once per player (reaches forward,
 counterfactual values backward) with one numpy call per public depth, so its cost does not
-involve a Python loop over histories. The per-player root reaches and iteration hooks are
-the seams where subgame gadgets (safe-and-nested §4–5) and depth-limited leaf operators
-plug in.
+involve a Python loop over histories. Root gadgets (safe-and-nested §4–5) and depth-limit leaves
+(CFR-D, depth-limited solving) plug in through the protocols of :mod:`.plugins`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Literal
 
 import numpy as np
 
-from ..errors import StrategyFileError
+from ..errors import GameDefinitionError, StrategyFileError
 from ..files import read_npz, write_npz
 from ..strategy import Strategy
 from ..tree.public_tree import PublicTree
 from ..tree.sweep import (
     backward_expected,
     forward_reach,
-    leaf_values,
     regret_matching,
     sequence_values,
     transition_weights,
 )
 from .abstraction import Abstraction
+from .plugins import Leaf, RootGadget, counterfactual_leaf_values
 
 
 @dataclass(frozen=True)
@@ -60,44 +59,61 @@ DCFR = CFRConfig(alpha=1.5, beta=0.0, gamma=2.0)
 PRESETS: dict[str, CFRConfig] = {"cfr": CFR, "cfr+": CFR_PLUS, "lcfr": LINEAR_CFR, "dcfr": DCFR}
 
 
-class IterationHook(Protocol):
-    """Called after each player's values are computed, before her regrets are updated.
-
-    A root gadget uses it to re-set the opponent's root range from the root
-    counterfactual values (safe-and-nested §4–5); ``cfv`` is [G_player].
-    """
-
-    def __call__(self, solver: CFRSolver, player: int, cfv: np.ndarray) -> None: ...
-
-
-@dataclass
 class CFRSolver:
     """Mutable solver state over one compiled tree.
+
+    Args:
+        tree: the compiled tree (a full game, a trunk or a forest of subgames).
+        config: the update rule (:data:`CFR`, :data:`CFR_PLUS`, ... or a :class:`CFRConfig`).
+        leaves: plug-ins giving values at the tree's depth-limit leaves.
+        gadget: a root gadget setting its player's root range each pass.
+        root_reach: per player [R_p] a fixed reach at her root private states (``None``:
+            all ones); the gadget player's comes from the gadget instead.
+        abstraction: optional card abstraction; information sets of one bucket share
+            regrets and strategy (the blueprint of the decomposition paper's Fig. 5).
 
     Attributes:
         regrets: per player [I, A] cumulative regrets ([B, A] over buckets with an abstraction).
         strategy_sum: per player [I, A] (or [B, A]) weighted sum of reach × strategy.
-        root_reach: per player the reach at her root private states (None: all ones).
-        abstraction: optional card abstraction; information sets of one bucket share
-            regrets and strategy (the blueprint of the decomposition paper's Fig. 5).
+        iteration: iterations run so far.
     """
 
-    tree: PublicTree
-    config: CFRConfig = CFR_PLUS
-    hooks: Sequence[IterationHook] = ()
-    abstraction: Abstraction | None = None
-    root_reach: list[np.ndarray | None] = field(default_factory=lambda: [None, None])
-    iteration: int = 0
-    regrets: list[np.ndarray] = field(init=False)
-    strategy_sum: list[np.ndarray] = field(init=False)
-
-    def __post_init__(self) -> None:
-        self._legal = [pa.legal for pa in self.tree.players]
-        if self.abstraction is not None:
-            self._legal = [self.abstraction.pool(p, pa.legal.astype(float)) > 0 for p, pa in enumerate(self.tree.players)]
+    def __init__(
+        self,
+        tree: PublicTree,
+        config: CFRConfig = CFR_PLUS,
+        *,
+        leaves: Sequence[Leaf] = (),
+        gadget: RootGadget | None = None,
+        root_reach: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
+        abstraction: Abstraction | None = None,
+    ) -> None:
+        if not isinstance(tree, PublicTree):
+            raise GameDefinitionError(f"CFRSolver needs a compiled PublicTree (compile_game(game)), got {type(tree).__name__}")
+        if not isinstance(config, CFRConfig):
+            raise GameDefinitionError(
+                f"config must be a CFRConfig, got {config!r}; use a preset such as CFR_PLUS or PRESETS[{config!r}]"
+                if isinstance(config, str) and config in PRESETS
+                else f"config must be a CFRConfig or one of the presets {', '.join(PRESETS)} (PRESETS[name]), got {config!r}"
+            )
+        self.tree = tree
+        self.config = config
+        self.leaves = tuple(leaves)
+        self.gadget = gadget
+        self.abstraction = abstraction
+        self.root_reach = tuple(_checked_root_reach(tree, p, r) for p, r in enumerate(root_reach))
+        if gadget is not None and gadget.player not in (0, 1):
+            raise GameDefinitionError(f"the gadget's player must be 0 or 1, got {gadget.player!r}")
+        self.iteration = 0
+        self._legal = [pa.legal for pa in tree.players]
+        if abstraction is not None:
+            self._legal = [abstraction.pool(p, pa.legal.astype(float)) > 0 for p, pa in enumerate(tree.players)]
         self._uniform = [legal / legal.sum(axis=1, keepdims=True) for legal in self._legal]
         self.regrets = [np.zeros(legal.shape) for legal in self._legal]
         self.strategy_sum = [np.zeros(legal.shape) for legal in self._legal]
+        rs = tree.plan.root_slice
+        self.root_range_sum = None if gadget is None else np.zeros(rs[gadget.player].stop - rs[gadget.player].start)
+        self.root_range_weight = 0.0
 
     def _lift(self, p: int, x: np.ndarray) -> np.ndarray:
         return x if self.abstraction is None else self.abstraction.lift(p, x)
@@ -120,17 +136,34 @@ class CFRSolver:
             out.append(self._lift(p, np.where(tot > 0, s / np.where(tot > 0, tot, 1.0), uniform)))
         return Strategy(self.tree.game_id, (out[0], out[1]), {"iterations": self.iteration, "config": asdict(self.config)})
 
+    def average_root_range(self) -> np.ndarray:
+        """[R] the gadget player's root range averaged like the strategies (t^γ weights).
+
+        With the re-solver's average strategy this is the gadget player's average strategy
+        in the re-solving game (her average follow probability for a follow/terminate gadget).
+        """
+        if self.gadget is None or self.root_range_sum is None:
+            raise GameDefinitionError("average_root_range needs a solver with a root gadget")
+        w = self.root_range_weight
+        return self.root_range_sum / w if w > 0 else self.gadget.root_range()
+
     # -- iterations ---------------------------------------------------------------------
-    def _values(self, p: int, sigma: list[np.ndarray], sw: list[np.ndarray | None], reach: list[np.ndarray | None]):
+    def _root(self, q: int) -> np.ndarray | None:
+        if self.gadget is not None and self.gadget.player == q:
+            return self.gadget.root_range()
+        return self.root_reach[q]
+
+    def _values(self, p: int, sigma: list[np.ndarray], sw: list[np.ndarray | None], reach: list[np.ndarray | None]) -> np.ndarray:
         tree = self.tree
         for q in (0, 1):
             if sw[q] is None:
                 sw[q] = transition_weights(tree, q, sigma[q])
-                reach[q] = forward_reach(tree, q, sw[q], self.root_reach[q])
-        v = leaf_values(tree, p, (reach[0], reach[1]))
-        backward_expected(tree, p, v, sw[p])
-        for hook in self.hooks:
-            hook(self, p, v)
+                reach[q] = forward_reach(tree, q, sw[q], self._root(q))
+        both = (reach[0], reach[1])
+        v = counterfactual_leaf_values(tree, p, both, self.leaves, self.iteration)  # type: ignore[arg-type]
+        backward_expected(tree, p, v, sw[p])  # type: ignore[arg-type]
+        if self.gadget is not None:
+            self.gadget.update(p, v[tree.plan.root_slice[p]], self.iteration)
         return v
 
     def _update(self, p: int, t: int, sigma_p: np.ndarray, v: np.ndarray, reach_p: np.ndarray) -> None:
@@ -148,9 +181,12 @@ class CFRSolver:
             r *= np.where(r > 0, pos, neg)
         weight = float(t) ** cfg.gamma
         self.strategy_sum[p] += weight * self._pool(p, reach_p[pa.infoset_priv][:, None] * sigma_p)
+        if self.root_range_sum is not None and self.gadget is not None and self.gadget.player == p:
+            self.root_range_sum += weight * reach_p[self.tree.plan.root_slice[p]]
+            self.root_range_weight += weight
 
     def step(self) -> None:
-        """One iteration (both players)."""
+        """One iteration (both players), then the leaves' ``end_iteration``."""
         self.iteration += 1
         t = self.iteration
         sigma = [self._current(0), self._current(1)]
@@ -159,18 +195,22 @@ class CFRSolver:
         if self.config.alternating:
             for p in (0, 1):
                 v = self._values(p, sigma, sw, reach)
-                self._update(p, t, sigma[p], v, reach[p])
+                self._update(p, t, sigma[p], v, reach[p])  # type: ignore[arg-type]
                 if p == 0:
                     sigma[0] = self._current(0)
                     sw[0] = reach[0] = None
         else:
             vs = [self._values(p, sigma, sw, reach) for p in (0, 1)]
             for p in (0, 1):
-                self._update(p, t, sigma[p], vs[p], reach[p])
+                self._update(p, t, sigma[p], vs[p], reach[p])  # type: ignore[arg-type]
+        for leaf in self.leaves:
+            leaf.end_iteration(t)
 
     def run(self, iterations: int, callback: Callable[[CFRSolver], None] | None = None) -> CFRSolver:
         """Run ``iterations`` more iterations, calling ``callback`` after each."""
-        for _ in range(iterations):
+        if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 0:
+            raise GameDefinitionError(f"iterations must be a whole number >= 0, got {iterations!r}")
+        for _ in range(int(iterations)):
             self.step()
             if callback is not None:
                 callback(self)
@@ -220,3 +260,17 @@ def read_checkpoint(path: str | Path) -> tuple[dict, dict[str, np.ndarray]]:
     if missing:
         raise StrategyFileError(f"{path}: not a CFR checkpoint (arrays {sorted(missing)} missing)")
     return header, {k.removeprefix("extra_"): v for k, v in arrays.items()}
+
+
+def _checked_root_reach(tree: PublicTree, player: int, reach: np.ndarray | None) -> np.ndarray | None:
+    if reach is None:
+        return None
+    rs = tree.plan.root_slice[player]
+    out = np.array(reach, dtype=np.float64)
+    if out.shape != (rs.stop - rs.start,):
+        raise GameDefinitionError(
+            f"root reach of player {player} has shape {out.shape}; the tree has {rs.stop - rs.start} root private states"
+        )
+    if not np.all(np.isfinite(out)) or out.min(initial=0.0) < 0:
+        raise GameDefinitionError(f"root reach of player {player} must be finite and non-negative")
+    return out

@@ -224,7 +224,7 @@ def solve_lp(tree: PublicTree, *, max_size: int = DEFAULT_MAX_SIZE, dual_plan: b
         GameDefinitionError: the tree has depth-limit leaves, a terminal operator without
             an explicit matrix, or more than ``max_size`` sequences.
     """
-    if tree.leaves or np.any(tree.kind == LEAF):
+    if np.any(tree.kind == LEAF):
         raise GameDefinitionError(
             f"{tree.game_name}: the sequence-form LP solves complete games only; this tree has depth-limit "
             "leaves (compile it without depth_limit, or solve it with CFR and a leaf operator)"

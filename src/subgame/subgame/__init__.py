@@ -1,20 +1,34 @@
-"""Safe and unsafe subgame solving (Brown & Sandholm 2017; Burch, Johanson & Bowling 2014)."""
+"""Safe and unsafe subgame solving (Brown & Sandholm 2017; Burch, Johanson & Bowling 2014).
 
+* :class:`SubgameProblem` / :func:`resolve_subgame` — one re-solving problem (a forest of
+  subgames, the re-solver's root range, the opponent's alternative payoffs, a gadget) and
+  the one function that solves it, whoever produced it.
+* :func:`blueprint_problem` / :func:`solve_subgames` / :func:`resolve_all` — the problems a
+  blueprint produces, for every method of :data:`METHODS`.
+"""
+
+from .gadgets import DistributionalGadget, FixedRange, MaxMarginGadget, ResolveGadget
+from .problem import GADGETS, GadgetSpec, SubgameProblem, SubgameSolution, resolve_subgame
 from .solving import (
     METHODS,
     SAFE_METHODS,
     BlueprintValues,
+    Method,
     SubgameParams,
-    SubgameSolution,
+    blueprint_problem,
     blueprint_values,
+    full_rows,
+    probs_into,
+    public_node,
     resolve_all,
-    resolve_subgame,
     solve_subgames,
     subgame_forest,
     subgame_roots,
 )
 
 __all__ = [
-    "METHODS", "SAFE_METHODS", "BlueprintValues", "SubgameParams", "SubgameSolution",
-    "blueprint_values", "resolve_all", "resolve_subgame", "solve_subgames", "subgame_forest", "subgame_roots",
+    "GADGETS", "METHODS", "SAFE_METHODS", "BlueprintValues", "DistributionalGadget", "FixedRange", "GadgetSpec",
+    "MaxMarginGadget", "Method", "ResolveGadget", "SubgameParams", "SubgameProblem", "SubgameSolution",
+    "blueprint_problem", "blueprint_values", "full_rows", "probs_into", "public_node", "resolve_all", "resolve_subgame",
+    "solve_subgames", "subgame_forest", "subgame_roots",
 ]

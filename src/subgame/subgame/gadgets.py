@@ -6,10 +6,9 @@ decline to enter the subgame and take an *alternative payoff* alt(I) instead (Bu
 Johanson & Bowling 2014, "Subgame Strategy Re-Solving", Fig. 2; Brown & Sandholm 2017,
 §4–5, Fig. 3). Every quantity is a counterfactual value: it already carries chance and
 the re-solver's reach, so the gadget player's reach into the subgame is just her gadget
-choice. A gadget is an :class:`~subgame.solve.cfr.IterationHook`: after each iteration
-computes the gadget player's counterfactual values at the subgame root, the gadget
-updates its own regrets and writes her root range into the solver. No copy of the tree is
-made.
+choice. A gadget is a :class:`~subgame.solve.plugins.RootGadget`: the solver reads her
+root range from it before each pass and hands it her root counterfactual values after;
+the gadget updates its own regrets. No copy of the tree is made.
 """
 
 from __future__ import annotations
@@ -19,20 +18,18 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import ndtr
 
-from ..solve.cfr import CFRSolver
-
 
 @dataclass
 class FixedRange:
     """Unsafe subgame solving (safe-and-nested §4.1): the opponent's root range stays the blueprint's."""
 
     player: int  #: the gadget (opponent) player
-    root_range: np.ndarray  #: [R] her blueprint reach at the root private states
+    blueprint_range: np.ndarray  #: [R] her blueprint reach at the root private states
 
-    def install(self, solver: CFRSolver) -> None:
-        solver.root_reach[self.player] = self.root_range.copy()
+    def root_range(self) -> np.ndarray:
+        return self.blueprint_range
 
-    def __call__(self, solver: CFRSolver, player: int, cfv: np.ndarray) -> None:
+    def update(self, player: int, root_cfv: np.ndarray, t: int) -> None:
         return None
 
 
@@ -57,19 +54,17 @@ class ResolveGadget:
         tot = pos.sum(axis=1)
         return np.where(tot > 0, pos[:, 0] / np.where(tot > 0, tot, 1.0), 0.5)
 
-    def install(self, solver: CFRSolver) -> None:
-        solver.root_reach[self.player] = self.follow()
+    def root_range(self) -> np.ndarray:
+        return self.follow()
 
-    def __call__(self, solver: CFRSolver, player: int, cfv: np.ndarray) -> None:
+    def update(self, player: int, root_cfv: np.ndarray, t: int) -> None:
         if player != self.player:
             return
-        root = cfv[solver.tree.plan.root_slice[player]]
         f = self.follow()
-        value = f * root + (1.0 - f) * self.alt
-        self.regrets[:, 0] += root - value
+        value = f * root_cfv + (1.0 - f) * self.alt
+        self.regrets[:, 0] += root_cfv - value
         self.regrets[:, 1] += self.alt - value
         np.maximum(self.regrets, 0.0, out=self.regrets)
-        solver.root_reach[player] = self.follow()
 
 
 @dataclass
@@ -99,17 +94,16 @@ class MaxMarginGadget:
         tot = np.bincount(self.segment, weights=pos, minlength=n.size)[self.segment]
         return np.where(tot > 0, pos / np.where(tot > 0, tot, 1.0), 1.0 / n[self.segment])
 
-    def install(self, solver: CFRSolver) -> None:
-        solver.root_reach[self.player] = self.choice()
+    def root_range(self) -> np.ndarray:
+        return self.choice()
 
-    def __call__(self, solver: CFRSolver, player: int, cfv: np.ndarray) -> None:
+    def update(self, player: int, root_cfv: np.ndarray, t: int) -> None:
         if player != self.player:
             return
-        gain = cfv[solver.tree.plan.root_slice[player]] - self.alt
+        gain = root_cfv - self.alt
         value = np.bincount(self.segment, weights=self.choice() * gain)
         self.regrets += gain - value[self.segment]
         np.maximum(self.regrets, 0.0, out=self.regrets)
-        solver.root_reach[player] = self.choice()
 
 
 @dataclass
@@ -145,15 +139,13 @@ class DistributionalGadget:
         safe = np.where(sd > 0, sd, 1.0)
         return np.where(sd > 0, ndtr(gap / safe), (gap > 0).astype(float) + 0.5 * (gap == 0))
 
-    def install(self, solver: CFRSolver) -> None:
-        solver.root_reach[self.player] = self.follow()
+    def root_range(self) -> np.ndarray:
+        return self.follow()
 
-    def __call__(self, solver: CFRSolver, player: int, cfv: np.ndarray) -> None:
+    def update(self, player: int, root_cfv: np.ndarray, t: int) -> None:
         if player != self.player:
             return
-        root = cfv[solver.tree.plan.root_slice[player]]
         if self.smoothed is None:
-            self.smoothed = root.copy()
+            self.smoothed = root_cfv.copy()
         else:
-            self.smoothed += self.step * (root - self.smoothed)
-        solver.root_reach[player] = self.follow()
+            self.smoothed += self.step * (root_cfv - self.smoothed)

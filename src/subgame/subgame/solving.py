@@ -28,33 +28,55 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 
 from ..errors import SubgameError
 from ..eval.best_response import best_response, counterfactual_values
 from ..games.base import Game
-from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver
+from ..solve.cfr import CFR_PLUS, CFRConfig
 from ..strategy import Strategy
 from ..tree.compile import compile_game
-from ..tree.public_tree import CHANCE_NODE, TERMINAL_NODE, PublicTree, infoset_index, infoset_keys, root_subgame, rows_in
+from ..tree.public_tree import CHANCE_NODE, TERMINAL_NODE, PublicTree, infoset_index, rows_in
 from ..tree.sweep import forward_reach, sequence_values, transition_weights
-from .gadgets import DistributionalGadget, FixedRange, MaxMarginGadget, ResolveGadget
+from .problem import GadgetKind, GadgetSpec, SubgameProblem, SubgameSolution, resolve_subgame
 
-METHODS = (
-    "unsafe",
-    "resolve",
-    "maxmargin",
-    "reach-resolve",
-    "reach-maxmargin",
-    "reach-resolve-nosplit",
-    "reach-maxmargin-nosplit",
-    "estimate",
-    "distributional",
-    "reach-estimate-distributional",
-    "reach-estimate-distributional-nosplit",
-)
-SAFE_METHODS = ("resolve", "maxmargin", "reach-resolve", "reach-maxmargin")
+
+@dataclass(frozen=True)
+class Method:
+    """A subgame-solving method of the safe-and-nested paper as data.
+
+    Attributes:
+        gadget: the root gadget kind (:data:`~subgame.subgame.problem.GADGETS`).
+        alt: which blueprint value the opponent's alternative payoff starts from: her
+            counterfactual best-response value (``"cbv"``) or her counterfactual value
+            under the blueprint (``"cfv"``, the estimate of §5).
+        gifts: raise the alternative payoffs by the gifts of eq. (1), ``"split"`` over the
+            subgames that share them or given ``"whole"`` to each (§5, Table 1 "no split").
+        safe: whether the paper proves it never raises exploitability.
+    """
+
+    gadget: GadgetKind
+    alt: Literal["cbv", "cfv"] = "cbv"
+    gifts: Literal["none", "split", "whole"] = "none"
+    safe: bool = False
+
+
+METHODS: dict[str, Method] = {
+    "unsafe": Method("unsafe"),
+    "resolve": Method("resolve", safe=True),
+    "maxmargin": Method("maxmargin", safe=True),
+    "reach-resolve": Method("resolve", gifts="split", safe=True),
+    "reach-maxmargin": Method("maxmargin", gifts="split", safe=True),
+    "reach-resolve-nosplit": Method("resolve", gifts="whole"),
+    "reach-maxmargin-nosplit": Method("maxmargin", gifts="whole"),
+    "estimate": Method("maxmargin", alt="cfv"),
+    "distributional": Method("distributional", alt="cfv"),
+    "reach-estimate-distributional": Method("distributional", alt="cfv", gifts="split"),
+    "reach-estimate-distributional-nosplit": Method("distributional", alt="cfv", gifts="whole"),
+}
+SAFE_METHODS = tuple(name for name, m in METHODS.items() if m.safe)
 
 
 @dataclass(frozen=True)
@@ -147,31 +169,38 @@ def gift_totals(bv: BlueprintValues, player: int, roots: Sequence[int], split: b
     return total
 
 
-@dataclass(frozen=True, eq=False)
-class SubgameSolution:
-    """The re-solved strategy of ``player`` in a forest of subgames.
+def blueprint_problem(
+    bv: BlueprintValues,
+    forest: PublicTree,
+    roots: Sequence[int],
+    player: int,
+    method: str,
+    params: SubgameParams = SubgameParams(),
+) -> SubgameProblem:
+    """The problem of re-solving ``player``'s blueprint in ``forest`` (the subgames at public nodes ``roots``).
 
-    Attributes:
-        tree: the compiled forest (one root per subgame).
-        probs: [I_sub, A] the re-solver's average strategy in the forest.
-        full_infosets: [I_sub] the matching information sets of the full tree.
-        alt: [R] the alternative payoffs the gadget used (opponent's root states).
-        root_cbv: [R] the opponent's counterfactual best-response values at the roots
-            against the re-solved strategy; ``alt − root_cbv`` are the margins.
+    Her root range is her blueprint reach; the opponent's alternative payoffs are her
+    blueprint values that ``method`` names (with the gifts of §5 when it says so).
     """
-
-    tree: PublicTree
-    player: int
-    method: str
-    probs: np.ndarray
-    full_infosets: np.ndarray
-    alt: np.ndarray
-    root_cbv: np.ndarray
-    iterations: int
-
-    @property
-    def margins(self) -> np.ndarray:
-        return self.alt - self.root_cbv
+    spec = METHODS.get(method)
+    if spec is None:
+        raise SubgameError(f"unknown subgame-solving method {method!r}; methods are: {', '.join(METHODS)}")
+    if player not in (0, 1):
+        raise SubgameError(f"the re-solving player must be 0 or 1, got {player!r}")
+    opp = 1 - player
+    root_g = [_root_states_in_full(bv.tree, forest, q) for q in (0, 1)]
+    at = root_g[opp]
+    cbv, est = bv.cbv[opp][at], bv.cfv[opp][at]
+    if spec.gifts != "none":
+        gifts = gift_totals(bv, opp, roots, split=spec.gifts == "split", scale=params.gift_scale)[at]
+        cbv, est = cbv + gifts, est + gifts
+    alt = est if spec.alt == "cfv" else cbv
+    return SubgameProblem(
+        forest, player, bv.reach[player][root_g[player]],
+        np.full(len(at), np.nan) if spec.gadget == "unsafe" else alt,
+        GadgetSpec(spec.gadget, params.spread, params.step),
+        opponent_reach=bv.reach[opp][at], alt_upper=cbv,
+    )
 
 
 def solve_subgames(
@@ -198,58 +227,12 @@ def solve_subgames(
     """
     if method not in METHODS:
         raise SubgameError(f"unknown subgame-solving method {method!r}; methods are: {', '.join(METHODS)}")
-    full = bv.tree
-    forest = forest or subgame_forest(game, full, roots)
-    opp = 1 - player
-    root_g = [_root_states_in_full(full, forest, q) for q in (0, 1)]
-    solver = CFRSolver(forest, config)
-    solver.root_reach[player] = bv.reach[player][root_g[player]]
-    cbv = bv.cbv[opp][root_g[opp]]
-    est = bv.cfv[opp][root_g[opp]]
-    if method.startswith("reach-"):
-        gifts = gift_totals(bv, opp, roots, split=not method.endswith("-nosplit"), scale=params.gift_scale)
-        cbv_alt, est = cbv + gifts[root_g[opp]], est + gifts[root_g[opp]]
-    else:
-        cbv_alt = cbv
-    base = method.removeprefix("reach-").removesuffix("-nosplit")
-    if base == "unsafe":
-        gadget, alt = FixedRange(opp, bv.reach[opp][root_g[opp]]), np.full(len(cbv), np.nan)
-    elif base == "resolve":
-        gadget, alt = ResolveGadget(opp, cbv_alt), cbv_alt
-    elif base == "maxmargin":
-        gadget, alt = MaxMarginGadget(opp, cbv_alt, root_subgame(forest, opp)), cbv_alt
-    elif base == "estimate":
-        gadget, alt = MaxMarginGadget(opp, est, root_subgame(forest, opp)), est
-    else:  # distributional, estimate-distributional
-        gadget, alt = DistributionalGadget(opp, est, cbv_alt, params.spread, params.step), est
-    gadget.install(solver)
-    solver.hooks = [gadget]
-    solver.run(iterations)
-    probs = solver.average_strategy().probs[player]
-    full_inf = rows_in(bv.infoset_index[player], infoset_keys(forest, player), "subgame")
-    resolved = bv.blueprint.with_player(player, probs_into(bv.blueprint.probs[player], full_inf, probs))
-    root_cbv = best_response(full, resolved, opp).cbv[root_g[opp]]
-    return SubgameSolution(forest, player, method, probs, full_inf, alt, root_cbv, iterations)
+    forest = forest or subgame_forest(game, bv.tree, roots)
+    return resolve_subgame(blueprint_problem(bv, forest, roots, player, method, params), iterations=iterations, config=config)
 
 
-def resolve_subgame(
-    game: Game,
-    tree: PublicTree,
-    blueprint: Strategy,
-    public_state: Sequence[str] | int,
-    player: int,
-    method: str,
-    *,
-    iterations: int = 1000,
-    config: CFRConfig = CFR_PLUS,
-    params: SubgameParams = SubgameParams(),
-) -> SubgameSolution:
-    """Re-solve ``player``'s strategy in the one subgame rooted at ``public_state``.
-
-    ``public_state`` is a public observation sequence (a key of ``tree.node_of_key``) or a
-    public node of ``tree``. The result's ``probs`` are the re-solved strategy at the
-    subgame's information sets, ``full_infosets`` where they sit in ``tree``.
-    """
+def public_node(tree: PublicTree, public_state: Sequence[str] | int) -> int:
+    """The non-terminal public node of ``tree`` named by a public observation sequence or a node index."""
     if isinstance(public_state, (int, np.integer)):
         node = int(public_state)
         if not 0 <= node < tree.num_nodes:
@@ -260,8 +243,12 @@ def resolve_subgame(
             raise SubgameError(f"no public state {list(public_state)!r} in the tree")
     if tree.kind[node] == TERMINAL_NODE:
         raise SubgameError(f"public state {list(tree.public_key[node])!r} is terminal: there is nothing to re-solve")
-    return solve_subgames(game, blueprint_values(tree, blueprint), [node], player, method,
-                          iterations=iterations, config=config, params=params)
+    return node
+
+
+def full_rows(solution: SubgameSolution, bv: BlueprintValues) -> np.ndarray:
+    """[I_sub] the information sets of the blueprint's tree matching the re-solved ones."""
+    return rows_in(bv.infoset_index[solution.player], solution.infoset_keys, "subgame")
 
 
 def probs_into(full_probs: np.ndarray, infosets: np.ndarray, probs: np.ndarray) -> np.ndarray:
@@ -300,7 +287,7 @@ def resolve_all(
     out = blueprint
     for p in (0, 1):
         sol = solve_subgames(game, bv, roots, p, method, iterations=iterations, config=config, params=params, forest=forest)
-        out = out.with_player(p, probs_into(out.probs[p], sol.full_infosets, sol.probs))
+        out = out.with_player(p, probs_into(out.probs[p], full_rows(sol, bv), sol.probs))
     return Strategy(tree.game_id, out.probs, {**blueprint.meta, "resolved": method, "subgame_iterations": iterations})
 
 

@@ -25,7 +25,7 @@ KIND_NAMES = {DECISION: "decision", CHANCE_NODE: "chance", TERMINAL_NODE: "termi
 
 
 class ValueOperator(Protocol):
-    """Counterfactual values at terminal (or depth-limit leaf) private states.
+    """Counterfactual values at terminal private states.
 
     ``cfv(player, reach)`` returns an array over all of ``player``'s private states holding
     her counterfactual value at the states the operator covers and zero elsewhere, given
@@ -85,7 +85,6 @@ class PublicTree:
     players: tuple[PlayerArrays, PlayerArrays]
     terminals: tuple[ValueOperator, ...]  #: operators giving values at terminal states
     utility_bound: float = 1.0
-    leaves: tuple[ValueOperator, ...] = ()  #: operators at depth-limit leaves (empty for a full game)
     leaf_data: dict = field(default_factory=dict)  #: per leaf node, what a leaf operator needs
 
     @property
@@ -103,12 +102,6 @@ class PublicTree:
     @cached_property
     def plan(self) -> SweepPlan:
         return SweepPlan.build(self)
-
-    def with_leaves(self, leaves: tuple[ValueOperator, ...]) -> PublicTree:
-        """The same tree with the given operators at its depth-limit leaves."""
-        from dataclasses import replace
-
-        return replace(self, leaves=tuple(leaves))
 
     def summary(self) -> dict[str, int]:
         return {

@@ -58,12 +58,12 @@ def forward_reach(tree: PublicTree, player: int, sw: np.ndarray, root: np.ndarra
 
 
 def leaf_values(tree: PublicTree, player: int, reach: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-    """[G] counterfactual values given by the terminal and leaf operators (zero elsewhere)."""
-    ops = tree.terminals + tree.leaves
-    v = ops[0].cfv(player, reach)
+    """[G] counterfactual values given by the terminal operators (zero elsewhere, leaves included)."""
+    ops = tree.terminals
+    v = np.array(ops[0].cfv(player, reach), dtype=np.float64, copy=True)
     for op in ops[1:]:
-        v = v + op.cfv(player, reach)
-    return np.array(v, dtype=np.float64, copy=True)
+        v += op.cfv(player, reach)
+    return v
 
 
 def backward_expected(tree: PublicTree, player: int, v: np.ndarray, sw: np.ndarray) -> np.ndarray:

@@ -1,0 +1,62 @@
+"""The two plug-ins the CFR engine owns: leaves below a depth limit and a gadget at the root.
+
+A *leaf* gives counterfactual values at the private states of a tree's depth-limit leaf
+nodes: an inner solver of the subgames below (CFR-D, decomposition paper), a multi-valued
+state (depth-limited paper §4), a value network or rollouts. A *root gadget* sets one
+player's range at the root of a subgame from her root counterfactual values (safe-and-nested
+§4–5; decomposition paper, Fig. 2). The solver calls both; neither ever sees the solver, and
+only the solver writes its reaches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+
+from ..tree.public_tree import PublicTree
+from ..tree.sweep import leaf_values
+
+
+class Leaf(Protocol):
+    """Counterfactual values at depth-limit leaf private states.
+
+    ``values(player, reach, iteration)`` returns [G_player]: the player's counterfactual
+    value at the private states the leaf covers and zero elsewhere, given both players'
+    own reaches ``reach = (reach_0, reach_1)`` over their private states. ``iteration`` is
+    the solver iteration t the call belongs to, or ``None`` for an evaluation, which must
+    not change the leaf's state. After both players' updates of iteration t the solver
+    calls ``end_iteration(t)``.
+    """
+
+    def values(self, player: int, reach: tuple[np.ndarray, np.ndarray], iteration: int | None) -> np.ndarray: ...
+
+    def end_iteration(self, t: int) -> None: ...
+
+
+class RootGadget(Protocol):
+    """A small regret minimizer that sets ``player``'s range at the subgame roots.
+
+    Before each pass the solver reads ``root_range()`` [R] (her reach at the root private
+    states); after computing a player's counterfactual values it calls
+    ``update(player, root_cfv, t)`` with that player's root values [R_player], so the
+    gadget learns from its own player's values and may ignore the other's.
+    """
+
+    @property
+    def player(self) -> int: ...
+
+    def root_range(self) -> np.ndarray: ...
+
+    def update(self, player: int, root_cfv: np.ndarray, t: int) -> None: ...
+
+
+def counterfactual_leaf_values(
+    tree: PublicTree, player: int, reach: tuple[np.ndarray, np.ndarray], leaves: Sequence[Leaf], iteration: int | None
+) -> np.ndarray:
+    """[G_player] the values of the terminal operators plus those of every leaf plug-in."""
+    v = leaf_values(tree, player, reach)
+    for leaf in leaves:
+        v += leaf.values(player, reach, iteration)
+    return v
