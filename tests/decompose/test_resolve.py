@@ -8,9 +8,9 @@ import pytest
 from subgame.decompose import (
     Decomposition,
     StructureCache,
+    chunk_at,
     is_cfr_d_file,
     load_cfr_d,
-    chunk_at,
     reconstruct,
     save_cfr_d,
     stored_value_exploitability,
