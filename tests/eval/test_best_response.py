@@ -94,3 +94,18 @@ def test_nash_conv_non_negative(seed, game):
     assert e.nash_conv >= -1e-12
     assert e.br_values[0] >= e.game_value - 1e-12
     assert e.br_values[1] >= -e.game_value - 1e-12
+
+
+def test_evaluation_refuses_what_it_cannot_evaluate(kuhn_tree, leduc_tree):
+    """One clear error each, never a silent number."""
+    from subgame.errors import SubgameError
+
+    leduc_strategy = Strategy.uniform(leduc_tree)
+    with pytest.raises(SubgameError, match="strategy is of game 'leduc"):
+        exploitability(kuhn_tree, leduc_strategy)
+    with pytest.raises(SubgameError, match="player must be 0 or 1, got 2"):
+        best_response(leduc_tree, leduc_strategy, player=2)
+    with pytest.raises(SubgameError, match="has shape"):
+        exploitability(leduc_tree, Strategy(leduc_tree.game_id, (leduc_strategy.probs[0][:3], leduc_strategy.probs[1])))
+    with pytest.raises(SubgameError, match="expected a compiled PublicTree"):
+        exploitability("leduc", leduc_strategy)  # type: ignore[arg-type]
