@@ -106,12 +106,12 @@ def leduc_decomposition_abstraction(game: PokerGame, tree: PublicTree) -> Abstra
         raise GameDefinitionError("the decomposition paper's abstraction is defined for Leduc hold'em (3 ranks, 1 hole card, 1 board card)")
     J, K = 0, 2
 
-    def key(player, public_key, label):
+    def key(player: int, public_key: tuple[str, ...], label: str) -> Hashable:
         betting, board = _split_public(game, public_key)
         rank = _hole(game, label)[0] // s.num_suits
         if not board:
             return (betting, rank)
-        b = board[0] // s.num_suits
+        b: int | str = board[0] // s.num_suits
         if b != rank and rank == J:
             b = "Q or K"
         elif b != rank and rank == K:
@@ -160,7 +160,7 @@ def hand_strength_abstraction(game: PokerGame, tree: PublicTree, num_buckets: in
         rank = np.searchsorted(values, table[tuple(sorted(hole))], side="right") / len(values)
         return min(num_buckets - 1, int(rank * num_buckets - 1e-9))
 
-    def key(player, public_key, label):
+    def key(player: int, public_key: tuple[str, ...], label: str) -> Hashable:
         betting, board = _split_public(game, public_key)
         return (betting, len(board), bucket(tuple(sorted(board)), _hole(game, label)))
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -153,15 +153,16 @@ class CFRSolver:
             return self.gadget.root_range()
         return self.root_reach[q]
 
-    def _values(self, p: int, sigma: list[np.ndarray], sw: list[np.ndarray | None], reach: list[np.ndarray | None]) -> np.ndarray:
+    def _reach(self, q: int, sigma_q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Player q's transition weights and reach under her strategy ``sigma_q``."""
+        sw = transition_weights(self.tree, q, sigma_q)
+        return sw, forward_reach(self.tree, q, sw, self._root(q))
+
+    def _values(self, p: int, sw: np.ndarray, reach: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        """[G_p] player p's counterfactual values; her root values go to the gadget."""
         tree = self.tree
-        for q in (0, 1):
-            if sw[q] is None:
-                sw[q] = transition_weights(tree, q, sigma[q])
-                reach[q] = forward_reach(tree, q, sw[q], self._root(q))
-        both = (reach[0], reach[1])
-        v = counterfactual_leaf_values(tree, p, both, self.leaves, self.iteration)  # type: ignore[arg-type]
-        backward_expected(tree, p, v, sw[p])  # type: ignore[arg-type]
+        v = counterfactual_leaf_values(tree, p, reach, self.leaves, self.iteration)
+        backward_expected(tree, p, v, sw)
         if self.gadget is not None:
             self.gadget.update(p, v[tree.plan.root_slice[p]], self.iteration)
         return v
@@ -190,19 +191,15 @@ class CFRSolver:
         self.iteration += 1
         t = self.iteration
         sigma = [self._current(0), self._current(1)]
-        sw: list[np.ndarray | None] = [None, None]
-        reach: list[np.ndarray | None] = [None, None]
+        (sw0, reach0), (sw1, reach1) = self._reach(0, sigma[0]), self._reach(1, sigma[1])
         if self.config.alternating:
-            for p in (0, 1):
-                v = self._values(p, sigma, sw, reach)
-                self._update(p, t, sigma[p], v, reach[p])  # type: ignore[arg-type]
-                if p == 0:
-                    sigma[0] = self._current(0)
-                    sw[0] = reach[0] = None
+            self._update(0, t, sigma[0], self._values(0, sw0, (reach0, reach1)), reach0)
+            sw0, reach0 = self._reach(0, self._current(0))  # player 1 responds to player 0's new strategy
+            self._update(1, t, sigma[1], self._values(1, sw1, (reach0, reach1)), reach1)
         else:
-            vs = [self._values(p, sigma, sw, reach) for p in (0, 1)]
-            for p in (0, 1):
-                self._update(p, t, sigma[p], vs[p], reach[p])  # type: ignore[arg-type]
+            v0, v1 = self._values(0, sw0, (reach0, reach1)), self._values(1, sw1, (reach0, reach1))
+            self._update(0, t, sigma[0], v0, reach0)
+            self._update(1, t, sigma[1], v1, reach1)
         for leaf in self.leaves:
             leaf.end_iteration(t)
 
@@ -218,7 +215,7 @@ class CFRSolver:
 
     # -- checkpoints --------------------------------------------------------------------
     def save_checkpoint(
-        self, path: str | Path, *, extra: dict[str, np.ndarray] | None = None, extra_header: dict | None = None
+        self, path: str | Path, *, extra: dict[str, np.ndarray] | None = None, extra_header: dict[str, Any] | None = None
     ) -> Path:
         """Write the solver state so that :meth:`load_checkpoint` continues exactly where it stopped.
 
@@ -232,7 +229,7 @@ class CFRSolver:
         arrays.update({f"extra_{k}": v for k, v in (extra or {}).items()})
         return write_npz(path, header, arrays)
 
-    def restore(self, header: dict, arrays: dict[str, np.ndarray], source: str = "checkpoint") -> CFRSolver:
+    def restore(self, header: dict[str, Any], arrays: dict[str, np.ndarray], source: str = "checkpoint") -> CFRSolver:
         """Load regrets, strategy sums and the iteration count read by :func:`read_checkpoint`."""
         if header["game_id"] != self.tree.game_id:
             raise StrategyFileError(f"{source}: checkpoint is for game {header['game_id']!r}, not {self.tree.game_id!r}")
@@ -253,7 +250,7 @@ class CFRSolver:
 CHECKPOINT_FORMAT = "subgame-cfr-checkpoint"
 
 
-def read_checkpoint(path: str | Path) -> tuple[dict, dict[str, np.ndarray]]:
+def read_checkpoint(path: str | Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """The header and arrays of a checkpoint file; ``extra_*`` arrays lose their prefix."""
     header, arrays = read_npz(path, format=CHECKPOINT_FORMAT, version=1, kind="checkpoint", expected="a CFR checkpoint")
     missing = {"r0", "r1", "s0", "s1"} - set(arrays)
