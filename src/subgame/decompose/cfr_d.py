@@ -477,7 +477,7 @@ def save_cfr_d(path: str | Path, solution: CFRDSolution, **meta: Any) -> Path:
     """
     path = Path(path)
     game = solution.game
-    record = {"game": game.name, "params": {k: _param_text(v) for k, v in game.params.items()}}
+    record: dict[str, Any] = {"game": game.name, "params": {k: _param_text(v) for k, v in game.params.items()}}
     record.update({k: v for k, v in solution.meta.items() if isinstance(v, (int, float, str, bool))})
     record.update(meta)
     trunk = solution.trunk

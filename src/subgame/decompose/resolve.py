@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -86,7 +87,7 @@ def _tasks(solution: CFRDSolution, d: Decomposition, players: Sequence[int], ite
 def _run(tasks: list[ResolveTask], d: Decomposition, executor: Executor | None) -> list[SubgameSolution]:
     if executor is None or isinstance(executor, SerialExecutor):
         return [
-            resolve_subgame(t.problem(d.cache.get(t.keys, lambda t=t: compile_chunk(t.game, t.keys))),
+            resolve_subgame(t.problem(d.cache.get(t.keys, partial(compile_chunk, t.game, t.keys))),
                             iterations=t.iterations, config=t.config)
             for t in tasks
         ]
@@ -259,6 +260,8 @@ def theorem3_bound(
         regret = np.full(len(r.keys), -np.inf)
         np.maximum.at(regret, r.root_subgame, cbv - r.alt)
         eps_s.append(np.maximum(regret, 0.0))
+        if r.recovery_gap is None:
+            raise GameDefinitionError("theorem3_bound needs re-solves with the follow/terminate (resolve) gadget")
         eps_r.append(r.recovery_gap)
         infosets.append(r.root_infosets)
         pay[[trunk_state[k] for k in keys]] = np.maximum(r.alt, cbv)

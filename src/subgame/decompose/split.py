@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
 import numpy as np
 
@@ -159,7 +160,7 @@ class Decomposition:
         for lo in range(0, leaves.size, batch):
             nodes = leaves[lo : lo + batch]
             keys = tuple(trunk.public_key[n] for n in nodes)
-            forest = cache.get(keys, lambda keys=keys: compile_chunk(game, keys))
+            forest = cache.get(keys, partial(compile_chunk, game, keys))
             states, subgame = [], []
             for p, pa in enumerate(forest.players):
                 rs = forest.plan.root_slice[p]

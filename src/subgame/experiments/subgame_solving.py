@@ -15,13 +15,16 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..errors import GameDefinitionError
 from ..eval import expected_value, exploitability
 from ..games import load_game
 from ..games.poker.game import PokerGame
 from ..solve.abstraction import hand_strength_abstraction, leduc_decomposition_abstraction
 from ..solve.cfr import CFR_PLUS, CFRSolver
+from ..strategy import Strategy
 from ..subgame import METHODS, blueprint_values, resolve_all, subgame_forest
 from ..tree.compile import compile_game
+from ..tree.public_tree import PublicTree
 from .report import ExperimentResult, Series
 
 # Safe-and-nested paper, Table 1 (mbb/h): NLFH small, NLFH large, NLTH.
@@ -81,7 +84,15 @@ def resolve_convergence(
     )
 
 
-def _blueprints(game: PokerGame, tree, coarse_iterations: int, abstract_iterations: int, buckets: int):
+def _leduc(**params: str | int) -> PokerGame:
+    game = load_game("leduc", **params)
+    if not isinstance(game, PokerGame):
+        raise GameDefinitionError(f"these experiments need the poker family's Leduc, got {type(game).__name__}")
+    return game
+
+
+def _blueprints(game: PokerGame, tree: PublicTree, coarse_iterations: int, abstract_iterations: int,
+                buckets: int) -> dict[str, Strategy]:
     coarse = CFRSolver(tree, CFR_PLUS).run(coarse_iterations).average_strategy()
     if game.spec.num_ranks == 3 and game.spec.board_cards == (0, 1):
         abstraction = leduc_decomposition_abstraction(game, tree)
@@ -92,7 +103,7 @@ def _blueprints(game: PokerGame, tree, coarse_iterations: int, abstract_iteratio
 
 
 def technique_table(
-    *, full: bool = False, seed: int = 0, games: Sequence[str] = ("leduc", "leduc5"), methods: Sequence[str] = METHODS,
+    *, full: bool = False, seed: int = 0, games: Sequence[str] = ("leduc", "leduc5"), methods: Sequence[str] = tuple(METHODS),
     subgame_iterations: int | None = None,
 ) -> ExperimentResult:
     """Table 1 of the safe-and-nested paper on Leduc and a Leduc with five ranks.
@@ -107,7 +118,7 @@ def technique_table(
     rows, notes = [], []
     for name in games:
         params = {"num_ranks": 5} if name == "leduc5" else {}
-        game = load_game("leduc", **params)
+        game = _leduc(**params)
         t0 = time.perf_counter()
         tree = compile_game(game)
         forest = subgame_forest(game, tree)
@@ -138,7 +149,7 @@ def resolve_vs_blueprint(*, full: bool = False, seed: int = 0, max_iterations: i
     the original abstract strategy in both seats. Reported: its expected winnings in
     chips/hand, and its exploitability.
     """
-    game = load_game("leduc")
+    game = _leduc()
     tree = compile_game(game)
     abstraction = leduc_decomposition_abstraction(game, tree)
     blueprint = CFRSolver(tree, CFR_PLUS, abstraction=abstraction).run(3000 if full else 500).average_strategy()

@@ -82,17 +82,17 @@ class MaxMarginGadget:
     alt: np.ndarray  #: [R]
     segment: np.ndarray | None = None  #: [R] subgame of each root state
     regrets: np.ndarray = field(init=False)  #: [R]
+    _subgame: np.ndarray = field(init=False, repr=False)  #: [R] ``segment`` or all zeros
 
     def __post_init__(self) -> None:
         self.regrets = np.zeros(self.alt.shape[0])
-        if self.segment is None:
-            self.segment = np.zeros(self.alt.shape[0], dtype=np.int64)
+        self._subgame = np.zeros(self.alt.shape[0], dtype=np.int64) if self.segment is None else self.segment
 
     def choice(self) -> np.ndarray:
         pos = np.maximum(self.regrets, 0.0)
-        n = np.bincount(self.segment).astype(float)
-        tot = np.bincount(self.segment, weights=pos, minlength=n.size)[self.segment]
-        return np.where(tot > 0, pos / np.where(tot > 0, tot, 1.0), 1.0 / n[self.segment])
+        n = np.bincount(self._subgame).astype(float)
+        tot = np.bincount(self._subgame, weights=pos, minlength=n.size)[self._subgame]
+        return np.where(tot > 0, pos / np.where(tot > 0, tot, 1.0), 1.0 / n[self._subgame])
 
     def root_range(self) -> np.ndarray:
         return self.choice()
@@ -101,8 +101,8 @@ class MaxMarginGadget:
         if player != self.player:
             return
         gain = root_cfv - self.alt
-        value = np.bincount(self.segment, weights=self.choice() * gain)
-        self.regrets += gain - value[self.segment]
+        value = np.bincount(self._subgame, weights=self.choice() * gain)
+        self.regrets += gain - value[self._subgame]
         np.maximum(self.regrets, 0.0, out=self.regrets)
 
 

@@ -38,7 +38,7 @@ from ..games.base import Game
 from ..solve.cfr import CFR_PLUS, CFRConfig
 from ..strategy import Strategy
 from ..tree.compile import compile_game
-from ..tree.public_tree import CHANCE_NODE, TERMINAL_NODE, PublicTree, infoset_index, rows_in
+from ..tree.public_tree import CHANCE_NODE, TERMINAL_NODE, PublicKey, PublicTree, infoset_index, rows_in
 from ..tree.sweep import forward_reach, sequence_values, transition_weights
 from .problem import GadgetKind, GadgetSpec, SubgameProblem, SubgameSolution, resolve_subgame
 
@@ -119,22 +119,22 @@ class BlueprintValues:
     cfv: tuple[np.ndarray, np.ndarray]  #: counterfactual values under the blueprint
     cbv: tuple[np.ndarray, np.ndarray]  #: counterfactual best-response values against it
     gift: tuple[np.ndarray, np.ndarray]  #: [I, A] lower bound of each action's gift, §5
-    infoset_index: tuple[dict, dict] = field(repr=False)  #: (public key, label) -> infoset
+    infoset_index: tuple[dict[tuple[PublicKey, str], int], dict[tuple[PublicKey, str], int]] = field(repr=False)  #: (public key, label) -> infoset
 
 
 def blueprint_values(tree: PublicTree, blueprint: Strategy) -> BlueprintValues:
     blueprint.check(tree)
     sw = [transition_weights(tree, p, blueprint.probs[p]) for p in (0, 1)]
-    reach = tuple(forward_reach(tree, p, sw[p]) for p in (0, 1))
+    reach = (forward_reach(tree, 0, sw[0]), forward_reach(tree, 1, sw[1]))
     cfv = counterfactual_values(tree, blueprint)
-    cbv = tuple(best_response(tree, blueprint, p).cbv for p in (0, 1))
+    cbv = (best_response(tree, blueprint, 0).cbv, best_response(tree, blueprint, 1).cbv)
     gifts = []
     for p, pa in enumerate(tree.players):
         action_cbv = sequence_values(tree, p, cbv[p])
-        to_terminal = np.zeros(pa.legal.size, dtype=bool)
+        flat = np.zeros(pa.legal.size, dtype=bool)
         idx, seq = tree.plan.actor_idx[p], tree.plan.actor_seq[p]
-        to_terminal[seq] = tree.kind[pa.node[idx]] == TERMINAL_NODE
-        to_terminal = to_terminal.reshape(pa.legal.shape)
+        flat[seq] = tree.kind[pa.node[idx]] == TERMINAL_NODE
+        to_terminal = flat.reshape(pa.legal.shape)
         best_terminal = np.where(to_terminal & pa.legal, action_cbv, -np.inf).max(axis=1, keepdims=True)
         gift = np.where(pa.legal, np.maximum(best_terminal, action_cbv) - action_cbv, 0.0)
         gifts.append(gift)
