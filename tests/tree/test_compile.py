@@ -8,6 +8,7 @@ import pytest
 from subgame.errors import GameDefinitionError
 from subgame.games import GAMES, load_game
 from subgame.games.base import CHANCE, TERMINAL, Game
+from subgame.games.small import RockPaperScissors
 from subgame.tree.compile import compile_game
 from subgame.tree.public_tree import DECISION, TERMINAL_NODE
 from tests import oracle
@@ -147,3 +148,19 @@ def test_subtree_rooted_at_a_public_state_and_depth_limit():
 def test_unknown_public_state_is_refused():
     with pytest.raises(GameDefinitionError, match="no history"):
         compile_game(load_game("kuhn"), public_state=("x",))
+
+
+
+def test_the_game_names_its_compiler():
+    assert (load_game("leduc").tree_compiler, load_game("rps").tree_compiler) == ("poker", "enumerate")
+
+    class PokerNamed(RockPaperScissors):
+        tree_compiler = "poker"
+
+    class Unknown(RockPaperScissors):
+        tree_compiler = "elsewhere"
+
+    with pytest.raises(GameDefinitionError, match="compile_poker needs a PokerGame"):
+        compile_game(PokerNamed())
+    with pytest.raises(GameDefinitionError, match="no public-tree compiler is called 'elsewhere'"):
+        compile_game(Unknown())

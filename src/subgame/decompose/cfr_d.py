@@ -46,10 +46,9 @@ import numpy as np
 
 from ..errors import GameDefinitionError, StrategyFileError
 from ..files import read_npz, write_npz
-from ..games.base import Game
+from ..games.base import Game, game_fingerprint
 from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver, read_checkpoint
 from ..strategy import Strategy
-from ..tree.compile import game_fingerprint
 from ..tree.public_tree import PublicKey, PublicTree, infoset_index, infoset_keys, rows_in
 from ..tree.sweep import backward_best, forward_reach, leaf_values, transition_weights
 from .parallel import Executor, SerialExecutor

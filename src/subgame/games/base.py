@@ -12,9 +12,13 @@ States are immutable and hashable; ``next_state`` returns a new one.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
+
+import numpy as np
 
 from ..errors import IllegalActionError
 
@@ -33,6 +37,10 @@ class Game(ABC):
 
     #: Registry name of the game (``kuhn``, ``leduc``, ...).
     name: str = "game"
+
+    #: Which public-tree compiler :func:`subgame.tree.compile.compile_game` runs on the game:
+    #: ``"enumerate"`` walks every history; ``"poker"`` walks public states only (poker family).
+    tree_compiler: ClassVar[str] = "enumerate"
 
     @property
     def params(self) -> Mapping[str, Any]:
@@ -102,3 +110,21 @@ class Game(ABC):
             return self.name
         body = ", ".join(f"{k}={v}" for k, v in self.params.items())
         return f"{self.name}({body})"
+
+
+def game_fingerprint(game: Game) -> str:
+    """A short stable id of a game and its parameters (strategy files and trees carry it)."""
+    blob = json.dumps({"name": game.name, "params": _jsonable(dict(game.params))}, sort_keys=True)
+    return game.name + ":" + hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def _jsonable(x: object) -> object:
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, np.floating):
+        return float(x)
+    return x

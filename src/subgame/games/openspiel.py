@@ -45,8 +45,7 @@ import numpy as np
 
 from ..errors import GameDefinitionError, IllegalActionError, InvalidRangeError
 from ..strategy import Strategy
-from ..tree.compile import game_fingerprint
-from .base import CHANCE, TERMINAL, Game
+from .base import CHANCE, TERMINAL, Game, game_fingerprint
 from .poker import KUHN, LEDUC, PokerGame
 from .poker.game import CALL, FOLD, RAISE
 

@@ -1,12 +1,12 @@
 """Compile a poker game into a :class:`PublicTree` by walking its public tree only.
 
-The generic compiler (:func:`~subgame.tree.compile.compile_game`) enumerates every history,
+The generic compiler (:func:`~subgame.tree.enumeration.enumerate_game`) enumerates every history,
 which a hold'em river (1326 × 1225 hole-card pairs per public node) makes infeasible. Here
 the walk visits betting sequences × public board cards; the private states of a public node
 are all hole-card combinations disjoint from its board, in one array per board, and the
 terminals get the fold and showdown operators of :mod:`.poker_operators`.
 
-The result has exactly the layout ``compile_game`` gives where both run: the same nodes in
+The result has exactly the layout ``enumerate_game`` gives where both run: the same nodes in
 the same order, public keys, private-state labels and order, information sets and action
 slots, so strategies, checkpoints and values are interchangeable. That layout is the order
 in which the generic compiler first meets each object while it walks histories in the
@@ -30,9 +30,8 @@ from math import comb
 import numpy as np
 
 from ..errors import GameDefinitionError
-from ..games.base import CHANCE, TERMINAL
+from ..games.base import CHANCE, TERMINAL, game_fingerprint
 from ..games.poker import PokerGame, PokerState
-from .compile import HistoryAtNode, game_fingerprint
 from .operators import SparseTerminal
 from .poker_operators import (
     CardRemoval,
@@ -44,7 +43,7 @@ from .poker_operators import (
     disjoint_pairs,
     strength_keys,
 )
-from .public_tree import CHANCE_NODE, DECISION, LEAF, TERMINAL_NODE, PlayerArrays, PublicTree, ValueOperator
+from .public_tree import CHANCE_NODE, DECISION, LEAF, TERMINAL_NODE, HistoryAtNode, PlayerArrays, PublicTree, ValueOperator
 
 
 def compile_poker(
@@ -66,7 +65,7 @@ def compile_poker(
             terminals as entries of one :class:`SparseTerminal` (faster for small ``n``);
             larger boards get the O(n log n) fold and showdown operators.
         public_state: root the tree at this public observation sequence, as
-            :func:`~subgame.tree.compile.enumerate_game` does.
+            :func:`~subgame.tree.enumeration.enumerate_game` does.
         public_states: several roots: a forest of subgames, one root each, in this order.
         depth_limit: public depth (relative to the root) at which non-terminal nodes
             become leaves.
@@ -77,7 +76,7 @@ def compile_poker(
             board's share of the game's value. This is how a hold'em river subgame with
             one fixed board is compiled.
         leaf_histories: store the histories of each depth-limit leaf in ``leaf_data``
-            (as ``compile_game`` does: one Python object per hole-card pair, so turn it
+            (as ``enumerate_game`` does: one Python object per hole-card pair, so turn it
             off for large decks).
 
     Raises:

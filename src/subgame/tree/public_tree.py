@@ -18,6 +18,7 @@ from typing import Protocol
 import numpy as np
 
 from ..errors import GameDefinitionError
+from ..games.base import State
 
 DECISION, CHANCE_NODE, TERMINAL_NODE, LEAF = 0, 1, 2, 3
 PublicKey = tuple[str, ...]
@@ -66,6 +67,15 @@ class PlayerArrays:
     @property
     def max_actions(self) -> int:
         return int(self.legal.shape[1])
+
+
+@dataclass(frozen=True)
+class HistoryAtNode:
+    """A history of a depth-limit leaf: what a leaf operator needs to value it."""
+
+    state: State  #: the game's state
+    chance_prob: float  #: chance's probability of reaching it, from the game's root
+    private_state: tuple[int, int]  #: each player's private state at the leaf
 
 
 @dataclass(frozen=True, eq=False)

@@ -38,6 +38,8 @@ class PokerState(NamedTuple):
 class PokerGame(Game):
     """A two-player poker game of the family described by :class:`PokerSpec`."""
 
+    tree_compiler = "poker"
+
     def __init__(self, spec: PokerSpec, name: str = "poker"):
         self.spec = spec
         self.name = name
