@@ -10,7 +10,7 @@ from subgame.games import GAMES, load_game
 from subgame.games.base import CHANCE, TERMINAL, Game
 from subgame.games.small import RockPaperScissors
 from subgame.tree.compile import compile_game
-from subgame.tree.public_tree import DECISION, TERMINAL_NODE
+from subgame.tree.public_tree import DECISION, TERMINAL_NODE, HistoryAtNode, LeafHistories
 from tests import oracle
 from tests.conftest import compiled
 
@@ -142,7 +142,9 @@ def test_subtree_rooted_at_a_public_state_and_depth_limit():
     cut = compile_game(game, depth_limit=2)
     assert int(np.sum(cut.kind == 3)) > 0
     assert cut.max_depth == 2
-    assert len(cut.leaf_data) == int(np.sum(cut.kind == 3))
+    assert isinstance(cut.leaf_data, LeafHistories) and len(cut.leaf_data) == int(np.sum(cut.kind == 3))
+    assert all(cut.kind[n] == 3 and hists and isinstance(hists[0], HistoryAtNode) for n, hists in cut.leaf_data.items())
+    assert not compile_game(game).leaf_data
 
 
 def test_unknown_public_state_is_refused():

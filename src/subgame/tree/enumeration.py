@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import GameDefinitionError
 from ..games.base import CHANCE, TERMINAL, Game, game_fingerprint
 from .operators import SparseTerminal
-from .public_tree import CHANCE_NODE, DECISION, LEAF, TERMINAL_NODE, HistoryAtNode, PlayerArrays, PublicTree
+from .public_tree import CHANCE_NODE, DECISION, LEAF, TERMINAL_NODE, HistoryAtNode, LeafHistories, PlayerArrays, PublicTree
 
 
 @dataclass
@@ -134,7 +134,7 @@ class _Compiler:
         self.inf_actions: list[list[tuple[int, ...]]] = [[], []]
         self.inf_names: list[list[tuple[str, ...]]] = [[], []]
         self.term: tuple[list[int], list[int], list[float]] = ([], [], [])
-        self.leaf_data: dict[int, list[HistoryAtNode]] = {}
+        self.leaf_data: dict[int, tuple[HistoryAtNode, ...]] = {}
 
     def run(self, roots: list[_History]) -> PublicTree:
         game = self.game
@@ -160,7 +160,7 @@ class _Compiler:
                         self.term[1].append(g[1])
                         self.term[2].append(h.prob * game.utility(h.state))
                 elif kind == LEAF:
-                    self.leaf_data[n] = [HistoryAtNode(h.state, h.prob, h.priv_index) for h in group]  # type: ignore[attr-defined]
+                    self.leaf_data[n] = tuple(HistoryAtNode(h.state, h.prob, h.priv_index) for h in group)  # type: ignore[attr-defined]
                 else:
                     nxt.append((self._children(n, group), n))
             level = nxt
@@ -314,5 +314,5 @@ class _Compiler:
             players=(players[0], players[1]),
             terminals=(term,),
             utility_bound=float(game.utility_bound()),
-            leaf_data=self.leaf_data,
+            leaf_data=LeafHistories(self.leaf_data),
         )

@@ -43,7 +43,17 @@ from .poker_operators import (
     disjoint_pairs,
     strength_keys,
 )
-from .public_tree import CHANCE_NODE, DECISION, LEAF, TERMINAL_NODE, HistoryAtNode, PlayerArrays, PublicTree, ValueOperator
+from .public_tree import (
+    CHANCE_NODE,
+    DECISION,
+    LEAF,
+    TERMINAL_NODE,
+    HistoryAtNode,
+    LeafHistories,
+    PlayerArrays,
+    PublicTree,
+    ValueOperator,
+)
 
 
 def compile_poker(
@@ -406,9 +416,9 @@ class _Builder:
         nodes = self.nodes
         players = [self._player(p) for p in range(2)]
         num_states = (players[0].num_states, players[1].num_states)
-        leaf_data = {}
+        leaf_data = LeafHistories()
         if self.leaf_histories:
-            leaf_data = {n: self._histories(n) for n, kind in enumerate(self.kind) if kind == LEAF}
+            leaf_data = LeafHistories({n: self._histories(n) for n, kind in enumerate(self.kind) if kind == LEAF})
         return PublicTree(
             game_id=game_fingerprint(game),
             game_name=game.name,
@@ -521,15 +531,15 @@ class _Builder:
         starts = np.array([self.nodes[n].start for n in nodes], dtype=np.int64)
         return (b.local[0][:, None] + starts[None, :, 0], b.local[1][:, None] + starts[None, :, 1])
 
-    def _histories(self, n: int) -> list[HistoryAtNode]:
+    def _histories(self, n: int) -> tuple[HistoryAtNode, ...]:
         """The node's histories in the generic compiler's order: player 0's hand, then player 1's."""
         nd = self.nodes[n]
         b, deck = nd.board, self.deck
         cards = deck.cards[b.hands]
         i, j = disjoint_pairs(cards)  # ascending (i, j): player 0's hand first
         hole = [tuple(int(c) for c in h) for h in cards]
-        return [
+        return tuple(
             HistoryAtNode(nd.state._replace(hole=(hole[a], hole[c])), nd.prob,
                           (nd.start[0] + int(a), nd.start[1] + int(b.local[1][c])))
             for a, c in zip(i.tolist(), j.tolist())
-        ]
+        )

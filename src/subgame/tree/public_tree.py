@@ -10,7 +10,7 @@ folded into the terminal operators, so reaches carry only the players' own proba
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Protocol
@@ -79,6 +79,27 @@ class HistoryAtNode:
 
 
 @dataclass(frozen=True, eq=False)
+class LeafHistories(Mapping[int, tuple[HistoryAtNode, ...]]):
+    """The histories of each depth-limit leaf, for leaf operators that value histories.
+
+    A read-only mapping ``leaf node -> its histories``, in the order the generic compiler
+    meets them. Empty where the compiler was asked not to keep them (they cost one Python
+    object per history) or the tree has no leaf.
+    """
+
+    by_node: Mapping[int, tuple[HistoryAtNode, ...]] = field(default_factory=dict)  #: [leaf node] -> histories
+
+    def __getitem__(self, node: int) -> tuple[HistoryAtNode, ...]:
+        return self.by_node[node]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.by_node)
+
+    def __len__(self) -> int:
+        return len(self.by_node)
+
+
+@dataclass(frozen=True, eq=False)
 class PublicTree:
     """A game (or a part of one) compiled to arrays; see the module docstring.
 
@@ -96,7 +117,7 @@ class PublicTree:
     terminals: tuple[ValueOperator, ...]  #: operators giving values at terminal states
     utility_bound: float = 1.0
     leaves: tuple[ValueOperator, ...] = ()  #: operators at depth-limit leaves (empty for a full game)
-    leaf_data: dict = field(default_factory=dict)  #: per leaf node, what a leaf operator needs
+    leaf_data: LeafHistories = field(default_factory=LeafHistories)  #: per leaf node, what a leaf operator needs
 
     @property
     def num_nodes(self) -> int:
