@@ -18,19 +18,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import GameDefinitionError
-from ..games.base import CHANCE, TERMINAL, Game, game_fingerprint
+from ..games.base import CHANCE, TERMINAL, Game, State, game_fingerprint
 from .operators import SparseTerminal
 from .public_tree import CHANCE_NODE, DECISION, LEAF, TERMINAL_NODE, HistoryAtNode, LeafHistories, PlayerArrays, PublicTree
 
 
 @dataclass
 class _History:
-    state: object
+    state: State
     prob: float
     public: tuple[str, ...]
     private: tuple[tuple[str, ...], tuple[str, ...]]
     parent: tuple[int, int]  # private states at the parent public node
     seq: tuple[tuple[int, int] | None, tuple[int, int] | None]  # (infoset, slot) of own last action
+    priv_index: tuple[int, int] = (-1, -1)  # private states at its own public node, once placed there
 
 
 def enumerate_game(
@@ -155,12 +156,12 @@ class _Compiler:
                 kind = self.kind[n]
                 if kind == TERMINAL_NODE:
                     for h in group:
-                        g = h.priv_index  # type: ignore[attr-defined]
+                        g = h.priv_index
                         self.term[0].append(g[0])
                         self.term[1].append(g[1])
                         self.term[2].append(h.prob * game.utility(h.state))
                 elif kind == LEAF:
-                    self.leaf_data[n] = tuple(HistoryAtNode(h.state, h.prob, h.priv_index) for h in group)  # type: ignore[attr-defined]
+                    self.leaf_data[n] = tuple(HistoryAtNode(h.state, h.prob, h.priv_index) for h in group)
                 else:
                     nxt.append((self._children(n, group), n))
             level = nxt
@@ -229,9 +230,9 @@ class _Compiler:
                         f"{self.p_label[p][g]!r} in public state {list(group[0].public)!r} (perfect recall is required)"
                     )
                 if p == 0:
-                    h.priv_index = (g, -1)  # type: ignore[attr-defined]
+                    h.priv_index = (g, -1)
                 else:
-                    h.priv_index = (h.priv_index[0], g)  # type: ignore[attr-defined]
+                    h.priv_index = (h.priv_index[0], g)
         return n
 
     def _children(self, n: int, group: list[_History]) -> list[_History]:
@@ -240,14 +241,14 @@ class _Compiler:
         if self.kind[n] == CHANCE_NODE:
             for h in group:
                 for c in _expand_chance(game, h):
-                    c.parent = h.priv_index  # type: ignore[attr-defined]
+                    c.parent = h.priv_index
                     c.seq = (None, None)
                     out.append(c)
             return out
         p = self.actor[n]
         infoset_of: dict[int, int] = {}
         for h in group:
-            g = h.priv_index[p]  # type: ignore[attr-defined]
+            g = h.priv_index[p]
             legal = tuple(game.legal_actions(h.state))
             inf = infoset_of.get(g)
             if inf is None:
@@ -265,11 +266,11 @@ class _Compiler:
                 )
             for k, a in enumerate(legal):
                 pub, o0, o1 = game.observations(h.state, a)
-                seq: list = [None, None]
-                seq[p] = (inf, k)
+                own = (inf, k)
+                seq = (own, None) if p == 0 else (None, own)
                 out.append(
                     _History(game.next_state(h.state, a), h.prob, h.public + (pub,),
-                             (h.private[0] + (o0,), h.private[1] + (o1,)), h.priv_index, tuple(seq))  # type: ignore[attr-defined]
+                             (h.private[0] + (o0,), h.private[1] + (o1,)), h.priv_index, seq)
                 )
         return out
 

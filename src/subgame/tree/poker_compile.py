@@ -112,7 +112,7 @@ def compile_poker(
 # -- hands and boards ------------------------------------------------------------------------
 def deal_hands(game: PokerGame) -> np.ndarray:
     """[H, k] every hole-card combination of the deck, ascending cards, in the deal's action order."""
-    return _Deck.of(game).cards.copy()
+    return _Deck.of(game).cards
 
 
 def state_hands(game: PokerGame, tree: PublicTree, player: int) -> np.ndarray:
@@ -177,8 +177,8 @@ class _Board:
         order0 = np.arange(hands.size)
         local1 = np.empty_like(order1)
         local1[order1] = np.arange(order1.size)
-        labels = tuple(tuple(deck.names[hands[o]]) for o in (order0, order1))
-        return _Board(cards, hands, (order0, order1), (order0, local1), labels)  # type: ignore[arg-type]
+        labels = (tuple(deck.names[hands[order0]]), tuple(deck.names[hands[order1]]))
+        return _Board(cards, hands, (order0, order1), (order0, local1), labels)
 
 
 def _check_board(game: PokerGame, board: Sequence[int] | None) -> tuple[int, ...] | None:
@@ -270,16 +270,17 @@ def _child_named(game: PokerGame, st: PokerState, obs: str) -> tuple[PokerState,
     count = _deal_size(game, st)
     names = {game.cards_str((c,)): c for c in range(spec.deck_size)}
     width = len(obs) // count if count and len(obs) % count == 0 else 0
-    cards = [names.get(obs[i : i + width]) for i in range(0, len(obs), width)] if width else [None]
-    if None in cards or len(set(cards)) != count or set(cards) & set(st.board):
+    named = [names.get(obs[i : i + width]) for i in range(0, len(obs), width)] if width else [None]
+    cards = [c for c in named if c is not None]
+    if len(cards) != len(named) or len(set(cards)) != count or set(cards) & set(st.board):
         return None
-    a = _deal_action(game, cards)  # type: ignore[arg-type]
+    a = _deal_action(game, cards)
     if game.observations(st, a)[0] != obs:
         return None
     return game.next_state(st, a), _deal_prob(game, 2 * spec.hole_cards + len(st.board), count)
 
 
-def _public_children(game: PokerGame, st: PokerState, fixed: tuple[int, ...] | None):
+def _public_children(game: PokerGame, st: PokerState, fixed: tuple[int, ...] | None) -> list[tuple[PokerState, str, float]]:
     """``(child, public observation, chance probability)`` of a public state, unordered for chance."""
     who = game.actor(st)
     if who == TERMINAL:
@@ -437,7 +438,10 @@ class _Builder:
         nodes = self.nodes
         acting = [n for n, a in enumerate(self.actor) if a == p]
         A = max((len(nodes[n].actions) for n in acting), default=1)
-        node_of, parent, seq, labels = [], [], [], []
+        node_of: list[np.ndarray] = []
+        parent: list[np.ndarray] = []
+        seq: list[np.ndarray] = []
+        labels: list[str] = []
         for n, nd in enumerate(nodes):
             b = nd.board
             size = b.hands.size
@@ -495,7 +499,7 @@ class _Builder:
                 nd = self.nodes[n]
                 fold_nodes, show_nodes = by_board.setdefault(nd.board.cards, ([], []))
                 (fold_nodes if nd.state.folded >= 0 else show_nodes).append(n)
-        small: list = []
+        small: list[FoldGroup | ShowdownGroup] = []
         folds: list[FoldGroup] = []
         shows: list[ShowdownGroup] = []
         for cards, (fold_nodes, show_nodes) in by_board.items():
@@ -504,14 +508,20 @@ class _Builder:
             sparse = b.hands.size <= self.sparse_threshold
             if fold_nodes:
                 payoff = np.array([self.game.utility(self.nodes[n].state) for n in fold_nodes], dtype=np.float64)
-                g = FoldGroup(removal, self._states(fold_nodes, b), self._chance(fold_nodes) * payoff)
-                (small if sparse else folds).append(g)
+                fold = FoldGroup(removal, self._states(fold_nodes, b), self._chance(fold_nodes) * payoff)
+                if sparse:
+                    small.append(fold)
+                else:
+                    folds.append(fold)
             if show_nodes:
                 contrib = np.array([self.nodes[n].state.contrib for n in show_nodes], dtype=np.float64)
                 c = self._chance(show_nodes)
                 # PokerGame.utility: the stronger hand wins the other player's contribution
-                g = ShowdownGroup(removal, self._states(show_nodes, b), c * contrib[:, 1], c * -contrib[:, 0])
-                (small if sparse else shows).append(g)
+                show = ShowdownGroup(removal, self._states(show_nodes, b), c * contrib[:, 1], c * -contrib[:, 0])
+                if sparse:
+                    small.append(show)
+                else:
+                    shows.append(show)
         ops: list[ValueOperator] = []
         if small or not (folds or shows):  # the sweeps need at least one operator
             parts = [g.entries() for g in small] or [(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))]

@@ -184,7 +184,10 @@ class SweepPlan:
 
     @staticmethod
     def build(tree: PublicTree) -> SweepPlan:
-        levels, actor_idx, actor_seq, roots = [], [], [], []
+        levels: list[tuple[LevelPlan, ...]] = []
+        actor_idx: list[np.ndarray] = []
+        actor_seq: list[np.ndarray] = []
+        roots: list[slice] = []
         for p in range(2):
             pa = tree.players[p]
             A = pa.max_actions
@@ -216,7 +219,9 @@ class SweepPlan:
             actor_idx.append(idx)
             actor_seq.append(pa.child_seq[idx].astype(np.intp))
             roots.append(slice(int(lb[0]), int(lb[1])))
-        return SweepPlan(tuple(levels), tuple(actor_idx), tuple(actor_seq), tuple(roots))
+        return SweepPlan(
+            (levels[0], levels[1]), (actor_idx[0], actor_idx[1]), (actor_seq[0], actor_seq[1]), (roots[0], roots[1])
+        )
 
 
 # -- matching information sets across trees ------------------------------------------------
