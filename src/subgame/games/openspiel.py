@@ -35,7 +35,9 @@ so that :mod:`subgame.interop.openspiel` maps strategies to OpenSpiel policies a
 from __future__ import annotations
 
 import difflib
+import importlib
 from collections.abc import Mapping, Sequence
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import GameDefinitionError, IllegalActionError
@@ -48,15 +50,14 @@ INSTALL_HINT = "pip install 'subgame[openspiel]'"
 _OS_CHANCE, _OS_TERMINAL = -1, -4  # pyspiel.PlayerId.CHANCE and .TERMINAL
 
 
-def import_pyspiel() -> Any:
+def import_pyspiel() -> ModuleType:
     """The ``pyspiel`` module, or a :class:`GameDefinitionError` that says how to install it."""
     try:
-        import pyspiel
+        return importlib.import_module("pyspiel")
     except ImportError:
         raise GameDefinitionError(
             f"OpenSpiel games need the open-spiel package; install it with {INSTALL_HINT}"
         ) from None
-    return pyspiel
 
 
 def join_label(label: str, observation: str) -> str:
@@ -96,7 +97,7 @@ class OpenSpielState:
         return f"OpenSpielState(history={list(self.history)})"
 
 
-class OpenSpielGame(Game):
+class OpenSpielGame(Game[OpenSpielState]):
     """A two-player zero-sum OpenSpiel game; see the module docstring for its observations.
 
     Observations are computed once per history and cached (derived ones a whole history
@@ -116,8 +117,8 @@ class OpenSpielGame(Game):
             os_game = pyspiel.convert_to_turn_based(os_game)
             game_type = os_game.get_type()
         self.os_game = os_game
-        self._check_supported(pyspiel, game_type)
-        self._factored = self._make_observers(pyspiel, game_type)
+        self._check_supported(game_type)
+        self._factored = self._make_observers(game_type)
         # per player: (public key, label) <-> information-state string, where she acts
         self._key_at: tuple[dict[tuple[tuple[str, ...], str], str], ...] = ({}, {})
         self._place_of: tuple[dict[str, tuple[tuple[str, ...], str]], ...] = ({}, {})
@@ -154,8 +155,8 @@ class OpenSpielGame(Game):
             raise GameDefinitionError(f"openspiel:{name}: OpenSpiel cannot load it with {converted}: {exc}") from None
         return cls(os_game, name, converted)
 
-    def _check_supported(self, pyspiel, game_type) -> None:
-        GT = pyspiel.GameType
+    def _check_supported(self, game_type: pyspiel.GameType) -> None:
+        GT = import_pyspiel().GameType
         problem = None
         if self.os_game.num_players() != 2:
             problem = f"has {self.os_game.num_players()} players; only two-player games are supported"
@@ -170,21 +171,23 @@ class OpenSpielGame(Game):
         if problem:
             raise GameDefinitionError(f"{self.name} {problem}")
 
-    def _make_observers(self, pyspiel, game_type) -> tuple[Any, Any] | None:
+    def _make_observers(self, game_type: pyspiel.GameType) -> tuple[Any, Any] | None:
         """The (public, private) observers when the game factors its observations, else None."""
         if not game_type.provides_factored_observation_string:
             return None
         from open_spiel.python.observation import make_observation
 
-        def make(public: bool, private):
-            kind = pyspiel.IIGObservationType(public_info=public, perfect_recall=False, private_info=private)
+        spiel = import_pyspiel()
+
+        def make(public: bool, private: pyspiel.PrivateInfoType) -> Any:
+            kind = spiel.IIGObservationType(public_info=public, perfect_recall=False, private_info=private)
             try:
                 return make_observation(self.os_game, kind)
-            except pyspiel.SpielError:
+            except spiel.SpielError:
                 return None
 
-        public = make(True, pyspiel.PrivateInfoType.NONE)
-        private = make(False, pyspiel.PrivateInfoType.SINGLE_PLAYER)
+        public = make(True, spiel.PrivateInfoType.NONE)
+        private = make(False, spiel.PrivateInfoType.SINGLE_PLAYER)
         if public is None or private is None or public.string_from(self.os_game.new_initial_state(), 0) is None:
             return None
         return public, private
@@ -220,7 +223,7 @@ class OpenSpielGame(Game):
         obs = self._obs.get(key)
         if obs is None:
             if self._factored is not None:
-                self._observe_factored(st)
+                self._observe_factored(st, self._factored)
             else:
                 if self._levels is None:
                     self._levels = _CommonKnowledge(self)
@@ -234,7 +237,7 @@ class OpenSpielGame(Game):
         return float(st.state.returns()[0])
 
     def action_name(self, st: OpenSpielState, action: int) -> str:
-        return st.state.action_to_string(st.state.current_player(), action)
+        return str(st.state.action_to_string(st.state.current_player(), action))
 
     def utility_bound(self) -> float:
         return float(max(abs(self.os_game.max_utility()), abs(self.os_game.min_utility())))
@@ -270,9 +273,9 @@ class OpenSpielGame(Game):
         return self._place_of[player].get(key)
 
     # -- observations ------------------------------------------------------------------
-    def _observe_factored(self, st: OpenSpielState) -> None:
+    def _observe_factored(self, st: OpenSpielState, observers: tuple[Any, Any]) -> None:
         """Observations of every move at ``st`` from OpenSpiel's factored observation strings."""
-        public, private = self._factored
+        public, private = observers
         s, base = st.state, st.history
         actions = [a for a, _ in s.chance_outcomes()] if s.is_chance_node() else s.legal_actions()
         for a in actions:
@@ -310,7 +313,7 @@ class OpenSpielGame(Game):
 class _Frontier(NamedTuple):
     """A non-terminal history of the current length, as :class:`_CommonKnowledge` tracks it."""
 
-    state: Any  # pyspiel.State
+    state: pyspiel.State
     history: tuple[int, ...]
     public: int  # public state (component) id
     info: tuple[str, str]  # both players' information-state strings
@@ -395,7 +398,7 @@ class _CommonKnowledge:
                 comp_of[j] = comp
 
         # a private observation is needed where (her previous string, public state) does not fix her new one
-        after: tuple[dict, dict] = ({}, {})
+        after: tuple[dict[tuple[str, int], set[str]], dict[tuple[str, int], set[str]]] = ({}, {})
         for j, info in enumerate(infos):
             if info is not None:
                 before = parents[owner[j]].info
@@ -430,7 +433,7 @@ class _CommonKnowledge:
         )
 
 
-def _infos(game: OpenSpielGame, s) -> tuple[str, str]:
+def _infos(game: OpenSpielGame, s: pyspiel.State) -> tuple[str, str]:
     try:
         return (s.information_state_string(0), s.information_state_string(1))
     except Exception as exc:  # pyspiel raises its own error types for unsupported queries

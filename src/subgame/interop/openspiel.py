@@ -166,8 +166,8 @@ def _correspondence(bridge: _Bridge, tree: PublicTree, table: TabularPolicy) -> 
                 _, state, public, labels = replay.at(tuple(rep.history()))
                 place = (public, labels[p])
             node = tree.node_of_key.get(place[0])
-            g = private_at.get((node, place[1])) if node is not None else None
-            i = infoset_of.get(g) if g is not None else None
+            priv = private_at.get((node, place[1])) if node is not None else None
+            i = infoset_of.get(priv) if priv is not None else None
             if i is None:
                 raise GameDefinitionError(
                     f"{game.name}: OpenSpiel information set {key!r} of player {p} has no counterpart in the tree "
