@@ -11,11 +11,11 @@ from hypothesis import strategies as st
 
 from subgame.errors import GameDefinitionError
 from subgame.games import load_game
-from subgame.games.base import CHANCE, TERMINAL, Game
+from subgame.games.base import CHANCE, TERMINAL, Game, game_fingerprint
 from subgame.games.poker import KUHN, LEDUC, LEDUC_NOLIMIT, PokerGame, PokerSpec
 from subgame.games.poker.acpc import load_acpc_game, parse_acpc, to_acpc
 from subgame.games.poker.game import CALL, FOLD, RAISE
-from subgame.tree.compile import compile_game, game_fingerprint
+from subgame.tree.compile import compile_game
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "acpc"
 REPO = Path(__file__).resolve().parents[2]

@@ -8,8 +8,9 @@ import pytest
 from subgame.errors import GameDefinitionError
 from subgame.games import GAMES, load_game
 from subgame.games.base import CHANCE, TERMINAL, Game
+from subgame.games.small import RockPaperScissors
 from subgame.tree.compile import compile_game
-from subgame.tree.public_tree import DECISION, TERMINAL_NODE
+from subgame.tree.public_tree import DECISION, TERMINAL_NODE, HistoryAtNode, LeafHistories
 from tests import oracle
 from tests.conftest import compiled
 
@@ -141,9 +142,27 @@ def test_subtree_rooted_at_a_public_state_and_depth_limit():
     cut = compile_game(game, depth_limit=2)
     assert int(np.sum(cut.kind == 3)) > 0
     assert cut.max_depth == 2
-    assert len(cut.leaf_data) == int(np.sum(cut.kind == 3))
+    assert isinstance(cut.leaf_data, LeafHistories) and len(cut.leaf_data) == int(np.sum(cut.kind == 3))
+    assert all(cut.kind[n] == 3 and hists and isinstance(hists[0], HistoryAtNode) for n, hists in cut.leaf_data.items())
+    assert not compile_game(game).leaf_data
 
 
 def test_unknown_public_state_is_refused():
     with pytest.raises(GameDefinitionError, match="no history"):
         compile_game(load_game("kuhn"), public_state=("x",))
+
+
+
+def test_the_game_names_its_compiler():
+    assert (load_game("leduc").tree_compiler, load_game("rps").tree_compiler) == ("poker", "enumerate")
+
+    class PokerNamed(RockPaperScissors):
+        tree_compiler = "poker"
+
+    class Unknown(RockPaperScissors):
+        tree_compiler = "elsewhere"
+
+    with pytest.raises(GameDefinitionError, match="compile_poker needs a PokerGame"):
+        compile_game(PokerNamed())
+    with pytest.raises(GameDefinitionError, match="no public-tree compiler is called 'elsewhere'"):
+        compile_game(Unknown())

@@ -19,7 +19,7 @@ from subgame.games.poker import PokerGame, PokerSpec
 from subgame.games.poker.hands import hand_strength
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
 from subgame.strategy import Strategy
-from subgame.tree.compile import enumerate_game as compile_game
+from subgame.tree.enumeration import enumerate_game as compile_game
 from subgame.tree.operators import SparseTerminal
 from subgame.tree.poker_compile import compile_poker, deal_hands, state_hands
 from subgame.tree.poker_operators import CardRemoval, FoldTerminal, ShowdownTerminal, strength_keys

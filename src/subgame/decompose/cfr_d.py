@@ -47,10 +47,9 @@ import numpy as np
 from ..errors import GameDefinitionError, StrategyFileError
 from ..eval.best_response import best_response_to_reach
 from ..files import read_npz, write_npz
-from ..games.base import Game
+from ..games.base import Game, game_fingerprint
 from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver, read_checkpoint
 from ..strategy import Strategy
-from ..tree.compile import game_fingerprint
 from ..tree.public_tree import PublicKey, PublicTree, infoset_index, infoset_keys, rows_in
 from ..tree.sweep import forward_reach, transition_weights
 from .parallel import Executor, SerialExecutor

@@ -22,7 +22,7 @@ import numpy as np
 from ..errors import GameDefinitionError
 from ..games.base import Game
 from ..tree.compile import compile_game
-from ..tree.public_tree import LEAF, PublicKey, PublicTree
+from ..tree.public_tree import LEAF, LeafHistories, PublicKey, PublicTree
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class TrunkSplit:
             trunk = compile_game(game, depth_limit=int(self.depth))  # type: ignore[arg-type]
         if not np.any(trunk.kind == LEAF):
             raise GameDefinitionError(f"{game.name}: the split {self} leaves no subgame (the game ends before it)")
-        return replace(trunk, leaf_data={})
+        return replace(trunk, leaf_data=LeafHistories())
 
     def to_json(self) -> dict[str, int | None]:
         return {"rounds": self.rounds, "depth": self.depth}

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import GameDefinitionError, UnknownGameError
-from .base import CHANCE, TERMINAL, Game
+from .base import CHANCE, TERMINAL, Game, game_fingerprint
 from .dice import LiarsDice
 from .goofspiel import Goofspiel
 from .poker import KUHN, LEDUC, LEDUC_NOLIMIT, PokerGame, PokerSpec
@@ -127,4 +127,4 @@ def load_game(name: str, **params: Any) -> Game:
         raise GameDefinitionError(f"{name}: invalid parameters {converted}: {exc}") from None
 
 
-__all__ = ["CHANCE", "GAMES", "TERMINAL", "Game", "GameEntry", "load_game"]
+__all__ = ["CHANCE", "GAMES", "TERMINAL", "Game", "GameEntry", "game_fingerprint", "load_game"]

@@ -18,8 +18,11 @@ from typing import Any
 from ..errors import GameDefinitionError
 from .base import CHANCE, TERMINAL, Game
 
+Roll = tuple[int, ...]
+DiceState = tuple[Roll | None, Roll | None, tuple[int, ...]]
 
-class LiarsDice(Game):
+
+class LiarsDice(Game[DiceState]):
     """Two-player Liar's dice (see the module docstring).
 
     A state is ``(dice_0, dice_1, bids)``: each player's sorted dice (or ``None`` before
@@ -50,10 +53,10 @@ class LiarsDice(Game):
     def params(self) -> Mapping[str, Any]:
         return {"num_dice": self.num_dice, "dice_sides": self.sides}
 
-    def root(self):
+    def root(self) -> DiceState:
         return (None, None, ())
 
-    def actor(self, s):
+    def actor(self, s: DiceState) -> int:
         if s[0] is None or s[1] is None:
             return CHANCE
         bids = s[2]
@@ -61,22 +64,22 @@ class LiarsDice(Game):
             return TERMINAL
         return len(bids) % 2
 
-    def chance_outcomes(self, s):
+    def chance_outcomes(self, s: DiceState) -> tuple[tuple[int, float], ...]:
         return self._roll_probs
 
-    def legal_actions(self, s):
+    def legal_actions(self, s: DiceState) -> tuple[int, ...]:
         bids = s[2]
         first = bids[-1] + 1 if bids else 0
         return tuple(range(first, self.num_bids)) + ((self.call,) if bids else ())
 
-    def next_state(self, s, a):
+    def next_state(self, s: DiceState, a: int) -> DiceState:
         if s[0] is None:
             return (self._rolls[a], None, ())
         if s[1] is None:
             return (s[0], self._rolls[a], ())
         return (s[0], s[1], s[2] + (a,))
 
-    def observations(self, s, a):
+    def observations(self, s: DiceState, a: int) -> tuple[str, str, str]:
         name = self.action_name(s, a)
         if s[0] is None:
             return ("", name, "")
@@ -84,19 +87,19 @@ class LiarsDice(Game):
             return ("", "", name)
         return (name, "", "")
 
-    def action_name(self, s, a):
+    def action_name(self, s: DiceState, a: int) -> str:
         if s[0] is None or s[1] is None:
             return "".join(str(d + 1) for d in self._rolls[a])
         if a == self.call:
             return "Liar"
         return f"{a // self.sides + 1}-{a % self.sides + 1}"
 
-    def utility(self, s):
+    def utility(self, s: DiceState) -> float:
         bids = s[2]
         bid = bids[-2]
         quantity, face = bid // self.sides + 1, bid % self.sides
         wild = self.sides - 1
-        dice = s[0] + s[1]
+        dice = (s[0] or ()) + (s[1] or ())  # both rolled at a terminal
         count = sum(1 for d in dice if d == face or (d == wild and face != wild))
         caller = (len(bids) - 1) % 2
         caller_loses = count >= quantity

@@ -19,8 +19,10 @@ from typing import Any
 from ..errors import GameDefinitionError
 from .base import TERMINAL, Game
 
+Bids = tuple[tuple[int, ...], tuple[int, ...]]
 
-class Goofspiel(Game):
+
+class Goofspiel(Game[Bids]):
     """Two-player Goofspiel; a state is ``(bids_0, bids_1)``, the cards bid so far (0-based)."""
 
     name = "goofspiel"
@@ -44,27 +46,27 @@ class Goofspiel(Game):
     def prize(self, r: int) -> int:
         return self.n - r if self.order == "descending" else r + 1
 
-    def root(self):
+    def root(self) -> Bids:
         return ((), ())
 
-    def actor(self, s):
+    def actor(self, s: Bids) -> int:
         b0, b1 = s
         if len(b1) >= self.n - 1 and len(b0) == len(b1):
             return TERMINAL
         return 0 if len(b0) == len(b1) else 1
 
-    def legal_actions(self, s):
+    def legal_actions(self, s: Bids) -> tuple[int, ...]:
         used = s[self.actor(s)]
         return tuple(c for c in range(self.n) if c not in used)
 
-    def next_state(self, s, a):
+    def next_state(self, s: Bids, a: int) -> Bids:
         b0, b1 = s
         return (b0 + (a,), b1) if len(b0) == len(b1) else (b0, b1 + (a,))
 
     def _result(self, c0: int, c1: int) -> str:
         return "p0 wins" if c0 > c1 else "p1 wins" if c1 > c0 else "draw"
 
-    def observations(self, s, a):
+    def observations(self, s: Bids, a: int) -> tuple[str, str, str]:
         b0, b1 = s
         if len(b0) == len(b1):
             return ("p0 bid", str(a + 1), "")
@@ -72,10 +74,10 @@ class Goofspiel(Game):
         public = self._result(c0, a) if self.imp_info else f"{c0 + 1}:{a + 1}"
         return (public, "", str(a + 1))
 
-    def action_name(self, s, a):
+    def action_name(self, s: Bids, a: int) -> str:
         return str(a + 1)
 
-    def _points(self, s) -> tuple[int, int]:
+    def _points(self, s: Bids) -> tuple[int, int]:
         b0, b1 = s
         last0 = [c for c in range(self.n) if c not in b0]
         last1 = [c for c in range(self.n) if c not in b1]
@@ -86,7 +88,7 @@ class Goofspiel(Game):
                 pts[0 if c0 > c1 else 1] += self.prize(r)
         return pts[0], pts[1]
 
-    def utility(self, s):
+    def utility(self, s: Bids) -> float:
         p0, p1 = self._points(s)
         if self.returns_type == "point_difference":
             return float(p0 - p1)

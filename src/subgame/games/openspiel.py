@@ -1,4 +1,4 @@
-"""OpenSpiel games as :class:`~subgame.games.base.Game`, and strategies to and from OpenSpiel policies.
+"""OpenSpiel games as :class:`~subgame.games.base.Game`.
 
 :class:`OpenSpielGame` wraps any two-player, zero-sum (or constant-sum), perfect-recall
 OpenSpiel game with explicit chance outcomes, so that the compiler, the solvers and the
@@ -29,49 +29,42 @@ state. That is checked while the game is expanded; a game where it fails (imperf
 recall, or factored observations that do not fit) raises
 :class:`~subgame.errors.GameDefinitionError`. The adapter remembers the information-state
 string of every private state where a player acts (:meth:`OpenSpielGame.openspiel_infoset_key`),
-so strategies map to OpenSpiel policies and back (:func:`to_tabular_policy`,
-:func:`from_tabular_policy`); the same functions map the native ``kuhn`` and ``leduc``
-games to OpenSpiel's ``kuhn_poker`` and ``leduc_poker``.
+so that :mod:`subgame.interop.openspiel` maps strategies to OpenSpiel policies and back.
 """
 
 from __future__ import annotations
 
 import difflib
+import importlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-import numpy as np
-
-from ..errors import GameDefinitionError, IllegalActionError, InvalidRangeError
-from ..strategy import Strategy
-from ..tree.compile import game_fingerprint
+from ..errors import GameDefinitionError, IllegalActionError
 from .base import CHANCE, TERMINAL, Game
-from .poker import KUHN, LEDUC, PokerGame
-from .poker.game import CALL, FOLD, RAISE
 
 if TYPE_CHECKING:
     import pyspiel
-    from open_spiel.python.policy import Policy, TabularPolicy
-
-    from ..tree.public_tree import PublicTree
 
 INSTALL_HINT = "pip install 'subgame[openspiel]'"
 _OS_CHANCE, _OS_TERMINAL = -1, -4  # pyspiel.PlayerId.CHANCE and .TERMINAL
 
 
-def _pyspiel():
+def import_pyspiel() -> ModuleType:
+    """The ``pyspiel`` module, or a :class:`GameDefinitionError` that says how to install it."""
     try:
-        import pyspiel
+        return importlib.import_module("pyspiel")
     except ImportError:
         raise GameDefinitionError(
             f"OpenSpiel games need the open-spiel package; install it with {INSTALL_HINT}"
         ) from None
-    return pyspiel
 
 
-def _join(label: str, observation: str) -> str:
-    """A private state's label after one more observation, as the compiler builds it."""
+def join_label(label: str, observation: str) -> str:
+    """A private state's label after one more private observation, as the compilers build it.
+
+    Labels are the non-empty private observations joined by ``/``.
+    """
     if not observation:
         return label
     return f"{label}/{observation}" if label else observation
@@ -104,7 +97,7 @@ class OpenSpielState:
         return f"OpenSpielState(history={list(self.history)})"
 
 
-class OpenSpielGame(Game):
+class OpenSpielGame(Game[OpenSpielState]):
     """A two-player zero-sum OpenSpiel game; see the module docstring for its observations.
 
     Observations are computed once per history and cached (derived ones a whole history
@@ -116,7 +109,7 @@ class OpenSpielGame(Game):
 
     def __init__(self, os_game: pyspiel.Game, name: str | None = None, params: Mapping[str, Any] | None = None):
         """Wrap ``os_game``; ``name`` and ``params`` default to OpenSpiel's short name and all its parameters."""
-        pyspiel = _pyspiel()
+        pyspiel = import_pyspiel()
         game_type = os_game.get_type()
         self.name = f"openspiel:{name or game_type.short_name}"
         self._params = dict(os_game.get_parameters() if params is None else params)
@@ -124,8 +117,8 @@ class OpenSpielGame(Game):
             os_game = pyspiel.convert_to_turn_based(os_game)
             game_type = os_game.get_type()
         self.os_game = os_game
-        self._check_supported(pyspiel, game_type)
-        self._factored = self._make_observers(pyspiel, game_type)
+        self._check_supported(game_type)
+        self._factored = self._make_observers(game_type)
         # per player: (public key, label) <-> information-state string, where she acts
         self._key_at: tuple[dict[tuple[tuple[str, ...], str], str], ...] = ({}, {})
         self._place_of: tuple[dict[str, tuple[tuple[str, ...], str]], ...] = ({}, {})
@@ -143,7 +136,7 @@ class OpenSpielGame(Game):
             GameDefinitionError: pyspiel is missing, the name or a parameter is unknown,
                 or the game is not a two-player zero-sum game this adapter can handle.
         """
-        pyspiel = _pyspiel()
+        pyspiel = import_pyspiel()
         short = name.split("(", 1)[0].strip()
         specs = {t.short_name: t for t in pyspiel.registered_games()}
         if short not in specs:
@@ -162,8 +155,8 @@ class OpenSpielGame(Game):
             raise GameDefinitionError(f"openspiel:{name}: OpenSpiel cannot load it with {converted}: {exc}") from None
         return cls(os_game, name, converted)
 
-    def _check_supported(self, pyspiel, game_type) -> None:
-        GT = pyspiel.GameType
+    def _check_supported(self, game_type: pyspiel.GameType) -> None:
+        GT = import_pyspiel().GameType
         problem = None
         if self.os_game.num_players() != 2:
             problem = f"has {self.os_game.num_players()} players; only two-player games are supported"
@@ -178,21 +171,23 @@ class OpenSpielGame(Game):
         if problem:
             raise GameDefinitionError(f"{self.name} {problem}")
 
-    def _make_observers(self, pyspiel, game_type) -> tuple[Any, Any] | None:
+    def _make_observers(self, game_type: pyspiel.GameType) -> tuple[Any, Any] | None:
         """The (public, private) observers when the game factors its observations, else None."""
         if not game_type.provides_factored_observation_string:
             return None
         from open_spiel.python.observation import make_observation
 
-        def make(public: bool, private):
-            kind = pyspiel.IIGObservationType(public_info=public, perfect_recall=False, private_info=private)
+        spiel = import_pyspiel()
+
+        def make(public: bool, private: pyspiel.PrivateInfoType) -> Any:
+            kind = spiel.IIGObservationType(public_info=public, perfect_recall=False, private_info=private)
             try:
                 return make_observation(self.os_game, kind)
-            except pyspiel.SpielError:
+            except spiel.SpielError:
                 return None
 
-        public = make(True, pyspiel.PrivateInfoType.NONE)
-        private = make(False, pyspiel.PrivateInfoType.SINGLE_PLAYER)
+        public = make(True, spiel.PrivateInfoType.NONE)
+        private = make(False, spiel.PrivateInfoType.SINGLE_PLAYER)
         if public is None or private is None or public.string_from(self.os_game.new_initial_state(), 0) is None:
             return None
         return public, private
@@ -220,7 +215,7 @@ class OpenSpielGame(Game):
     def next_state(self, st: OpenSpielState, action: int) -> OpenSpielState:
         history = st.history + (action,)
         pub, o0, o1 = self._obs.get(history) or self.observations(st, action)
-        labels = (_join(st.labels[0], o0), _join(st.labels[1], o1))
+        labels = (join_label(st.labels[0], o0), join_label(st.labels[1], o1))
         return OpenSpielState(st.state.child(action), history, st.public + (pub,), labels)
 
     def observations(self, st: OpenSpielState, action: int) -> tuple[str, str, str]:
@@ -228,7 +223,7 @@ class OpenSpielGame(Game):
         obs = self._obs.get(key)
         if obs is None:
             if self._factored is not None:
-                self._observe_factored(st)
+                self._observe_factored(st, self._factored)
             else:
                 if self._levels is None:
                     self._levels = _CommonKnowledge(self)
@@ -242,7 +237,7 @@ class OpenSpielGame(Game):
         return float(st.state.returns()[0])
 
     def action_name(self, st: OpenSpielState, action: int) -> str:
-        return st.state.action_to_string(st.state.current_player(), action)
+        return str(st.state.action_to_string(st.state.current_player(), action))
 
     def utility_bound(self) -> float:
         return float(max(abs(self.os_game.max_utility()), abs(self.os_game.min_utility())))
@@ -278,9 +273,9 @@ class OpenSpielGame(Game):
         return self._place_of[player].get(key)
 
     # -- observations ------------------------------------------------------------------
-    def _observe_factored(self, st: OpenSpielState) -> None:
+    def _observe_factored(self, st: OpenSpielState, observers: tuple[Any, Any]) -> None:
         """Observations of every move at ``st`` from OpenSpiel's factored observation strings."""
-        public, private = self._factored
+        public, private = observers
         s, base = st.state, st.history
         actions = [a for a, _ in s.chance_outcomes()] if s.is_chance_node() else s.legal_actions()
         for a in actions:
@@ -289,7 +284,7 @@ class OpenSpielGame(Game):
             self._obs[base + (a,)] = obs
             p = c.current_player()
             if p in (0, 1):
-                label = _join(st.labels[p], obs[p + 1])
+                label = join_label(st.labels[p], obs[p + 1])
                 self._remember_at(p, c.information_state_string(p), st.public + (obs[0],), label)
 
     def _remember(self, st: OpenSpielState) -> None:
@@ -318,7 +313,7 @@ class OpenSpielGame(Game):
 class _Frontier(NamedTuple):
     """A non-terminal history of the current length, as :class:`_CommonKnowledge` tracks it."""
 
-    state: Any  # pyspiel.State
+    state: pyspiel.State
     history: tuple[int, ...]
     public: int  # public state (component) id
     info: tuple[str, str]  # both players' information-state strings
@@ -403,7 +398,7 @@ class _CommonKnowledge:
                 comp_of[j] = comp
 
         # a private observation is needed where (her previous string, public state) does not fix her new one
-        after: tuple[dict, dict] = ({}, {})
+        after: tuple[dict[tuple[str, int], set[str]], dict[tuple[str, int], set[str]]] = ({}, {})
         for j, info in enumerate(infos):
             if info is not None:
                 before = parents[owner[j]].info
@@ -421,7 +416,7 @@ class _CommonKnowledge:
             o0 = "" if len(after[0][(node.info[0], comp)]) == 1 else info[0]
             o1 = "" if len(after[1][(node.info[1], comp)]) == 1 else info[1]
             game._obs[history] = (public[-1], o0, o1)
-            labels = (_join(node.labels[0], o0), _join(node.labels[1], o1))
+            labels = (join_label(node.labels[0], o0), join_label(node.labels[1], o1))
             p = c.current_player()
             if p in (0, 1):
                 game._remember_at(p, info[p], public, labels[p])
@@ -438,7 +433,7 @@ class _CommonKnowledge:
         )
 
 
-def _infos(game: OpenSpielGame, s) -> tuple[str, str]:
+def _infos(game: OpenSpielGame, s: pyspiel.State) -> tuple[str, str]:
     try:
         return (s.information_state_string(0), s.information_state_string(1))
     except Exception as exc:  # pyspiel raises its own error types for unsupported queries
@@ -483,245 +478,4 @@ def _convert(name: str, key: str, value: Any, default: Any) -> Any:
     )
 
 
-# -- strategies <-> OpenSpiel policies ---------------------------------------------------
-
-
-class _Bridge:
-    """How a history of an OpenSpiel game replays into one of our games (identity by default)."""
-
-    def __init__(self, game: Game, os_game: pyspiel.Game):
-        self.game = game
-        self.os_game = os_game
-
-    def action(self, os_state, state, os_action: int) -> int:
-        """Our action id for OpenSpiel's ``os_action`` at ``os_state`` (our ``state``)."""
-        return os_action
-
-    def place(self, player: int, key: str) -> tuple[tuple[str, ...], str] | None:
-        """``(public key, label)`` of an OpenSpiel information set if known without replaying."""
-        return None
-
-
-class _AdapterBridge(_Bridge):
-    def place(self, player: int, key: str) -> tuple[tuple[str, ...], str] | None:
-        return self.game.openspiel_place(player, key)  # type: ignore[attr-defined]
-
-
-class _KuhnBridge(_Bridge):
-    """OpenSpiel's Kuhn poker has Pass (0) and Bet (1); ours check/call, fold and raise."""
-
-    def action(self, os_state, state, os_action: int) -> int:
-        if os_state.is_chance_node():
-            return os_action
-        facing_bet = FOLD in self.game.legal_actions(state)
-        if facing_bet:
-            return FOLD if os_action == 0 else CALL
-        return CALL if os_action == 0 else RAISE
-
-
-_POKER_TWINS = (("kuhn_poker", KUHN, _KuhnBridge), ("leduc_poker", LEDUC, _Bridge))
-
-
-def _bridge(game: Game, tree: PublicTree, os_game: pyspiel.Game | None) -> _Bridge:
-    pyspiel = _pyspiel()
-    if tree.game_id != game_fingerprint(game):
-        raise GameDefinitionError(f"the tree was compiled from {tree.game_id!r}, not from {game.describe()}")
-    if isinstance(game, OpenSpielGame):
-        if os_game is not None and str(os_game) != str(game.os_game):
-            raise GameDefinitionError(f"{game.name} wraps OpenSpiel's {game.os_game}, not {os_game}")
-        return _AdapterBridge(game, game.os_game)
-    if isinstance(game, PokerGame):
-        for os_name, spec, kind in _POKER_TWINS:
-            if game.spec != spec:
-                continue
-            twin = pyspiel.load_game(os_name)
-            if os_game is None:
-                return kind(game, twin)
-            if os_game.get_type().short_name == os_name and os_game.get_parameters() == twin.get_parameters():
-                return kind(game, os_game)
-            raise GameDefinitionError(f"{game.name} corresponds to OpenSpiel's {os_name}(), not {os_game}")
-        raise GameDefinitionError(
-            f"{game.name} with these parameters has no OpenSpiel counterpart (only the standard kuhn and leduc "
-            "games map to kuhn_poker and leduc_poker); load the game as 'openspiel:NAME' instead"
-        )
-    raise GameDefinitionError(
-        f"{game.name}: no correspondence with an OpenSpiel game is known; load the game as 'openspiel:NAME'"
-    )
-
-
-class _Replay:
-    """Replays OpenSpiel histories into our game, sharing the work for common prefixes."""
-
-    def __init__(self, bridge: _Bridge):
-        self.bridge = bridge
-        game = bridge.game
-        self._memo: dict[tuple[int, ...], tuple[Any, Any, tuple[str, ...], tuple[str, str]]] = {
-            (): (bridge.os_game.new_initial_state(), game.root(), (), ("", ""))
-        }
-
-    def at(self, history: tuple[int, ...]):
-        """``(OpenSpiel state, our state, public key, labels)`` after ``history``."""
-        entry = self._memo.get(history)
-        if entry is not None:
-            return entry
-        os_state, state, public, labels = self.at(history[:-1])
-        game, os_action = self.bridge.game, history[-1]
-        action = self.bridge.action(os_state, state, os_action)
-        try:
-            child = game.apply(state, action)
-        except IllegalActionError as exc:
-            raise GameDefinitionError(
-                f"{game.name} does not match OpenSpiel's {self.bridge.os_game}: OpenSpiel's action "
-                f"{os_state.action_to_string(os_state.current_player(), os_action)!r} after history "
-                f"{list(history[:-1])} has no counterpart ({exc})"
-            ) from None
-        pub, o0, o1 = game.observations(state, action)
-        entry = (os_state.child(os_action), child, public + (pub,), (_join(labels[0], o0), _join(labels[1], o1)))
-        self._memo[history] = entry
-        return entry
-
-
-@dataclass(frozen=True)
-class _Correspondence:
-    """Where each OpenSpiel (information set, action) lies in the tree, as flat arrays per player."""
-
-    rows: tuple[np.ndarray, np.ndarray]  #: policy row (OpenSpiel information set)
-    os_actions: tuple[np.ndarray, np.ndarray]  #: OpenSpiel action id
-    infosets: tuple[np.ndarray, np.ndarray]  #: our information set
-    slots: tuple[np.ndarray, np.ndarray]  #: our action slot
-
-
-def _correspondence(bridge: _Bridge, tree: PublicTree, table: TabularPolicy) -> _Correspondence:
-    """Match every OpenSpiel information set of ``table`` with exactly one of ``tree``'s."""
-    game = bridge.game
-    replay = _Replay(bridge)
-    out: list[list[list[int]]] = []
-    for p in (0, 1):
-        pa = tree.players[p]
-        private_at: dict[tuple[int, str], int] = {}
-        for g, (node, label) in enumerate(zip(pa.node.tolist(), pa.label)):
-            if private_at.setdefault((node, label), g) != g:
-                raise GameDefinitionError(f"{game.name}: two private states of player {p} share the label {label!r}")
-        infoset_of = {g: i for i, g in enumerate(pa.infoset_priv.tolist())}
-        matched = np.zeros(pa.num_infosets, dtype=bool)
-        cols: list[list[int]] = [[], [], [], []]
-        for key in table.states_per_player[p]:
-            row = table.state_lookup[key]
-            rep = table.states[row]
-            place, state = bridge.place(p, key), None
-            if place is None:
-                _, state, public, labels = replay.at(tuple(rep.history()))
-                place = (public, labels[p])
-            node = tree.node_of_key.get(place[0])
-            g = private_at.get((node, place[1])) if node is not None else None
-            i = infoset_of.get(g) if g is not None else None
-            if i is None:
-                raise GameDefinitionError(
-                    f"{game.name}: OpenSpiel information set {key!r} of player {p} has no counterpart in the tree "
-                    f"(public state {list(place[0])!r}, private state {place[1]!r}); the tree must be the full game"
-                )
-            if matched[i]:
-                raise GameDefinitionError(
-                    f"{game.name}: several OpenSpiel information sets of player {p} map to one information set "
-                    f"{place[1]!r}, among them {key!r}"
-                )
-            matched[i] = True
-            os_actions = list(rep.legal_actions(p))
-            ours = [bridge.action(rep, state, a) for a in os_actions]
-            ids = pa.action_ids[i]
-            if sorted(ours) != sorted(ids[pa.legal[i]].tolist()):
-                raise GameDefinitionError(
-                    f"{game.name}: at OpenSpiel information set {key!r} the actions {os_actions} map to {ours}, "
-                    f"but the tree's information set has actions {ids[pa.legal[i]].tolist()}"
-                )
-            slot_of = {int(a): k for k, a in enumerate(ids.tolist()) if a >= 0}
-            for a, b in zip(os_actions, ours):
-                cols[0].append(row)
-                cols[1].append(a)
-                cols[2].append(i)
-                cols[3].append(slot_of[b])
-        if not matched.all():
-            i = int(np.flatnonzero(~matched)[0])
-            raise GameDefinitionError(
-                f"{game.name}: information set {pa.label[pa.infoset_priv[i]]!r} of player {p} has no OpenSpiel "
-                f"counterpart in {bridge.os_game}"
-            )
-        out.append(cols)
-    arrays = [tuple(np.asarray(out[p][c], dtype=np.int64) for p in (0, 1)) for c in range(4)]
-    return _Correspondence(*arrays)  # type: ignore[arg-type]
-
-
-def to_tabular_policy(
-    game: Game, tree: PublicTree, strategy: Strategy, os_game: pyspiel.Game | None = None
-) -> TabularPolicy:
-    """``strategy`` as an OpenSpiel ``TabularPolicy`` of the corresponding OpenSpiel game.
-
-    Args:
-        game: an :class:`OpenSpielGame`, or the native ``kuhn`` or ``leduc`` game.
-        tree: the full game compiled from ``game``.
-        strategy: a strategy on ``tree``.
-        os_game: the OpenSpiel game; by default the wrapped game, or ``kuhn_poker`` /
-            ``leduc_poker`` for the native games.
-
-    Raises:
-        GameDefinitionError: the games do not correspond (an information set or action
-            of one has no counterpart in the other).
-    """
-    from open_spiel.python.policy import TabularPolicy
-
-    strategy.check(tree)
-    bridge = _bridge(game, tree, os_game)
-    table = TabularPolicy(bridge.os_game)
-    match = _correspondence(bridge, tree, table)
-    probs = np.zeros_like(table.action_probability_array)
-    for p in (0, 1):
-        probs[match.rows[p], match.os_actions[p]] = strategy.probs[p][match.infosets[p], match.slots[p]]
-    table.action_probability_array = probs
-    return table
-
-
-def from_tabular_policy(
-    game: Game, tree: PublicTree, policy: Policy, os_game: pyspiel.Game | None = None
-) -> Strategy:
-    """The strategy on ``tree`` that plays like the OpenSpiel ``policy`` (inverse of :func:`to_tabular_policy`).
-
-    Args:
-        policy: a ``TabularPolicy`` of both players, or any OpenSpiel ``Policy``.
-        os_game: the OpenSpiel game; by default the policy's game.
-
-    Raises:
-        GameDefinitionError: the games do not correspond.
-        InvalidRangeError: the policy's probabilities at an information set are negative
-            or do not sum to one over the legal actions.
-    """
-    from open_spiel.python.policy import TabularPolicy
-
-    bridge = _bridge(game, tree, os_game if os_game is not None else policy.game)
-    table = policy if isinstance(policy, TabularPolicy) else TabularPolicy(bridge.os_game)
-    match = _correspondence(bridge, tree, table)
-    if table is policy:
-        values = policy.action_probability_array
-    else:
-        values = np.zeros_like(table.action_probability_array)
-        for row, state in enumerate(table.states):
-            for a, x in policy.action_probabilities(state, state.current_player()).items():
-                values[row, a] = x
-    probs = []
-    for p, pa in enumerate(tree.players):
-        x = np.zeros(pa.legal.shape)
-        x[match.infosets[p], match.slots[p]] = values[match.rows[p], match.os_actions[p]]
-        sums = x.sum(axis=1)
-        bad = np.flatnonzero((x.min(axis=1, initial=0.0) < 0) | (np.abs(sums - 1.0) > 1e-6))
-        if bad.size:
-            i = int(bad[0])
-            row = int(match.rows[p][np.flatnonzero(match.infosets[p] == i)[0]])
-            key = next(k for k in table.states_per_player[p] if table.state_lookup[k] == row)
-            raise InvalidRangeError(
-                f"OpenSpiel policy for player {p} at {key!r}: probabilities {x[i][pa.legal[i]].tolist()} are "
-                "negative or do not sum to 1 over the legal actions"
-            )
-        probs.append(x)
-    return Strategy(tree.game_id, (probs[0], probs[1]))
-
-
-__all__ = ["OpenSpielGame", "OpenSpielState", "from_tabular_policy", "to_tabular_policy"]
+__all__ = ["INSTALL_HINT", "OpenSpielGame", "OpenSpielState", "import_pyspiel", "join_label"]

@@ -6,7 +6,7 @@
 * :class:`MatchingPenniesChoice` — Milec, Kubíček & Lisý, §2, Fig. 2.
 
 All are written in the factored-observation form of :mod:`subgame.games.base`; states
-are tuples of the moves so far.
+are tuples of the moves so far (:data:`Moves`).
 """
 
 from __future__ import annotations
@@ -17,8 +17,10 @@ from typing import Any
 from ..errors import GameDefinitionError
 from .base import CHANCE, TERMINAL, Game
 
+Moves = tuple[int, ...]
 
-class CoinToss(Game):
+
+class CoinToss(Game[Moves]):
     """Coin Toss (safe-and-nested paper, §2).
 
     A fair coin lands Heads or Tails; only player 0 sees it. She Sells (a terminal worth
@@ -37,10 +39,10 @@ class CoinToss(Game):
     def params(self) -> Mapping[str, Any]:
         return {"sell_heads": self.sell[0], "sell_tails": self.sell[1]}
 
-    def root(self):
+    def root(self) -> Moves:
         return ()
 
-    def actor(self, s):
+    def actor(self, s: Moves) -> int:
         if len(s) == 0:
             return CHANCE
         if len(s) == 1:
@@ -49,29 +51,29 @@ class CoinToss(Game):
             return TERMINAL if s[1] == 0 else 1
         return TERMINAL
 
-    def legal_actions(self, s):
+    def legal_actions(self, s: Moves) -> tuple[int, ...]:
         return (0, 1, 2) if len(s) == 2 else (0, 1)
 
-    def chance_outcomes(self, s):
+    def chance_outcomes(self, s: Moves) -> tuple[tuple[int, float], ...]:
         return ((0, 0.5), (1, 0.5))
 
-    def next_state(self, s, a):
+    def next_state(self, s: Moves, a: int) -> Moves:
         return s + (a,)
 
-    def observations(self, s, a):
+    def observations(self, s: Moves, a: int) -> tuple[str, str, str]:
         if len(s) == 0:
             return ("", self.OUTCOMES[a], "")
         name = self.action_name(s, a)
         return (name, "", "")
 
-    def action_name(self, s, a):
+    def action_name(self, s: Moves, a: int) -> str:
         if len(s) == 0:
             return self.OUTCOMES[a]
         if len(s) == 1:
             return ("Sell", "Play")[a]
         return ("Heads", "Tails", "Forfeit")[a]
 
-    def utility(self, s):
+    def utility(self, s: Moves) -> float:
         coin = s[0]
         if s[1] == 0:
             return self.sell[coin]
@@ -81,7 +83,7 @@ class CoinToss(Game):
         return -1.0 if guess == coin else 1.0
 
 
-class RockPaperScissors(Game):
+class RockPaperScissors(Game[Moves]):
     """Rock-paper-scissors as a sequential game: player 0 moves first, unseen by player 1.
 
     With ``scissors_payoff=1`` this is the decomposition paper's RPS (Fig. 1); with 2 it is
@@ -100,27 +102,27 @@ class RockPaperScissors(Game):
     def params(self) -> Mapping[str, Any]:
         return {"scissors_payoff": self.scissors_payoff}
 
-    def root(self):
+    def root(self) -> Moves:
         return ()
 
-    def actor(self, s):
+    def actor(self, s: Moves) -> int:
         return len(s) if len(s) < 2 else TERMINAL
 
-    def legal_actions(self, s):
+    def legal_actions(self, s: Moves) -> tuple[int, ...]:
         return (0, 1, 2)
 
-    def next_state(self, s, a):
+    def next_state(self, s: Moves, a: int) -> Moves:
         return s + (a,)
 
-    def observations(self, s, a):
+    def observations(self, s: Moves, a: int) -> tuple[str, str, str]:
         if len(s) == 0:
             return ("p0 moved", self.MOVES[a], "")
         return (self.MOVES[a], "", "")
 
-    def action_name(self, s, a):
+    def action_name(self, s: Moves, a: int) -> str:
         return self.MOVES[a]
 
-    def utility(self, s):
+    def utility(self, s: Moves) -> float:
         a, b = s
         if a == b:
             return 0.0
@@ -136,7 +138,7 @@ class RPSPlus(RockPaperScissors):
 
     name = "rps_plus"
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(scissors_payoff=2.0)
 
     @property
@@ -144,7 +146,7 @@ class RPSPlus(RockPaperScissors):
         return {}
 
 
-class MatchingPenniesChoice(Game):
+class MatchingPenniesChoice(Game[Moves]):
     """The matching-pennies game of the continual-responses paper (§2, Fig. 2).
 
     Player 1 (the paper's player 2) first chooses the standard biased game ``p`` or her own
@@ -156,19 +158,19 @@ class MatchingPenniesChoice(Game):
 
     name = "matching_pennies"
 
-    def root(self):
+    def root(self) -> Moves:
         return ()
 
-    def actor(self, s):
+    def actor(self, s: Moves) -> int:
         return (1, 0, 1)[len(s)] if len(s) < 3 else TERMINAL
 
-    def legal_actions(self, s):
+    def legal_actions(self, s: Moves) -> tuple[int, ...]:
         return (0, 1)
 
-    def next_state(self, s, a):
+    def next_state(self, s: Moves, a: int) -> Moves:
         return s + (a,)
 
-    def observations(self, s, a):
+    def observations(self, s: Moves, a: int) -> tuple[str, str, str]:
         name = self.action_name(s, a)
         if len(s) == 0:
             return ("p1 chose a game", "", name)
@@ -176,10 +178,10 @@ class MatchingPenniesChoice(Game):
             return ("p0 moved", name, "")
         return (name, "", "")
 
-    def action_name(self, s, a):
+    def action_name(self, s: Moves, a: int) -> str:
         return (("p", "q"), ("H", "T"), ("h", "t"))[len(s)][a]
 
-    def utility(self, s):
+    def utility(self, s: Moves) -> float:
         version, pick, guess = s
         correct = pick == guess
         if version == 0:

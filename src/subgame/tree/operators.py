@@ -29,9 +29,8 @@ class SparseTerminal:
         return SparseTerminal(u, u.T.tocsr())
 
     def cfv(self, player: int, reach: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-        if player == 0:
-            return self.u @ reach[1]
-        return -(self.ut @ reach[0])
+        values: np.ndarray = self.u @ reach[1] if player == 0 else -(self.ut @ reach[0])
+        return values
 
     def matrix(self) -> sp.csr_matrix:
         return self.u

@@ -1,12 +1,12 @@
 """Compile a poker game into a :class:`PublicTree` by walking its public tree only.
 
-The generic compiler (:func:`~subgame.tree.compile.compile_game`) enumerates every history,
+The generic compiler (:func:`~subgame.tree.enumeration.enumerate_game`) enumerates every history,
 which a hold'em river (1326 × 1225 hole-card pairs per public node) makes infeasible. Here
 the walk visits betting sequences × public board cards; the private states of a public node
 are all hole-card combinations disjoint from its board, in one array per board, and the
 terminals get the fold and showdown operators of :mod:`.poker_operators`.
 
-The result has exactly the layout ``compile_game`` gives where both run: the same nodes in
+The result has exactly the layout ``enumerate_game`` gives where both run: the same nodes in
 the same order, public keys, private-state labels and order, information sets and action
 slots, so strategies, checkpoints and values are interchangeable. That layout is the order
 in which the generic compiler first meets each object while it walks histories in the
@@ -30,9 +30,8 @@ from math import comb
 import numpy as np
 
 from ..errors import GameDefinitionError
-from ..games.base import CHANCE, TERMINAL
+from ..games.base import CHANCE, TERMINAL, game_fingerprint
 from ..games.poker import PokerGame, PokerState
-from .compile import HistoryAtNode, game_fingerprint
 from .operators import SparseTerminal
 from .poker_operators import (
     CardRemoval,
@@ -44,7 +43,17 @@ from .poker_operators import (
     disjoint_pairs,
     strength_keys,
 )
-from .public_tree import CHANCE_NODE, DECISION, LEAF, TERMINAL_NODE, PlayerArrays, PublicTree, ValueOperator
+from .public_tree import (
+    CHANCE_NODE,
+    DECISION,
+    LEAF,
+    TERMINAL_NODE,
+    HistoryAtNode,
+    LeafHistories,
+    PlayerArrays,
+    PublicTree,
+    ValueOperator,
+)
 
 
 def compile_poker(
@@ -66,7 +75,7 @@ def compile_poker(
             terminals as entries of one :class:`SparseTerminal` (faster for small ``n``);
             larger boards get the O(n log n) fold and showdown operators.
         public_state: root the tree at this public observation sequence, as
-            :func:`~subgame.tree.compile.enumerate_game` does.
+            :func:`~subgame.tree.enumeration.enumerate_game` does.
         public_states: several roots: a forest of subgames, one root each, in this order.
         depth_limit: public depth (relative to the root) at which non-terminal nodes
             become leaves.
@@ -77,7 +86,7 @@ def compile_poker(
             board's share of the game's value. This is how a hold'em river subgame with
             one fixed board is compiled.
         leaf_histories: store the histories of each depth-limit leaf in ``leaf_data``
-            (as ``compile_game`` does: one Python object per hole-card pair, so turn it
+            (as ``enumerate_game`` does: one Python object per hole-card pair, so turn it
             off for large decks).
 
     Raises:
@@ -103,7 +112,7 @@ def compile_poker(
 # -- hands and boards ------------------------------------------------------------------------
 def deal_hands(game: PokerGame) -> np.ndarray:
     """[H, k] every hole-card combination of the deck, ascending cards, in the deal's action order."""
-    return _Deck.of(game).cards.copy()
+    return _Deck.of(game).cards
 
 
 def state_hands(game: PokerGame, tree: PublicTree, player: int) -> np.ndarray:
@@ -168,8 +177,8 @@ class _Board:
         order0 = np.arange(hands.size)
         local1 = np.empty_like(order1)
         local1[order1] = np.arange(order1.size)
-        labels = tuple(tuple(deck.names[hands[o]]) for o in (order0, order1))
-        return _Board(cards, hands, (order0, order1), (order0, local1), labels)  # type: ignore[arg-type]
+        labels = (tuple(deck.names[hands[order0]]), tuple(deck.names[hands[order1]]))
+        return _Board(cards, hands, (order0, order1), (order0, local1), labels)
 
 
 def _check_board(game: PokerGame, board: Sequence[int] | None) -> tuple[int, ...] | None:
@@ -261,16 +270,17 @@ def _child_named(game: PokerGame, st: PokerState, obs: str) -> tuple[PokerState,
     count = _deal_size(game, st)
     names = {game.cards_str((c,)): c for c in range(spec.deck_size)}
     width = len(obs) // count if count and len(obs) % count == 0 else 0
-    cards = [names.get(obs[i : i + width]) for i in range(0, len(obs), width)] if width else [None]
-    if None in cards or len(set(cards)) != count or set(cards) & set(st.board):
+    named = [names.get(obs[i : i + width]) for i in range(0, len(obs), width)] if width else [None]
+    cards = [c for c in named if c is not None]
+    if len(cards) != len(named) or len(set(cards)) != count or set(cards) & set(st.board):
         return None
-    a = _deal_action(game, cards)  # type: ignore[arg-type]
+    a = _deal_action(game, cards)
     if game.observations(st, a)[0] != obs:
         return None
     return game.next_state(st, a), _deal_prob(game, 2 * spec.hole_cards + len(st.board), count)
 
 
-def _public_children(game: PokerGame, st: PokerState, fixed: tuple[int, ...] | None):
+def _public_children(game: PokerGame, st: PokerState, fixed: tuple[int, ...] | None) -> list[tuple[PokerState, str, float]]:
     """``(child, public observation, chance probability)`` of a public state, unordered for chance."""
     who = game.actor(st)
     if who == TERMINAL:
@@ -407,9 +417,9 @@ class _Builder:
         nodes = self.nodes
         players = [self._player(p) for p in range(2)]
         num_states = (players[0].num_states, players[1].num_states)
-        leaf_data = {}
+        leaf_data = LeafHistories()
         if self.leaf_histories:
-            leaf_data = {n: self._histories(n) for n, kind in enumerate(self.kind) if kind == LEAF}
+            leaf_data = LeafHistories({n: self._histories(n) for n, kind in enumerate(self.kind) if kind == LEAF})
         return PublicTree(
             game_id=game_fingerprint(game),
             game_name=game.name,
@@ -428,7 +438,10 @@ class _Builder:
         nodes = self.nodes
         acting = [n for n, a in enumerate(self.actor) if a == p]
         A = max((len(nodes[n].actions) for n in acting), default=1)
-        node_of, parent, seq, labels = [], [], [], []
+        node_of: list[np.ndarray] = []
+        parent: list[np.ndarray] = []
+        seq: list[np.ndarray] = []
+        labels: list[str] = []
         for n, nd in enumerate(nodes):
             b = nd.board
             size = b.hands.size
@@ -486,7 +499,7 @@ class _Builder:
                 nd = self.nodes[n]
                 fold_nodes, show_nodes = by_board.setdefault(nd.board.cards, ([], []))
                 (fold_nodes if nd.state.folded >= 0 else show_nodes).append(n)
-        small: list = []
+        small: list[FoldGroup | ShowdownGroup] = []
         folds: list[FoldGroup] = []
         shows: list[ShowdownGroup] = []
         for cards, (fold_nodes, show_nodes) in by_board.items():
@@ -495,14 +508,20 @@ class _Builder:
             sparse = b.hands.size <= self.sparse_threshold
             if fold_nodes:
                 payoff = np.array([self.game.utility(self.nodes[n].state) for n in fold_nodes], dtype=np.float64)
-                g = FoldGroup(removal, self._states(fold_nodes, b), self._chance(fold_nodes) * payoff)
-                (small if sparse else folds).append(g)
+                fold = FoldGroup(removal, self._states(fold_nodes, b), self._chance(fold_nodes) * payoff)
+                if sparse:
+                    small.append(fold)
+                else:
+                    folds.append(fold)
             if show_nodes:
                 contrib = np.array([self.nodes[n].state.contrib for n in show_nodes], dtype=np.float64)
                 c = self._chance(show_nodes)
                 # PokerGame.utility: the stronger hand wins the other player's contribution
-                g = ShowdownGroup(removal, self._states(show_nodes, b), c * contrib[:, 1], c * -contrib[:, 0])
-                (small if sparse else shows).append(g)
+                show = ShowdownGroup(removal, self._states(show_nodes, b), c * contrib[:, 1], c * -contrib[:, 0])
+                if sparse:
+                    small.append(show)
+                else:
+                    shows.append(show)
         ops: list[ValueOperator] = []
         if small or not (folds or shows):  # the sweeps need at least one operator
             parts = [g.entries() for g in small] or [(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))]
@@ -522,15 +541,15 @@ class _Builder:
         starts = np.array([self.nodes[n].start for n in nodes], dtype=np.int64)
         return (b.local[0][:, None] + starts[None, :, 0], b.local[1][:, None] + starts[None, :, 1])
 
-    def _histories(self, n: int) -> list[HistoryAtNode]:
+    def _histories(self, n: int) -> tuple[HistoryAtNode, ...]:
         """The node's histories in the generic compiler's order: player 0's hand, then player 1's."""
         nd = self.nodes[n]
         b, deck = nd.board, self.deck
         cards = deck.cards[b.hands]
         i, j = disjoint_pairs(cards)  # ascending (i, j): player 0's hand first
         hole = [tuple(int(c) for c in h) for h in cards]
-        return [
+        return tuple(
             HistoryAtNode(nd.state._replace(hole=(hole[a], hole[c])), nd.prob,
                           (nd.start[0] + int(a), nd.start[1] + int(b.local[1][c])))
             for a, c in zip(i.tolist(), j.tolist())
-        ]
+        )

@@ -26,6 +26,7 @@ history reaches them), so every hand an operator sees is disjoint from its board
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from math import comb
@@ -67,7 +68,8 @@ def strength_keys(cards: np.ndarray, num_ranks: int, num_suits: int) -> np.ndarr
         return _five_card_keys(cards // num_suits, cards % num_suits, num_ranks)
     pick = np.array(list(combinations(range(c), 5)), dtype=np.int64)  # [S, 5]
     sub = cards[:, pick].reshape(-1, 5)
-    return _five_card_keys(sub // num_suits, sub % num_suits, num_ranks).reshape(m, -1).max(axis=1)
+    best: np.ndarray = _five_card_keys(sub // num_suits, sub % num_suits, num_ranks).reshape(m, -1).max(axis=1)
+    return best
 
 
 def _five_card_keys(ranks: np.ndarray, suits: np.ndarray, num_ranks: int) -> np.ndarray:
@@ -187,7 +189,7 @@ class CardRemoval:
     def disjoint_sum(self, reach: np.ndarray) -> np.ndarray:
         """[n, T] for each hand, the sum of ``reach`` [n, T] over the hands disjoint from it."""
         k = self.hand_cards.shape[1]
-        out = reach * (-1.0) ** k  # J = h: the only hand holding all of h's cards is h
+        out: np.ndarray = reach * (-1.0) ** k  # J = h: the only hand holding all of h's cards is h
         out += reach.sum(axis=0)
         for j, held in enumerate(self.holders, start=1):
             out += (-1.0) ** j * (held.T @ (held @ reach))
@@ -204,7 +206,8 @@ class CardRemoval:
             sign = (-1.0) ** j
 
             def total(index: np.ndarray, cs: np.ndarray = cs) -> np.ndarray:  # summed over the hand's j-subsets
-                return np.take(cs, index.ravel(), axis=0).reshape(index.shape[0], n, T).sum(axis=0)
+                summed: np.ndarray = np.take(cs, index.ravel(), axis=0).reshape(index.shape[0], n, T).sum(axis=0)
+                return summed
 
             weaker += sign * (total(self.weaker_hi[j]) - total(self.group_lo[j]))
             stronger += sign * (total(self.group_hi[j]) - total(self.stronger_lo[j]))
@@ -228,7 +231,8 @@ def disjoint_pairs(hand_cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     n = hand_cards.shape[0]
     has = np.zeros((n, int(hand_cards.max(initial=0)) + 1), dtype=np.int64)
     has[np.arange(n)[:, None], hand_cards] = 1
-    return np.nonzero((has @ has.T) == 0)
+    i, j = np.nonzero((has @ has.T) == 0)
+    return i, j
 
 
 # -- operators ---------------------------------------------------------------------------------
@@ -266,7 +270,7 @@ class ShowdownGroup:
         return self.states[0][i].ravel(), self.states[1][j].ravel(), v.ravel()
 
 
-def _entries_matrix(groups, num_states: tuple[int, int]) -> sp.csr_matrix:
+def _entries_matrix(groups: Sequence[FoldGroup | ShowdownGroup], num_states: tuple[int, int]) -> sp.csr_matrix:
     parts = [g.entries() for g in groups]
     if not parts:
         return sp.csr_matrix(num_states)

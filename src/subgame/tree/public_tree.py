@@ -10,7 +10,7 @@ folded into the terminal operators, so reaches carry only the players' own proba
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Protocol
@@ -18,6 +18,7 @@ from typing import Protocol
 import numpy as np
 
 from ..errors import GameDefinitionError
+from ..games.base import State
 
 DECISION, CHANCE_NODE, TERMINAL_NODE, LEAF = 0, 1, 2, 3
 PublicKey = tuple[str, ...]
@@ -68,6 +69,36 @@ class PlayerArrays:
         return int(self.legal.shape[1])
 
 
+@dataclass(frozen=True)
+class HistoryAtNode:
+    """A history of a depth-limit leaf: what a leaf operator needs to value it."""
+
+    state: State  #: the game's state
+    chance_prob: float  #: chance's probability of reaching it, from the game's root
+    private_state: tuple[int, int]  #: each player's private state at the leaf
+
+
+@dataclass(frozen=True, eq=False)
+class LeafHistories(Mapping[int, tuple[HistoryAtNode, ...]]):
+    """The histories of each depth-limit leaf, for leaf operators that value histories.
+
+    A read-only mapping ``leaf node -> its histories``, in the order the generic compiler
+    meets them. Empty where the compiler was asked not to keep them (they cost one Python
+    object per history) or the tree has no leaf.
+    """
+
+    by_node: Mapping[int, tuple[HistoryAtNode, ...]] = field(default_factory=dict)  #: [leaf node] -> histories
+
+    def __getitem__(self, node: int) -> tuple[HistoryAtNode, ...]:
+        return self.by_node[node]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.by_node)
+
+    def __len__(self) -> int:
+        return len(self.by_node)
+
+
 @dataclass(frozen=True, eq=False)
 class PublicTree:
     """A game (or a part of one) compiled to arrays; see the module docstring.
@@ -85,7 +116,7 @@ class PublicTree:
     players: tuple[PlayerArrays, PlayerArrays]
     terminals: tuple[ValueOperator, ...]  #: operators giving values at terminal states
     utility_bound: float = 1.0
-    leaf_data: dict = field(default_factory=dict)  #: per leaf node, what a leaf operator needs
+    leaf_data: LeafHistories = field(default_factory=LeafHistories)  #: per leaf node, what a leaf plug-in needs
 
     @property
     def num_nodes(self) -> int:
@@ -146,7 +177,10 @@ class SweepPlan:
 
     @staticmethod
     def build(tree: PublicTree) -> SweepPlan:
-        levels, actor_idx, actor_seq, roots = [], [], [], []
+        levels: list[tuple[LevelPlan, ...]] = []
+        actor_idx: list[np.ndarray] = []
+        actor_seq: list[np.ndarray] = []
+        roots: list[slice] = []
         for p in range(2):
             pa = tree.players[p]
             A = pa.max_actions
@@ -178,7 +212,9 @@ class SweepPlan:
             actor_idx.append(idx)
             actor_seq.append(pa.child_seq[idx].astype(np.intp))
             roots.append(slice(int(lb[0]), int(lb[1])))
-        return SweepPlan(tuple(levels), tuple(actor_idx), tuple(actor_seq), tuple(roots))
+        return SweepPlan(
+            (levels[0], levels[1]), (actor_idx[0], actor_idx[1]), (actor_seq[0], actor_seq[1]), (roots[0], roots[1])
+        )
 
 
 # -- matching information sets across trees ------------------------------------------------

@@ -9,7 +9,7 @@ then each round's board cards (seen by both); betting actions are public. Action
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict
 from functools import cache
 from itertools import combinations
@@ -35,8 +35,10 @@ class PokerState(NamedTuple):
     betting_over: bool  # a player is all-in (no-limit) or the last round closed
 
 
-class PokerGame(Game):
+class PokerGame(Game[PokerState]):
     """A two-player poker game of the family described by :class:`PokerSpec`."""
+
+    tree_compiler = "poker"
 
     def __init__(self, spec: PokerSpec, name: str = "poker"):
         self.spec = spec
@@ -66,7 +68,7 @@ class PokerGame(Game):
             return CHANCE
         return st.to_act
 
-    def chance_outcomes(self, st: PokerState):
+    def chance_outcomes(self, st: PokerState) -> tuple[tuple[int, float], ...]:
         return _deal_outcomes(self.spec.deck_size, self._dealt(st), self._cards_to_deal(st))
 
     def _dealt(self, st: PokerState) -> tuple[int, ...]:
@@ -142,10 +144,10 @@ class PokerGame(Game):
         s1 = self.strength(st.hole[1] + st.board)
         return float(c1) if s0 > s1 else (-float(c0) if s0 < s1 else 0.0)
 
-    def strength(self, cards: tuple[int, ...]) -> tuple:
+    def strength(self, cards: tuple[int, ...]) -> tuple[int, ...]:
         return _strength(tuple(sorted(cards)), self.spec.num_ranks, self.spec.num_suits)
 
-    def cards_str(self, cards) -> str:
+    def cards_str(self, cards: Iterable[int]) -> str:
         return "".join(card_name(c, self.spec.num_ranks, self.spec.num_suits) for c in cards)
 
     def action_name(self, st: PokerState, action: int) -> str:
@@ -168,7 +170,9 @@ class PokerGame(Game):
         return float(self.spec.max_contribution())
 
 
-def _betting_actions(spec: PokerSpec, contrib, p: int, raises: int, rnd: int, last_raise: int):
+def _betting_actions(
+    spec: PokerSpec, contrib: tuple[int, int], p: int, raises: int, rnd: int, last_raise: int
+) -> tuple[tuple[int, int], ...]:
     top = max(contrib)
     to_call = top - contrib[p]
     out = []
@@ -206,5 +210,5 @@ def _deal_outcomes(deck: int, dealt: tuple[int, ...], count: int) -> tuple[tuple
 
 
 @cache
-def _strength(cards: tuple[int, ...], num_ranks: int, num_suits: int) -> tuple:
+def _strength(cards: tuple[int, ...], num_ranks: int, num_suits: int) -> tuple[int, ...]:
     return hand_strength(cards, num_ranks, num_suits)

@@ -36,7 +36,7 @@ def card_name(card: int, num_ranks: int, num_suits: int) -> str:
     return rank_names(num_ranks)[r] + (suits[s] if num_suits > 1 else "")
 
 
-def _five_card(ranks: Sequence[int], suits: Sequence[int], num_ranks: int) -> tuple:
+def _five_card(ranks: Sequence[int], suits: Sequence[int], num_ranks: int) -> tuple[int, ...]:
     counts = Counter(ranks)
     by_count = sorted(counts.items(), key=lambda rc: (rc[1], rc[0]), reverse=True)
     ordered = [r for r, c in by_count for _ in range(c)]
@@ -69,7 +69,7 @@ def _five_card(ranks: Sequence[int], suits: Sequence[int], num_ranks: int) -> tu
     return (HIGH_CARD, *ordered)
 
 
-def hand_strength(cards: Sequence[int], num_ranks: int, num_suits: int) -> tuple:
+def hand_strength(cards: Sequence[int], num_ranks: int, num_suits: int) -> tuple[int, ...]:
     """The strength of the best hand of at most five cards made from ``cards``."""
     ranks = [c // num_suits for c in cards]
     suits = [c % num_suits for c in cards]
