@@ -226,6 +226,11 @@ def run(
     Returns:
         The :class:`RunResult`; ``interrupted`` is true when a stop signal ended the run
         before its budget was used up.
+
+    Stop signals are deferred only in the main thread, and the previous handlers come
+    back when the run returns. An exception from the solver or a callback
+    (``KeyboardInterrupt`` included) propagates without a checkpoint being written, since
+    the iteration it cut may be half done.
     """
     points = frozenset(evaluate_at)
     start_iteration = solver.iteration
