@@ -201,3 +201,17 @@ def test_off_the_main_thread_no_handler_is_installed():
 def test_bad_budgets_and_cadences(make, message):
     with pytest.raises(SubgameError, match=message):
         make()
+
+
+def test_an_error_in_a_callback_propagates_without_a_checkpoint_and_restores_the_handlers(tmp_path):
+    before = [signal.getsignal(s) for s in STOP_SIGNALS]
+
+    def failing(t: int) -> None:
+        if t == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run(CFRSolver(compiled("kuhn")), Budget(iterations=9), checkpoint=tmp_path / "c.ckpt",
+            checkpoint_every=Cadence(iterations=2), progress=failing)
+    assert [signal.getsignal(s) for s in STOP_SIGNALS] == before
+    assert CFRSolver.load_checkpoint(tmp_path / "c.ckpt", compiled("kuhn")).iteration == 2
