@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -140,19 +142,15 @@ def test_solve_lp_is_exact_on_kuhn(tmp_path):
 
 
 def interrupt_at(monkeypatch, iteration: int) -> None:
-    """Make the per-iteration callback raise KeyboardInterrupt once the solver reaches ``iteration``."""
-    original = CFRSolver.run
+    """Press Ctrl-C (send SIGINT to this process) while the solver does iteration ``iteration``."""
+    original = CFRSolver.step
 
-    def run(self, iterations, callback=None):
-        def interrupting(solver):
-            if callback is not None:
-                callback(solver)
-            if solver.iteration == iteration:
-                raise KeyboardInterrupt
+    def step(self):
+        original(self)
+        if self.iteration == iteration:
+            os.kill(os.getpid(), signal.SIGINT)
 
-        return original(self, iterations, interrupting)
-
-    monkeypatch.setattr(CFRSolver, "run", run)
+    monkeypatch.setattr(CFRSolver, "step", step)
 
 
 def test_interrupted_run_checkpoints_and_resume_finishes_the_same_run(tmp_path, monkeypatch, kuhn_solved, kuhn_tree):

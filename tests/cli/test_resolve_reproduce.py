@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 from pathlib import Path
 
 from subgame.strategy import Strategy
@@ -87,7 +89,7 @@ def test_cfr_d_interrupted_run_keeps_what_it_had(tmp_path, monkeypatch):
     def step_then_ctrl_c(self):
         original(self)
         if self.iteration == 2:
-            raise KeyboardInterrupt
+            os.kill(os.getpid(), signal.SIGINT)
 
     monkeypatch.setattr(CFRDSolver, "step", step_then_ctrl_c)
     ckpt, out = tmp_path / "c.npz", tmp_path / "partial.npz"

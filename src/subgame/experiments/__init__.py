@@ -1,5 +1,7 @@
 """Experiments: seeded runs that write markdown tables and PNG plots."""
 
+from collections.abc import Callable
+
 from .cfr_d import cfr_d_experiment
 from .convergence import (
     CURVE_HEADERS,
@@ -8,7 +10,6 @@ from .convergence import (
     curve_point,
     curve_rows,
     exploitability_record,
-    iter_convergence,
     log_spaced,
     plot_curve,
 )
@@ -17,7 +18,7 @@ from .subgame_solving import resolve_convergence, resolve_vs_blueprint, techniqu
 
 #: Every experiment by the name ``subgame reproduce NAME`` takes; each is called as
 #: ``run(full=..., seed=...)`` and returns an :class:`ExperimentResult`.
-EXPERIMENTS = {
+EXPERIMENTS: dict[str, Callable[..., ExperimentResult]] = {
     "resolve-convergence": resolve_convergence,
     "technique-table": technique_table,
     "resolve-vs-blueprint": resolve_vs_blueprint,
@@ -34,7 +35,6 @@ __all__ = [
     "curve_point",
     "curve_rows",
     "exploitability_record",
-    "iter_convergence",
     "log_spaced",
     "plot_curve",
 ]

@@ -2,13 +2,18 @@
 
 A curve is measured at log-spaced iteration counts, so that a run of 10⁴ iterations costs
 a few dozen exact best responses, and is reported as a markdown table and a log-log PNG.
+The run driver measures it::
+
+    run(solver, Budget(iterations=n), evaluate_at=log_spaced(n, 20), on_evaluation=curve_point).evaluations
+
+The points are those of a fresh run of ``n`` iterations, so a run resumed from a
+checkpoint reports the same iterations after its start as one never interrupted.
 Exploitability is NashConv / 2 (the mean of both players' best-response gains) in game
 units (chips for poker) and in mbb/g (1000 × chips, i.e. per 1-chip big blind).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,26 +69,6 @@ def log_spaced(total: int, count: int) -> list[int]:
     return [int(t) for t in points]
 
 
-def iter_convergence(
-    solver: CFRSolver,
-    total_iterations: int,
-    evaluations: int,
-    on_iteration: Callable[[CFRSolver], None] | None = None,
-) -> Iterator[CurvePoint]:
-    """Run ``solver`` up to ``total_iterations``, yielding a point at each log-spaced evaluation.
-
-    The evaluation points are those of a fresh run of ``total_iterations`` (see
-    :func:`log_spaced`), so a run resumed from a checkpoint reports the same iterations as
-    one that was never interrupted; points already behind ``solver.iteration`` are skipped.
-    ``on_iteration`` is called after every iteration (progress bars, interruption).
-    """
-    for target in log_spaced(total_iterations, evaluations):
-        if target <= solver.iteration:
-            continue
-        solver.run(target - solver.iteration, on_iteration)
-        yield curve_point(solver)
-
-
 def curve_point(solver: CFRSolver) -> CurvePoint:
     """The exploitability of ``solver``'s average strategy now."""
     return CurvePoint(solver.iteration, exploitability(solver.tree, solver.average_strategy()))
@@ -133,7 +118,15 @@ def plot_curve(curve: list[CurvePoint], path: str | Path, title: str) -> Path:
     ax.set_ylabel("exploitability (chips)")
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
-    mbb = ax.secondary_yaxis("right", functions=(lambda c: c * MBB_PER_CHIP, lambda m: m / MBB_PER_CHIP))
+    mbb = ax.secondary_yaxis("right", functions=(_chips_to_mbb, _mbb_to_chips))
     mbb.set_ylabel("exploitability (mbb/g)")
     fig.savefig(path, format="png", dpi=120)
     return path
+
+
+def _chips_to_mbb(chips: Any) -> Any:
+    return chips * MBB_PER_CHIP
+
+
+def _mbb_to_chips(mbb: Any) -> Any:
+    return mbb / MBB_PER_CHIP

@@ -1,0 +1,185 @@
+"""The ``subgame`` application and what its commands share: options, error reporting, output.
+
+Every error a user can cause is a :class:`~subgame.errors.SubgameError` (or an operating
+system error on a file) and is printed as one red line ``error: <message>`` with exit
+code 2. Exploitability is NashConv / 2 in game units (chips) and in mbb/g (1000 × chips).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Annotated, Any, NoReturn, ParamSpec, TypeVar
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from ..errors import GameDefinitionError, StrategyFileError, SubgameError
+from ..eval.best_response import Exploitability
+from ..experiments.convergence import CURVE_HEADERS, MBB_PER_CHIP, CurvePoint, curve_rows
+from ..experiments.report import format_cell
+from ..games import load_game
+from ..strategy import Strategy
+from ..tree.compile import compile_game
+from ..tree.public_tree import PublicTree
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+app = typer.Typer(
+    name="subgame",
+    help="Solve two-player zero-sum imperfect-information games and measure exploitability.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_show_locals=False,
+)
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")]
+ParamsOption = Annotated[
+    list[str], typer.Option("--param", "-p", help="Game parameter key=value (repeatable), e.g. -p num_ranks=4.")
+]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class CommandLineError(SubgameError, ValueError):
+    """Command-line options that do not fit together."""
+
+
+# -- errors -------------------------------------------------------------------------------
+
+
+def _line_to_stderr(message: str, style: str) -> None:
+    Console(stderr=True).print(message.replace("\n", " "), style=style, markup=False, highlight=False, soft_wrap=True)
+
+
+def warn(message: str) -> None:
+    """One yellow line on stderr."""
+    _line_to_stderr(message, "yellow")
+
+
+def fail(message: str) -> NoReturn:
+    """One red line ``error: message`` on stderr, then exit code 2."""
+    _line_to_stderr("error: " + message, "red")
+    raise typer.Exit(EXIT_USAGE)
+
+
+def reports_errors(command: Callable[P, R]) -> Callable[P, R]:
+    """Turn the library's errors and file errors into one red line and exit code 2."""
+
+    @functools.wraps(command)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return command(*args, **kwargs)
+        except SubgameError as exc:
+            fail(str(exc))
+        except OSError as exc:
+            where = f"{exc.filename}: " if exc.filename else ""
+            fail(where + (exc.strerror or str(exc)))
+
+    return wrapper
+
+
+# -- games and strategy files -------------------------------------------------------------
+
+
+def parse_params(items: list[str]) -> dict[str, str]:
+    """``["num_ranks=4", "board_cards=0,1"]`` -> ``{"num_ranks": "4", "board_cards": "0,1"}``.
+
+    Values stay strings; :func:`~subgame.games.load_game` converts them to each parameter's type.
+    """
+    params: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise GameDefinitionError(f"bad game parameter {item!r}: write it as key=value, e.g. -p num_ranks=4")
+        params[key.strip()] = value.strip()
+    return params
+
+
+def compile_named(game: str, params: dict[str, str]) -> PublicTree:
+    """The public tree of a game named on the command line."""
+    return compile_game(load_game(game, **params))
+
+
+def game_label(game: str, params: dict[str, str]) -> str:
+    return game + (f" ({', '.join(f'{k}={v}' for k, v in params.items())})" if params else "")
+
+
+def strategy_game(file: Path, strategy: Strategy, game: str | None, param: list[str]) -> tuple[str, dict[str, str]]:
+    """The game a strategy file was computed for: recorded in it, or given by --game / -p."""
+    name = game or strategy.meta.game
+    if not name:
+        raise StrategyFileError(f"{file}: the file does not record its game; pass --game NAME (and -p key=value)")
+    recorded = {} if game else (strategy.meta.params or {})
+    return name, {**recorded, **parse_params(param)}
+
+
+def save_strategy(
+    strategy: Strategy, out: Path, tree: PublicTree, *, game: str | None, params: dict[str, str], algo: str,
+    seed: int | None = None, resolved: str | None = None,
+) -> Path:
+    """Write ``strategy`` with where it came from recorded, so ``evaluate`` can rebuild the game."""
+    meta = replace(strategy.meta, game=game, params=params, algo=algo)
+    if seed is not None:
+        meta = replace(meta, seed=seed)
+    if resolved is not None:
+        meta = replace(meta, resolved=resolved)
+    return Strategy(strategy.game_id, strategy.probs, meta).save(out, tree)
+
+
+# -- output -------------------------------------------------------------------------------
+
+
+def echo_json(obj: dict[str, Any] | list[Any]) -> None:
+    typer.echo(json.dumps(obj))
+
+
+def show(*renderables: Any) -> None:
+    """Print to stdout (tables, ``wrote ...`` lines)."""
+    Console(soft_wrap=True).print(*renderables, highlight=False)
+
+
+def curve_table(curve: list[CurvePoint], title: str) -> Table:
+    table = Table(*CURVE_HEADERS, title=title, title_justify="left")
+    for column in table.columns:
+        column.justify = "right"
+    for row in curve_rows(curve):
+        table.add_row(*map(format_cell, row))
+    return table
+
+
+def evaluation_table(result: Exploitability, title: str) -> Table:
+    table = Table(title=title, title_justify="left")
+    for header, justify in (("quantity", "left"), ("chips", "right"), ("mbb/g", "right")):
+        table.add_column(header, justify=justify)  # type: ignore[arg-type]
+    rows = [
+        ("exploitability (NashConv / 2)", result.exploitability),
+        ("NashConv", result.nash_conv),
+        ("best-response value, player 0", result.br_values[0]),
+        ("best-response value, player 1", result.br_values[1]),
+    ]
+    if result.game_value is not None:
+        rows.append(("value of the profile for player 0", result.game_value))
+    for name, chips in rows:
+        table.add_row(name, format_cell(chips), format_cell(MBB_PER_CHIP * chips))
+    return table
+
+
+@contextmanager
+def progress_bar(total: int, done: int, enabled: bool) -> Iterator[Callable[[int], None]]:
+    """A progress bar on stderr (only on a terminal); yields ``update(iterations_done)``."""
+    console = Console(stderr=True)
+    with Progress(
+        TextColumn("CFR"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
+        console=console, transient=True, disable=not (enabled and console.is_terminal),
+    ) as progress:
+        task = progress.add_task("iterations", total=total, completed=done)
+        yield lambda iterations: progress.update(task, completed=iterations)

@@ -1,0 +1,55 @@
+"""``subgame reproduce``: one of the papers' experiments, its markdown table and PNG plot."""
+
+from __future__ import annotations
+
+import inspect
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ..experiments import EXPERIMENTS
+from ..experiments.report import format_cell
+from .app import CommandLineError, JsonOption, echo_json, reports_errors, show
+
+
+@reports_errors
+def reproduce_command(
+    name: Annotated[str, typer.Argument(help=f"Experiment: {', '.join(EXPERIMENTS)}.")],
+    full: Annotated[bool, typer.Option("--full", help="The paper's sizes (slow); default is the reduced form.")] = False,
+    seed: Annotated[int, typer.Option(help="Seed of every random choice; one seed prints one table.")] = 0,
+    out_dir: Annotated[Path, typer.Option(help="Folder for NAME.md and NAME.png.")] = Path("out"),
+    workers: Annotated[int, typer.Option(min=1, help="Processes, for experiments that run in parallel (cfr-d).")] = 1,
+    as_json: JsonOption = False,
+) -> None:
+    """Run one of the papers' experiments; write its markdown table and PNG plot."""
+    experiment = EXPERIMENTS.get(name)
+    if experiment is None:
+        raise CommandLineError(f"unknown experiment {name!r}; experiments are: {', '.join(EXPERIMENTS)}")
+    options: dict[str, Any] = {"full": full, "seed": seed}
+    if "workers" in inspect.signature(experiment).parameters:
+        options["workers"] = workers
+    elif workers > 1:
+        raise CommandLineError(f"experiment {name!r} runs in one process; drop --workers")
+    console = Console(stderr=True)
+    with console.status(f"running {name}{' (full)' if full else ''}…") if console.is_terminal and not as_json else nullcontext():
+        result = experiment(**options)
+    md, png = result.write(out_dir)
+    if as_json:
+        echo_json({"name": name, "headers": list(result.headers), "rows": [list(map(format_cell, r)) for r in result.rows],
+                   "table": str(md), "plot": str(png) if png else None})
+        return
+    table = Table(title=result.title)
+    for h in result.headers:
+        table.add_column(h, justify="right")
+    for row in result.rows:
+        table.add_row(*(format_cell(c) for c in row))
+    show(table)
+    for note in result.notes:
+        show(note)
+    show(f"   table: {md}")
+    if png:
+        show(f"    plot: {png}")

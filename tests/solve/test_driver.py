@@ -1,0 +1,217 @@
+"""The run driver: budgets, evaluation points, checkpoint cadence and clean interrupts, for CFR and CFR-D."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from subgame.decompose import CFRDConfig, CFRDSolver, TrunkSplit
+from subgame.errors import SubgameError
+from subgame.games import load_game
+from subgame.solve.cfr import CFR_PLUS, DCFR, CFRSolver
+from subgame.solve.driver import STOP_SIGNALS, Budget, Cadence, Solver, run
+from tests.conftest import compiled
+
+
+@dataclass(frozen=True)
+class Kind:
+    """How to make, reload and compare one kind of solver."""
+
+    name: str
+    make: Callable[[], Solver]
+    load: Callable[[Path], Solver]
+    state: Callable[[Solver], list[np.ndarray]]
+
+
+def _cfr_state(solver) -> list[np.ndarray]:
+    return [*solver.regrets, *solver.strategy_sum]
+
+
+def _cfr_d_state(solver) -> list[np.ndarray]:
+    return [*_cfr_state(solver.trunk_solver), *solver.operator.value_sum, *solver.solution().root_values]
+
+
+KUHN_SPLIT, KUHN_CFR_D = TrunkSplit(depth=1), CFRDConfig(5)
+KINDS = [
+    Kind("cfr", lambda: CFRSolver(compiled("kuhn"), DCFR), lambda p: CFRSolver.load_checkpoint(p, compiled("kuhn")), _cfr_state),
+    Kind(
+        "cfr-d",
+        lambda: CFRDSolver(load_game("kuhn"), KUHN_SPLIT, KUHN_CFR_D),
+        lambda p: CFRDSolver.load_checkpoint(p, load_game("kuhn")),
+        _cfr_d_state,
+    ),
+]
+
+
+@pytest.fixture(params=KINDS, ids=lambda k: k.name)
+def kind(request) -> Kind:
+    return request.param
+
+
+class FakeClock:
+    """Seconds that advance by ``tick`` each time they are read."""
+
+    def __init__(self, tick: float) -> None:
+        self.now, self.tick = 0.0, tick
+
+    def __call__(self) -> float:
+        self.now += self.tick
+        return self.now
+
+
+def test_both_solvers_are_solvers(kind):
+    assert isinstance(kind.make(), Solver)
+
+
+def test_iteration_budget_is_a_total(kind):
+    solver = kind.make()
+    result = run(solver, Budget(iterations=7))
+    assert (result.iteration, result.iterations_run, result.stopped, result.interrupted) == (7, 7, "iterations", False)
+    assert solver.iteration == 7
+    more = run(solver, Budget(iterations=10))
+    assert (more.iteration, more.iterations_run) == (10, 3)
+    done = run(solver, Budget(iterations=10))
+    assert (done.iterations_run, done.stopped, done.evaluations, done.checkpoints) == (0, "iterations", (), ())
+
+
+def test_seconds_budget_stops_and_reports(kind):
+    result = run(kind.make(), Budget(seconds=0.05))
+    assert result.stopped == "seconds" and not result.interrupted
+    assert result.iterations_run >= 1 and result.iteration == result.iterations_run
+
+
+def test_seconds_budget_counts_on_the_clock_given():
+    # the clock is read at the start, after each iteration for the cadence and for the budget
+    result = run(CFRSolver(compiled("kuhn")), Budget(seconds=10.0), clock=FakeClock(1.0))
+    assert result.stopped == "seconds" and result.iterations_run == 5
+
+
+def test_whichever_budget_comes_first():
+    fast = run(CFRSolver(compiled("kuhn")), Budget(iterations=3, seconds=1e9))
+    slow = run(CFRSolver(compiled("kuhn")), Budget(iterations=10**9, seconds=4.0), clock=FakeClock(1.0))
+    assert (fast.stopped, fast.iteration) == ("iterations", 3)
+    assert (slow.stopped, slow.iteration) == ("seconds", 2)
+
+
+def test_evaluation_points_are_hit_and_the_stop_is_evaluated(kind):
+    solver = kind.make()
+    seen: list[int] = []
+    result = run(solver, Budget(iterations=12), evaluate_at=[1, 4, 10, 40], on_evaluation=lambda s: seen.append(s.iteration) or -s.iteration)
+    assert seen == [1, 4, 10, 12] and result.evaluated_at == (1, 4, 10, 12)
+    assert result.evaluations == (-1, -4, -10, -12)
+    resumed = run(solver, Budget(iterations=40), evaluate_at=[1, 4, 10, 40], on_evaluation=lambda s: s.iteration)
+    assert resumed.evaluations == (40,)
+
+
+def test_progress_is_called_after_every_iteration():
+    seen: list[int] = []
+    run(CFRSolver(compiled("kuhn")), Budget(iterations=5), progress=seen.append)
+    assert seen == [1, 2, 3, 4, 5]
+
+
+def test_checkpoint_cadence_in_iterations_and_at_points(kind, tmp_path):
+    path = tmp_path / "run.ckpt"
+    result = run(kind.make(), Budget(iterations=11), checkpoint=path, checkpoint_every=Cadence(iterations=4, at=frozenset({5})))
+    assert result.checkpoints == (4, 5, 8, 11)  # the end is always written
+    assert kind.load(path).iteration == 11
+
+
+def test_checkpoint_cadence_in_seconds(tmp_path):
+    path = tmp_path / "run.ckpt"
+    # one tick per read: start, then per iteration one read for the cadence and one for the
+    # budget, plus one after each write; a write is due once 3 ticks passed since the last
+    result = run(CFRSolver(compiled("kuhn")), Budget(iterations=6), checkpoint=path,
+                 checkpoint_every=Cadence(seconds=3.0), clock=FakeClock(1.0))
+    assert result.checkpoints == (2, 4, 6)
+
+
+def test_no_checkpoint_without_a_path(tmp_path):
+    result = run(CFRSolver(compiled("kuhn")), Budget(iterations=4), checkpoint_every=Cadence(iterations=1))
+    assert result.checkpoints == ()
+    assert list(tmp_path.iterdir()) == []
+
+
+def _send_at(iteration: int, signum: int) -> Callable[[int], None]:
+    def progress(t: int) -> None:
+        if t == iteration:
+            os.kill(os.getpid(), signum)
+
+    return progress
+
+
+@pytest.mark.parametrize("signum", STOP_SIGNALS, ids=lambda s: s.name)
+def test_interrupt_checkpoints_and_resumes_bitwise(kind, signum, tmp_path):
+    total, path = 9, tmp_path / "run.ckpt"
+    straight = kind.make()
+    run(straight, Budget(iterations=total))
+
+    before = [signal.getsignal(s) for s in STOP_SIGNALS]
+    first = run(kind.make(), Budget(iterations=total), checkpoint=path, progress=_send_at(4, signum),
+                evaluate_at=[2, 8], on_evaluation=lambda s: s.iteration)
+    assert [signal.getsignal(s) for s in STOP_SIGNALS] == before
+    assert first.interrupted and first.stopped == "interrupted" and first.signum == signum
+    assert (first.iteration, first.checkpoints, first.evaluations) == (4, (4,), (2, 4))
+
+    resumed = kind.load(path)
+    assert resumed.iteration == 4
+    rest = run(resumed, Budget(iterations=total), checkpoint=path)
+    assert (rest.iterations_run, rest.stopped, rest.checkpoints) == (5, "iterations", (9,))
+    for got, want in zip(kind.state(resumed), kind.state(straight), strict=True):
+        assert np.array_equal(got, want)
+    for p in (0, 1):
+        assert np.array_equal(resumed.average_strategy().probs[p], straight.average_strategy().probs[p])
+
+
+def test_a_signal_at_the_last_iteration_does_not_make_a_finished_run_interrupted():
+    result = run(CFRSolver(compiled("kuhn")), Budget(iterations=3), progress=_send_at(3, signal.SIGINT))
+    assert result.stopped == "iterations" and result.signum is None
+
+
+def test_off_the_main_thread_no_handler_is_installed():
+    before = signal.getsignal(signal.SIGINT)
+    results = []
+    seen = []
+    thread = threading.Thread(
+        target=lambda: results.append(
+            run(CFRSolver(compiled("kuhn"), CFR_PLUS), Budget(iterations=3), progress=lambda t: seen.append(signal.getsignal(signal.SIGINT)))
+        )
+    )
+    thread.start()
+    thread.join()
+    assert results[0].iteration == 3 and seen == [before] * 3
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: Budget(), "iterations or seconds"),
+        (lambda: Budget(iterations=0), "iterations must be >= 1"),
+        (lambda: Budget(seconds=0.0), "seconds must be > 0"),
+        (lambda: Cadence(iterations=0), "iterations must be >= 1"),
+        (lambda: Cadence(seconds=-1.0), "seconds must be > 0"),
+    ],
+)
+def test_bad_budgets_and_cadences(make, message):
+    with pytest.raises(SubgameError, match=message):
+        make()
+
+
+def test_an_error_in_a_callback_propagates_without_a_checkpoint_and_restores_the_handlers(tmp_path):
+    before = [signal.getsignal(s) for s in STOP_SIGNALS]
+
+    def failing(t: int) -> None:
+        if t == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run(CFRSolver(compiled("kuhn")), Budget(iterations=9), checkpoint=tmp_path / "c.ckpt",
+            checkpoint_every=Cadence(iterations=2), progress=failing)
+    assert [signal.getsignal(s) for s in STOP_SIGNALS] == before
+    assert CFRSolver.load_checkpoint(tmp_path / "c.ckpt", compiled("kuhn")).iteration == 2
