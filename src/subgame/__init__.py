@@ -16,7 +16,7 @@ from .errors import (
 from .eval import best_response, counterfactual_values, expected_value, exploitability
 from .games import GAMES, Game, load_game
 from .solve import CFR, CFR_PLUS, DCFR, LINEAR_CFR, CFRConfig, CFRSolver, solve_lp
-from .strategy import Strategy
+from .strategy import Strategy, StrategyMeta
 from .subgame import METHODS, resolve_all, solve_subgames
 from .tree.compile import compile_game
 from .tree.public_tree import PublicTree
@@ -25,7 +25,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "CFR", "CFR_PLUS", "DCFR", "GAMES", "LINEAR_CFR", "METHODS",
-    "CFRConfig", "CFRSolver", "Game", "PublicTree", "Strategy",
+    "CFRConfig", "CFRSolver", "Game", "PublicTree", "Strategy", "StrategyMeta",
     "GameDefinitionError", "IllegalActionError", "InvalidRangeError", "StrategyFileError", "SubgameError",
     "UnknownGameError",
     "best_response", "compile_game", "counterfactual_values", "expected_value", "exploitability", "load_game",

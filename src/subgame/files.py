@@ -24,7 +24,8 @@ def write_npz(path: str | Path, header: dict[str, Any], arrays: dict[str, np.nda
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as f:
-        np.savez_compressed(f, header=np.array(json.dumps(header)), **arrays)
+        payload: dict[str, Any] = {"header": np.array(json.dumps(header)), **arrays}
+        np.savez_compressed(f, **payload)
     tmp.replace(path)
     return path
 

@@ -36,7 +36,6 @@ Choices the paper leaves open, made here:
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -49,7 +48,7 @@ from ..eval.best_response import best_response_to_reach
 from ..files import read_npz, write_npz
 from ..games.base import Game, game_fingerprint
 from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver, read_checkpoint
-from ..strategy import Strategy
+from ..strategy import Strategy, StrategyMeta
 from ..tree.public_tree import PublicKey, PublicTree, infoset_index, infoset_keys, rows_in
 from ..tree.sweep import forward_reach, transition_weights
 from .parallel import Executor, SerialExecutor
@@ -356,9 +355,9 @@ class CFRDSolver:
         """One CFR-D iteration: both players' trunk updates, each after solving every subgame."""
         self.trunk_solver.step()
 
-    def run(self, iterations: int, callback: Callable[[CFRDSolver], None] | None = None) -> CFRDSolver:
-        """Run ``iterations`` more trunk iterations, calling ``callback`` after each."""
-        self.trunk_solver.run(iterations, None if callback is None else lambda _: callback(self))
+    def run(self, iterations: int) -> CFRDSolver:
+        """Run ``iterations`` more trunk iterations (budgets in seconds, checkpoints: :func:`subgame.solve.driver.run`)."""
+        self.trunk_solver.run(iterations)
         return self
 
     def average_strategy(self) -> Strategy:
@@ -370,7 +369,7 @@ class CFRDSolver:
         d = self.decomposition
         avg = self.trunk_solver.average_strategy()
         return CFRDSolution(
-            self.game, self.split, d.trunk, Strategy(d.trunk.game_id, avg.probs, dict(avg.meta)),
+            self.game, self.split, d.trunk, Strategy(d.trunk.game_id, avg.probs, avg.meta),
             self.operator.average_root_values(), self.iteration, self.config,
             {"chunk_solves": self.operator.chunk_solves, "solve_seconds": self.operator.solve_seconds,
              "compiles": d.cache.compiles, "compile_seconds": d.cache.compile_seconds, **meta},
@@ -438,7 +437,7 @@ class CFRDSolver:
                 out[rows] = 0.0
                 out[rows, : sub.shape[1]] = sub
             probs.append(out)
-        return Strategy(full_tree.game_id, (probs[0], probs[1]), {"cfr_d_explicit_average": True})
+        return Strategy(full_tree.game_id, (probs[0], probs[1]), StrategyMeta(cfr_d_explicit_average=True))
 
 
 def solve_cfr_d(
@@ -448,13 +447,12 @@ def solve_cfr_d(
     split: TrunkSplit = TrunkSplit(rounds=1),
     config: CFRDConfig = CFRDConfig(),
     executor: Executor | None = None,
-    callback: Callable[[CFRDSolver], None] | None = None,
 ) -> CFRDSolution:
     """Run CFR-D for ``iterations`` trunk iterations and return what it keeps."""
     if iterations < 1:
         raise GameDefinitionError(f"iterations must be >= 1, got {iterations}")
     started = time.perf_counter()
-    solver = CFRDSolver(game, split, config, executor=executor).run(iterations, callback)
+    solver = CFRDSolver(game, split, config, executor=executor).run(iterations)
     return solver.solution(seconds=time.perf_counter() - started)
 
 

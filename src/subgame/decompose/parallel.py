@@ -13,6 +13,7 @@ Ray is an optional extra (``pip install 'subgame[ray]'``); it is imported only w
 from __future__ import annotations
 
 import multiprocessing
+import signal
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Literal, Protocol, TypeVar
@@ -52,6 +53,11 @@ class SerialExecutor:
         self.close()
 
 
+def _leave_interrupts_to_parent() -> None:
+    """A worker ignores Ctrl-C: the parent finishes its iteration, checkpoints and stops the pool."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class ProcessExecutor:
     """A pool of ``workers`` processes on this machine (:mod:`concurrent.futures`).
 
@@ -70,7 +76,7 @@ class ProcessExecutor:
 
     def map(self, fn: Callable[[T], R], tasks: Sequence[T]) -> list[R]:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=self._context)
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=self._context, initializer=_leave_interrupts_to_parent)
         return list(self._pool.map(fn, tasks))
 
     def close(self) -> None:

@@ -10,7 +10,7 @@ involve a Python loop over histories. Root gadgets (safe-and-nested §4–5) and
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import GameDefinitionError, StrategyFileError
 from ..files import read_npz, write_npz
-from ..strategy import Strategy
+from ..strategy import Strategy, StrategyMeta
 from ..tree.public_tree import PublicTree
 from ..tree.sweep import (
     backward_expected,
@@ -134,7 +134,7 @@ class CFRSolver:
             s = self.strategy_sum[p]
             tot = s.sum(axis=1, keepdims=True)
             out.append(self._lift(p, np.where(tot > 0, s / np.where(tot > 0, tot, 1.0), uniform)))
-        return Strategy(self.tree.game_id, (out[0], out[1]), {"iterations": self.iteration, "config": asdict(self.config)})
+        return Strategy(self.tree.game_id, (out[0], out[1]), StrategyMeta(iterations=self.iteration, config=asdict(self.config)))
 
     def average_root_range(self) -> np.ndarray:
         """[R] the gadget player's root range averaged like the strategies (t^γ weights).
@@ -203,14 +203,10 @@ class CFRSolver:
         for leaf in self.leaves:
             leaf.end_iteration(t)
 
-    def run(self, iterations: int, callback: Callable[[CFRSolver], None] | None = None) -> CFRSolver:
-        """Run ``iterations`` more iterations, calling ``callback`` after each."""
-        if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 0:
-            raise GameDefinitionError(f"iterations must be a whole number >= 0, got {iterations!r}")
-        for _ in range(int(iterations)):
+    def run(self, iterations: int) -> CFRSolver:
+        """Run ``iterations`` more iterations (budgets in seconds, evaluations, checkpoints: :func:`.driver.run`)."""
+        for _ in range(checked_iterations(iterations)):
             self.step()
-            if callback is not None:
-                callback(self)
         return self
 
     # -- checkpoints --------------------------------------------------------------------
@@ -271,3 +267,10 @@ def _checked_root_reach(tree: PublicTree, player: int, reach: np.ndarray | None)
     if not np.all(np.isfinite(out)) or out.min(initial=0.0) < 0:
         raise GameDefinitionError(f"root reach of player {player} must be finite and non-negative")
     return out
+
+
+def checked_iterations(iterations: int) -> int:
+    """``iterations`` as an int, or one clear error if it is not a whole number >= 0."""
+    if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 0:
+        raise GameDefinitionError(f"iterations must be a whole number >= 0, got {iterations!r}")
+    return int(iterations)

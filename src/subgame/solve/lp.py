@@ -27,7 +27,7 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from ..errors import GameDefinitionError, InvalidRangeError
-from ..strategy import Strategy
+from ..strategy import Strategy, StrategyMeta
 from ..tree.public_tree import LEAF, PublicTree
 from ..tree.sweep import forward_reach, transition_weights
 
@@ -246,5 +246,5 @@ def solve_lp(tree: PublicTree, *, max_size: int = DEFAULT_MAX_SIZE, dual_plan: b
     seconds = time.perf_counter() - start
     x, y = np.maximum(x, 0.0), np.maximum(y, 0.0)
     probs = (sf[0].behaviour(x), sf[1].behaviour(y))
-    meta = {"solver": "sequence-form LP (HiGHS)", "value": value, "linear_programs": lps}
+    meta = StrategyMeta(extra={"solver": "sequence-form LP (HiGHS)", "value": value, "linear_programs": lps})
     return LPResult(value, Strategy(tree.game_id, probs, meta), (x, y), seconds)

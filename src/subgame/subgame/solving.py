@@ -27,7 +27,7 @@ subgame, at the cost of one vectorized CFR run.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import numpy as np
@@ -288,7 +288,7 @@ def resolve_all(
     for p in (0, 1):
         sol = solve_subgames(game, bv, roots, p, method, iterations=iterations, config=config, params=params, forest=forest)
         out = out.with_player(p, probs_into(out.probs[p], full_rows(sol, bv), sol.probs))
-    return Strategy(tree.game_id, out.probs, {**blueprint.meta, "resolved": method, "subgame_iterations": iterations})
+    return Strategy(tree.game_id, out.probs, replace(blueprint.meta, resolved=method, subgame_iterations=iterations))
 
 
 def _root_states_in_full(full: PublicTree, forest: PublicTree, player: int) -> np.ndarray:
