@@ -20,8 +20,9 @@ from .errors import StrategyFileError
 
 
 def write_npz(path: str | Path, header: dict[str, Any], arrays: dict[str, np.ndarray]) -> Path:
-    """Write ``header`` and ``arrays`` to ``path`` atomically."""
+    """Write ``header`` and ``arrays`` to ``path`` atomically (its folder is made if missing)."""
     path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as f:
         payload: dict[str, Any] = {"header": np.array(json.dumps(header)), **arrays}
