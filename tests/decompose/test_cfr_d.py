@@ -217,3 +217,22 @@ def test_plain_cfr_checkpoint_is_not_a_cfr_d_one(tmp_path):
     path = CFRSolver(compile_game(game)).run(1).save_checkpoint(tmp_path / "plain.ckpt")
     with pytest.raises(StrategyFileError, match="not of CFR-D"):
         CFRDSolver.load_checkpoint(path, game)
+
+
+def test_a_trunk_costs_no_more_than_the_whole_tree():
+    """Regression: the trunk compile kept one record per history at its leaves, as many as the
+    whole cut-off game has (12.8 GB for 8 ranks, 4 suits, 2 hole cards against 206 MB for the
+    whole tree). Peak Python allocations are compared, not times."""
+    import tracemalloc
+
+    from subgame.tree.compile import compile_game
+
+    game = load_game("leduc", num_ranks=5, num_suits=4, hole_cards=2)
+    peaks = []
+    for build in (lambda: compile_game(game), lambda: TrunkSplit(rounds=1).compile(game)):
+        tracemalloc.start()
+        build()
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    whole, trunk = peaks
+    assert trunk < whole / 4, (trunk, whole)

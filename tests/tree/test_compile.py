@@ -139,12 +139,12 @@ def test_subtree_rooted_at_a_public_state_and_depth_limit():
     assert sub.public_key[0] == full.public_key[node]
     # root private states are the six hole cards minus the board card
     assert sub.players[0].level_bounds[1] == 5
-    cut = compile_game(game, depth_limit=2)
+    cut = compile_game(game, depth_limit=2, leaf_histories=True)
     assert int(np.sum(cut.kind == 3)) > 0
     assert cut.max_depth == 2
     assert isinstance(cut.leaf_data, LeafHistories) and len(cut.leaf_data) == int(np.sum(cut.kind == 3))
     assert all(cut.kind[n] == 3 and hists and isinstance(hists[0], HistoryAtNode) for n, hists in cut.leaf_data.items())
-    assert not compile_game(game).leaf_data
+    assert not compile_game(game).leaf_data and not compile_game(game, depth_limit=2).leaf_data
 
 
 def test_unknown_public_state_is_refused():

@@ -113,8 +113,8 @@ def test_both_operator_paths_and_their_matrices_agree(key):
 @pytest.mark.parametrize("depth_limit", [None, 0, 2])
 def test_rooted_and_depth_limited_trees_match(public_state, depth_limit):
     game = load_game("leduc")
-    ref = compile_game(game, public_state=public_state, depth_limit=depth_limit)
-    tree = compile_poker(game, public_state=public_state, depth_limit=depth_limit, sparse_threshold=0)
+    ref = compile_game(game, public_state=public_state, depth_limit=depth_limit, leaf_histories=True)
+    tree = compile_poker(game, public_state=public_state, depth_limit=depth_limit, sparse_threshold=0, leaf_histories=True)
     assert_same_layout(ref, tree)
     assert ref.leaf_data.keys() == tree.leaf_data.keys()
     for n, hists in ref.leaf_data.items():

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
@@ -22,7 +22,7 @@ import numpy as np
 from ..errors import GameDefinitionError
 from ..games.base import Game
 from ..tree.compile import compile_game
-from ..tree.public_tree import LEAF, LeafHistories, PublicKey, PublicTree
+from ..tree.public_tree import LEAF, PublicKey, PublicTree
 
 
 @dataclass(frozen=True)
@@ -45,14 +45,14 @@ class TrunkSplit:
                 raise GameDefinitionError(f"trunk split {name}={v!r}: must be a positive integer")
 
     def compile(self, game: Game) -> PublicTree:
-        """The trunk tree, without the per-history leaf data the compiler collects."""
+        """The trunk tree (no per-history leaf data: its cost would be the whole cut-off game's)."""
         if self.rounds is not None:
             trunk = compile_game(game, chance_limit=int(self.rounds))
         else:
             trunk = compile_game(game, depth_limit=int(self.depth))  # type: ignore[arg-type]
         if not np.any(trunk.kind == LEAF):
             raise GameDefinitionError(f"{game.name}: the split {self} leaves no subgame (the game ends before it)")
-        return replace(trunk, leaf_data=LeafHistories())
+        return trunk
 
     def to_json(self) -> dict[str, int | None]:
         return {"rounds": self.rounds, "depth": self.depth}

@@ -26,6 +26,7 @@ def compile_game(
     public_states: Sequence[Sequence[str]] | None = None,
     depth_limit: int | None = None,
     chance_limit: int | None = None,
+    leaf_histories: bool = False,
 ) -> PublicTree:
     """Compile ``game`` (or a part of it) into a public tree with the compiler it declares.
 
@@ -42,5 +43,6 @@ def compile_game(
             f"{game.name}: no public-tree compiler is called {game.tree_compiler!r} (known: {', '.join(_COMPILERS)})"
         )
     return compiler(
-        game, public_state=public_state, public_states=public_states, depth_limit=depth_limit, chance_limit=chance_limit
+        game, public_state=public_state, public_states=public_states, depth_limit=depth_limit, chance_limit=chance_limit,
+        leaf_histories=leaf_histories,
     )

@@ -41,6 +41,7 @@ def enumerate_game(
     public_states: Sequence[Sequence[str]] | None = None,
     depth_limit: int | None = None,
     chance_limit: int | None = None,
+    leaf_histories: bool = False,
 ) -> PublicTree:
     """Compile ``game``, or its part below one or several public states, by walking every history.
 
@@ -55,10 +56,13 @@ def enumerate_game(
             the given order. Disjoint subgames solved together share no information set,
             so one solve of the forest is one independent solve of each subgame.
         depth_limit: public depth (relative to the root) at which non-terminal nodes
-            become leaves; their histories are kept in ``tree.leaf_data``.
+            become leaves.
         chance_limit: non-terminal nodes below this many public chance nodes become
             leaves: ``chance_limit=1`` cuts Leduc into its first betting round (the trunk)
             and one leaf per second-round subgame.
+        leaf_histories: keep every history of every leaf in ``tree.leaf_data`` (one
+            record per history: as many as the whole cut-off part of the game has at
+            its leaves, so only for leaf values computed by walking histories).
     """
     if public_state is not None and public_states is not None:
         raise GameDefinitionError("give either public_state or public_states, not both")
@@ -73,7 +77,7 @@ def enumerate_game(
         if missing:
             raise GameDefinitionError(f"{game.name}: no history has the public observations {list(missing[0])!r}")
         roots = [h for k in keys for h in found[k]]
-    return _Compiler(game, depth_limit, chance_limit).run(roots)
+    return _Compiler(game, depth_limit, chance_limit, leaf_histories).run(roots)
 
 
 def _expand_chance(game: Game, h: _History) -> list[_History]:
@@ -114,8 +118,9 @@ def _histories_at(game: Game, keys: set[tuple[str, ...]]) -> dict[tuple[str, ...
 
 
 class _Compiler:
-    def __init__(self, game: Game, depth_limit: int | None, chance_limit: int | None = None):
+    def __init__(self, game: Game, depth_limit: int | None, chance_limit: int | None = None, leaf_histories: bool = False):
         self.game = game
+        self.leaf_histories = leaf_histories
         self.depth_limit = depth_limit
         self.chance_limit = chance_limit
         self.chance_count: list[int] = []  # public chance nodes above each node
@@ -161,7 +166,8 @@ class _Compiler:
                         self.term[1].append(g[1])
                         self.term[2].append(h.prob * game.utility(h.state))
                 elif kind == LEAF:
-                    self.leaf_data[n] = tuple(HistoryAtNode(h.state, h.prob, h.priv_index) for h in group)
+                    if self.leaf_histories:
+                        self.leaf_data[n] = tuple(HistoryAtNode(h.state, h.prob, h.priv_index) for h in group)
                 else:
                     nxt.append((self._children(n, group), n))
             level = nxt

@@ -65,7 +65,7 @@ def compile_poker(
     depth_limit: int | None = None,
     chance_limit: int | None = None,
     board: Sequence[int] | None = None,
-    leaf_histories: bool = True,
+    leaf_histories: bool = False,
 ) -> PublicTree:
     """Compile ``game`` (or a part of it) into a public tree without enumerating histories.
 
@@ -86,8 +86,8 @@ def compile_poker(
             board's share of the game's value. This is how a hold'em river subgame with
             one fixed board is compiled.
         leaf_histories: store the histories of each depth-limit leaf in ``leaf_data``
-            (as ``enumerate_game`` does: one Python object per hole-card pair, so turn it
-            off for large decks).
+            (one Python object per history at the leaves, as costly as the whole cut-off
+            part of the game: off unless leaf values are computed by walking histories).
 
     Raises:
         GameDefinitionError: not a poker game, a bad argument, or a public state or board
