@@ -109,3 +109,31 @@ def test_cfr_d_batched_subgames_give_the_same_result(tmp_path):
     one = ok_json(*args, "-o", tmp_path / "one.npz")
     batched = ok_json(*args, "--subgame-batch", "30", "--cached-subgames", "30", "-o", tmp_path / "all.npz")
     assert abs(one["stored_value_bound"]["exploitability"] - batched["stored_value_bound"]["exploitability"]) < 1e-12
+
+
+def test_cfr_d_exact_exploitability_when_the_whole_tree_fits(tmp_path, monkeypatch):
+    args = ("solve", "leduc", "--algo", "cfr-d", "--subgame-iterations", "20", "-n", "5")
+    report = ok_json(*args, "--exact", "-o", tmp_path / "d.npz")
+    exact, bound = report["exact"]["exploitability"], report["stored_value_bound"]["exploitability"]
+    assert 0 < exact <= bound + 0.05  # re-solved within the certified values, up to the re-solving error
+    assert ok_json(*args, "-o", tmp_path / "e.npz")["exact"] is None  # the whole tree is built only when asked
+
+    import subgame.cli.solve as solve_module
+
+    monkeypatch.setattr(solve_module, "available_bytes", lambda: 10**6)
+    refused = invoke(*args, "--exact", "-o", tmp_path / "f.npz")
+    assert refused.exit_code == 2 and "--exact needs about" in refused.output and "drop --exact" in refused.output
+    assert not (tmp_path / "f.npz").exists()  # refused before the run
+    other = invoke("solve", "kuhn", "--algo", "cfr+", "-n", "5", "--exact", "-o", tmp_path / "g.npz")
+    assert other.exit_code == 2 and "--exact applies to --algo cfr-d" in other.output
+
+
+def test_whole_tree_estimate_is_close_to_the_compiled_tree():
+    from subgame.decompose import Decomposition, TrunkSplit, whole_tree_bytes
+    from subgame.games import load_game
+    from subgame.tree.compile import compile_game
+    from subgame.tree.size import tree_bytes
+
+    game = load_game("leduc", num_ranks=4)
+    estimate, actual = whole_tree_bytes(Decomposition.build(game, TrunkSplit(rounds=1))), tree_bytes(compile_game(game))
+    assert actual <= estimate <= 2 * actual

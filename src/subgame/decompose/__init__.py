@@ -38,7 +38,7 @@ from .resolve import (
     stored_value_problem,
     theorem3_bound,
 )
-from .split import Chunk, Decomposition, StructureCache, TrunkSplit, compile_chunk
+from .split import Chunk, Decomposition, StructureCache, TrunkSplit, compile_chunk, whole_tree_bytes
 
 __all__ = [
     "CFRDConfig",
@@ -68,4 +68,5 @@ __all__ = [
     "stored_value_exploitability",
     "stored_value_problem",
     "theorem3_bound",
+    "whole_tree_bytes",
 ]

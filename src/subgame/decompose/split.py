@@ -23,6 +23,7 @@ from ..errors import GameDefinitionError
 from ..games.base import Game
 from ..tree.compile import compile_game
 from ..tree.public_tree import LEAF, PublicKey, PublicTree
+from ..tree.size import tree_bytes
 
 
 @dataclass(frozen=True)
@@ -196,3 +197,18 @@ class Decomposition:
         raise GameDefinitionError(f"{self.game.name}: {list(key)!r} is not the root of a subgame of the split {self.split}")
 
 
+
+
+def whole_tree_bytes(d: Decomposition) -> int:
+    """The compiled whole game's size, estimated without building it.
+
+    The trunk's arrays plus every subgame's, each subgame compiled alone and dropped
+    before the next (so this holds the trunk and one subgame, and takes about one
+    compile of the whole game in time). It counts the trunk's leaf states twice, so it
+    is an upper estimate.
+    """
+    total = tree_bytes(d.trunk)
+    for chunk in d.chunks:
+        for key in chunk.keys:
+            total += tree_bytes(compile_chunk(d.game, (key,)))
+    return total
