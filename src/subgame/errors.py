@@ -33,3 +33,7 @@ class InvalidRangeError(SubgameError, ValueError):
 
 class StrategyFileError(SubgameError, ValueError):
     """A file that is not a strategy, is corrupt, or belongs to another game."""
+
+
+class OutputFileError(SubgameError, OSError):
+    """An output path that is not a regular file this process may write (a device, FIFO, folder, ...)."""

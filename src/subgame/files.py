@@ -10,25 +10,66 @@ one :class:`~subgame.errors.StrategyFileError`.
 from __future__ import annotations
 
 import json
+import os
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
-from .errors import StrategyFileError
+from .errors import OutputFileError, StrategyFileError
+
+
+def output_file(path: str | Path, what: str = "output") -> Path:
+    """``path`` as a regular file this process may create or replace, checked before any work.
+
+    A symbolic link is followed to its target. Refused, with one line saying why: a
+    device, FIFO, socket or folder at that place, a parent that is not a folder, or a
+    folder that cannot be written. Missing parent folders are made.
+    """
+    path = Path(path)
+    target = path.resolve() if path.is_symlink() else path
+    if target.exists() and not target.is_file():
+        kind = "a folder" if target.is_dir() else "not a regular file (a device, FIFO or socket)"
+        raise OutputFileError(f"{what} {path} is {kind}; give the path of a regular file")
+    parent = target.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputFileError(f"{what} {path}: cannot create its folder {parent} ({exc.strerror})") from None
+    if not os.access(parent, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise OutputFileError(f"{what} {path}: no permission to write there; choose another path")
+    return target
+
+
+def write_atomic(path: str | Path, write: Callable[[BinaryIO], object], what: str = "output") -> Path:
+    """Write a file through ``write(f)`` into a temporary beside ``path``, then rename it over ``path``.
+
+    An interruption leaves the previous file (or none) and no partial one; what
+    :func:`output_file` refuses is refused before anything is written.
+    """
+    target = output_file(path, what)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            write(f)
+        tmp.replace(target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return target
+
+
+def write_text(path: str | Path, text: str, what: str = "output") -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically."""
+    return write_atomic(path, lambda f: f.write(text.encode()), what)
 
 
 def write_npz(path: str | Path, header: dict[str, Any], arrays: dict[str, np.ndarray]) -> Path:
-    """Write ``header`` and ``arrays`` to ``path`` atomically (its folder is made if missing)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        payload: dict[str, Any] = {"header": np.array(json.dumps(header)), **arrays}
-        np.savez_compressed(f, **payload)
-    tmp.replace(path)
-    return path
+    """Write ``header`` and ``arrays`` to ``path`` atomically (see :func:`output_file` for what is refused)."""
+    payload: dict[str, Any] = {"header": np.array(json.dumps(header)), **arrays}
+    return write_atomic(path, lambda f: np.savez_compressed(f, **payload))
 
 
 def read_npz(

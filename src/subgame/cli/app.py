@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import functools
 import json
+import os
+import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -20,6 +23,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from .. import __version__
 from ..errors import GameDefinitionError, StrategyFileError, SubgameError
 from ..eval.best_response import Exploitability
 from ..experiments.convergence import CURVE_HEADERS, MBB_PER_CHIP, CurvePoint, curve_rows
@@ -173,13 +177,67 @@ def evaluation_table(result: Exploitability, title: str) -> Table:
     return table
 
 
+#: Seconds between two plain progress lines when stderr is not a terminal (a log file, a batch job).
+PLAIN_PROGRESS_SECONDS = 10.0
+
+
+@contextmanager
+def _plain_progress(total: int) -> Iterator[Callable[[int], None]]:
+    started = last = time.monotonic()
+
+    def update(iterations: int) -> None:
+        nonlocal last
+        now = time.monotonic()
+        if now - last >= PLAIN_PROGRESS_SECONDS or iterations == total:
+            last = now
+            print(f"iteration {iterations}/{total}, {now - started:.1f} s", file=sys.stderr, flush=True)
+
+    yield update
+
+
 @contextmanager
 def progress_bar(total: int, done: int, enabled: bool) -> Iterator[Callable[[int], None]]:
-    """A progress bar on stderr (only on a terminal); yields ``update(iterations_done)``."""
+    """Progress on stderr; yields ``update(iterations_done)``.
+
+    A bar on a terminal; elsewhere (a log file) one plain line every
+    :data:`PLAIN_PROGRESS_SECONDS` and at the end.
+    """
     console = Console(stderr=True)
+    if enabled and not console.is_terminal:
+        with _plain_progress(total) as update:
+            yield update
+        return
     with Progress(
         TextColumn("CFR"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
         console=console, transient=True, disable=not (enabled and console.is_terminal),
     ) as progress:
         task = progress.add_task("iterations", total=total, completed=done)
         yield lambda iterations: progress.update(task, completed=iterations)
+
+
+def output_folder(path: Path, what: str) -> Path:
+    """``path`` as a folder to write into (made if missing), checked before any work."""
+    if path.exists() and not path.is_dir():
+        raise CommandLineError(f"{what} {path} is not a folder; give a folder's path")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CommandLineError(f"{what} {path}: cannot create the folder ({exc.strerror})") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise CommandLineError(f"{what} {path}: no permission to write there; choose another folder")
+    return path
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"subgame {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Solve two-player zero-sum imperfect-information games and measure exploitability."""

@@ -8,9 +8,20 @@ from typing import Annotated
 import typer
 
 from ..experiments.convergence import curve_markdown, curve_point, log_spaced, plot_curve
+from ..files import write_text
 from ..solve import driver
 from ..solve.cfr import PRESETS, CFRSolver
-from .app import EXIT_INTERRUPTED, compile_named, curve_table, progress_bar, reports_errors, save_strategy, show, warn
+from .app import (
+    EXIT_INTERRUPTED,
+    compile_named,
+    curve_table,
+    output_folder,
+    progress_bar,
+    reports_errors,
+    save_strategy,
+    show,
+    warn,
+)
 
 QUICKSTART_EVALUATIONS = 20
 
@@ -24,7 +35,7 @@ def quickstart_command(
     """Solve Leduc hold'em with CFR+ and write its convergence curve (PNG, markdown) and strategy."""
     game, algo = "leduc", "cfr+"
     tree = compile_named(game, {})
-    out_dir.mkdir(parents=True, exist_ok=True)
+    output_folder(out_dir, "--out-dir")
     solver = CFRSolver(tree, PRESETS[algo])
     with progress_bar(iterations, solver.iteration, enabled=True) as update:
         run = driver.run(solver, driver.Budget(iterations=iterations), evaluate_at=log_spaced(iterations, QUICKSTART_EVALUATIONS),
@@ -35,7 +46,7 @@ def quickstart_command(
     curve = list(run.evaluations)
     title = f"Leduc hold'em, CFR+, {iterations} iterations (seed {seed})"
     table_path = out_dir / "leduc_cfr_plus_convergence.md"
-    table_path.write_text(curve_markdown(curve, title))
+    write_text(table_path, curve_markdown(curve, title))
     plot_path = plot_curve(curve, out_dir / "leduc_cfr_plus_convergence.png", title)
     strategy_path = save_strategy(solver.average_strategy(), out_dir / "leduc_cfr_plus.npz", tree,
                                   game=game, params={}, algo=algo, seed=seed)

@@ -13,7 +13,7 @@ from rich.table import Table
 
 from ..experiments import EXPERIMENTS
 from ..experiments.report import format_cell
-from .app import CommandLineError, JsonOption, echo_json, reports_errors, show
+from .app import CommandLineError, JsonOption, echo_json, output_folder, reports_errors, show
 
 
 @reports_errors
@@ -27,6 +27,8 @@ def reproduce_command(
 ) -> None:
     """Run one of the papers' experiments; write its markdown table and PNG plot."""
     experiment = EXPERIMENTS.get(name)
+    if experiment is not None:
+        output_folder(out_dir, "--out-dir")
     if experiment is None:
         raise CommandLineError(f"unknown experiment {name!r}; experiments are: {', '.join(EXPERIMENTS)}")
     options: dict[str, Any] = {"full": full, "seed": seed}

@@ -13,6 +13,7 @@ from ..decompose import is_cfr_d_file, load_cfr_d, reconstruct, stored_value_exp
 from ..eval.best_response import Exploitability, exploitability
 from ..experiments.convergence import MBB_PER_CHIP, exploitability_record
 from ..experiments.report import format_cell
+from ..files import output_file
 from ..games import load_game
 from ..strategy import Strategy
 from ..subgame import METHODS, resolve_all, subgame_roots
@@ -38,6 +39,7 @@ def resolve_command(
     """Apply a subgame-solving method to every subgame, for both players, and compare exploitability."""
     if method not in METHODS:
         raise CommandLineError(f"unknown method {method!r}; methods are: {', '.join(METHODS)}")
+    output_file(out, "--out")
     if is_cfr_d_file(file):
         _resolve_cfr_d(file, iterations, out, as_json)
         return
@@ -57,7 +59,6 @@ def resolve_command(
     before = exploitability(tree, blueprint)
     resolved = resolve_all(game_obj, tree, blueprint, method, roots=roots, iterations=iterations)
     after = exploitability(tree, resolved)
-    out.parent.mkdir(parents=True, exist_ok=True)
     save_strategy(resolved, out, tree, game=name, params=params, algo=blueprint.meta.algo or "?", resolved=method)
     _report(
         f"{game_label(name, params)}: {method} on {len(roots)} subgames, {iterations} iterations each",
@@ -75,7 +76,6 @@ def _resolve_cfr_d(file: Path, iterations: int, out: Path, as_json: bool) -> Non
     rebuilt = reconstruct(solution, iterations=iterations)
     after = rebuilt.exploitability()
     name, params = solution.meta.get("game"), solution.meta.get("params", {})
-    out.parent.mkdir(parents=True, exist_ok=True)
     save_strategy(rebuilt.strategy, out, rebuilt.tree, game=name, params=params, algo="cfr-d", resolved="resolve")
     _report(
         f"{file}: CFR-D trunk + every subgame re-solved from the stored values, {iterations} iterations",

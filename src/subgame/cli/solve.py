@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 
@@ -22,6 +23,7 @@ from ..decompose import (
 from ..errors import StrategyFileError
 from ..eval.best_response import exploitability
 from ..experiments.convergence import curve_point, exploitability_record, log_spaced
+from ..files import output_file
 from ..games import load_game
 from ..solve import driver
 from ..solve.cfr import PRESETS, CFRSolver
@@ -57,7 +59,9 @@ def solve_command(
     game: Annotated[str, typer.Argument(help="Game name (see 'subgame games').")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the average strategy (.npz).")],
     param: ParamsOption = [],  # noqa: B006 (typer reads the default, never mutates it)
-    algo: Annotated[Algorithm, typer.Option(help="cfr, cfr+, lcfr, dcfr, or lp (exact sequence-form LP).")] = "cfr+",
+    algo: Annotated[
+        Algorithm, typer.Option(help="cfr, cfr+, lcfr, dcfr, lp (exact sequence-form LP) or cfr-d (CFR with decomposition).")
+    ] = "cfr+",
     iterations: Annotated[int, typer.Option("--iterations", "-n", min=1, help="Total CFR iterations.")] = 1000,
     seed: Annotated[int, typer.Option(help="Recorded in the strategy file; the solvers are deterministic.")] = 0,
     checkpoints: Annotated[
@@ -67,6 +71,13 @@ def solve_command(
         Path | None, typer.Option(help="Save the solver state here at every evaluation point and on Ctrl-C.")
     ] = None,
     resume: Annotated[bool, typer.Option(help="Continue from --checkpoint-file.")] = False,
+    force: Annotated[bool, typer.Option(help="Start over even if --checkpoint-file exists (it is overwritten).")] = False,
+    checkpoint_every: Annotated[
+        int | None, typer.Option(min=1, help="Also save the checkpoint every N iterations.")
+    ] = None,
+    checkpoint_seconds: Annotated[
+        float, typer.Option(min=0.0, help="Also save the checkpoint when this many seconds passed since the last (0: never).")
+    ] = 600.0,
     trunk_depth: Annotated[
         int, typer.Option(min=1, help="cfr-d: the trunk ends after this many public chance events (1: Leduc's first round).")
     ] = 1,
@@ -96,6 +107,18 @@ def solve_command(
     values instead; 'subgame resolve FILE' rebuilds the full strategy from it.
     """
     params = parse_params(param)
+    if algo != "cfr-d":
+        given = [name for name, value, default in (
+            ("--trunk-depth", trunk_depth, 1), ("--trunk-public-depth", trunk_public_depth, None),
+            ("--subgame-iterations", subgame_iterations, 100), ("--subgame-batch", subgame_batch, 1),
+            ("--cached-subgames", cached_subgames, 0), ("--workers", workers, 1), ("--backend", backend, "serial"),
+            ("--exact", exact, False)) if value != default]
+        if given:
+            verb = "applies" if len(given) == 1 else "apply"
+            raise CommandLineError(f"{', '.join(given)} {verb} to --algo cfr-d only; drop {'it' if len(given) == 1 else 'them'} "
+                                   "or choose --algo cfr-d")
+    _check_outputs(out, checkpoint_file, resume, force)
+    cadence = driver.Cadence(iterations=checkpoint_every, seconds=checkpoint_seconds or None)
     if algo == "lp" and (checkpoint_file is not None or resume):
         raise CommandLineError("--checkpoint-file and --resume apply to the CFR algorithms, not to --algo lp")
     if resume and checkpoint_file is None:
@@ -103,13 +126,12 @@ def solve_command(
     if algo == "cfr-d":
         split = TrunkSplit(rounds=trunk_depth) if trunk_public_depth is None else TrunkSplit(depth=trunk_public_depth)
         config = CFRDConfig(subgame_iterations, batch=subgame_batch, cached_chunks=cached_subgames)
+        if checkpoint_every is None:
+            cadence = replace(cadence, iterations=max(1, iterations // CFR_D_CHECKPOINTS))
         _solve_cfr_d(game, params, iterations, split, config, workers, backend, out, seed, as_json, checkpoint_file, resume,
-                     exact)
+                     exact, cadence)
         return
-    if exact:
-        raise CommandLineError("--exact applies to --algo cfr-d (the other algorithms always report exact exploitability)")
     tree = compile_named(game, params)
-    _make_parents(out, checkpoint_file)
     meta: dict[str, Any] = {"game": game, "params": params, "algo": algo, "seed": seed}
     title = f"{game_label(game, params)}: {algo}"
     started = time.perf_counter()
@@ -121,7 +143,7 @@ def solve_command(
     with progress_bar(iterations, solver.iteration, not as_json) as update:
         run = driver.run(
             solver, driver.Budget(iterations=iterations), evaluate_at=points, on_evaluation=curve_point,
-            checkpoint=checkpoint_file, checkpoint_every=driver.Cadence(at=frozenset(points)), progress=update,
+            checkpoint=checkpoint_file, checkpoint_every=replace(cadence, at=frozenset(points)), progress=update,
         )
     curve = list(run.evaluations)
     save_strategy(solver.average_strategy(), out, tree, game=game, params=params, algo=algo, seed=seed)
@@ -143,11 +165,16 @@ def solve_command(
         show(f"wrote {out} ({solver.iteration} iterations, {seconds:.2f} s)")
 
 
-def _make_parents(*paths: Path | None) -> None:
-    """Create the folders of the output files: fail before a long run, not after it."""
-    for path in paths:
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
+def _check_outputs(out: Path, checkpoint: Path | None, resume: bool, force: bool) -> None:
+    """Refuse, before any work, an output that cannot be written and a checkpoint a new run would overwrite."""
+    output_file(out, "--out")
+    if checkpoint is None:
+        return
+    output_file(checkpoint, "--checkpoint-file")
+    if checkpoint.exists() and not resume and not force:
+        raise CommandLineError(
+            f"checkpoint {checkpoint} exists: continue that run with --resume, or start over with --force (it is overwritten)"
+        )
 
 
 def _start_solver(tree: PublicTree, algo: str, iterations: int, checkpoint: Path | None, resume: bool) -> CFRSolver:
@@ -191,7 +218,7 @@ def _solve_lp(tree: PublicTree, out: Path, meta: dict[str, Any], title: str, sta
 
 def _solve_cfr_d(game: str, params: dict[str, str], iterations: int, split: TrunkSplit, config: CFRDConfig,
                  workers: int, backend: Backend, out: Path, seed: int, as_json: bool,
-                 checkpoint: Path | None, resume: bool, exact: bool) -> None:
+                 checkpoint: Path | None, resume: bool, exact: bool, cadence: driver.Cadence) -> None:
     """``solve --algo cfr-d``: CFR-D, writing the trunk strategy and average root values.
 
     It reports the exploitability the stored values certify, computed on the trunk alone.
@@ -201,7 +228,6 @@ def _solve_cfr_d(game: str, params: dict[str, str], iterations: int, split: Trun
     ``checkpoint`` the run is saved every twentieth of the way and on Ctrl-C (then what
     CFR-D has so far is also written to ``out``); ``resume`` continues it.
     """
-    _make_parents(out, checkpoint)
     started = time.perf_counter()
     game_obj = load_game(game, **params)
     executor = make_executor(backend if workers > 1 or backend == "ray" else "serial", workers)
@@ -217,7 +243,7 @@ def _solve_cfr_d(game: str, params: dict[str, str], iterations: int, split: Trun
         with progress_bar(iterations, solver.iteration, not as_json) as update:
             run = driver.run(
                 solver, driver.Budget(iterations=iterations), checkpoint=checkpoint,
-                checkpoint_every=driver.Cadence(iterations=max(1, iterations // CFR_D_CHECKPOINTS)), progress=update,
+                checkpoint_every=cadence, progress=update,
             )
     finally:
         executor.close()

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..eval.best_response import Exploitability, exploitability
+from ..files import write_atomic
 from ..solve.cfr import CFRSolver
 from .report import markdown_table
 
@@ -120,8 +121,7 @@ def plot_curve(curve: list[CurvePoint], path: str | Path, title: str) -> Path:
     ax.grid(True, which="both", alpha=0.3)
     mbb = ax.secondary_yaxis("right", functions=(_chips_to_mbb, _mbb_to_chips))
     mbb.set_ylabel("exploitability (mbb/g)")
-    fig.savefig(path, format="png", dpi=120)
-    return path
+    return write_atomic(path, lambda f: fig.savefig(f, format="png", dpi=120))
 
 
 def _chips_to_mbb(chips: Any) -> Any:

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..files import write_atomic, write_text
+
 
 @dataclass(frozen=True)
 class Series:
@@ -38,9 +40,7 @@ class ExperimentResult:
     def write(self, out_dir: str | Path) -> tuple[Path, Path | None]:
         """Write ``NAME.md`` and, if there is something to plot, ``NAME.png`` into ``out_dir``."""
         out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        md = out / f"{self.name}.md"
-        md.write_text(self.markdown())
+        md = write_text(out / f"{self.name}.md", self.markdown())
         png = None
         if self.series:
             png = plot_series(self.series, out / f"{self.name}.png", self.title, self.xlabel, self.ylabel, self.logx, self.logy)
@@ -80,5 +80,4 @@ def plot_series(series: Sequence[Series], path: Path, title: str, xlabel: str, y
     ax.set_title(textwrap.fill(title, 64), fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
-    fig.savefig(path, format="png", dpi=120)
-    return path
+    return write_atomic(path, lambda f: fig.savefig(f, format="png", dpi=120))

@@ -8,6 +8,7 @@ are converted to the type of the default.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -65,6 +66,15 @@ GAMES: dict[str, GameEntry] = {
 
 
 def _convert(name: str, key: str, value: Any, default: Any) -> Any:
+    """``value`` (text from the command line, or a Python value) as the type of ``default``, finite."""
+    converted = _as_type(name, key, value, default)
+    numbers = converted if isinstance(converted, tuple) else (converted,)
+    if any(isinstance(x, float) and not math.isfinite(x) for x in numbers):
+        raise GameDefinitionError(f"{name}: parameter {key}={value!r} is not a finite number")
+    return converted
+
+
+def _as_type(name: str, key: str, value: Any, default: Any) -> Any:
     if not isinstance(value, str):
         return value
     try:

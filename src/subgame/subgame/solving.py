@@ -280,6 +280,9 @@ def resolve_all(
     (of these roots) may be passed in when several methods are applied to one blueprint.
     """
     roots = subgame_roots(tree) if roots is None else list(roots)
+    if not roots:
+        raise SubgameError(f"{tree.game_name}: no subgame to re-solve (no public state starts a betting round after a "
+                           "public chance event); give the roots, e.g. the public nodes of one depth")
     bv = values if values is not None else blueprint_values(tree, blueprint)
     if bv.blueprint is not blueprint:
         raise SubgameError("the blueprint values given were computed for another blueprint")

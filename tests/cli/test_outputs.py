@@ -1,0 +1,106 @@
+"""Nothing lost, nothing harmed: outputs checked before any work, checkpoints kept, signals answered."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from subgame.strategy import Strategy
+from tests.cli.test_cli import invoke
+
+
+def test_an_output_that_is_not_a_regular_file_is_refused_before_the_run(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for out, why in ((fifo, "not a regular file"), (tmp_path, "is a folder")):
+        result = invoke("solve", "kuhn", "-n", "5", "--out", out)
+        assert result.exit_code == 2 and why in result.output and "iteration" not in result.output
+    assert fifo.exists() and not fifo.is_file()  # still the FIFO it was
+    blocker = tmp_path / "file.txt"
+    blocker.write_text("x")
+    result = invoke("solve", "kuhn", "-n", "5", "--out", blocker / "s.npz")
+    assert result.exit_code == 2 and "cannot create its folder" in result.output
+    assert blocker.read_text() == "x"
+
+
+def test_a_symlinked_output_writes_its_target(tmp_path):
+    target, link = tmp_path / "real.npz", tmp_path / "link.npz"
+    target.write_bytes(b"")
+    link.symlink_to(target)
+    assert invoke("solve", "kuhn", "-n", "5", "--out", link).exit_code == 0
+    assert link.is_symlink() and Strategy.load(target).probs[0].shape[0] > 0
+
+
+def test_an_existing_checkpoint_is_never_overwritten_by_a_new_run(tmp_path):
+    ckpt = tmp_path / "c.npz"
+    assert invoke("solve", "kuhn", "-n", "5", "--out", tmp_path / "a.npz", "--checkpoint-file", ckpt).exit_code == 0
+    before = ckpt.read_bytes()
+    again = invoke("solve", "kuhn", "-n", "7", "--out", tmp_path / "b.npz", "--checkpoint-file", ckpt)
+    assert again.exit_code == 2 and "--resume" in again.output and "--force" in again.output
+    assert ckpt.read_bytes() == before
+    forced = invoke("solve", "kuhn", "-n", "7", "--out", tmp_path / "b.npz", "--checkpoint-file", ckpt, "--force")
+    assert forced.exit_code == 0 and ckpt.read_bytes() != before
+
+
+def test_bad_numbers_and_misplaced_options_are_one_clear_error(tmp_path):
+    nan = invoke("solve", "coin_toss", "-p", "sell_heads=nan", "-n", "5", "--out", tmp_path / "x.npz")
+    assert nan.exit_code == 2 and "sell_heads='nan' is not a finite number" in nan.output
+    assert not (tmp_path / "x.npz").exists()
+    misplaced = invoke("solve", "kuhn", "--subgame-batch", "4", "--workers", "2", "--out", tmp_path / "y.npz")
+    assert misplaced.exit_code == 2 and "--subgame-batch, --workers apply to --algo cfr-d only" in misplaced.output
+
+
+def test_version_and_help():
+    from subgame import __version__
+
+    assert invoke("--version").output.strip() == f"subgame {__version__}"
+    assert "cfr-d" in invoke("solve", "--help").output
+
+
+def test_progress_is_a_plain_line_off_a_terminal(tmp_path):
+    result = invoke("solve", "kuhn", "-n", "5", "--out", tmp_path / "s.npz")
+    assert result.exit_code == 0 and "iteration 5/5" in result.output
+
+
+def test_resolve_all_without_subgames_says_what_to_do():
+    from subgame.errors import SubgameError
+    from subgame.games import load_game
+    from subgame.subgame import resolve_all
+    from tests.conftest import compiled
+
+    tree = compiled("kuhn")
+    with pytest.raises(SubgameError, match="no subgame to re-solve"):
+        resolve_all(load_game("kuhn"), tree, Strategy.uniform(tree), "resolve")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_a_scheduler_signal_keeps_the_run_and_it_resumes_bitwise(tmp_path, sig):
+    """A real signal to a child process: checkpoint and partial result written, one line, exit 130."""
+    ckpt, partial = tmp_path / "c.npz", tmp_path / "partial.npz"
+    cmd = [sys.executable, "-m", "subgame.cli", "solve", "leduc", "-n", "1000000", "--checkpoint-file", str(ckpt),
+           "--checkpoint-every", "20", "--checkpoints", "1", "--out", str(partial)]
+    child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not ckpt.exists() and time.monotonic() < deadline and child.poll() is None:
+        time.sleep(0.05)
+    child.send_signal(sig)
+    _, err = child.communicate(timeout=60)
+    assert child.returncode == 130, err
+    assert "interrupted at iteration" in err and err.count("interrupted") == 1
+    from subgame.solve.cfr import read_checkpoint
+
+    stopped = int(read_checkpoint(ckpt)[0]["iteration"])
+    assert stopped >= 20 and Strategy.load(partial).probs[0].size > 0  # the partial result was written
+    target = stopped + 7
+    resumed = invoke("solve", "leduc", "-n", target, "--checkpoint-file", ckpt, "--resume", "--out", tmp_path / "r.npz")
+    straight = invoke("solve", "leduc", "-n", target, "--out", tmp_path / "s.npz")
+    assert resumed.exit_code == 0 and straight.exit_code == 0
+    a, b = Strategy.load(tmp_path / "r.npz"), Strategy.load(tmp_path / "s.npz")
+    for p in (0, 1):
+        assert np.array_equal(a.probs[p], b.probs[p])
