@@ -69,10 +69,10 @@ class CFRDConfig:
         batch: subgames per inner solve (one forest, one vectorized CFR run). Memory
             holds the trunk plus one batch of subgames; 1 is the paper's bound.
         cached_chunks: compiled chunk structures kept between iterations (never solver
-            state); ``None`` keeps all (the whole game's structure), 0 none. Measured on
-            Leduc-type games (``benchmarks/memory_cfr_d.py``): compiling one subgame takes
-            about 1 ms, a quarter of CFR-D's time at K = 50 with ``batch=1`` and about half
-            at K = 10; caching removes that cost for the chunks it holds.
+            state); ``None`` keeps all (the whole game's structure), 0 none. On Leduc
+            compiling one subgame takes about 1 ms, a quarter of CFR-D's time at K = 50
+            with ``batch=1`` and about half at K = 10; caching removes that cost for the
+            chunks it holds, at the memory of their structure.
     """
 
     subgame_iterations: int = 200
