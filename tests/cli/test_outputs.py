@@ -104,3 +104,12 @@ def test_a_scheduler_signal_keeps_the_run_and_it_resumes_bitwise(tmp_path, sig):
     a, b = Strategy.load(tmp_path / "r.npz"), Strategy.load(tmp_path / "s.npz")
     for p in (0, 1):
         assert np.array_equal(a.probs[p], b.probs[p])
+
+
+def test_a_game_too_big_for_memory_is_refused_before_it_is_built(tmp_path):
+    huge = invoke("solve", "leduc", "-p", "num_ranks=1000000", "-n", "1", "--out", tmp_path / "x.npz")
+    assert huge.exit_code == 2 and "hole-card combinations need about" in huge.output and "Traceback" not in huge.output
+    capped = invoke("solve", "leduc", "-p", "num_ranks=6", "-p", "num_suits=4", "-p", "hole_cards=2", "--max-memory", "0.01",
+                    "-n", "1", "--out", tmp_path / "y.npz")
+    assert capped.exit_code == 2 and "private states in its first" in capped.output and "raise the limit" in capped.output
+    assert invoke("solve", "leduc", "--max-memory", "0.01", "-n", "1", "--out", tmp_path / "z.npz").exit_code == 0

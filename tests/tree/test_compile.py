@@ -166,3 +166,24 @@ def test_the_game_names_its_compiler():
         compile_game(PokerNamed())
     with pytest.raises(GameDefinitionError, match="no public-tree compiler is called 'elsewhere'"):
         compile_game(Unknown())
+
+
+@pytest.mark.parametrize("params", [
+    {"num_ranks": 4, "num_suits": 4, "hole_cards": 2},
+    {"num_ranks": 6, "num_suits": 4, "hole_cards": 2},
+    {"num_ranks": 5, "num_suits": 3, "hole_cards": 2},
+    {"num_ranks": 8, "num_suits": 2, "hole_cards": 1},
+    {"num_ranks": 3, "num_suits": 4, "hole_cards": 2, "board_cards": "0,1,1", "raise_sizes": "2,4,4",
+     "max_raises": "1,1,1", "first_player": "0,0,0"},
+])
+def test_the_size_budget_matches_what_poker_trees_hold(params):
+    """The compiler's size estimate is what trees really hold, within 25 %: it refuses a budget of
+    0.8 times the measured size and accepts 1.25 times."""
+    from subgame.errors import GameDefinitionError
+    from subgame.tree.size import tree_bytes
+
+    game = load_game("leduc", **params)
+    measured = tree_bytes(compile_game(game))
+    with pytest.raises(GameDefinitionError, match="allowed"):
+        compile_game(game, max_bytes=int(0.8 * measured))
+    assert tree_bytes(compile_game(game, max_bytes=int(1.25 * measured))) == measured

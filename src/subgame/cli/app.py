@@ -108,9 +108,10 @@ def parse_params(items: list[str]) -> dict[str, str]:
     return params
 
 
-def compile_named(game: str, params: dict[str, str]) -> PublicTree:
-    """The public tree of a game named on the command line."""
-    return compile_game(load_game(game, **params))
+def compile_named(game: str, params: dict[str, str], max_memory_gib: float | None = None) -> PublicTree:
+    """The public tree of a game named on the command line, refused if it would not fit (or exceed ``max_memory_gib``)."""
+    max_bytes = None if max_memory_gib is None else int(max_memory_gib * 2**30)
+    return compile_game(load_game(game, **params), max_bytes=max_bytes)
 
 
 def game_label(game: str, params: dict[str, str]) -> str:

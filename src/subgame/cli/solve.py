@@ -93,6 +93,9 @@ def solve_command(
     ] = 0,
     workers: Annotated[int, typer.Option(min=1, help="cfr-d: processes (or Ray CPUs) for the subgame solves.")] = 1,
     backend: Annotated[Backend, typer.Option(help="cfr-d: where subgame solves run: serial, process, ray.")] = "serial",
+    max_memory: Annotated[
+        float | None, typer.Option(min=0.001, help="GiB the compiled tree may take (default: the memory available now).")
+    ] = None,
     exact: Annotated[
         bool, typer.Option(help="cfr-d: also re-solve every subgame and compute the exact exploitability on the whole "
                                 "tree (refused when its size estimate does not fit in the available memory).")
@@ -131,7 +134,7 @@ def solve_command(
         _solve_cfr_d(game, params, iterations, split, config, workers, backend, out, seed, as_json, checkpoint_file, resume,
                      exact, cadence)
         return
-    tree = compile_named(game, params)
+    tree = compile_named(game, params, max_memory)
     meta: dict[str, Any] = {"game": game, "params": params, "algo": algo, "seed": seed}
     title = f"{game_label(game, params)}: {algo}"
     started = time.perf_counter()

@@ -27,6 +27,7 @@ def compile_game(
     depth_limit: int | None = None,
     chance_limit: int | None = None,
     leaf_histories: bool = False,
+    max_bytes: int | None = None,
 ) -> PublicTree:
     """Compile ``game`` (or a part of it) into a public tree with the compiler it declares.
 
@@ -44,5 +45,5 @@ def compile_game(
         )
     return compiler(
         game, public_state=public_state, public_states=public_states, depth_limit=depth_limit, chance_limit=chance_limit,
-        leaf_histories=leaf_histories,
+        leaf_histories=leaf_histories, max_bytes=max_bytes,
     )

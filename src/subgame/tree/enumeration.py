@@ -21,6 +21,7 @@ from ..errors import GameDefinitionError
 from ..games.base import CHANCE, TERMINAL, Game, State, game_fingerprint
 from .operators import SparseTerminal
 from .public_tree import CHANCE_NODE, DECISION, LEAF, TERMINAL_NODE, HistoryAtNode, LeafHistories, PlayerArrays, PublicTree
+from .size import SizeBudget
 
 
 @dataclass
@@ -42,6 +43,7 @@ def enumerate_game(
     depth_limit: int | None = None,
     chance_limit: int | None = None,
     leaf_histories: bool = False,
+    max_bytes: int | None = None,
 ) -> PublicTree:
     """Compile ``game``, or its part below one or several public states, by walking every history.
 
@@ -63,6 +65,8 @@ def enumerate_game(
         leaf_histories: keep every history of every leaf in ``tree.leaf_data`` (one
             record per history: as many as the whole cut-off part of the game has at
             its leaves, so only for leaf values computed by walking histories).
+        max_bytes: refuse a tree whose private states alone would need more (see
+            :class:`~subgame.tree.size.SizeBudget`); ``None``: the memory available now.
     """
     if public_state is not None and public_states is not None:
         raise GameDefinitionError("give either public_state or public_states, not both")
@@ -77,7 +81,7 @@ def enumerate_game(
         if missing:
             raise GameDefinitionError(f"{game.name}: no history has the public observations {list(missing[0])!r}")
         roots = [h for k in keys for h in found[k]]
-    return _Compiler(game, depth_limit, chance_limit, leaf_histories).run(roots)
+    return _Compiler(game, depth_limit, chance_limit, leaf_histories, SizeBudget.of(game.name, max_bytes)).run(roots)
 
 
 def _expand_chance(game: Game, h: _History) -> list[_History]:
@@ -118,8 +122,10 @@ def _histories_at(game: Game, keys: set[tuple[str, ...]]) -> dict[tuple[str, ...
 
 
 class _Compiler:
-    def __init__(self, game: Game, depth_limit: int | None, chance_limit: int | None = None, leaf_histories: bool = False):
+    def __init__(self, game: Game, depth_limit: int | None, chance_limit: int | None = None, leaf_histories: bool = False,
+                 budget: SizeBudget | None = None):
         self.game = game
+        self.budget = budget
         self.leaf_histories = leaf_histories
         self.depth_limit = depth_limit
         self.chance_limit = chance_limit
@@ -239,6 +245,8 @@ class _Compiler:
                     h.priv_index = (g, -1)
                 else:
                     h.priv_index = (h.priv_index[0], g)
+        if self.budget is not None:
+            self.budget.check_states(len(self.p_node[0]) + len(self.p_node[1]), n + 1)
         return n
 
     def _children(self, n: int, group: list[_History]) -> list[_History]:

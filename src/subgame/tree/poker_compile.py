@@ -54,6 +54,7 @@ from .public_tree import (
     PublicTree,
     ValueOperator,
 )
+from .size import SizeBudget
 
 
 def compile_poker(
@@ -66,6 +67,7 @@ def compile_poker(
     chance_limit: int | None = None,
     board: Sequence[int] | None = None,
     leaf_histories: bool = False,
+    max_bytes: int | None = None,
 ) -> PublicTree:
     """Compile ``game`` (or a part of it) into a public tree without enumerating histories.
 
@@ -85,6 +87,9 @@ def compile_poker(
             only. Chance probabilities stay those of the full game, so values are the
             board's share of the game's value. This is how a hold'em river subgame with
             one fixed board is compiled.
+        max_bytes: refuse, before allocating, a tree estimated to need more (at
+            :data:`~subgame.tree.size.BYTES_PER_PRIVATE_STATE` per private state, checked
+            as the public states are walked); ``None``: the memory available now.
         leaf_histories: store the histories of each depth-limit leaf in ``leaf_data``
             (one Python object per history at the leaves, as costly as the whole cut-off
             part of the game: off unless leaf values are computed by walking histories).
@@ -102,10 +107,12 @@ def compile_poker(
     if public_state is not None and public_states is not None:
         raise GameDefinitionError("give either public_state or public_states, not both")
     keys = [tuple(k) for k in public_states] if public_states is not None else [tuple(public_state or ())]
+    budget = SizeBudget.of(game.name, max_bytes)
+    budget.check_hands(comb(game.spec.deck_size, game.spec.hole_cards), game.spec.deck_size)
     deck = _Deck.of(game)
     fixed = _check_board(game, board)
     roots = [_public_root(game, key, fixed) for key in keys]
-    builder = _Builder(game, deck, depth_limit, fixed, leaf_histories, sparse_threshold, chance_limit)
+    builder = _Builder(game, deck, depth_limit, fixed, leaf_histories, sparse_threshold, chance_limit, budget)
     return builder.run(roots)
 
 
@@ -321,8 +328,11 @@ class _Builder:
     """The breadth-first walk over public states and the arrays it fills."""
 
     def __init__(self, game: PokerGame, deck: _Deck, depth_limit: int | None, fixed: tuple[int, ...] | None,
-                 leaf_histories: bool, sparse_threshold: int, chance_limit: int | None = None):
+                 leaf_histories: bool, sparse_threshold: int, chance_limit: int | None = None,
+                 budget: SizeBudget | None = None):
         self.game = game
+        self.budget = budget
+        self.sparse_entries = 0  # payoff-matrix entries of terminals small enough to be one sparse matrix
         self.deck = deck
         self.depth_limit = depth_limit
         self.chance_limit = chance_limit
@@ -376,6 +386,11 @@ class _Builder:
         node.start = (self.count[0], self.count[1])
         for p in range(2):
             self.count[p] += node.board.hands.size
+        if kind == TERMINAL_NODE and node.board.hands.size <= self.sparse_threshold:
+            left = self.deck.size - len(node.board.cards)  # each hand meets the opponent's hands disjoint from it
+            self.sparse_entries += node.board.hands.size * comb(left - self.deck.hole, self.deck.hole)
+        if self.budget is not None:
+            self.budget.check_states(self.count[0] + self.count[1], len(self.nodes) + 1, self.sparse_entries)
         if kind == DECISION:
             node.inf_start = self.infosets[who]
             self.infosets[who] += node.board.hands.size
