@@ -16,8 +16,10 @@ def test_resolve_convergence_reduced(tmp_path):
     assert resolve_convergence(blueprint_iterations=500, max_iterations=300).markdown() == r.markdown()
 
 
-def test_technique_table_reduced_orderings():
+def test_technique_table_reduced_orderings(tmp_path):
     r = technique_table(games=("leduc",), methods=("unsafe", "resolve", "maxmargin", "reach-maxmargin"), subgame_iterations=200)
+    _, png = r.write(tmp_path)
+    assert png is not None and png.read_bytes()[:4] == b"\x89PNG"  # every experiment draws its table
     by = {(row[1].split()[0], row[2]): row[3] for row in r.rows}
     for bp in ("coarse", "abstract"):
         assert by[(bp, "resolve")] <= by[(bp, "blueprint")] + 1e-9

@@ -33,6 +33,7 @@ class ExperimentResult:
     logx: bool = True
     logy: bool = True
     notes: Sequence[str] = field(default_factory=tuple)
+    xticklabels: Sequence[str] = ()  #: names of the x positions 0, 1, ... for a categorical x axis
 
     def markdown(self) -> str:
         return f"## {self.title}\n\n" + markdown_table(self.headers, self.rows) + "".join(f"\n{n}\n" for n in self.notes)
@@ -43,7 +44,8 @@ class ExperimentResult:
         md = write_text(out / f"{self.name}.md", self.markdown())
         png = None
         if self.series:
-            png = plot_series(self.series, out / f"{self.name}.png", self.title, self.xlabel, self.ylabel, self.logx, self.logy)
+            png = plot_series(self.series, out / f"{self.name}.png", self.title, self.xlabel, self.ylabel, self.logx, self.logy,
+                              self.xticklabels)
         return md, png
 
 
@@ -62,7 +64,7 @@ def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> 
 
 
 def plot_series(series: Sequence[Series], path: Path, title: str, xlabel: str, ylabel: str,
-                logx: bool = True, logy: bool = True) -> Path:
+                logx: bool = True, logy: bool = True, xticklabels: Sequence[str] = ()) -> Path:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -75,6 +77,8 @@ def plot_series(series: Sequence[Series], path: Path, title: str, xlabel: str, y
         ax.set_xscale("log")
     if logy:
         ax.set_yscale("log")
+    if xticklabels:
+        ax.set_xticks(range(len(xticklabels)), list(xticklabels), rotation=45, ha="right", fontsize=7)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(textwrap.fill(title, 64), fontsize=9)

@@ -132,12 +132,18 @@ def technique_table(
                 rows.append((name, bp_name, method, e, 1000 * e, *PAPER_TABLE_1.get(method, ("", "", ""))))
         notes.append(f"{name}: {time.perf_counter() - t0:.1f} s for both blueprints and all methods.")
     notes.append(f"Subgames re-solved with CFR+ for {subgame_its} iterations; seed {seed} (deterministic).")
+    labels = ("blueprint", *methods)
+    series = [
+        Series(f"{g}, {bp}", list(range(len(labels))), [float(r[4]) for r in rows if r[0] == g and r[1] == bp])
+        for g, bp in dict.fromkeys((r[0], r[1]) for r in rows)
+    ]
     return ExperimentResult(
         "technique-table",
         "Exploitability of subgame-solving techniques (safe-and-nested paper, Table 1)",
         ("game", "blueprint", "method", "ours (chips/hand)", "ours (mbb/hand)",
          "paper NLFH small (mbb/h)", "paper NLFH large (mbb/h)", "paper NLTH (mbb/h)"),
-        rows, notes=tuple(notes),
+        rows, series=series, xlabel="method", ylabel="exploitability (mbb/hand)", logx=False, logy=True,
+        notes=tuple(notes), xticklabels=labels,
     )
 
 
