@@ -65,6 +65,8 @@ class PokerSpec:
                 f"the deal needs {dealt} cards (2×{self.hole_cards} hole + {sum(self.board_cards)} board) "
                 f"but the deck has only {self.deck_size} ({self.num_ranks} ranks × {self.num_suits} suits)"
             )
+        if len(self.blinds) != 2:
+            raise bad(f"blinds needs one entry per player (two, e.g. 0,0 or 1,2), got {self.blinds}")
         if self.betting not in ("limit", "nolimit"):
             raise bad(f"betting must be 'limit' or 'nolimit', got {self.betting!r}")
         if self.ante < 0 or min(self.blinds) < 0:
