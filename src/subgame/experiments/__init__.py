@@ -13,6 +13,7 @@ from .convergence import (
     log_spaced,
     plot_curve,
 )
+from .exploit import cdbr_table
 from .report import ExperimentResult, Series
 from .subgame_solving import resolve_convergence, resolve_vs_blueprint, technique_table
 
@@ -23,6 +24,7 @@ EXPERIMENTS: dict[str, Callable[..., ExperimentResult]] = {
     "technique-table": technique_table,
     "resolve-vs-blueprint": resolve_vs_blueprint,
     "cfr-d": cfr_d_experiment,
+    "cdbr-table": cdbr_table,
 }
 
 __all__ = [
