@@ -13,7 +13,7 @@ from .convergence import (
     log_spaced,
     plot_curve,
 )
-from .exploit import cdbr_table
+from .exploit import cdbr_table, cdrnr_tradeoff
 from .report import ExperimentResult, Series
 from .subgame_solving import resolve_convergence, resolve_vs_blueprint, technique_table
 
@@ -25,6 +25,7 @@ EXPERIMENTS: dict[str, Callable[..., ExperimentResult]] = {
     "resolve-vs-blueprint": resolve_vs_blueprint,
     "cfr-d": cfr_d_experiment,
     "cdbr-table": cdbr_table,
+    "cdrnr-tradeoff": cdrnr_tradeoff,
 }
 
 __all__ = [
