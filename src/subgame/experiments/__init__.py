@@ -13,7 +13,7 @@ from .convergence import (
     log_spaced,
     plot_curve,
 )
-from .exploit import cdbr_table, cdrnr_tradeoff
+from .exploit import cdbr_table, cdbr_vs_lbr, cdrnr_tradeoff
 from .report import ExperimentResult, Series
 from .subgame_solving import resolve_convergence, resolve_vs_blueprint, technique_table
 
@@ -26,6 +26,7 @@ EXPERIMENTS: dict[str, Callable[..., ExperimentResult]] = {
     "cfr-d": cfr_d_experiment,
     "cdbr-table": cdbr_table,
     "cdrnr-tradeoff": cdrnr_tradeoff,
+    "cdbr-vs-lbr": cdbr_vs_lbr,
 }
 
 __all__ = [
