@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .app import app
 from .evaluate import evaluate_command
+from .exploit import exploit_command
 from .games import games_command
 from .quickstart import quickstart_command
 from .reproduce import reproduce_command
@@ -21,6 +22,7 @@ for _name, _command in (
     ("quickstart", quickstart_command),
     ("resolve", resolve_command),
     ("reproduce", reproduce_command),
+    ("exploit", exploit_command),
 ):
     app.command(_name)(_command)
 

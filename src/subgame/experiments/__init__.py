@@ -13,6 +13,7 @@ from .convergence import (
     log_spaced,
     plot_curve,
 )
+from .exploit import cdbr_table, cdbr_vs_lbr, cdrnr_tradeoff
 from .report import ExperimentResult, Series
 from .subgame_solving import resolve_convergence, resolve_vs_blueprint, technique_table
 
@@ -23,6 +24,9 @@ EXPERIMENTS: dict[str, Callable[..., ExperimentResult]] = {
     "technique-table": technique_table,
     "resolve-vs-blueprint": resolve_vs_blueprint,
     "cfr-d": cfr_d_experiment,
+    "cdbr-table": cdbr_table,
+    "cdrnr-tradeoff": cdrnr_tradeoff,
+    "cdbr-vs-lbr": cdbr_vs_lbr,
 }
 
 __all__ = [

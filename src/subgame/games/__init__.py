@@ -18,7 +18,7 @@ from .base import CHANCE, TERMINAL, Game, game_fingerprint
 from .dice import LiarsDice
 from .goofspiel import Goofspiel
 from .poker import KUHN, LEDUC, LEDUC_NOLIMIT, PokerGame, PokerSpec
-from .small import CoinToss, MatchingPenniesChoice, RockPaperScissors, RPSPlus
+from .small import CoinToss, MatchingPenniesChoice, RedGreenCoin, RockPaperScissors, RPSPlus
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,8 @@ GAMES: dict[str, GameEntry] = {
         GameEntry("rps_plus", "RPS+: Scissors wins or loses 2 (Brown et al. 2018, Fig. 1a)", {}, RPSPlus),
         GameEntry("matching_pennies", "Matching pennies with a choice of version (Milec et al., Fig. 2)", {},
                   MatchingPenniesChoice),
+        GameEntry("red_green_coin", "The red/green coin game where gadgets fail (Milec et al., §5, Fig. 3)",
+                  {"rh": -4.0, "rt": -1.0, "gh": -2.0, "gt": 3.0}, RedGreenCoin),
     ]
 }
 

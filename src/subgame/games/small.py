@@ -4,6 +4,7 @@
 * :class:`RockPaperScissors` — Burch, Johanson & Bowling 2014, Fig. 1 (sequential RPS),
   and RPS+ of Brown, Sandholm & Amos 2018, Fig. 1a (Scissors wins or loses 2).
 * :class:`MatchingPenniesChoice` — Milec, Kubíček & Lisý, §2, Fig. 2.
+* :class:`RedGreenCoin` — Milec, Kubíček & Lisý, §5, Fig. 3 (the gadget counterexample).
 
 All are written in the factored-observation form of :mod:`subgame.games.base`; states
 are tuples of the moves so far (:data:`Moves`).
@@ -192,3 +193,59 @@ class MatchingPenniesChoice(Game[Moves]):
 
     def utility_bound(self) -> float:
         return 2.0
+
+
+class RedGreenCoin(Game[Moves]):
+    """The red/green coin game of the continual-responses paper (§5, Fig. 3), where gadgets fail.
+
+    Chance picks a red or a green coin; player 1 (the paper's player 2) sees it and places
+    it heads or tails up (RH, RT, GH, GT); player 0, who sees nothing, Plays or Quits. Quit
+    pays 0; Play pays player 0 the payoff of the placement. The figure's payoffs are not in
+    the text we have; the defaults are our reconstruction from the numbers §5 states: the
+    game value is 0 (player 0 quits), player 1's best reply to Play (RH, GH) is worth −3
+    to player 0, the resolving gadget values Play at −3.5 and the max-margin gadget at −2.
+    """
+
+    name = "red_green_coin"
+    COINS = ("Red", "Green")
+    SIDES = ("Heads", "Tails")
+
+    def __init__(self, rh: float = -4.0, rt: float = -1.0, gh: float = -2.0, gt: float = 3.0):
+        self.payoff = ((float(rh), float(rt)), (float(gh), float(gt)))
+
+    @property
+    def params(self) -> Mapping[str, Any]:
+        (rh, rt), (gh, gt) = self.payoff
+        return {"rh": rh, "rt": rt, "gh": gh, "gt": gt}
+
+    def root(self) -> Moves:
+        return ()
+
+    def actor(self, s: Moves) -> int:
+        return (CHANCE, 1, 0)[len(s)] if len(s) < 3 else TERMINAL
+
+    def legal_actions(self, s: Moves) -> tuple[int, ...]:
+        return (0, 1)
+
+    def chance_outcomes(self, s: Moves) -> tuple[tuple[int, float], ...]:
+        return ((0, 0.5), (1, 0.5))
+
+    def next_state(self, s: Moves, a: int) -> Moves:
+        return s + (a,)
+
+    def observations(self, s: Moves, a: int) -> tuple[str, str, str]:
+        if len(s) == 0:
+            return ("coin picked", "", self.COINS[a])
+        if len(s) == 1:
+            return ("coin placed", "", self.SIDES[a])
+        return (self.action_name(s, a), "", "")
+
+    def action_name(self, s: Moves, a: int) -> str:
+        return (self.COINS, self.SIDES, ("Play", "Quit"))[len(s)][a]
+
+    def utility(self, s: Moves) -> float:
+        coin, side, choice = s
+        return self.payoff[coin][side] if choice == 0 else 0.0
+
+    def utility_bound(self) -> float:
+        return max(abs(x) for row in self.payoff for x in row)

@@ -59,6 +59,36 @@ DCFR = CFRConfig(alpha=1.5, beta=0.0, gamma=2.0)
 PRESETS: dict[str, CFRConfig] = {"cfr": CFR, "cfr+": CFR_PLUS, "lcfr": LINEAR_CFR, "dcfr": DCFR}
 
 
+@dataclass(frozen=True, eq=False)
+class Restriction:
+    """Part of one player's play fixed to a model, without copying the tree.
+
+    With probability ``weight`` the player is a *restricted copy* of herself that plays
+    ``probs`` at the information sets in ``mask`` and her own strategy elsewhere; the other
+    player cannot tell the copies apart, so the reach he plays against is
+    ``(1 - weight) · own + weight · restricted`` (the restricted Nash response of Johanson
+    et al. 2008, whose chance node picks the fixed copy with probability p; Milec et al.
+    §4, "the reaches of the fixed strategy injected to the terminal nodes"). With
+    ``weight == 1`` the player simply plays ``probs`` at ``mask`` (frozen information sets:
+    the fixed opponent of a best response or CDBR, the fixed earlier play of the re-solver).
+    A masked copy and the free copy share her strategy at unmasked information sets.
+
+    Attributes:
+        player: whose play is restricted.
+        mask: [I] bool, the restricted information sets.
+        probs: [I, A] the fixed strategy there (rows outside ``mask`` are ignored).
+        weight: the probability of the restricted copy, in [0, 1].
+        root: [R] the restricted copy's reach at the root private states (``None``: the
+            same as the player's own, e.g. from a gadget).
+    """
+
+    player: int
+    mask: np.ndarray
+    probs: np.ndarray
+    weight: float = 1.0
+    root: np.ndarray | None = None
+
+
 class CFRSolver:
     """Mutable solver state over one compiled tree.
 
@@ -71,6 +101,8 @@ class CFRSolver:
             all ones); the gadget player's comes from the gadget instead.
         abstraction: optional card abstraction; information sets of one bucket share
             regrets and strategy (the blueprint of the decomposition paper's Fig. 5).
+        restrictions: at most one :class:`Restriction` per player: a model mixed into her
+            reach (restricted Nash response) or information sets frozen to fixed play.
 
     Attributes:
         regrets: per player [I, A] cumulative regrets ([B, A] over buckets with an abstraction).
@@ -87,6 +119,7 @@ class CFRSolver:
         gadget: RootGadget | None = None,
         root_reach: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
         abstraction: Abstraction | None = None,
+        restrictions: Sequence[Restriction] = (),
     ) -> None:
         if not isinstance(tree, PublicTree):
             raise GameDefinitionError(f"CFRSolver needs a compiled PublicTree (compile_game(game)), got {type(tree).__name__}")
@@ -104,6 +137,7 @@ class CFRSolver:
         self.root_reach = tuple(_checked_root_reach(tree, p, r) for p, r in enumerate(root_reach))
         if gadget is not None and gadget.player not in (0, 1):
             raise GameDefinitionError(f"the gadget's player must be 0 or 1, got {gadget.player!r}")
+        self.restriction = _checked_restrictions(tree, restrictions)
         self.iteration = 0
         self._legal = [pa.legal for pa in tree.players]
         if abstraction is not None:
@@ -123,7 +157,11 @@ class CFRSolver:
 
     # -- strategies ---------------------------------------------------------------------
     def _current(self, p: int) -> np.ndarray:
-        return self._lift(p, regret_matching(self.regrets[p], self._legal[p], self._uniform[p]))
+        sigma = self._lift(p, regret_matching(self.regrets[p], self._legal[p], self._uniform[p]))
+        r = self.restriction[p]
+        if r is not None and r.weight == 1.0:
+            sigma = np.where(r.mask[:, None], r.probs, sigma)
+        return sigma
 
     def current_strategy(self) -> Strategy:
         return Strategy(self.tree.game_id, (self._current(0), self._current(1)))
@@ -157,6 +195,15 @@ class CFRSolver:
         """Player q's transition weights and reach under her strategy ``sigma_q``."""
         sw = transition_weights(self.tree, q, sigma_q)
         return sw, forward_reach(self.tree, q, sw, self._root(q))
+
+    def _seen(self, q: int, sigma_q: np.ndarray, reach_q: np.ndarray) -> np.ndarray:
+        """[G_q] player q's reach as her opponent plays against it (her restricted copy mixed in)."""
+        r = self.restriction[q]
+        if r is None or (r.weight == 1.0 and r.root is None) or r.weight == 0.0:
+            return reach_q
+        sw = transition_weights(self.tree, q, np.where(r.mask[:, None], r.probs, sigma_q))
+        fixed = forward_reach(self.tree, q, sw, r.root if r.root is not None else self._root(q))
+        return fixed if r.weight == 1.0 else (1.0 - r.weight) * reach_q + r.weight * fixed
 
     def _values(self, p: int, sw: np.ndarray, reach: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
         """[G_p] player p's counterfactual values; her root values go to the gadget."""
@@ -192,12 +239,15 @@ class CFRSolver:
         t = self.iteration
         sigma = [self._current(0), self._current(1)]
         (sw0, reach0), (sw1, reach1) = self._reach(0, sigma[0]), self._reach(1, sigma[1])
+        seen1 = self._seen(1, sigma[1], reach1)
         if self.config.alternating:
-            self._update(0, t, sigma[0], self._values(0, sw0, (reach0, reach1)), reach0)
-            sw0, reach0 = self._reach(0, self._current(0))  # player 1 responds to player 0's new strategy
-            self._update(1, t, sigma[1], self._values(1, sw1, (reach0, reach1)), reach1)
+            self._update(0, t, sigma[0], self._values(0, sw0, (reach0, seen1)), reach0)
+            new0 = self._current(0)  # player 1 responds to player 0's new strategy
+            sw0, reach0 = self._reach(0, new0)
+            self._update(1, t, sigma[1], self._values(1, sw1, (self._seen(0, new0, reach0), reach1)), reach1)
         else:
-            v0, v1 = self._values(0, sw0, (reach0, reach1)), self._values(1, sw1, (reach0, reach1))
+            seen0 = self._seen(0, sigma[0], reach0)
+            v0, v1 = self._values(0, sw0, (reach0, seen1)), self._values(1, sw1, (seen0, reach1))
             self._update(0, t, sigma[0], v0, reach0)
             self._update(1, t, sigma[1], v1, reach1)
         for leaf in self.leaves:
@@ -267,6 +317,30 @@ def _checked_root_reach(tree: PublicTree, player: int, reach: np.ndarray | None)
     if not np.all(np.isfinite(out)) or out.min(initial=0.0) < 0:
         raise GameDefinitionError(f"root reach of player {player} must be finite and non-negative")
     return out
+
+
+def _checked_restrictions(
+    tree: PublicTree, restrictions: Sequence[Restriction]
+) -> tuple[Restriction | None, Restriction | None]:
+    out: list[Restriction | None] = [None, None]
+    for r in restrictions:
+        if not isinstance(r, Restriction) or r.player not in (0, 1):
+            raise GameDefinitionError(f"a restriction must be a Restriction of player 0 or 1, got {r!r}")
+        if out[r.player] is not None:
+            raise GameDefinitionError(f"player {r.player} has more than one restriction; merge their masks")
+        pa = tree.players[r.player]
+        if np.shape(r.mask) != (pa.num_infosets,) or np.shape(r.probs) != pa.legal.shape:
+            raise GameDefinitionError(
+                f"restriction of player {r.player}: mask {np.shape(r.mask)} and probs {np.shape(r.probs)} do not fit "
+                f"her {pa.num_infosets} information sets and {pa.legal.shape} strategy"
+            )
+        if not 0.0 <= r.weight <= 1.0:
+            raise GameDefinitionError(f"restriction of player {r.player}: weight must be in [0, 1], got {r.weight!r}")
+        if r.root is not None:
+            _checked_root_reach(tree, r.player, r.root)
+        out[r.player] = Restriction(r.player, np.asarray(r.mask, dtype=bool), np.asarray(r.probs, dtype=np.float64),
+                                    float(r.weight), r.root)
+    return out[0], out[1]
 
 
 def checked_iterations(iterations: int) -> int:
