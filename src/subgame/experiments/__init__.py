@@ -13,6 +13,7 @@ from .convergence import (
     log_spaced,
     plot_curve,
 )
+from .modicum import modicum_vs_cfr_plus
 from .nested import nested_table
 from .report import ExperimentResult, Series
 from .subgame_solving import resolve_convergence, resolve_vs_blueprint, technique_table
@@ -25,6 +26,7 @@ EXPERIMENTS: dict[str, Callable[..., ExperimentResult]] = {
     "resolve-vs-blueprint": resolve_vs_blueprint,
     "cfr-d": cfr_d_experiment,
     "nested-table": nested_table,
+    "modicum": modicum_vs_cfr_plus,
 }
 
 __all__ = [
