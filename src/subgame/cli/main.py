@@ -9,6 +9,7 @@ from __future__ import annotations
 from .app import app
 from .evaluate import evaluate_command
 from .games import games_command
+from .nested import nested_command
 from .quickstart import quickstart_command
 from .reproduce import reproduce_command
 from .resolve import resolve_command
@@ -21,6 +22,7 @@ for _name, _command in (
     ("quickstart", quickstart_command),
     ("resolve", resolve_command),
     ("reproduce", reproduce_command),
+    ("nested", nested_command),
 ):
     app.command(_name)(_command)
 
