@@ -249,7 +249,8 @@ def _check(method: str, root: str) -> None:
 def _write(sigma: list[np.ndarray], player: int, probs: np.ndarray, keys: Sequence[tuple[PublicKey, str]],
            index: dict[tuple[PublicKey, str], int], below: tuple[PublicKey, ...], at: tuple[PublicKey, ...]) -> None:
     """Copy the rows of ``probs`` whose public state is at or under one of ``below`` (or equal to one of ``at``)."""
-    take = [i for i, (k, _) in enumerate(keys) if k in at or any(k[: len(b)] == b for b in below)]
+    heads, lengths = set(below), sorted({len(b) for b in below})
+    take = [i for i, (k, _) in enumerate(keys) if k in at or any(k[:n] in heads for n in lengths)]
     if take:
         rows = rows_in(index, [keys[i] for i in take], "nested subgame")
         sigma[player] = probs_into(sigma[player], rows, probs[take])

@@ -179,20 +179,16 @@ def restrict(
     new_players = []
     for p, pa in enumerate(tree.players):
         legal = pa.legal.copy()
-        if p in players:
-            cache: dict[int, np.ndarray] = {}
+        if p in players and pa.num_infosets:
             nodes = pa.node[pa.infoset_priv]
-            for i, n in enumerate(nodes):
-                n = int(n)
-                if n not in cache:
-                    st = states[n]
-                    if st is None or tree.public_key[n] in opened:
-                        cache[n] = pa.legal[i]
-                    else:
-                        kept = abstraction.kept_names(st)
-                        cache[n] = np.array([nm in kept for nm in pa.action_names[i]]
-                                            + [False] * (pa.max_actions - len(pa.action_names[i])))
-                legal[i] &= cache[n]
+            mask = np.ones((tree.num_nodes, pa.max_actions), dtype=bool)  # one row per public node
+            for i in np.flatnonzero(np.r_[True, nodes[1:] != nodes[:-1]]):
+                n = int(nodes[i])
+                st = states[n]
+                if st is not None and tree.actor[n] == p and tree.public_key[n] not in opened:
+                    kept = abstraction.kept_names(st)
+                    mask[n, : len(pa.action_names[i])] = [nm in kept for nm in pa.action_names[i]]
+            legal &= mask[nodes]
         new_players.append(replace(pa, legal=legal))
     return replace(tree, players=(new_players[0], new_players[1]))
 
