@@ -7,7 +7,7 @@ from subgame.experiments.nested import PAPER_TABLE_2, nested_table
 
 
 def test_nested_table_reduced(tmp_path):
-    kw = dict(num_ranks=3, stack=12, blueprint_iterations=300, subgame_iterations=50)
+    kw = dict(num_ranks=3, stack=10, blueprint_iterations=300, subgame_iterations=50)
     r = nested_table(**kw)
     ours = {row[0]: row[1] for row in r.rows}
     assert set(ours) == set(PAPER_TABLE_2)
