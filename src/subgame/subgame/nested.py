@@ -23,7 +23,13 @@ level (a level's subgames are disjoint and do not see each other, as in play), a
 the responder's full strategy of the real game, so its exploitability is exact.
 
 Reach methods raise the alternative payoffs by the opponent's gifts on the path to ``h``
-(§5), split over all subgames solved at one level (safe when they are split like this).
+(§5), split over all subgames solved at one level.
+
+Guarantees: with C̃BV the paper relaxes safety (§6): exploitability depends on how well
+C̃BV approximates the opponent's value against an equilibrium. What remains is checked by
+:attr:`NestedResult.slack`: where every re-solve keeps its margins non-negative, the
+opponent's best response in the real game is worth no more than hers in the abstraction.
+Nothing guarantees a result below translation's; the experiment measures it.
 """
 
 from __future__ import annotations
@@ -208,7 +214,8 @@ def solve_off_tree(
     """Answer one off-tree action ``action`` (its public name, e.g. ``r5``) taken at ``public_state``.
 
     The responder is the player who does not act there; the current strategy is
-    ``blueprint`` (first-level nested solving, §6).
+    ``blueprint`` (first-level nested solving, §6). The expensive root opens every real
+    action of hers at ``public_state``.
 
     Raises:
         SubgameError: ``public_state`` is not a decision node of the abstraction, the
