@@ -10,6 +10,7 @@ from .app import app
 from .evaluate import evaluate_command
 from .exploit import exploit_command
 from .games import games_command
+from .nested import nested_command
 from .quickstart import quickstart_command
 from .reproduce import reproduce_command
 from .resolve import resolve_command
@@ -23,6 +24,7 @@ for _name, _command in (
     ("resolve", resolve_command),
     ("reproduce", reproduce_command),
     ("exploit", exploit_command),
+    ("nested", nested_command),
 ):
     app.command(_name)(_command)
 

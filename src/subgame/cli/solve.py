@@ -47,7 +47,7 @@ from .app import (
     warn,
 )
 
-Algorithm = Literal["cfr", "cfr+", "lcfr", "dcfr", "lp", "cfr-d"]
+Algorithm = Literal["cfr", "cfr+", "lcfr", "dcfr", "modicum", "lp", "cfr-d"]
 Backend = Literal["serial", "process", "ray"]
 CFR_ALGORITHMS: tuple[str, ...] = tuple(a for a in get_args(Algorithm) if a in PRESETS)
 CFR_D_CHECKPOINTS = 20
@@ -60,7 +60,8 @@ def solve_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the average strategy (.npz).")],
     param: ParamsOption = [],  # noqa: B006 (typer reads the default, never mutates it)
     algo: Annotated[
-        Algorithm, typer.Option(help="cfr, cfr+, lcfr, dcfr, lp (exact sequence-form LP) or cfr-d (CFR with decomposition).")
+        Algorithm,
+        typer.Option(help="cfr, cfr+, lcfr, dcfr, modicum, lp (exact sequence-form LP) or cfr-d (CFR with decomposition)."),
     ] = "cfr+",
     iterations: Annotated[int, typer.Option("--iterations", "-n", min=1, help="Total CFR iterations.")] = 1000,
     seed: Annotated[int, typer.Option(help="Recorded in the strategy file; the solvers are deterministic.")] = 0,
@@ -141,7 +142,7 @@ def solve_command(
     if algo == "lp":
         _solve_lp(tree, out, meta, title, started, as_json)
         return
-    solver = _start_solver(tree, algo, iterations, checkpoint_file, resume)
+    solver = _start_solver(tree, algo, iterations, checkpoint_file, resume).plan(iterations)
     points = log_spaced(iterations, checkpoints)
     with progress_bar(iterations, solver.iteration, not as_json) as update:
         run = driver.run(

@@ -14,6 +14,8 @@ from .convergence import (
     plot_curve,
 )
 from .exploit import cdbr_table, cdbr_vs_lbr, cdrnr_tradeoff
+from .modicum import modicum_vs_cfr_plus
+from .nested import nested_table
 from .report import ExperimentResult, Series
 from .subgame_solving import resolve_convergence, resolve_vs_blueprint, technique_table
 
@@ -27,6 +29,8 @@ EXPERIMENTS: dict[str, Callable[..., ExperimentResult]] = {
     "cdbr-table": cdbr_table,
     "cdrnr-tradeoff": cdrnr_tradeoff,
     "cdbr-vs-lbr": cdbr_vs_lbr,
+    "nested-table": nested_table,
+    "modicum": modicum_vs_cfr_plus,
 }
 
 __all__ = [

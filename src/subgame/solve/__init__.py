@@ -1,12 +1,12 @@
 """Solvers: the vectorized CFR engine (with its presets and plug-ins), the run driver, card abstraction, the exact sequence-form LP."""
 
 from .abstraction import Abstraction
-from .cfr import CFR, CFR_PLUS, DCFR, LINEAR_CFR, PRESETS, CFRConfig, CFRSolver
+from .cfr import CFR, CFR_PLUS, DCFR, LINEAR_CFR, MODICUM, PRESETS, CFRConfig, CFRSolver
 from .driver import Budget, Cadence, RunResult, Solver, run
 from .lp import LPResult, SequenceForm, payoff_matrix, realization_plan, sequence_form, solve_lp
 
 __all__ = [
-    "CFR", "CFR_PLUS", "DCFR", "LINEAR_CFR", "PRESETS", "Abstraction", "CFRConfig", "CFRSolver",
+    "CFR", "CFR_PLUS", "DCFR", "LINEAR_CFR", "MODICUM", "PRESETS", "Abstraction", "CFRConfig", "CFRSolver",
     "LPResult", "SequenceForm", "payoff_matrix", "realization_plan", "sequence_form", "solve_lp",
     "Budget", "Cadence", "RunResult", "Solver", "run",
 ]

@@ -43,6 +43,11 @@ class CFRConfig:
         gamma: the average strategy weights iteration t by t^γ (0: uniform, 1: linear).
         alternating: update player 0 then player 1 (player 1 sees player 0's new strategy),
             or both simultaneously.
+        sqrt_discount: for iterations t <= this, cumulative regrets are multiplied by
+            √t/√(t+1) after the update (depth-limited paper, Appendix A); 0 disables.
+        average_skip: the average strategy leaves out iterations t <= average_skip × T,
+            T being the run's planned length (:meth:`CFRSolver.plan`, set by
+            :meth:`CFRSolver.run`); without a plan every iteration is averaged.
     """
 
     regret: Literal["rm", "rm+"] = "rm"
@@ -50,13 +55,18 @@ class CFRConfig:
     beta: float | None = None
     gamma: float = 0.0
     alternating: bool = True
+    sqrt_discount: int = 0
+    average_skip: float = 0.0
 
 
 CFR = CFRConfig()
 CFR_PLUS = CFRConfig(regret="rm+", gamma=1.0)
 LINEAR_CFR = CFRConfig(alpha=1.0, beta=1.0, gamma=1.0)
 DCFR = CFRConfig(alpha=1.5, beta=0.0, gamma=2.0)
-PRESETS: dict[str, CFRConfig] = {"cfr": CFR, "cfr+": CFR_PLUS, "lcfr": LINEAR_CFR, "dcfr": DCFR}
+#: CFR+ as the depth-limited paper's agent ran it in subgames (Appendix A): regrets discounted by
+#: √t/√(t+1) for the first 30 iterations, the first half of the iterations left out of the average.
+MODICUM = CFRConfig(regret="rm+", gamma=1.0, sqrt_discount=30, average_skip=0.5)
+PRESETS: dict[str, CFRConfig] = {"cfr": CFR, "cfr+": CFR_PLUS, "lcfr": LINEAR_CFR, "dcfr": DCFR, "modicum": MODICUM}
 
 
 @dataclass(frozen=True, eq=False)
@@ -139,6 +149,7 @@ class CFRSolver:
             raise GameDefinitionError(f"the gadget's player must be 0 or 1, got {gadget.player!r}")
         self.restriction = _checked_restrictions(tree, restrictions)
         self.iteration = 0
+        self.horizon: int | None = None
         self._legal = [pa.legal for pa in tree.players]
         if abstraction is not None:
             self._legal = [abstraction.pool(p, pa.legal.astype(float)) > 0 for p, pa in enumerate(tree.players)]
@@ -227,7 +238,11 @@ class CFRSolver:
             pos = t**cfg.alpha / (t**cfg.alpha + 1.0) if cfg.alpha is not None else 1.0
             neg = t**cfg.beta / (t**cfg.beta + 1.0) if cfg.beta is not None else 1.0
             r *= np.where(r > 0, pos, neg)
+        if t <= cfg.sqrt_discount:
+            r *= np.sqrt(t) / np.sqrt(t + 1.0)
         weight = float(t) ** cfg.gamma
+        if cfg.average_skip > 0 and self.horizon is not None and t <= cfg.average_skip * self.horizon:
+            weight = 0.0
         self.strategy_sum[p] += weight * self._pool(p, reach_p[pa.infoset_priv][:, None] * sigma_p)
         if self.root_range_sum is not None and self.gadget is not None and self.gadget.player == p:
             self.root_range_sum += weight * reach_p[self.tree.plan.root_slice[p]]
@@ -253,9 +268,20 @@ class CFRSolver:
         for leaf in self.leaves:
             leaf.end_iteration(t)
 
+    def plan(self, total_iterations: int) -> CFRSolver:
+        """Say how many iterations the run will have in all (for ``config.average_skip``); replaces an earlier plan."""
+        self.horizon = checked_iterations(total_iterations)
+        return self
+
     def run(self, iterations: int) -> CFRSolver:
-        """Run ``iterations`` more iterations (budgets in seconds, evaluations, checkpoints: :func:`.driver.run`)."""
-        for _ in range(checked_iterations(iterations)):
+        """Run ``iterations`` more iterations (budgets in seconds, evaluations, checkpoints: :func:`.driver.run`).
+
+        Without a :meth:`plan`, the end of this first run is the plan; later runs keep it.
+        """
+        iterations = checked_iterations(iterations)
+        if self.horizon is None:
+            self.plan(self.iteration + iterations)
+        for _ in range(iterations):
             self.step()
         return self
 

@@ -1,0 +1,112 @@
+"""Nested subgame solving for off-tree actions (safe-and-nested §6)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from subgame.errors import IllegalActionError, SubgameError
+from subgame.eval import best_response, exploitability
+from subgame.games import load_game
+from subgame.solve.cfr import CFR_PLUS, CFRSolver
+from subgame.strategy import Strategy
+from subgame.subgame import BetAbstraction, nested_strategy, restrict, solve_off_tree, translation_strategy
+from subgame.tree.compile import compile_game
+
+SMALL = dict(num_ranks=3, num_suits=2, hole_cards=1, board_cards=(0, 1), betting="nolimit", ante=0, blinds=(1, 2),
+             stack=12, bet_fractions=(0.5, 0.75, 1.0), all_in=True)
+
+
+@pytest.fixture(scope="module")
+def small():
+    game = load_game("poker", **SMALL)
+    tree = compile_game(game)
+    abstraction = BetAbstraction(game, (0.5, 1.0), True)
+    blueprint = CFRSolver(restrict(game, tree, abstraction), CFR_PLUS).run(300).average_strategy()
+    return game, tree, abstraction, blueprint
+
+
+def _with(blueprint: Strategy, player: int, probs: np.ndarray) -> Strategy:
+    return blueprint.with_player(player, probs)
+
+
+@pytest.mark.parametrize("method,root", [("resolve", "inexpensive"), ("maxmargin", "inexpensive"),
+                                         ("resolve", "expensive")])
+def test_off_tree_actions_gain_her_no_more_than_the_abstraction_plus_the_slack(small, method, root):
+    """§6 relaxes safety: with C̃BV alternative payoffs the opponent's best response in the real
+    game is bounded by her best response in the abstraction plus what the re-solves could not
+    keep under the alternative payoffs (negative margins), level after level."""
+    game, tree, abstraction, blueprint = small
+    abstract = restrict(game, tree, abstraction)
+    for responder in (0, 1):
+        r = nested_strategy(game, tree, abstraction, blueprint, responder, method, root=root, iterations=150)
+        assert r.subgames > 0 and r.levels >= 1
+        opp = 1 - responder
+        real_br = best_response(tree, _with(blueprint, responder, r.probs), opp).value
+        abstract_br = best_response(abstract, blueprint, opp).value
+        assert real_br <= abstract_br + r.slack + 1e-9
+        assert real_br >= abstract_br - 1e-9  # she keeps every abstract option
+
+
+def test_nested_solving_beats_translation_and_unsafe_can_do_worse(small):
+    game, tree, abstraction, blueprint = small
+
+    def expl(probs: tuple[np.ndarray, np.ndarray]) -> float:
+        return exploitability(tree, Strategy(tree.game_id, probs)).exploitability
+
+    translated = expl((translation_strategy(game, tree, abstraction, blueprint, 0),
+                       translation_strategy(game, tree, abstraction, blueprint, 1)))
+    nested = expl(tuple(nested_strategy(game, tree, abstraction, blueprint, p, "resolve", iterations=150).probs
+                        for p in (0, 1)))  # type: ignore[arg-type]
+    unsafe = expl(tuple(nested_strategy(game, tree, abstraction, blueprint, p, "unsafe", root="expensive",
+                                        iterations=150).probs for p in (0, 1)))  # type: ignore[arg-type]
+    assert nested < 0.5 * translated
+    assert unsafe > nested
+
+
+def test_nothing_to_answer_leaves_the_blueprint(small):
+    game, tree, _, _ = small
+    everything = BetAbstraction(game, (0.5, 0.75, 1.0), True)
+    blueprint = CFRSolver(tree, CFR_PLUS).run(20).average_strategy()
+    r = nested_strategy(game, tree, everything, blueprint, 0, "resolve")
+    assert r.subgames == 0 and r.levels == 0
+    np.testing.assert_array_equal(r.probs, blueprint.probs[0])
+
+
+def test_one_off_tree_action(small):
+    game, tree, abstraction, blueprint = small
+    sol = solve_off_tree(game, tree, abstraction, blueprint, ("", ""), "r5", "resolve", iterations=100)
+    assert sol.player == 1 and sol.keys == ((("", "", "r5"),))
+    assert np.allclose(sol.probs.sum(axis=1), 1.0)
+    expensive = solve_off_tree(game, tree, abstraction, blueprint, ("", ""), "r5", "unsafe", root="expensive",
+                               iterations=50)
+    assert expensive.keys == ((("", ""),))
+
+
+def test_bad_off_tree_input_is_one_clear_error(small):
+    game, tree, abstraction, blueprint = small
+    with pytest.raises(IllegalActionError, match="not legal"):
+        solve_off_tree(game, tree, abstraction, blueprint, ("", ""), "r7", "resolve")
+    with pytest.raises(SubgameError, match="in the abstraction"):
+        solve_off_tree(game, tree, abstraction, blueprint, ("", ""), "r4", "resolve")
+    with pytest.raises(SubgameError, match="not in the abstraction"):
+        solve_off_tree(game, tree, abstraction, blueprint, ("", "", "r5"), "r10", "resolve")
+    with pytest.raises(SubgameError, match="expensive root"):
+        nested_strategy(game, tree, abstraction, blueprint, 0, "unsafe")
+    with pytest.raises(SubgameError, match="unknown nested-solving method"):
+        nested_strategy(game, tree, abstraction, blueprint, 0, "estimate")
+
+
+@pytest.mark.parametrize("method,root", [("resolve", "inexpensive"), ("unsafe", "expensive")])
+def test_second_off_tree_action_is_answered_again(method, root):
+    game = load_game("poker", **{**SMALL, "stack": 20})
+    tree = compile_game(game)
+    abstraction = BetAbstraction(game, (0.5, 1.0), True)
+    abstract = restrict(game, tree, abstraction)
+    blueprint = CFRSolver(abstract, CFR_PLUS).run(100).average_strategy()
+    r = nested_strategy(game, tree, abstraction, blueprint, 0, method, root=root, iterations=60)
+    assert r.levels == 2
+    strategy = _with(blueprint, 0, r.probs)
+    strategy.check(tree)
+    if method != "unsafe":
+        assert best_response(tree, strategy, 1).value <= best_response(abstract, blueprint, 1).value + r.slack + 1e-9

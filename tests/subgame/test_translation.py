@@ -1,0 +1,94 @@
+"""Bet abstraction and randomized pseudo-harmonic action translation (Ganzfried & Sandholm 2013)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from subgame.errors import GameDefinitionError, SubgameError
+from subgame.eval import exploitability
+from subgame.games import load_game
+from subgame.solve.cfr import CFR_PLUS, CFRSolver
+from subgame.strategy import Strategy
+from subgame.subgame import BetAbstraction, pseudo_harmonic, restrict, translate, translation_strategy
+from subgame.subgame.nested import reachable
+from subgame.tree.compile import compile_game
+
+SMALL = dict(num_ranks=3, num_suits=2, hole_cards=1, board_cards=(0, 1), betting="nolimit", ante=0, blinds=(1, 2),
+             stack=12, bet_fractions=(0.5, 0.75, 1.0), all_in=True)
+
+
+@pytest.fixture(scope="module")
+def small():
+    game = load_game("poker", **SMALL)
+    tree = compile_game(game)
+    abstraction = BetAbstraction(game, (0.5, 1.0), True)
+    blueprint = CFRSolver(restrict(game, tree, abstraction), CFR_PLUS).run(200).average_strategy()
+    return game, tree, abstraction, blueprint
+
+
+def test_pseudo_harmonic_endpoints_value_and_monotone():
+    assert pseudo_harmonic(0.5, 0.5, 1.0) == pytest.approx(1.0)
+    assert pseudo_harmonic(1.0, 0.5, 1.0) == pytest.approx(0.0)
+    # f(0.75) = (0.25 · 1.5) / (0.5 · 1.75) = 3/7
+    assert pseudo_harmonic(0.75, 0.5, 1.0) == pytest.approx(3 / 7)
+    xs = np.linspace(0.25, 4.0, 60)
+    f = [pseudo_harmonic(x, 0.25, 4.0) for x in xs]
+    assert all(a > b for a, b in zip(f, f[1:]))
+    assert all(0.0 <= v <= 1.0 for v in f)
+
+
+@pytest.mark.parametrize("x", [0.5, 0.6, 0.75, 0.99, 1.0, 1.7, 3.0])
+def test_translate_probabilities_sum_to_one_over_adjacent_sizes(x):
+    sizes = (3.0, 0.5, 1.0)  # any order
+    out = translate(x, sizes)
+    assert sum(p for _, p in out) == pytest.approx(1.0)
+    chosen = sorted(sizes[i] for i, _ in out)
+    assert chosen[0] <= x <= chosen[-1]
+    assert len(out) == 1 or not any(chosen[0] < s < chosen[1] for s in sizes)
+
+
+def test_bet_outside_every_abstraction_interval_is_one_clear_error():
+    with pytest.raises(SubgameError, match="outside every abstraction interval"):
+        translate(0.25, (0.5, 1.0))
+    with pytest.raises(SubgameError, match="outside the abstraction interval"):
+        pseudo_harmonic(2.0, 0.5, 1.0)
+    game = load_game("poker", **{**SMALL, "all_in": False})
+    abstraction = BetAbstraction(game, (0.5,), False)  # 0.75 and 1 pot lie above every abstract size
+    tree = compile_game(game)
+    blueprint = CFRSolver(restrict(game, tree, abstraction), CFR_PLUS).run(2).average_strategy()
+    with pytest.raises(SubgameError, match="outside every abstraction interval"):
+        translation_strategy(game, tree, abstraction, blueprint, 0)
+
+
+def test_bad_abstractions_are_refused():
+    game = load_game("poker", **SMALL)
+    with pytest.raises(GameDefinitionError, match="not bet sizes"):
+        BetAbstraction(game, (0.5, 0.6))
+    with pytest.raises(GameDefinitionError, match="no-limit"):
+        BetAbstraction(load_game("leduc"), (0.5,))  # type: ignore[arg-type]
+
+
+def test_restricted_tree_is_the_abstract_game(small):
+    game, tree, abstraction, _ = small
+    live = reachable(restrict(game, tree, abstraction))
+    abstract_tree = compile_game(abstraction.abstract_game)
+    assert {tree.public_key[n] for n in np.flatnonzero(live)} == set(abstract_tree.public_key)
+
+
+def test_translation_without_off_tree_actions_is_the_blueprint(small):
+    game, tree, _, _ = small
+    everything = BetAbstraction(game, (0.5, 0.75, 1.0), True)
+    blueprint = CFRSolver(tree, CFR_PLUS).run(50).average_strategy()
+    for p in (0, 1):
+        np.testing.assert_allclose(translation_strategy(game, tree, everything, blueprint, p), blueprint.probs[p], atol=1e-12)
+
+
+def test_translation_strategy_is_a_valid_and_exploitable_real_game_strategy(small):
+    game, tree, abstraction, blueprint = small
+    probs = tuple(translation_strategy(game, tree, abstraction, blueprint, p) for p in (0, 1))
+    strategy = Strategy(tree.game_id, probs)
+    strategy.check(tree)
+    real = exploitability(tree, strategy).exploitability
+    abstract = exploitability(restrict(game, tree, abstraction), blueprint).exploitability
+    assert real > abstract + 1e-3  # off-tree bets exploit the translated responder
