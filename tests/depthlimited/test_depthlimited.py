@@ -7,6 +7,7 @@ import pytest
 
 from subgame.depthlimited import (
     Continuations,
+    DepthLimitedSpec,
     ExactValues,
     LeafValues,
     LeafValueTable,
@@ -15,9 +16,12 @@ from subgame.depthlimited import (
     TableValues,
     action_classes,
     bias_continuations,
+    depth_limited_resolve,
     depth_limited_tree,
+    load_leaf_tables,
     local_pure_continuations,
     resolve_depth_limited,
+    save_leaf_tables,
     self_generative_continuations,
     solve_depth_limited,
 )
@@ -217,20 +221,24 @@ def test_a_stored_table_gives_the_exact_values_and_refuses_another_game(leduc, t
     game, full, lp, bv, exact, dl = leduc
     conts = bias_continuations(full, lp.strategy, 1, 4)
     values = exact.leaf_values(dl, conts)
-    path = LeafValueTable.from_leaf_values(dl, values).save(tmp_path / "values.npz")
-    table = LeafValueTable.load(path, game)
-    got = TableValues(table).leaf_values(dl, conts)
+    path = save_leaf_tables(tmp_path / "values.npz", [LeafValueTable.from_leaf_values(dl, values)])
+    (table,) = load_leaf_tables(path, game)
+    got = TableValues((table,)).leaf_values(dl, conts)
     assert got.names == values.names and got.player == 0
     for a, b in zip(values.matrices, got.matrices):
         np.testing.assert_allclose(a.toarray(), b.toarray(), atol=1e-15)
-    np.testing.assert_allclose(TableValues(table).leaf_values(dl, conts.first(2)).matrices[1].toarray(),
+    np.testing.assert_allclose(TableValues((table,)).leaf_values(dl, conts.first(2)).matrices[1].toarray(),
                                values.matrices[1].toarray())
     with pytest.raises(StrategyFileError, match="for game"):
-        LeafValueTable.load(path, load_game("kuhn"))
+        load_leaf_tables(path, load_game("kuhn"))
     with pytest.raises(StrategyFileError, match="for game"):
         table.leaf_values(depth_limited_tree(load_game("leduc_nolimit"), chance_limit=1))
+    with pytest.raises(SubgameError, match="re-solver"):
+        TableValues((table,)).leaf_values(dl, Continuations(0, conts.probs, conts.names))
     with pytest.raises(SubgameError, match="continuations"):
-        TableValues(table).leaf_values(dl, Continuations(0, conts.probs, conts.names))
+        TableValues((table,)).leaf_values(dl, Continuations(1, conts.probs[:1], ("other",)))
+    with pytest.raises(StrategyFileError, match="not a leaf value table"):
+        load_leaf_tables(Strategy.uniform(full).save(tmp_path / "s.npz", full))
 
 
 # -- continuation sets ----------------------------------------------------------------------
@@ -283,3 +291,17 @@ def test_dl_rows_match_infosets(leduc):
     rows = dl_rows(full, dl, 0)
     index = infoset_index(full, 0)
     assert [index[k] for k in infoset_keys(dl, 0)] == list(rows)
+
+
+def test_depth_limited_resolve_with_rollouts_is_seeded(leduc):
+    game, full, lp, bv, exact, dl = leduc
+    spec = DepthLimitedSpec(chance_limit=1, num_values=2, leaf_values="rollouts", rollouts=2, seed=5, iterations=100)
+    first = depth_limited_resolve(game, full, lp.strategy, spec)
+    again = depth_limited_resolve(game, full, lp.strategy, spec)
+    assert all(np.array_equal(a, b) for a, b in zip(first.strategy.probs, again.strategy.probs))
+    assert [t.player for t in first.tables] == [0, 1] and first.roots == ((),)
+    other = depth_limited_resolve(game, full, lp.strategy, DepthLimitedSpec(
+        chance_limit=1, num_values=2, leaf_values="rollouts", rollouts=2, seed=6, iterations=100))
+    assert not all(np.array_equal(a, b) for a, b in zip(first.strategy.probs, other.strategy.probs))
+    with pytest.raises(SubgameError, match="unknown leaf values"):
+        DepthLimitedSpec(chance_limit=1, leaf_values="net")  # type: ignore[arg-type]

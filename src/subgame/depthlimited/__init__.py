@@ -7,10 +7,13 @@
 * :func:`bias_continuations`, :func:`self_generative_continuations`,
   :func:`local_pure_continuations` — continuation sets.
 * :func:`depth_limited_tree`, :func:`solve_depth_limited`, :func:`resolve_depth_limited`.
+* :func:`depth_limited_resolve` / :class:`DepthLimitedSpec` — both players re-solved at the
+  game's start or at given public states, as ``subgame resolve --depth-limit`` runs it.
 """
 
 from .continuations import action_classes, bias_continuations, biased, local_pure_continuations
 from .leaf import LeafValues, MultiValuedLeaf
+from .resolve import CONTINUATIONS, DepthLimitedResult, DepthLimitedSpec, depth_limited_resolve
 from .solving import (
     DepthLimitedSolution,
     depth_limited_tree,
@@ -18,11 +21,21 @@ from .solving import (
     self_generative_continuations,
     solve_depth_limited,
 )
-from .values import Continuations, ExactValues, LeafValueSource, LeafValueTable, RolloutValues, TableValues
+from .values import (
+    Continuations,
+    ExactValues,
+    LeafValueSource,
+    LeafValueTable,
+    RolloutValues,
+    TableValues,
+    load_leaf_tables,
+    save_leaf_tables,
+)
 
 __all__ = [
+    "CONTINUATIONS", "DepthLimitedResult", "DepthLimitedSpec", "depth_limited_resolve",
     "Continuations", "DepthLimitedSolution", "ExactValues", "LeafValueSource", "LeafValueTable", "LeafValues",
     "MultiValuedLeaf", "RolloutValues", "TableValues", "action_classes", "bias_continuations", "biased",
     "depth_limited_tree", "local_pure_continuations", "resolve_depth_limited", "self_generative_continuations",
-    "solve_depth_limited",
+    "load_leaf_tables", "save_leaf_tables", "solve_depth_limited",
 ]
