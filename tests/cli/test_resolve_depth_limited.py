@@ -46,8 +46,8 @@ def test_one_value_per_state_is_exploitable(leduc_blueprint, tmp_path):
 
 def test_depth_limited_at_an_explicit_depth_with_the_unsafe_root(leduc_blueprint, tmp_path):
     report = ok_json("resolve", leduc_blueprint, "--depth", "2", "--depth-limit", "2", "--values", "2",
-                     "--method", "unsafe", "-n", "100", "--out", tmp_path / "d.npz")
-    assert report["roots"] == 4 and report["method"] == "unsafe"
+                     "--method", "unsafe", "--weaken", "-n", "100", "--out", tmp_path / "d.npz")
+    assert report["roots"] == 4 and report["method"] == "unsafe" and report["weaken"] is True
 
 
 @pytest.mark.parametrize(

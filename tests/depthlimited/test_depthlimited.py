@@ -26,6 +26,8 @@ from subgame.depthlimited import (
     solve_depth_limited,
 )
 from subgame.depthlimited.continuations import dl_rows
+from subgame.depthlimited.resolve import blueprint_reach_in
+from subgame.depthlimited.weakening import weaken
 from subgame.errors import StrategyFileError, SubgameError
 from subgame.eval import exploitability
 from subgame.games import load_game
@@ -305,3 +307,22 @@ def test_depth_limited_resolve_with_rollouts_is_seeded(leduc):
     assert not all(np.array_equal(a, b) for a, b in zip(first.strategy.probs, other.strategy.probs))
     with pytest.raises(SubgameError, match="unknown leaf values"):
         DepthLimitedSpec(chance_limit=1, leaf_values="net")  # type: ignore[arg-type]
+
+
+def test_weakening_caps_each_continuation_at_the_blueprints_value(leduc):
+    """§4: against the re-solver's blueprint, a weakened continuation does no better than the blueprint at any leaf infoset."""
+    game, full, lp, bv, exact, dl = leduc
+    coarse = CFRSolver(full).run(30).average_strategy()
+    cbv = blueprint_values(full, coarse)
+    source = ExactValues(game, full, coarse)
+    conts = self_generative_continuations(full, cbv, dl, 0, source, 3, iterations=100)
+    values = source.leaf_values(dl, conts)
+    reach = blueprint_reach_in(full, cbv, dl, 0)
+    weak = weaken(dl, values, reach)
+    leaf, weak_leaf = MultiValuedLeaf(dl, values), MultiValuedLeaf(dl, weak)
+    w, ww = leaf.continuation_values(reach), weak_leaf.continuation_values(reach)
+    assert (w[:, 1:] > w[:, :1] + 1e-9).any()  # the generated best responses beat the coarse blueprint somewhere
+    np.testing.assert_allclose(ww, np.minimum(w, w[:, :1]), atol=1e-12)
+    np.testing.assert_array_equal(weak.matrices[0].toarray(), values.matrices[0].toarray())
+    with pytest.raises(SubgameError, match="leaf_histories"):
+        weaken(depth_limited_tree(game, chance_limit=1), values, reach)

@@ -72,6 +72,8 @@ def resolve_command(
         Path | None, typer.Option(help="Stored leaf values (written by --save-values) to use instead of computing them.")
     ] = None,
     save_values: Annotated[Path | None, typer.Option(help="Write the leaf values used to this file.")] = None,
+    weaken: Annotated[bool, typer.Option("--weaken", help="Weaken the continuations to do no better than the blueprint "
+                                                          "against the re-solver's blueprint (depth-limited paper §4).")] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Apply a subgame-solving method to every subgame, for both players, and compare exploitability."""
@@ -93,7 +95,7 @@ def resolve_command(
             DepthLimitedSpec(depth_limit=depth_limit, chance_limit=chance_limit, num_values=4 if values is None else values,
                              continuations=continuations or "bias",  # type: ignore[arg-type]
                              leaf_values=leaf_values, rollouts=rollouts, seed=seed,  # type: ignore[arg-type]
-                             gadget=method, iterations=iterations),  # type: ignore[arg-type]
+                             gadget=method, iterations=iterations, weaken=weaken),  # type: ignore[arg-type]
             value_table, save_values,
         )
         return
@@ -164,7 +166,7 @@ def _resolve_depth_limited(
         {"file": str(file), "game": name, "method": method, "depth_limit": spec.depth_limit,
          "chance_limit": spec.chance_limit, "values": spec.num_values,
          "continuations": "stored" if tables is not None else spec.continuations, "leaf_values": source,
-         "roots": len(result.roots), "iterations": iterations,
+         "roots": len(result.roots), "iterations": iterations, "weaken": spec.weaken,
          "depth_limited_values": [s.value for s in result.solutions],
          "value_table": None if save_values is None else str(save_values)},
         out, started, as_json,

@@ -7,6 +7,7 @@
 * :func:`bias_continuations`, :func:`self_generative_continuations`,
   :func:`local_pure_continuations` — continuation sets.
 * :func:`depth_limited_tree`, :func:`solve_depth_limited`, :func:`resolve_depth_limited`.
+* :func:`weaken` — §4's correction of generated continuations.
 * :func:`depth_limited_resolve` / :class:`DepthLimitedSpec` — both players re-solved at the
   game's start or at given public states, as ``subgame resolve --depth-limit`` runs it.
 """
@@ -31,11 +32,12 @@ from .values import (
     load_leaf_tables,
     save_leaf_tables,
 )
+from .weakening import leaf_chance, weaken
 
 __all__ = [
     "CONTINUATIONS", "DepthLimitedResult", "DepthLimitedSpec", "depth_limited_resolve",
     "Continuations", "DepthLimitedSolution", "ExactValues", "LeafValueSource", "LeafValueTable", "LeafValues",
     "MultiValuedLeaf", "RolloutValues", "TableValues", "action_classes", "bias_continuations", "biased",
     "depth_limited_tree", "local_pure_continuations", "resolve_depth_limited", "self_generative_continuations",
-    "load_leaf_tables", "save_leaf_tables", "solve_depth_limited",
+    "leaf_chance", "load_leaf_tables", "save_leaf_tables", "solve_depth_limited", "weaken",
 ]

@@ -25,6 +25,7 @@ from .continuations import bias_continuations
 from .leaf import LeafValues
 from .solving import DepthLimitedSolution, RootGadgetKind, depth_limited_tree, self_generative_continuations, solve_depth_limited
 from .values import ExactValues, LeafValueSource, LeafValueTable, RolloutValues, TableValues
+from .weakening import weaken
 
 ContinuationKind = Literal["bias", "self-generative"]
 CONTINUATIONS: tuple[str, ...] = ("bias", "self-generative")
@@ -48,6 +49,8 @@ class DepthLimitedSpec:
         iterations: CFR iterations of each depth-limited solve.
         generation_iterations: of each solve of the self-generative loop (default ``iterations``).
         bias_factor: the bias approach's multiplier (10 in the paper).
+        weaken: weaken continuations 1..K-1 to do no better than the blueprint against the
+            re-solver's blueprint (§4; :func:`~.weakening.weaken`).
         config: the CFR update rule.
     """
 
@@ -62,6 +65,7 @@ class DepthLimitedSpec:
     iterations: int = 1000
     generation_iterations: int | None = None
     bias_factor: float = 10.0
+    weaken: bool = False
     config: CFRConfig = CFR_PLUS
 
     def __post_init__(self) -> None:
@@ -124,9 +128,11 @@ def depth_limited_resolve(
     used: list[list[LeafValueTable]] = [[], []]
     for key in starts:
         tree = depth_limited_tree(game, public_state=key, depth_limit=spec.depth_limit, chance_limit=spec.chance_limit,
-                                  leaf_histories=spec.leaf_values == "rollouts" and tables is None)
+                                  leaf_histories=(spec.leaf_values == "rollouts" or spec.weaken) and tables is None)
         for p in (0, 1):
             values = _values(full_tree, bv, tree, p, spec, source, tables)
+            if spec.weaken and tables is None:
+                values = weaken(tree, values, blueprint_reach_in(full_tree, bv, tree, p))
             sol = solve_depth_limited(tree, values, blueprint=bv, gadget=spec.gadget, iterations=spec.iterations,
                                       config=spec.config)
             out = sol.into(full_tree, out)
@@ -139,6 +145,15 @@ def depth_limited_resolve(
         tuple(() if k is None else k for k in starts), tuple(sols),
         tuple(LeafValueTable.merge(u) for u in used),
     )
+
+
+def blueprint_reach_in(full_tree: PublicTree, bv: BlueprintValues, tree: PublicTree, player: int) -> np.ndarray:
+    """[G_player] her blueprint reach (from the game's start) at each private state of ``tree``."""
+    pa_f, pa = full_tree.players[player], tree.players[player]
+    index = {(full_tree.public_key[pa_f.node[g]], pa_f.label[g]): g for g in range(pa_f.num_states)}
+    rows = np.fromiter((index[(tree.public_key[pa.node[g]], pa.label[g])] for g in range(pa.num_states)),
+                       dtype=np.int64, count=pa.num_states)
+    return bv.reach[player][rows]
 
 
 def _values(full_tree: PublicTree, bv: BlueprintValues, tree: PublicTree, player: int, spec: DepthLimitedSpec,
