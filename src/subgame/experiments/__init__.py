@@ -13,6 +13,7 @@ from .convergence import (
     log_spaced,
     plot_curve,
 )
+from .depth_limited import depth_limited_values
 from .report import ExperimentResult, Series
 from .subgame_solving import resolve_convergence, resolve_vs_blueprint, technique_table
 
@@ -23,6 +24,7 @@ EXPERIMENTS: dict[str, Callable[..., ExperimentResult]] = {
     "technique-table": technique_table,
     "resolve-vs-blueprint": resolve_vs_blueprint,
     "cfr-d": cfr_d_experiment,
+    "depth-limited-values": depth_limited_values,
 }
 
 __all__ = [
