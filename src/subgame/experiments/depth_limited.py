@@ -118,7 +118,7 @@ def depth_limited_values(
         "depth-limited-values",
         "Depth-limited solving: exploitability against the number of values per leaf state (depth-limited paper §4)",
         ("game", "strategy / continuation set", "K", "exploitability (chips/hand)", "mbb/hand"),
-        rows, series, "values per leaf state K", "exploitability (chips/hand)", logx=True, logy=True, notes=tuple(notes),
+        rows, series, "values per leaf state K", "exploitability (chips/hand)", logx=False, logy=True, notes=tuple(notes),
     )
 
 
