@@ -135,9 +135,10 @@ class MultiValuedLeaf:
 
     def choice(self) -> np.ndarray:
         """[L, K] the opponent's current pick (regret matching+; uniform where no regret is positive)."""
-        pos = self.regrets
+        pos = self.regrets  # floored at zero after every update
         tot = pos.sum(axis=1, keepdims=True)
-        return np.where(tot > 0, pos / np.where(tot > 0, tot, 1.0), 1.0 / pos.shape[1])
+        none = tot <= 0.0
+        return (pos + none) / np.where(none, pos.shape[1], tot)
 
     def average_choice(self) -> np.ndarray:
         """[L, K] her reach-weighted average pick (the current one where she never reached a leaf)."""
