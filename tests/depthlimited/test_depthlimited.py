@@ -20,7 +20,6 @@ from subgame.depthlimited import (
     depth_limited_tree,
     load_leaf_tables,
     local_pure_continuations,
-    resolve_depth_limited,
     save_leaf_tables,
     self_generative_continuations,
     solve_depth_limited,
@@ -280,10 +279,10 @@ def test_a_later_root_gets_the_resolve_gadget_or_the_unsafe_root(leduc):
     assert safe.subgame.margins.min() > -5e-3
     unsafe = solve_depth_limited(sub, values, blueprint=bv, gadget="unsafe", iterations=300)
     assert unsafe.subgame is not None and unsafe.subgame.problem.gadget.kind == "unsafe"
-    strategy, sols = resolve_depth_limited(full, bv, sub, lambda p: bias_continuations(full, lp.strategy, 1 - p, 4),
-                                           exact, iterations=300)
-    assert exploitability(full, strategy).exploitability < 5e-3
-    assert [s.player for s in sols] == [0, 1]
+    both = depth_limited_resolve(game, full, lp.strategy, DepthLimitedSpec(chance_limit=1, num_values=4, iterations=300),
+                                 roots=[("", "", "c")])
+    assert exploitability(full, both.strategy).exploitability < 5e-3
+    assert [s.player for s in both.solutions] == [0, 1] and both.roots == (("", "", "c"),)
     with pytest.raises(SubgameError, match="resolve"):
         solve_depth_limited(sub, values, blueprint=bv, gadget="maxmargin", iterations=10)  # type: ignore[arg-type]
 

@@ -6,7 +6,7 @@
   — leaf values behind one interface (:class:`LeafValueSource`).
 * :func:`bias_continuations`, :func:`self_generative_continuations`,
   :func:`local_pure_continuations` — continuation sets.
-* :func:`depth_limited_tree`, :func:`solve_depth_limited`, :func:`resolve_depth_limited`.
+* :func:`depth_limited_tree`, :func:`solve_depth_limited`.
 * :func:`weaken` — §4's correction of generated continuations.
 * :func:`depth_limited_resolve` / :class:`DepthLimitedSpec` — both players re-solved at the
   game's start or at given public states, as ``subgame resolve --depth-limit`` runs it.
@@ -18,7 +18,6 @@ from .resolve import CONTINUATIONS, DepthLimitedResult, DepthLimitedSpec, depth_
 from .solving import (
     DepthLimitedSolution,
     depth_limited_tree,
-    resolve_depth_limited,
     self_generative_continuations,
     solve_depth_limited,
 )
@@ -38,6 +37,6 @@ __all__ = [
     "CONTINUATIONS", "DepthLimitedResult", "DepthLimitedSpec", "depth_limited_resolve",
     "Continuations", "DepthLimitedSolution", "ExactValues", "LeafValueSource", "LeafValueTable", "LeafValues",
     "MultiValuedLeaf", "RolloutValues", "TableValues", "action_classes", "bias_continuations", "biased",
-    "depth_limited_tree", "local_pure_continuations", "resolve_depth_limited", "self_generative_continuations",
+    "depth_limited_tree", "local_pure_continuations", "self_generative_continuations",
     "leaf_chance", "load_leaf_tables", "save_leaf_tables", "solve_depth_limited", "weaken",
 ]

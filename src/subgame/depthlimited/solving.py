@@ -12,8 +12,8 @@ her blueprint range).
   for a depth limit beyond the game.
 * :func:`solve_depth_limited` — one solve for one re-solver.
 * :func:`self_generative_continuations` — §4's self-generative continuation set.
-* :func:`resolve_depth_limited` — both players re-solved in the same tree, combined with
-  the blueprint elsewhere: the strategy whose exploitability the experiments measure.
+* :meth:`DepthLimitedSolution.into` — a solution in place of the blueprint's rows; both
+  players re-solved: :func:`~.resolve.depth_limited_resolve`.
 """
 
 from __future__ import annotations
@@ -196,38 +196,3 @@ def self_generative_continuations(
         if on_round is not None:
             on_round(conts.num_values)
     return conts
-
-
-ContinuationMaker = Callable[[int], Continuations]
-
-
-def resolve_depth_limited(
-    full_tree: PublicTree,
-    blueprint: BlueprintValues,
-    tree: PublicTree,
-    continuations: ContinuationMaker,
-    source: LeafValueSource,
-    *,
-    gadget: RootGadgetKind = "resolve",
-    iterations: int = 1000,
-    config: CFRConfig = CFR_PLUS,
-) -> tuple[Strategy, tuple[DepthLimitedSolution, DepthLimitedSolution]]:
-    """Both players re-solved in ``tree`` (each against continuations of the other), the blueprint elsewhere.
-
-    Args:
-        continuations: ``continuations(player)`` gives the opponent set used when
-            ``player`` re-solves.
-    Returns:
-        The combined strategy on the full tree and each player's solution.
-    """
-    out = blueprint.blueprint
-    sols = []
-    for p in (0, 1):
-        conts = continuations(p)
-        if conts.player != 1 - p:
-            raise SubgameError(f"the continuations for re-solver {p} must be of player {1 - p}, not {conts.player}")
-        sol = solve_depth_limited(tree, source.leaf_values(tree, conts), blueprint=blueprint, gadget=gadget,
-                                  iterations=iterations, config=config)
-        out = sol.into(full_tree, out)
-        sols.append(sol)
-    return Strategy(full_tree.game_id, out.probs, out.meta), (sols[0], sols[1])
