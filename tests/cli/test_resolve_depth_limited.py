@@ -59,6 +59,7 @@ def test_depth_limited_at_an_explicit_depth_with_the_unsafe_root(leduc_blueprint
         (("--depth-limit", "2", "--method", "maxmargin"), "resolve or unsafe"),
         (("--values", "3",), "give --depth-limit"),
         (("--chance-limit", "1", "--values", "9"), "at most 4"),
+        (("--chance-limit", "1", "--leaf-values", "net"), "unknown leaf values"),
     ],
 )
 def test_bad_input_is_one_clear_error(leduc_blueprint, args, message):

@@ -189,8 +189,3 @@ class MultiValuedLeaf:
 
     def end_iteration(self, t: int) -> None:
         return None
-
-
-def leaf_states(tree: PublicTree, player: int) -> np.ndarray:
-    """[L] ``player``'s private states at the tree's leaf nodes."""
-    return np.flatnonzero(tree.kind[tree.players[player].node] == LEAF)

@@ -53,8 +53,8 @@ def depth_limited_tree(
 
     Args:
         depth_limit: public depth below the root at which the tree is cut.
-        chance_limit: or cut after this many public chance nodes (1: at the start of
-            Leduc's second round).
+        chance_limit: or cut after this many public chance nodes below the root (1 from
+            the game's start: at the start of Leduc's second round).
         leaf_histories: keep the leaf histories (for :class:`~.values.RolloutValues`).
 
     Raises:
