@@ -325,3 +325,22 @@ def test_weakening_caps_each_continuation_at_the_blueprints_value(leduc):
     np.testing.assert_array_equal(weak.matrices[0].toarray(), values.matrices[0].toarray())
     with pytest.raises(SubgameError, match="leaf_histories"):
         weaken(depth_limited_tree(game, chance_limit=1), values, reach)
+
+
+def test_a_value_network_learns_held_out_leaf_values(leduc):
+    from subgame.depthlimited import NetworkValues, leaf_chance
+
+    game, full, lp, bv, exact, dl = leduc
+    conts = bias_continuations(full, lp.strategy, 1, 2)
+    net = NetworkValues(game, full, lp.strategy, hidden=32, epochs=300, seed=1)
+    values = net.leaf_values(dl, conts)
+    report = net.report
+    assert report is not None and report.holdout_examples == 120 and report.train_examples == 480
+    # Held-out histories are predicted far better than by their mean, though worse than the training ones.
+    assert report.holdout_rmse < 0.6 * report.target_std
+    assert report.train_rmse < report.holdout_rmse
+    want = exact.leaf_values(dl, conts)
+    assert values.names == want.names and values.matrices[0].shape == want.matrices[0].shape
+    assert values.matrices[1].nnz == leaf_chance(dl).nnz == 600  # one predicted value per leaf history
+    with pytest.raises(SubgameError, match="holdout"):
+        NetworkValues(game, full, lp.strategy, holdout=1.0)

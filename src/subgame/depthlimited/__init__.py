@@ -3,7 +3,8 @@
 * :class:`MultiValuedLeaf` / :class:`LeafValues` — the leaf plug-in: the opponent picks one
   of K continuations per leaf information set; values as K sparse bilinear operators.
 * :class:`ExactValues`, :class:`RolloutValues`, :class:`TableValues` (:class:`LeafValueTable`)
-  — leaf values behind one interface (:class:`LeafValueSource`).
+  — leaf values behind one interface (:class:`LeafValueSource`); :class:`NetworkValues`, a
+  small numpy value network trained on exact values, with a held-out error.
 * :func:`bias_continuations`, :func:`self_generative_continuations`,
   :func:`local_pure_continuations` — continuation sets.
 * :func:`depth_limited_tree`, :func:`solve_depth_limited`.
@@ -14,6 +15,7 @@
 
 from .continuations import action_classes, bias_continuations, biased, local_pure_continuations
 from .leaf import LeafValues, MultiValuedLeaf
+from .network import NetworkReport, NetworkValues
 from .resolve import CONTINUATIONS, DepthLimitedResult, DepthLimitedSpec, depth_limited_resolve
 from .solving import (
     DepthLimitedSolution,
@@ -36,7 +38,7 @@ from .weakening import leaf_chance, weaken
 __all__ = [
     "CONTINUATIONS", "DepthLimitedResult", "DepthLimitedSpec", "depth_limited_resolve",
     "Continuations", "DepthLimitedSolution", "ExactValues", "LeafValueSource", "LeafValueTable", "LeafValues",
-    "MultiValuedLeaf", "RolloutValues", "TableValues", "action_classes", "bias_continuations", "biased",
+    "MultiValuedLeaf", "NetworkReport", "NetworkValues", "RolloutValues", "TableValues", "action_classes", "bias_continuations", "biased",
     "depth_limited_tree", "local_pure_continuations", "self_generative_continuations",
     "leaf_chance", "load_leaf_tables", "save_leaf_tables", "solve_depth_limited", "weaken",
 ]
