@@ -1,4 +1,9 @@
-"""``subgame resolve``: re-solve every subgame of a blueprint (or of a CFR-D file) and compare exploitability."""
+"""``subgame resolve``: re-solve every subgame of a blueprint (or of a CFR-D file) and compare exploitability.
+
+With ``--depth-limit`` (or ``--chance-limit``) the blueprint is re-solved by depth-limited
+solving with multi-valued states instead (depth-limited paper §4): at the game's start, or
+at every public state of ``--depth``, cut at the limit, against K opponent continuations.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ import typer
 from rich.table import Table
 
 from ..decompose import is_cfr_d_file, load_cfr_d, reconstruct, stored_value_exploitability
+from ..depthlimited import CONTINUATIONS, DepthLimitedSpec, TableValues, depth_limited_resolve, load_leaf_tables, save_leaf_tables
 from ..eval.best_response import Exploitability, exploitability
 from ..experiments.convergence import MBB_PER_CHIP, exploitability_record
 from ..experiments.report import format_cell
@@ -18,7 +24,18 @@ from ..games import load_game
 from ..strategy import Strategy
 from ..subgame import METHODS, resolve_all, subgame_roots
 from ..tree.compile import compile_game
-from .app import CommandLineError, JsonOption, ParamsOption, echo_json, game_label, reports_errors, save_strategy, show, strategy_game
+from .app import (
+    CommandLineError,
+    JsonOption,
+    ParamsOption,
+    echo_json,
+    game_label,
+    progress_bar,
+    reports_errors,
+    save_strategy,
+    show,
+    strategy_game,
+)
 
 
 @reports_errors
@@ -34,12 +51,56 @@ def resolve_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the combined strategy.")] = Path("resolved.npz"),
     game: Annotated[str | None, typer.Option(help="The game, when the file does not record it.")] = None,
     param: ParamsOption = [],  # noqa: B006 (typer reads the default, never mutates it)
+    depth_limit: Annotated[
+        int | None,
+        typer.Option(help="Depth-limited solving with multi-valued states: cut each re-solved tree this many public "
+                          "levels below its root (the game's start, or the nodes of --depth)."),
+    ] = None,
+    chance_limit: Annotated[
+        int | None,
+        typer.Option(help="Depth-limited solving cut after this many public chance events instead (1: at Leduc's "
+                          "second round)."),
+    ] = None,
+    values: Annotated[int | None, typer.Option("--values", help="K, the opponent's continuations per leaf state "
+                                                                "(depth-limited solving; default 4).")] = None,
+    continuations: Annotated[
+        str | None, typer.Option(help=f"Continuation set: {', '.join(CONTINUATIONS)} (default bias).")
+    ] = None,
+    leaf_values: Annotated[str, typer.Option(help="Leaf values: exact or rollouts.")] = "exact",
+    rollouts: Annotated[int, typer.Option(help="Rollouts per leaf history and continuation (--leaf-values rollouts).")] = 3,
+    seed: Annotated[int, typer.Option(help="Seed of the rollouts.")] = 0,
+    value_table: Annotated[
+        Path | None, typer.Option(help="Stored leaf values (written by --save-values) to use instead of computing them.")
+    ] = None,
+    save_values: Annotated[Path | None, typer.Option(help="Write the leaf values used to this file.")] = None,
+    weaken: Annotated[bool, typer.Option("--weaken", help="Weaken the continuations to do no better than the blueprint "
+                                                          "against the re-solver's blueprint (depth-limited paper §4).")] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Apply a subgame-solving method to every subgame, for both players, and compare exploitability."""
     if method not in METHODS:
         raise CommandLineError(f"unknown method {method!r}; methods are: {', '.join(METHODS)}")
     output_file(out, "--out")
+    dl_options = {"--values": values, "--continuations": continuations, "--value-table": value_table,
+                  "--save-values": save_values}
+    if depth_limit is None and chance_limit is None:
+        given = [name for name, v in dl_options.items() if v is not None]
+        if given:
+            raise CommandLineError(f"{given[0]} is an option of depth-limited solving: give --depth-limit (or --chance-limit)")
+    else:
+        if is_cfr_d_file(file):
+            raise CommandLineError("depth-limited solving re-solves a strategy file, not a CFR-D file")
+        if method not in ("resolve", "unsafe"):
+            raise CommandLineError(f"depth-limited solving takes --method resolve or unsafe (the root gadget), not {method!r}")
+        _resolve_depth_limited(
+            file, game, param, depth, iterations, out, as_json, method,
+            DepthLimitedSpec(depth_limit=depth_limit, chance_limit=chance_limit, num_values=4 if values is None else values,
+                             continuations=continuations or "bias",  # type: ignore[arg-type]
+                             leaf_values=leaf_values, rollouts=rollouts, seed=seed,  # type: ignore[arg-type]
+                             gadget=method, iterations=iterations, weaken=weaken),  # type: ignore[arg-type]
+            value_table, save_values,
+        )
+        return
     if is_cfr_d_file(file):
         _resolve_cfr_d(file, iterations, out, as_json)
         return
@@ -64,6 +125,51 @@ def resolve_command(
         f"{game_label(name, params)}: {method} on {len(roots)} subgames, {iterations} iterations each",
         (("blueprint", before), (method, after)),
         {"file": str(file), "game": name, "method": method, "subgames": len(roots), "iterations": iterations},
+        out, started, as_json,
+    )
+
+
+def _resolve_depth_limited(
+    file: Path, game: str | None, param: list[str], depth: int | None, iterations: int, out: Path, as_json: bool,
+    method: str, spec: DepthLimitedSpec, value_table: Path | None, save_values: Path | None,
+) -> None:
+    """``resolve --depth-limit``: depth-limited solving with multi-valued states for both players."""
+    started = time.perf_counter()
+    blueprint = Strategy.load(file)
+    name, params = strategy_game(file, blueprint, game, param)
+    game_obj = load_game(name, **params)
+    tree = compile_game(game_obj)
+    blueprint.check(tree)
+    roots = None
+    if depth is not None:
+        roots = [tree.public_key[n] for n in range(tree.num_nodes) if tree.depth[n] == depth and tree.kind[n] in (0, 1)]
+        if not roots:
+            raise CommandLineError(f"{name} has no public state to re-solve at depth {depth}; pick another --depth")
+    tables = None if value_table is None else TableValues(load_leaf_tables(value_table, game_obj))
+    before = exploitability(tree, blueprint)
+    solves = 2 * (1 if roots is None else len(roots))
+    with progress_bar(solves, 0, not as_json) as update:
+        result = depth_limited_resolve(game_obj, tree, blueprint, spec, roots=roots, tables=tables, on_solve=update)
+    after = exploitability(tree, result.strategy)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    save_strategy(result.strategy, out, tree, game=name, params=params, algo=blueprint.meta.algo or "?",
+                  resolved=f"depth-limited-{method}")
+    if save_values is not None:
+        save_leaf_tables(save_values, result.tables)
+    where = "the game's start" if roots is None else f"{len(roots)} public states of depth {depth}"
+    limit = f"depth limit {spec.depth_limit}" if spec.depth_limit is not None else f"chance limit {spec.chance_limit}"
+    source = str(value_table) if value_table is not None else spec.leaf_values
+    label = f"depth-limited, K={spec.num_values}"
+    _report(
+        f"{game_label(name, params)}: depth-limited solving at {where}, {limit}, K = {spec.num_values} "
+        f"({'stored' if tables is not None else spec.continuations}, {source} values), {iterations} iterations",
+        (("blueprint", before), (label, after)),
+        {"file": str(file), "game": name, "method": method, "depth_limit": spec.depth_limit,
+         "chance_limit": spec.chance_limit, "values": spec.num_values,
+         "continuations": "stored" if tables is not None else spec.continuations, "leaf_values": source,
+         "roots": len(result.roots), "iterations": iterations, "weaken": spec.weaken,
+         "depth_limited_values": [s.value for s in result.solutions],
+         "value_table": None if save_values is None else str(save_values)},
         out, started, as_json,
     )
 

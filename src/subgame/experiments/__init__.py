@@ -13,6 +13,7 @@ from .convergence import (
     log_spaced,
     plot_curve,
 )
+from .depth_limited import depth_limited_values
 from .exploit import cdbr_table, cdbr_vs_lbr, cdrnr_tradeoff
 from .modicum import modicum_vs_cfr_plus
 from .nested import nested_table
@@ -31,6 +32,7 @@ EXPERIMENTS: dict[str, Callable[..., ExperimentResult]] = {
     "cdbr-vs-lbr": cdbr_vs_lbr,
     "nested-table": nested_table,
     "modicum": modicum_vs_cfr_plus,
+    "depth-limited-values": depth_limited_values,
 }
 
 __all__ = [

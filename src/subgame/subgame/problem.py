@@ -13,7 +13,7 @@ paper's Theorem 3.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -22,9 +22,9 @@ import numpy as np
 from ..errors import GameDefinitionError, SubgameError
 from ..eval.best_response import best_response_to_reach
 from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver
-from ..solve.plugins import RootGadget
+from ..solve.plugins import Leaf, RootGadget, counterfactual_leaf_values
 from ..tree.public_tree import PublicKey, PublicTree, infoset_keys, root_subgame
-from ..tree.sweep import forward_reach, transition_weights
+from ..tree.sweep import forward_reach, leaf_values, transition_weights
 from .gadgets import DistributionalGadget, FixedRange, MaxMarginGadget, ResolveGadget
 
 GadgetKind = Literal["unsafe", "resolve", "maxmargin", "distributional"]
@@ -187,12 +187,16 @@ def resolve_subgame(
     iterations: int = 1000,
     config: CFRConfig = CFR_PLUS,
     gadget: RootGadget | None = None,
+    leaves: Sequence[Leaf] = (),
 ) -> SubgameSolution:
     """Solve ``problem`` with ``iterations`` of CFR (``config``) against its root gadget.
 
     Args:
         gadget: a root gadget to use instead of the one ``problem.gadget`` names (any
             :class:`~subgame.solve.plugins.RootGadget` of the opponent).
+        leaves: leaf plug-ins of a depth-limited forest (depth-limited paper §4). The
+            opponent's root best-response values then count the leaves' evaluation at the
+            average strategies; ``recovery_gap`` is not computed (``None``).
     """
     if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 1:
         raise GameDefinitionError(f"iterations must be a whole number >= 1, got {iterations!r}")
@@ -202,15 +206,20 @@ def resolve_subgame(
         raise SubgameError(f"the gadget plays for player {gadget.player}, but the opponent of the re-solver is {opp}")
     reach: list[np.ndarray | None] = [None, None]
     reach[player] = problem.root_reach
-    solver = CFRSolver(tree, config, gadget=gadget, root_reach=(reach[0], reach[1])).run(int(iterations))
+    solver = CFRSolver(tree, config, leaves=leaves, gadget=gadget, root_reach=(reach[0], reach[1])).run(int(iterations))
     avg = solver.average_strategy().probs
     follow = solver.average_root_range()
     rs = tree.plan.root_slice
     root_reach = np.asarray(problem.root_reach, dtype=np.float64)
     reach_p = forward_reach(tree, player, transition_weights(tree, player, avg[player]), root_reach)
-    root_cbv = best_response_to_reach(tree, opp, reach_p, want_policy=False).cbv[rs[opp]]
+    leaf_cfv = None
+    if leaves:
+        reach_o = forward_reach(tree, opp, transition_weights(tree, opp, avg[opp]), follow)
+        both = (reach_p, reach_o) if player == 0 else (reach_o, reach_p)
+        leaf_cfv = counterfactual_leaf_values(tree, opp, both, leaves, None) - leaf_values(tree, opp, both)
+    root_cbv = best_response_to_reach(tree, opp, reach_p, leaf_cfv=leaf_cfv, want_policy=False).cbv[rs[opp]]
     gap = None
-    if problem.gadget.kind == "resolve":
+    if problem.gadget.kind == "resolve" and not leaves:
         reach_o = forward_reach(tree, opp, transition_weights(tree, opp, avg[opp]), follow)
         resolver_cbv = best_response_to_reach(tree, player, reach_o, want_policy=False).cbv[rs[player]]
         sub_o, sub_p, n = root_subgame(tree, opp), root_subgame(tree, player), len(problem.root_keys)

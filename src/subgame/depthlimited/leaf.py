@@ -1,0 +1,191 @@
+"""The multi-valued leaf of depth-limited solving (Brown, Sandholm & Amos 2018, §4).
+
+At a depth limit the re-solving player ρ is assumed to play her blueprint σ̂_ρ for the
+rest of the game, while the opponent picks, at each of her *leaf information sets* (her
+private state at a leaf public node: one choice shared by every history she cannot tell
+apart), which of K continuation strategies σ_o¹..σ_oᴷ she plays from there on. Choosing k
+pays each history h the value v^(σ̂_ρ, σ_oᵏ)(h) (Proposition 1).
+
+The values are stored like the terminal operators: for each continuation k a sparse
+matrix ``G_k[g0, g1]``, the sum over the leaf histories whose private states are ``g0``
+and ``g1`` of chance probability × player 0's value. The K matrices are stacked into one
+sparse operator, so a call of :meth:`MultiValuedLeaf.values` is one sparse product and a
+few array operations over the opponent's leaf states: no Python loop per history.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Literal
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import SubgameError
+from ..tree.public_tree import LEAF, PublicTree
+
+
+@dataclass(frozen=True, eq=False)
+class LeafValues:
+    """K value operators over the leaves of one depth-limited tree.
+
+    Attributes:
+        game_id: fingerprint of the game the tree was compiled from.
+        player: ρ, the player whose blueprint is played below the leaves (the re-solver);
+            the other player chooses among the continuations.
+        matrices: K × [G0, G1] sparse, ``G_k[g0, g1]`` = Σ over leaf histories with
+            private states (g0, g1) of chance probability × player 0's value when ρ plays
+            her blueprint and the opponent continuation k below the leaf.
+        names: [K] a name for each continuation.
+    """
+
+    game_id: str
+    player: int
+    matrices: tuple[sp.csr_matrix, ...]
+    names: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if self.player not in (0, 1):
+            raise SubgameError(f"the re-solving player must be 0 or 1, got {self.player!r}")
+        if not self.matrices:
+            raise SubgameError("a multi-valued leaf needs at least one continuation (K >= 1), got K = 0")
+        if len(self.names) != len(self.matrices):
+            raise SubgameError(f"{len(self.names)} names for {len(self.matrices)} continuations")
+        shapes = {m.shape for m in self.matrices}
+        if len(shapes) != 1:
+            raise SubgameError(f"the continuations' value matrices differ in shape: {sorted(shapes)}")
+
+    @property
+    def num_values(self) -> int:
+        """K."""
+        return len(self.matrices)
+
+    @property
+    def opponent(self) -> int:
+        return 1 - self.player
+
+    def select(self, ks: list[int] | range) -> LeafValues:
+        """The values of continuations ``ks`` only."""
+        return LeafValues(self.game_id, self.player, tuple(self.matrices[k] for k in ks), tuple(self.names[k] for k in ks))
+
+
+@dataclass(eq=False)
+class MultiValuedLeaf:
+    """A :class:`~subgame.solve.plugins.Leaf`: the opponent picks a continuation per leaf state.
+
+    The opponent's pick at each of her L leaf private states is a regret minimizer over
+    the K continuations (regret matching+, as the CFR+ engine; the paper is silent on
+    this choice). Its regrets change only in a solver iteration (``iteration`` given) and
+    only from the opponent's own values; the re-solver's values at an iteration use the
+    opponent's current pick. On an evaluation (``iteration is None``) nothing changes,
+    and the opponent's pick is ``evaluation``: ``"best"`` (she best-responds at each leaf
+    state to the re-solver's reach, so root best-response values are those of the
+    depth-limited game), ``"current"`` or ``"average"`` (her reach-weighted average pick
+    with linear weights t, matching the averaging of CFR+).
+
+    Attributes:
+        tree: the depth-limited tree.
+        leaf_values: the K value operators (:class:`LeafValues`).
+        evaluation: the opponent's pick on an evaluation.
+        states: [L] the opponent's private states at leaf nodes.
+        regrets: [L, K] cumulative regrets of her pick.
+        choice_sum: [L, K] Σ_t t · her reach · her pick.
+    """
+
+    tree: PublicTree
+    leaf_values: LeafValues
+    evaluation: Literal["best", "current", "average"] = "best"
+    states: np.ndarray = field(init=False)
+    regrets: np.ndarray = field(init=False)
+    choice_sum: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        lv, tree = self.leaf_values, self.tree
+        if lv.game_id != tree.game_id:
+            raise SubgameError(f"the leaf values are of game {lv.game_id!r}, the tree is {tree.game_id!r}")
+        shape = (tree.players[0].num_states, tree.players[1].num_states)
+        if lv.matrices[0].shape != shape:
+            raise SubgameError(f"the leaf value matrices have shape {lv.matrices[0].shape}; this tree needs {shape}")
+        if self.evaluation not in ("best", "current", "average"):
+            raise SubgameError(f"evaluation must be 'best', 'current' or 'average', got {self.evaluation!r}")
+        opp = lv.opponent
+        pa = tree.players[opp]
+        self.states = np.flatnonzero(tree.kind[pa.node] == LEAF)
+        K, L = lv.num_values, self.states.size
+        self.regrets = np.zeros((L, K))
+        self.choice_sum = np.zeros((L, K))
+
+    @property
+    def player(self) -> int:
+        """ρ, the re-solving player."""
+        return self.leaf_values.player
+
+    @cached_property
+    def _opponent_operator(self) -> sp.csr_matrix:
+        """[K·L, G_ρ] the opponent's signed values: row k·L + l is her value at leaf state l under k."""
+        opp = self.leaf_values.opponent
+        blocks = [(m if opp == 0 else -m.T.tocsr())[self.states] for m in self.leaf_values.matrices]
+        return sp.vstack(blocks).tocsr()
+
+    @cached_property
+    def _player_operator(self) -> sp.csr_matrix:
+        """[G_ρ, K·L] the re-solver's values given the opponent's reach split by her pick."""
+        return (-self._opponent_operator.T).tocsr()
+
+    def choice(self) -> np.ndarray:
+        """[L, K] the opponent's current pick (regret matching+; uniform where no regret is positive)."""
+        pos = self.regrets  # floored at zero after every update
+        tot = pos.sum(axis=1, keepdims=True)
+        none = tot <= 0.0
+        return (pos + none) / np.where(none, pos.shape[1], tot)
+
+    def average_choice(self) -> np.ndarray:
+        """[L, K] her reach-weighted average pick (the current one where she never reached a leaf)."""
+        tot = self.choice_sum.sum(axis=1, keepdims=True)
+        return np.where(tot > 0, self.choice_sum / np.where(tot > 0, tot, 1.0), self.choice())
+
+    def continuation_values(self, reach_player: np.ndarray) -> np.ndarray:
+        """[L, K] the opponent's counterfactual value of each continuation at each leaf state."""
+        K, L = self.regrets.shape[1], self.states.size
+        return np.asarray(self._opponent_operator @ reach_player).reshape(K, L).T
+
+    def pick(self, reach_player: np.ndarray, how: Literal["best", "current", "average"]) -> np.ndarray:
+        """[L, K] the opponent's pick on an evaluation: see the class docstring."""
+        if how == "current":
+            return self.choice()
+        if how == "average":
+            return self.average_choice()
+        w = self.continuation_values(reach_player)
+        out = np.zeros_like(w)
+        out[np.arange(w.shape[0]), w.argmax(axis=1)] = 1.0  # ties: lowest continuation index
+        return out
+
+    def evaluate(self, player: int, reach: tuple[np.ndarray, np.ndarray],
+                 how: Literal["best", "current", "average"]) -> np.ndarray:
+        """[G_player] the leaf's values with the opponent's pick ``how``; changes nothing."""
+        return self._values(player, reach, self.pick(reach[self.player], how), None)
+
+    # Leaf
+    def values(self, player: int, reach: tuple[np.ndarray, np.ndarray], iteration: int | None) -> np.ndarray:
+        if iteration is None:
+            return self.evaluate(player, reach, self.evaluation)
+        return self._values(player, reach, self.choice(), iteration)
+
+    def _values(self, player: int, reach: tuple[np.ndarray, np.ndarray], x: np.ndarray, iteration: int | None) -> np.ndarray:
+        rho, opp = self.player, self.leaf_values.opponent
+        if player == opp:
+            out = np.zeros(self.tree.players[player].num_states)
+            w = self.continuation_values(reach[rho])
+            v = (w * x).sum(axis=1)
+            out[self.states] = v
+            if iteration is not None:
+                self.choice_sum += float(iteration) * reach[opp][self.states][:, None] * x
+                self.regrets += w - v[:, None]
+                np.maximum(self.regrets, 0.0, out=self.regrets)
+            return out
+        split = (reach[opp][self.states][:, None] * x).T.ravel()
+        return np.asarray(self._player_operator @ split)
+
+    def end_iteration(self, t: int) -> None:
+        return None
