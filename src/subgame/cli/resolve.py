@@ -151,7 +151,6 @@ def _resolve_depth_limited(
     with progress_bar(solves, 0, not as_json) as update:
         result = depth_limited_resolve(game_obj, tree, blueprint, spec, roots=roots, tables=tables, on_solve=update)
     after = exploitability(tree, result.strategy)
-    out.parent.mkdir(parents=True, exist_ok=True)
     save_strategy(result.strategy, out, tree, game=name, params=params, algo=blueprint.meta.algo or "?",
                   resolved=f"depth-limited-{method}")
     if save_values is not None:
