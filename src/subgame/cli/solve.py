@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import time
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 
 import typer
+from rich.table import Table
 
 from ..decompose import (
     CFRDConfig,
     CFRDSolver,
     Decomposition,
     TrunkSplit,
+    WorkerMemory,
     make_executor,
     reconstruct,
     save_cfr_d,
@@ -94,6 +96,9 @@ def solve_command(
     ] = 0,
     workers: Annotated[int, typer.Option(min=1, help="cfr-d: processes (or Ray CPUs) for the subgame solves.")] = 1,
     backend: Annotated[Backend, typer.Option(help="cfr-d: where subgame solves run: serial, process, ray.")] = "serial",
+    ray_address: Annotated[
+        str | None, typer.Option(help="cfr-d: join the running Ray cluster whose head is at HOST:PORT (implies --backend ray).")
+    ] = None,
     max_memory: Annotated[
         float | None, typer.Option(min=0.001, help="GiB the compiled tree may take (default: the memory available now).")
     ] = None,
@@ -116,7 +121,7 @@ def solve_command(
             ("--trunk-depth", trunk_depth, 1), ("--trunk-public-depth", trunk_public_depth, None),
             ("--subgame-iterations", subgame_iterations, 100), ("--subgame-batch", subgame_batch, 1),
             ("--cached-subgames", cached_subgames, 0), ("--workers", workers, 1), ("--backend", backend, "serial"),
-            ("--exact", exact, False)) if value != default]
+            ("--exact", exact, False), ("--ray-address", ray_address, None)) if value != default]
         if given:
             verb = "applies" if len(given) == 1 else "apply"
             raise CommandLineError(f"{', '.join(given)} {verb} to --algo cfr-d only; drop {'it' if len(given) == 1 else 'them'} "
@@ -127,13 +132,17 @@ def solve_command(
         raise CommandLineError("--checkpoint-file and --resume apply to the CFR algorithms, not to --algo lp")
     if resume and checkpoint_file is None:
         raise CommandLineError("--resume needs --checkpoint-file PATH, the checkpoint to continue from")
+    if ray_address is not None:
+        if backend == "process":
+            raise CommandLineError("--ray-address joins a Ray cluster; it does not go with --backend process")
+        backend = "ray"
     if algo == "cfr-d":
         split = TrunkSplit(rounds=trunk_depth) if trunk_public_depth is None else TrunkSplit(depth=trunk_public_depth)
         config = CFRDConfig(subgame_iterations, batch=subgame_batch, cached_chunks=cached_subgames)
         if checkpoint_every is None:
             cadence = replace(cadence, iterations=max(1, iterations // CFR_D_CHECKPOINTS))
         _solve_cfr_d(game, params, iterations, split, config, workers, backend, out, seed, as_json, checkpoint_file, resume,
-                     exact, cadence)
+                     exact, cadence, ray_address)
         return
     tree = compile_named(game, params, max_memory)
     meta: dict[str, Any] = {"game": game, "params": params, "algo": algo, "seed": seed}
@@ -222,7 +231,8 @@ def _solve_lp(tree: PublicTree, out: Path, meta: dict[str, Any], title: str, sta
 
 def _solve_cfr_d(game: str, params: dict[str, str], iterations: int, split: TrunkSplit, config: CFRDConfig,
                  workers: int, backend: Backend, out: Path, seed: int, as_json: bool,
-                 checkpoint: Path | None, resume: bool, exact: bool, cadence: driver.Cadence) -> None:
+                 checkpoint: Path | None, resume: bool, exact: bool, cadence: driver.Cadence,
+                 ray_address: str | None = None) -> None:
     """``solve --algo cfr-d``: CFR-D, writing the trunk strategy and average root values.
 
     It reports the exploitability the stored values certify, computed on the trunk alone.
@@ -230,11 +240,14 @@ def _solve_cfr_d(game: str, params: dict[str, str], iterations: int, split: Trun
     at a time) and the run refused if it cannot fit; after the run every subgame is
     re-solved from the stored values and the exact exploitability computed. With
     ``checkpoint`` the run is saved every twentieth of the way and on Ctrl-C (then what
-    CFR-D has so far is also written to ``out``); ``resume`` continues it.
+    CFR-D has so far is also written to ``out``); ``resume`` continues it. With a parallel
+    backend the peak resident memory of every worker process that solved subgames is reported;
+    ``ray_address`` joins a running Ray cluster.
     """
     started = time.perf_counter()
     game_obj = load_game(game, **params)
-    executor = make_executor(backend if workers > 1 or backend == "ray" else "serial", workers)
+    options = {"address": ray_address} if ray_address is not None else {}
+    executor = make_executor(backend if workers > 1 or backend == "ray" else "serial", workers, **options)
     try:
         if resume and checkpoint is not None:
             solver = CFRDSolver.load_checkpoint(checkpoint, game_obj, executor=executor)
@@ -251,6 +264,7 @@ def _solve_cfr_d(game: str, params: dict[str, str], iterations: int, split: Trun
             )
     finally:
         executor.close()
+    worker_memory = executor.worker_memory() if backend != "serial" else []
     solution = solver.solution()
     save_cfr_d(out, solution, game=game, params=params, seed=seed)
     bound = stored_value_exploitability(solution)
@@ -262,7 +276,8 @@ def _solve_cfr_d(game: str, params: dict[str, str], iterations: int, split: Trun
     if as_json:
         echo_json({**meta, "interrupted": run.interrupted, "stored_value_bound": exploitability_record(bound),
                    "exact": None if exact_result is None else exploitability_record(exact_result), "out": str(out),
-                   "checkpoint": None if checkpoint is None else str(checkpoint), "seconds": seconds})
+                   "checkpoint": None if checkpoint is None else str(checkpoint), "seconds": seconds,
+                   "workers": [asdict(w) for w in worker_memory]})
     else:
         show(evaluation_table(bound, f"{game_label(game, params)}: CFR-D, {solver.iteration} trunk iterations × "
                                      f"{solver.config.subgame_iterations} subgame iterations; exploitability "
@@ -270,6 +285,8 @@ def _solve_cfr_d(game: str, params: dict[str, str], iterations: int, split: Trun
         if exact_result is not None:
             show(evaluation_table(exact_result, f"exact exploitability: trunk average plus every subgame re-solved from the "
                                                 f"stored values ({solver.config.subgame_iterations} iterations each)"))
+        if worker_memory:
+            show(worker_table(worker_memory, f"subgame solves per worker ({backend})"))
     if run.interrupted:
         saved = f"; checkpoint saved to {checkpoint} (continue with --resume)" if checkpoint else ""
         warn(f"interrupted at iteration {solver.iteration}{saved}; trunk strategy and root values so far written to {out}")
@@ -294,3 +311,11 @@ def _check_whole_tree_fits(decomposition: Decomposition) -> None:
             f"one at a time, and its evaluation) but {gib(have)} are available; drop --exact: the exploitability the "
             "stored values certify is computed from the trunk alone"
         )
+
+
+def worker_table(workers: list[WorkerMemory], title: str) -> Table:
+    """One row per worker process: node, pid, tasks it returned, its peak resident memory."""
+    table = Table("node", "pid", "tasks", "peak RSS (MiB)", title=title, title_justify="left")
+    for w in workers:
+        table.add_row(w.node[:12], str(w.pid), str(w.tasks), f"{w.peak_rss / 2**20:.1f}")
+    return table

@@ -7,7 +7,8 @@
   from those values with the re-solving gadget ("Subgame Strategy Re-Solving", Fig. 2;
   appendix Theorem 3), by the one re-solver :func:`subgame.subgame.resolve_subgame`.
 * :func:`save_cfr_d` / :func:`load_cfr_d` — the solution as a file.
-* :class:`ProcessExecutor` / :class:`RayExecutor` — independent subgame solves in parallel.
+* :class:`ProcessExecutor` / :class:`RayExecutor` — independent subgame solves in parallel
+  (Ray: on a cluster, a task whose worker dies run again; peak memory per worker).
 """
 
 from .cfr_d import (
@@ -27,7 +28,9 @@ from .parallel import (
     ProcessExecutor,
     RayExecutor,
     SerialExecutor,
+    WorkerMemory,
     make_executor,
+    peak_rss_bytes,
 )
 from .resolve import (
     Reconstruction,
@@ -57,10 +60,12 @@ __all__ = [
     "StructureCache",
     "SubgameSolveOperator",
     "TrunkSplit",
+    "WorkerMemory",
     "compile_chunk",
     "is_cfr_d_file",
     "load_cfr_d",
     "make_executor",
+    "peak_rss_bytes",
     "reconstruct",
     "save_cfr_d",
     "solve_cfr_d",
