@@ -206,6 +206,10 @@ class RayExecutor:
             retried). Tasks are pure, so a retried task returns what the first attempt
             would have. Ray's default is 3; the paper is silent, this is a choice.
         timeout: seconds one :meth:`map` may wait for all its results (``None``: no limit).
+        scheduling_strategy: Ray's placement of the tasks. ``"SPREAD"`` (the default here)
+            spreads the tasks of one call over the nodes; Ray's ``"DEFAULT"`` fills the
+            driver's node first and reuses one worker for many short tasks, so a second
+            node may get only a few of one iteration's subgames.
         **init_kwargs: passed to ``ray.init`` when this executor starts Ray.
 
     The instance is shut down by :meth:`close` only if this executor started it (or
@@ -213,7 +217,7 @@ class RayExecutor:
     """
 
     def __init__(self, address: str | None = None, num_cpus: int | None = None, *, max_retries: int = 3,
-                 timeout: float | None = None, **init_kwargs: Any) -> None:
+                 timeout: float | None = None, scheduling_strategy: str = "SPREAD", **init_kwargs: Any) -> None:
         if max_retries < 0:
             raise SubgameError(f"max_retries must be >= 0, got {max_retries}")
         ray = _import_ray()
@@ -229,7 +233,7 @@ class RayExecutor:
             ray.init(address=address, **kwargs)
             self._owns = True
         self.workers = int(ray.cluster_resources().get("CPU", 1))
-        self._remote = ray.remote(max_retries=max_retries)(_ray_measured_call)
+        self._remote = ray.remote(max_retries=max_retries, scheduling_strategy=scheduling_strategy)(_ray_measured_call)
 
     def map(self, fn: Callable[[T], R], tasks: Sequence[T]) -> list[R]:
         """Submit every task, wait for all; a task whose worker died is run again (``max_retries``)."""
