@@ -44,7 +44,9 @@ class NetworkReport:
 
 
 @dataclass(frozen=True)
-class _Net:
+class MLP:
+    """A trained multilayer perceptron with ReLU hidden units: ``net(x)`` maps [E, F] inputs to [E, K] outputs."""
+
     weights: tuple[np.ndarray, ...]
     biases: tuple[np.ndarray, ...]
 
@@ -65,22 +67,22 @@ def _features(tree: PublicTree, g0: np.ndarray, g1: np.ndarray) -> np.ndarray:
     columns: list[np.ndarray] = []
     for pos in range(width):
         tokens = [k[pos] if pos < len(k) else "<none>" for k in keys]
-        columns.append(_one_hot(tokens))
-    columns.append(_one_hot([pa0.label[g] for g in g0]))
-    columns.append(_one_hot([pa1.label[g] for g in g1]))
+        columns.append(one_hot(tokens))
+    columns.append(one_hot([pa0.label[g] for g in g0]))
+    columns.append(one_hot([pa1.label[g] for g in g1]))
     return np.hstack(columns)
 
 
-def _one_hot(tokens: list[str]) -> np.ndarray:
+def one_hot(tokens: list[str]) -> np.ndarray:
     vocab = {t: i for i, t in enumerate(dict.fromkeys(tokens))}
     out = np.zeros((len(tokens), len(vocab)))
     out[np.arange(len(tokens)), [vocab[t] for t in tokens]] = 1.0
     return out
 
 
-def _train(x: np.ndarray, y: np.ndarray, hidden: int, epochs: int, lr: float, delta: float,
-           rng: np.random.Generator) -> _Net:
-    """Full-batch Adam on the Huber loss (threshold ``delta``)."""
+def train_mlp(x: np.ndarray, y: np.ndarray, hidden: int, epochs: int, lr: float, delta: float,
+              rng: np.random.Generator) -> MLP:
+    """An MLP with two hidden layers of ``hidden`` units fitted to ``y`` [E, K] by full-batch Adam on the Huber loss (threshold ``delta``)."""
     sizes = [x.shape[1], hidden, hidden, y.shape[1]]
     params = []
     for a, b in zip(sizes[:-1], sizes[1:]):
@@ -105,7 +107,7 @@ def _train(x: np.ndarray, y: np.ndarray, hidden: int, epochs: int, lr: float, de
             m[j] = 0.9 * m[j] + 0.1 * gr
             v[j] = 0.999 * v[j] + 0.001 * gr * gr
             p -= lr * (m[j] / (1 - 0.9**t)) / (np.sqrt(v[j] / (1 - 0.999**t)) + 1e-8)
-    return _Net(tuple(params[0::2]), tuple(params[1::2]))
+    return MLP(tuple(params[0::2]), tuple(params[1::2]))
 
 
 @dataclass(eq=False)
@@ -149,7 +151,7 @@ class NetworkValues:
         order = rng.permutation(len(c))
         n_out = int(round(self.holdout * len(c)))
         test, train = order[:n_out], order[n_out:]
-        net = _train(x[train], y[train], self.hidden, self.epochs, self.learning_rate, self.huber_delta, rng)
+        net = train_mlp(x[train], y[train], self.hidden, self.epochs, self.learning_rate, self.huber_delta, rng)
         pred = net(x)
         err = pred - y
         self.report = NetworkReport(
