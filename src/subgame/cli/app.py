@@ -12,7 +12,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -242,3 +242,22 @@ def _options(
     ] = False,
 ) -> None:
     """Solve two-player zero-sum imperfect-information games and measure exploitability."""
+
+
+def exploitability_rows(title: str, rows: Sequence[tuple[str, Exploitability]]) -> Table:
+    """One row per named strategy: its exploitability in chips and mbb/g."""
+    table = Table(title=title)
+    for col in ("", "exploitability (chips)", "mbb/g"):
+        table.add_column(col, justify="right")
+    for label, result in rows:
+        table.add_row(label, format_cell(result.exploitability), format_cell(MBB_PER_CHIP * result.exploitability))
+    return table
+
+
+def exit_if_interrupted(interrupted: bool, iteration: int, checkpoint: Path | None, what: str, out: Path) -> None:
+    """After a run stopped by a signal: one line saying what was kept, then exit 130."""
+    if not interrupted:
+        return
+    saved = f"; checkpoint saved to {checkpoint} (continue with --resume)" if checkpoint else ""
+    warn(f"interrupted at iteration {iteration}{saved}; {what} so far written to {out}")
+    raise typer.Exit(EXIT_INTERRUPTED)

@@ -6,10 +6,9 @@ import time
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
 from ..eval.best_response import Exploitability, exploitability
-from ..experiments.convergence import MBB_PER_CHIP, exploitability_record
+from ..experiments.convergence import exploitability_record
 from ..experiments.report import format_cell
 from ..games import load_game
 from ..solve.cfr import CFR_PLUS, CFRSolver
@@ -17,7 +16,7 @@ from ..strategy import Strategy
 from ..subgame import NESTED_METHODS, BetAbstraction, nested_strategy, restrict, solve_off_tree, translation_strategy
 from ..subgame.nested import Root
 from ..tree.compile import compile_game
-from .app import CommandLineError, JsonOption, ParamsOption, echo_json, game_label, parse_params, reports_errors, show
+from .app import CommandLineError, JsonOption, ParamsOption, echo_json, exploitability_rows, game_label, parse_params, reports_errors, show
 
 
 def parse_sizes(text: str) -> tuple[tuple[float, ...], bool]:
@@ -83,12 +82,7 @@ def nested_command(
     if as_json:
         echo_json(record)
         return
-    table = Table(title=f"{label}: the small-abstraction player in both seats")
-    for col in ("", "exploitability (chips)", "mbb/g"):
-        table.add_column(col, justify="right")
-    for name, e in rows:
-        table.add_row(name, format_cell(e.exploitability), format_cell(MBB_PER_CHIP * e.exploitability))
-    show(table)
+    show(exploitability_rows(f"{label}: the small-abstraction player in both seats", rows))
     show(f"{record['subgames']} subgames solved, {record['levels']} nesting levels, {record['seconds']:.2f} s")
 
 

@@ -12,13 +12,11 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
 from ..decompose import is_cfr_d_file, load_cfr_d, reconstruct, stored_value_exploitability
 from ..depthlimited import CONTINUATIONS, DepthLimitedSpec, TableValues, depth_limited_resolve, load_leaf_tables, save_leaf_tables
 from ..eval.best_response import Exploitability, exploitability
-from ..experiments.convergence import MBB_PER_CHIP, exploitability_record
-from ..experiments.report import format_cell
+from ..experiments.convergence import exploitability_record
 from ..files import output_file
 from ..games import load_game
 from ..strategy import Strategy
@@ -29,6 +27,7 @@ from .app import (
     JsonOption,
     ParamsOption,
     echo_json,
+    exploitability_rows,
     game_label,
     progress_bar,
     reports_errors,
@@ -198,10 +197,5 @@ def _report(title: str, rows: tuple[tuple[str, Exploitability], tuple[str, Explo
         echo_json({**record, "before": exploitability_record(rows[0][1]), "after": exploitability_record(rows[1][1]),
                    "out": str(out), "seconds": seconds})
         return
-    table = Table(title=title)
-    for col in ("", "exploitability (chips)", "mbb/g"):
-        table.add_column(col, justify="right")
-    for label, result in rows:
-        table.add_row(label, format_cell(result.exploitability), format_cell(MBB_PER_CHIP * result.exploitability))
-    show(table)
+    show(exploitability_rows(title, rows))
     show(f"wrote {out} ({seconds:.2f} s)")

@@ -32,7 +32,6 @@ from ..solve.cfr import PRESETS, CFRSolver
 from ..tree.public_tree import PublicTree
 from ..tree.size import available_bytes, gib
 from .app import (
-    EXIT_INTERRUPTED,
     CommandLineError,
     JsonOption,
     ParamsOption,
@@ -40,13 +39,13 @@ from .app import (
     curve_table,
     echo_json,
     evaluation_table,
+    exit_if_interrupted,
     game_label,
     parse_params,
     progress_bar,
     reports_errors,
     save_strategy,
     show,
-    warn,
 )
 
 Algorithm = Literal["cfr", "cfr+", "lcfr", "dcfr", "modicum", "lp", "cfr-d"]
@@ -170,10 +169,7 @@ def solve_command(
         })
     elif curve:
         show(curve_table(curve, f"{title}, exploitability of the average strategy"))
-    if run.interrupted:
-        saved = f"; checkpoint saved to {checkpoint_file} (continue with --resume)" if checkpoint_file else ""
-        warn(f"interrupted at iteration {solver.iteration}{saved}; average strategy so far written to {out}")
-        raise typer.Exit(EXIT_INTERRUPTED)
+    exit_if_interrupted(run.interrupted, solver.iteration, checkpoint_file, "average strategy", out)
     if not as_json:
         show(f"wrote {out} ({solver.iteration} iterations, {seconds:.2f} s)")
 
@@ -287,10 +283,7 @@ def _solve_cfr_d(game: str, params: dict[str, str], iterations: int, split: Trun
                                                 f"stored values ({solver.config.subgame_iterations} iterations each)"))
         if worker_memory:
             show(worker_table(worker_memory, f"subgame solves per worker ({backend})"))
-    if run.interrupted:
-        saved = f"; checkpoint saved to {checkpoint} (continue with --resume)" if checkpoint else ""
-        warn(f"interrupted at iteration {solver.iteration}{saved}; trunk strategy and root values so far written to {out}")
-        raise typer.Exit(EXIT_INTERRUPTED)
+    exit_if_interrupted(run.interrupted, solver.iteration, checkpoint, "trunk strategy and root values", out)
     if not as_json:
         show(f"wrote {out} (trunk strategy and root values; rebuild the full strategy with 'subgame resolve {out}') "
              f"({seconds:.2f} s)")
