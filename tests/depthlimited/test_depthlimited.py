@@ -79,7 +79,7 @@ def test_rps_plus_three_pure_continuations_find_the_equilibrium(rps_plus):
     assert sol.nash_conv < 1e-2
 
 
-# -- the done-when claims ---------------------------------------------------------
+# -- K = 1 against frozen-blueprint CFR, and game values ------------------------------------
 
 
 @pytest.mark.parametrize("rho", [0, 1])
