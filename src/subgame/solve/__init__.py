@@ -3,10 +3,10 @@
 from .abstraction import Abstraction
 from .cfr import CFR, CFR_PLUS, DCFR, LINEAR_CFR, MODICUM, PRESETS, CFRConfig, CFRSolver
 from .driver import Budget, Cadence, RunResult, Solver, run
-from .lp import LPResult, SequenceForm, payoff_matrix, realization_plan, sequence_form, solve_lp
+from .lp import LPResult, SequenceForm, payoff_matrix, realization_plan, sequence_form, solve_lp, terminal_matrix
 
 __all__ = [
     "CFR", "CFR_PLUS", "DCFR", "LINEAR_CFR", "MODICUM", "PRESETS", "Abstraction", "CFRConfig", "CFRSolver",
-    "LPResult", "SequenceForm", "payoff_matrix", "realization_plan", "sequence_form", "solve_lp",
+    "LPResult", "SequenceForm", "payoff_matrix", "realization_plan", "sequence_form", "solve_lp", "terminal_matrix",
     "Budget", "Cadence", "RunResult", "Solver", "run",
 ]

@@ -147,7 +147,7 @@ def realization_plan(tree: PublicTree, player: int, probs: np.ndarray) -> np.nda
     return x
 
 
-def _terminal_matrix(tree: PublicTree) -> sp.csr_matrix:
+def terminal_matrix(tree: PublicTree) -> sp.csr_matrix:
     """[G0, G1] the chance-weighted payoff of player 0 summed over all terminal operators."""
     shape = (tree.players[0].num_states, tree.players[1].num_states)
     U = sp.csr_matrix(shape)
@@ -172,7 +172,7 @@ def payoff_matrix(tree: PublicTree) -> sp.csr_matrix:
 
 
 def _payoff_matrix(tree: PublicTree, sf0: SequenceForm, sf1: SequenceForm) -> sp.csr_matrix:
-    A = (sf0.state_map.T @ _terminal_matrix(tree) @ sf1.state_map).tocsr()
+    A = (sf0.state_map.T @ terminal_matrix(tree) @ sf1.state_map).tocsr()
     A.sum_duplicates()
     return A
 
