@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import GameDefinitionError, InvalidRangeError, StrategyFileError
-from ..solve.plugins import Leaf, counterfactual_leaf_values
+from ..solve.plugins import Leaf, counterfactual_leaf_values, plug_in_values
 from ..strategy import Strategy
 from ..tree.public_tree import PublicTree
 from ..tree.sweep import backward_best, backward_expected, forward_reach, leaf_values, transition_weights
@@ -87,13 +87,6 @@ def _checked_player(player: int) -> int:
     return int(player)
 
 
-def _plug_in_values(tree: PublicTree, player: int, reach: tuple[np.ndarray, np.ndarray], leaves: Sequence[Leaf]) -> np.ndarray | None:
-    """[G_player] what the leaves add to the terminal values at these reaches (an evaluation), or ``None``."""
-    if not leaves:
-        return None
-    return counterfactual_leaf_values(tree, player, reach, leaves, None) - leaf_values(tree, player, reach)
-
-
 def best_response(tree: PublicTree, strategy: Strategy, player: int, *, leaves: Sequence[Leaf] = ()) -> BestResponse:
     """The best response of ``player`` to ``strategy.probs[1 - player]``.
 
@@ -102,7 +95,7 @@ def best_response(tree: PublicTree, strategy: Strategy, player: int, *, leaves: 
     """
     player = _checked_player(player)
     _, reach = _reaches(tree, _checked(tree, strategy))
-    return best_response_to_reach(tree, player, reach[1 - player], leaf_cfv=_plug_in_values(tree, player, reach, leaves))
+    return best_response_to_reach(tree, player, reach[1 - player], leaf_cfv=plug_in_values(player, reach, leaves, None))
 
 
 def best_response_to_reach(
@@ -145,7 +138,7 @@ def exploitability(tree: PublicTree, strategy: Strategy, *, leaves: Sequence[Lea
             valid strategy of this tree.
     """
     _, reach = _reaches(tree, _checked(tree, strategy))
-    br = [best_response_to_reach(tree, p, reach[1 - p], leaf_cfv=_plug_in_values(tree, p, reach, leaves), want_policy=False).value
+    br = [best_response_to_reach(tree, p, reach[1 - p], leaf_cfv=plug_in_values(p, reach, leaves, None), want_policy=False).value
           for p in (0, 1)]
     value = float(np.dot(reach[0], counterfactual_leaf_values(tree, 0, reach, leaves, None)))
     return Exploitability((br[0], br[1]), value)

@@ -369,8 +369,8 @@ def _checked_restrictions(
     return out[0], out[1]
 
 
-def checked_iterations(iterations: int) -> int:
-    """``iterations`` as an int, or one clear error if it is not a whole number >= 0."""
-    if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 0:
-        raise GameDefinitionError(f"iterations must be a whole number >= 0, got {iterations!r}")
+def checked_iterations(iterations: int, minimum: int = 0) -> int:
+    """``iterations`` as an int, or one clear error if it is not a whole number >= ``minimum``."""
+    if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < minimum:
+        raise GameDefinitionError(f"iterations must be a whole number >= {minimum}, got {iterations!r}")
     return int(iterations)

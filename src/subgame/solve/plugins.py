@@ -57,6 +57,19 @@ def counterfactual_leaf_values(
 ) -> np.ndarray:
     """[G_player] the values of the terminal operators plus those of every leaf plug-in."""
     v = leaf_values(tree, player, reach)
-    for leaf in leaves:
+    extra = plug_in_values(player, reach, leaves, iteration)
+    if extra is not None:
+        v += extra
+    return v
+
+
+def plug_in_values(
+    player: int, reach: tuple[np.ndarray, np.ndarray], leaves: Sequence[Leaf], iteration: int | None
+) -> np.ndarray | None:
+    """[G_player] what the leaf plug-ins alone give (``None`` without leaves)."""
+    if not leaves:
+        return None
+    v = np.array(leaves[0].values(player, reach, iteration), dtype=np.float64, copy=True)
+    for leaf in leaves[1:]:
         v += leaf.values(player, reach, iteration)
     return v

@@ -19,12 +19,12 @@ from typing import Literal
 
 import numpy as np
 
-from ..errors import GameDefinitionError, SubgameError
+from ..errors import SubgameError
 from ..eval.best_response import best_response_to_reach
-from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver
-from ..solve.plugins import Leaf, RootGadget, counterfactual_leaf_values
+from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver, checked_iterations
+from ..solve.plugins import Leaf, RootGadget, plug_in_values
 from ..tree.public_tree import PublicKey, PublicTree, infoset_keys, root_subgame
-from ..tree.sweep import forward_reach, leaf_values, transition_weights
+from ..tree.sweep import forward_reach, transition_weights
 from .gadgets import DistributionalGadget, FixedRange, MaxMarginGadget, ResolveGadget
 
 GadgetKind = Literal["unsafe", "resolve", "maxmargin", "distributional"]
@@ -198,15 +198,14 @@ def resolve_subgame(
             opponent's root best-response values then count the leaves' evaluation at the
             average strategies; ``recovery_gap`` is not computed (``None``).
     """
-    if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 1:
-        raise GameDefinitionError(f"iterations must be a whole number >= 1, got {iterations!r}")
+    iterations = checked_iterations(iterations, minimum=1)
     tree, player, opp = problem.tree, problem.player, problem.opponent
     gadget = gadget if gadget is not None else problem.build_gadget()
     if gadget.player != opp:
         raise SubgameError(f"the gadget plays for player {gadget.player}, but the opponent of the re-solver is {opp}")
     reach: list[np.ndarray | None] = [None, None]
     reach[player] = problem.root_reach
-    solver = CFRSolver(tree, config, leaves=leaves, gadget=gadget, root_reach=(reach[0], reach[1])).run(int(iterations))
+    solver = CFRSolver(tree, config, leaves=leaves, gadget=gadget, root_reach=(reach[0], reach[1])).run(iterations)
     avg = solver.average_strategy().probs
     follow = solver.average_root_range()
     rs = tree.plan.root_slice
@@ -216,7 +215,7 @@ def resolve_subgame(
     if leaves:
         reach_o = forward_reach(tree, opp, transition_weights(tree, opp, avg[opp]), follow)
         both = (reach_p, reach_o) if player == 0 else (reach_o, reach_p)
-        leaf_cfv = counterfactual_leaf_values(tree, opp, both, leaves, None) - leaf_values(tree, opp, both)
+        leaf_cfv = plug_in_values(opp, both, leaves, None)
     root_cbv = best_response_to_reach(tree, opp, reach_p, leaf_cfv=leaf_cfv, want_policy=False).cbv[rs[opp]]
     gap = None
     if problem.gadget.kind == "resolve" and not leaves:
@@ -228,4 +227,4 @@ def resolve_subgame(
         value_vs_average = (np.bincount(sub_o, weights=(1.0 - follow) * alt, minlength=n)
                             - np.bincount(sub_p, weights=root_reach * resolver_cbv, minlength=n))
         gap = best_vs_resolved - value_vs_average
-    return SubgameSolution(problem, avg[player], follow, root_cbv, gap, int(iterations))
+    return SubgameSolution(problem, avg[player], follow, root_cbv, gap, iterations)
