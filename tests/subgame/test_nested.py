@@ -12,18 +12,12 @@ from subgame.solve.cfr import CFR_PLUS, CFRSolver
 from subgame.strategy import Strategy
 from subgame.subgame import BetAbstraction, nested_strategy, restrict, solve_off_tree, translation_strategy
 from subgame.tree.compile import compile_game
-
-SMALL = dict(num_ranks=3, num_suits=2, hole_cards=1, board_cards=(0, 1), betting="nolimit", ante=0, blinds=(1, 2),
-             stack=12, bet_fractions=(0.5, 0.75, 1.0), all_in=True)
+from tests.subgame.conftest import SMALL, small_game
 
 
 @pytest.fixture(scope="module")
 def small():
-    game = load_game("poker", **SMALL)
-    tree = compile_game(game)
-    abstraction = BetAbstraction(game, (0.5, 1.0), True)
-    blueprint = CFRSolver(restrict(game, tree, abstraction), CFR_PLUS).run(300).average_strategy()
-    return game, tree, abstraction, blueprint
+    return small_game(300)
 
 
 def _with(blueprint: Strategy, player: int, probs: np.ndarray) -> Strategy:
