@@ -11,9 +11,11 @@ from .evaluate import evaluate_command
 from .exploit import exploit_command
 from .games import games_command
 from .nested import nested_command
+from .play import play_command
 from .quickstart import quickstart_command
 from .reproduce import reproduce_command
 from .resolve import resolve_command
+from .serve import serve_command
 from .solve import CFR_ALGORITHMS, solve_command
 
 for _name, _command in (
@@ -25,6 +27,8 @@ for _name, _command in (
     ("reproduce", reproduce_command),
     ("exploit", exploit_command),
     ("nested", nested_command),
+    ("serve", serve_command),
+    ("play", play_command),
 ):
     app.command(_name)(_command)
 
