@@ -126,8 +126,8 @@ class Hand:
 
     def after(self, game: Game, action: int) -> Hand:
         """This hand after ``action`` (validated by :meth:`~subgame.games.base.Game.apply`)."""
-        public, private0, private1 = game.observations(self.state, action)
         state = game.apply(self.state, action)
+        public, private0, private1 = game.observations(self.state, action)
         moves = (self.moves[0] + (Move(public, private0),), self.moves[1] + (Move(public, private1),))
         return Hand(self.number, self.seat, state, moves, self.history + ((game.actor(self.state), action),), self.decisions)
 
@@ -192,7 +192,8 @@ class Table:
         return self.state()
 
     def parse_action(self, text: str) -> int:
-        """The legal action ``text`` names: its number in the list (from 1), its id as ``#id``, its name or its label's first word.
+        """The legal action ``text`` names: its number in the list (from 1), its id as ``#id``, its name or its label's
+        first word (``check`` and ``call`` both name the check/call).
 
         Raises:
             IllegalActionError: ``text`` names no legal action, or more than one.
@@ -203,7 +204,8 @@ class Table:
         word = text.strip().lower()
         if word.isdigit() and 1 <= int(word) <= len(legal):
             return legal[int(word) - 1].id
-        matches = [a for a in legal if word in (a.name.lower(), a.label.lower(), f"#{a.id}", a.label.split()[0])]
+        words = {"check", "call"} if word in ("check", "call") else {word}  # one action, named by what it costs now
+        matches = [a for a in legal if words & {a.name.lower(), a.label.lower(), f"#{a.id}", a.label.split()[0]}]
         if len(matches) == 1:
             return matches[0].id
         choices = ", ".join(f"{i} or {a.name} ({a.label})" for i, a in enumerate(legal, 1))

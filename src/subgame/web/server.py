@@ -12,6 +12,7 @@ One lock serializes requests: the table is one person's game.
 
 from __future__ import annotations
 
+import socket
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -90,12 +91,16 @@ def running_server(app: Flask, host: str = "127.0.0.1", port: int = 0) -> Iterat
 
 def serve(app: Flask, host: str, port: int, on_ready: Callable[[str], None] | None = None) -> None:
     """Serve ``app`` until interrupted; ``on_ready`` is told the URL once the port is bound."""
-    from werkzeug.serving import make_server
+    from werkzeug.serving import make_server, select_address_family
 
-    try:
+    try:  # werkzeug exits the process on a busy port; ask the system first, to say so in one line
+        with socket.socket(select_address_family(host, port), socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
         server = make_server(host, port, app, threaded=True)
-    except OSError as exc:
-        raise SubgameError(f"cannot listen on {host}:{port}: {exc.strerror or exc}; pick another --port") from None
+    except (OSError, SystemExit) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "the address is in use or not available"
+        raise SubgameError(f"cannot listen on {host}:{port}: {why}; pick another --port or --host") from None
     if on_ready is not None:
         on_ready(f"http://{host}:{server.server_port}/")
     try:

@@ -1,0 +1,96 @@
+"""``subgame play`` (the terminal table, fed on standard input) and ``subgame serve``'s errors."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from subgame.agents import CallAgent
+from subgame.agents.table import Table
+from subgame.cli.main import app
+from subgame.games import load_game
+
+runner = CliRunner()
+
+
+def play(*args: str, input: str):
+    return runner.invoke(app, ["play", *args], input=input)
+
+
+@pytest.fixture(scope="module")
+def strategy_file(tmp_path_factory):
+    out = tmp_path_factory.mktemp("play") / "leduc.npz"
+    result = runner.invoke(app, ["solve", "leduc", "--iterations", "30", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_piped_hands_give_the_tables_result():
+    # always check or call: the human's moves are the same line each time, so an independent table replays them
+    result = play("--agent", "call", "--game", "leduc", "--seed", "5", "--hands", "3", input="call\n" * 20)
+    assert result.exit_code == 0, result.output
+    table = Table(load_game("leduc"), CallAgent(), seed=5)
+    for _ in range(3):
+        state = table.new_hand()
+        while not state.over:
+            state = table.act("call")
+    assert f"3 hands played; your result {table.total:+g}" in result.stdout
+    assert len(re.findall(r"^hand \d: you are player", result.stdout.replace("─", "").replace(" hand", "hand"), re.M)) == 3
+
+
+def test_strategy_file_agent_shows_its_range_after_the_hand(strategy_file):
+    result = play("--agent", str(strategy_file), "--hands", "1", "--seat", "1", input="c\n" * 5)
+    assert result.exit_code == 0, result.output
+    assert "leduc" in result.stdout  # the game recorded in the file
+    assert "private state" in result.stdout and "range" in result.stdout and "◀" in result.stdout
+    assert re.search(r"the agent held [JQK][sh]", result.stdout)
+
+
+def test_an_illegal_action_is_refused_and_asked_again():
+    result = play("--agent", "call", "--game", "kuhn", "--hands", "1", "--seat", "0", input="jump\nc\nc\nc\n")
+    assert result.exit_code == 0, result.output
+    assert "'jump' is not a legal action; type one of: 1 or c (check), 2 or r (bet to 2)" in result.stderr
+    assert "1 hand played" in result.stdout
+
+
+def test_closed_standard_input_is_one_clear_error():
+    result = play("--agent", "random", "--game", "leduc", "--hands", "2", input="c\n")
+    assert result.exit_code == 2
+    assert "error: standard input closed after 0 of 2 hands" in result.stderr
+    assert "abandoned" in result.stderr
+
+
+def test_without_hands_the_end_of_input_or_q_ends_the_session():
+    assert play("--agent", "random", "--game", "kuhn", input="").exit_code == 0
+    result = play("--agent", "random", "--game", "kuhn", input="q\n")
+    assert result.exit_code == 0 and "0 hands played" in result.stdout
+
+
+@pytest.mark.parametrize("command", ["play", "serve"])
+def test_unknown_agent_is_one_clear_error(command):
+    result = runner.invoke(app, [command, "--agent", "nobody", "--game", "leduc"], input="")
+    assert result.exit_code == 2
+    assert "error: unknown agent 'nobody': give random, call or the path of a strategy file" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_serve_refuses_a_port_it_cannot_use():
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = runner.invoke(app, ["serve", "--agent", "random", "--game", "kuhn", "--port", str(port)])
+    assert result.exit_code == 2 and f"cannot listen on 127.0.0.1:{port}" in result.stderr
+
+
+def test_play_is_deterministic_for_a_seed():
+    args = ("--agent", "random", "--game", "leduc_nolimit", "--seed", "8", "--hands", "2")
+    moves = "\n".join(np.random.default_rng(0).choice(["c", "1", "2"], 30)) + "\n"
+    first, again = play(*args, input=moves), play(*args, input=moves)
+    assert first.exit_code == 0, first.output
+    assert first.stdout == again.stdout

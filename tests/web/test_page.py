@@ -1,0 +1,153 @@
+"""The page of ``subgame serve``: its JSON API, and hands played through it in a real headless Chromium.
+
+The browser tests fail when Chromium or Playwright is missing (CI installs both); set
+``SUBGAME_SKIP_BROWSER=1`` to skip them on a machine without a browser.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+from subgame.agents import RandomAgent, StrategyAgent
+from subgame.agents.table import Table
+from subgame.errors import SubgameError
+from subgame.games import load_game
+from subgame.solve.cfr import CFRSolver
+from subgame.web import create_app, require_flask, running_server
+from tests.conftest import compiled
+from tests.web.browser import SKIP_VARIABLE, BrowserUnavailable, answers_shown, chromium, wait_for_answer
+
+
+def _blueprint_agent(iterations: int = 20) -> tuple[object, StrategyAgent]:
+    game, tree = load_game("leduc"), compiled("leduc")
+    solver = CFRSolver(tree)
+    for _ in range(iterations):
+        solver.step()
+    return game, StrategyAgent(tree, solver.average_strategy(), name="cfr20")
+
+
+def _expected_result(table: Table) -> float:
+    """The human's payoff for the hand just played, replayed from its moves by the game's own rules."""
+    game, hand = table.game, table.hand
+    assert hand is not None
+    state = game.root()
+    for _, action in hand.history:
+        state = game.apply(state, action)
+    return game.utility(state) * (1.0 if hand.seat == 0 else -1.0)
+
+
+# -- the JSON API (no browser) ----------------------------------------------------------------
+
+
+@pytest.fixture
+def client():
+    game, agent = _blueprint_agent()
+    table = Table(game, agent, seed=5)
+    return create_app(table).test_client(), table
+
+
+def test_page_and_state_are_served(client):
+    http, table = client
+    assert b'id="actions"' in http.get("/").data
+    assert b"function render" in http.get("/static/page.js").data
+    state = http.get("/api/state").get_json()
+    assert state["hand"] == 1 and state["legal"] and not state["over"]
+    assert state["your_cards"] == table.state().your_cards
+    dealt = [s for s in state["steps"] if s["text"].startswith("agent is dealt")]
+    assert dealt and dealt[0]["action"] is None and "??" in dealt[0]["text"]  # the agent's card stays hidden
+
+
+def test_api_plays_a_hand_to_the_game_utility(client):
+    http, table = client
+    state = http.get("/api/state").get_json()
+    rng = np.random.default_rng(1)
+    while not state["over"]:
+        state = http.post("/api/act", json={"action": int(rng.choice([a["id"] for a in state["legal"]]))}).get_json()
+    assert state["result"] == pytest.approx(_expected_result(table))
+    assert state["total"] == pytest.approx(state["result"]) and state["hands_played"] == 1
+    agent_moves = sum(1 for who, _ in table.hand.history if who == 1 - state["seat"])
+    assert len(state["decisions"]) == agent_moves
+    assert state["agent_cards"] and all(s["action"] is not None for s in state["steps"])
+
+
+def test_api_errors_are_one_clear_message(client):
+    http, _ = client
+    http.get("/api/state")
+    answer = http.post("/api/act", json={"action": 7})
+    assert answer.status_code == 400 and "not legal here" in answer.get_json()["error"]
+    answer = http.post("/api/act", json={"action": "jump"})
+    assert answer.status_code == 400 and "'jump' is not a legal action" in answer.get_json()["error"]
+    answer = http.post("/api/act", data="nonsense")
+    assert answer.status_code == 400 and '{"action"' in answer.get_json()["error"]
+    answer = http.post("/api/deal")
+    assert answer.status_code == 400 and "still being played" in answer.get_json()["error"]
+
+
+def test_missing_flask_is_one_clear_error(monkeypatch):
+    monkeypatch.setitem(sys.modules, "flask", None)  # makes "import flask" raise ImportError
+    with pytest.raises(SubgameError, match=r"pip install 'subgame\[web\]'"):
+        require_flask()
+
+
+# -- a real browser ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if os.environ.get(SKIP_VARIABLE):
+        pytest.skip(f"{SKIP_VARIABLE} is set: the browser tests are skipped")
+    try:
+        with chromium() as b:
+            yield b
+    except BrowserUnavailable as exc:
+        pytest.fail(str(exc), pytrace=False)
+
+
+def _play_hand_by_clicking(page, rng: np.random.Generator) -> None:
+    while page.get_attribute("body", "data-over") != "true":
+        buttons = page.locator("#actions button")
+        before = answers_shown(page)
+        buttons.nth(int(rng.integers(buttons.count()))).click()
+        wait_for_answer(page, before)
+
+
+@pytest.mark.parametrize("game_name", ["leduc", "leduc_nolimit"])
+def test_browser_plays_hands_through_the_page(browser, game_name):
+    if game_name == "leduc":
+        game, agent = _blueprint_agent()
+    else:
+        game, agent = load_game(game_name), RandomAgent()
+    table = Table(game, agent, seed=11, label=game_name)
+    rng = np.random.default_rng(3)
+    results = []
+    with running_server(create_app(table)) as url:
+        page = browser.new_page()
+        page.goto(url)
+        wait_for_answer(page, 0)
+        for hand in (1, 2):
+            assert page.text_content("#hand-no") == str(hand)
+            assert page.locator("#actions button").count() == len(table.state().legal) > 0
+            # the human's cards on the page are the ones the table dealt to the human's seat
+            assert page.get_attribute("#your-cards .card", "title") == table.state().your_cards
+            _play_hand_by_clicking(page, rng)
+            expected = _expected_result(table)
+            results.append(expected)
+            assert float(page.get_attribute("#result", "data-result")) == pytest.approx(expected)
+            assert float(page.get_attribute("#total", "data-total")) == pytest.approx(sum(results))
+            assert page.get_attribute("#agent-cards .card", "title") == table.state().agent_cards
+            agent_moves = sum(1 for who, _ in table.hand.history if who == 1 - table.hand.seat)
+            assert page.locator(".decision").count() == agent_moves
+            if isinstance(agent, StrategyAgent) and agent_moves:
+                rows = page.locator(".decision").first.locator("table.strategy tbody tr")
+                assert rows.count() == len(table.state().decisions[0].rows)
+                assert page.locator(".decision").first.locator("tr.held td").first.text_content() == table.state().decisions[0].private
+            if hand == 1:
+                before = answers_shown(page)
+                page.click("#deal")
+                wait_for_answer(page, before)
+        assert page.locator("#error").is_hidden()
+        page.close()
