@@ -16,6 +16,7 @@ from subgame.agents import RandomAgent, StrategyAgent
 from subgame.agents.table import Table
 from subgame.errors import SubgameError
 from subgame.games import load_game
+from subgame.games.poker.hands import rank_names
 from subgame.solve.cfr import CFRSolver
 from subgame.web import create_app, require_flask, running_server
 from tests.conftest import compiled
@@ -150,4 +151,34 @@ def test_browser_plays_hands_through_the_page(browser, game_name):
                 page.click("#deal")
                 wait_for_answer(page, before)
         assert page.locator("#error").is_hidden()
+        page.close()
+
+
+def test_browser_shows_a_hand_grid_for_two_card_hands(browser):
+    """Two hole cards from a deck with suits: the agent's strategy as a grid of ranks (hold'em's 13×13 on a full deck)."""
+    params = {"num_ranks": 6, "num_suits": 4, "hole_cards": 2, "board_cards": (0,), "raise_sizes": (2,), "max_raises": (2,),
+              "ante": 0, "blinds": (1, 2), "first_player": (0,)}
+    game, tree = load_game("poker", **params), compiled("poker", **params)
+    solver = CFRSolver(tree)
+    for _ in range(3):
+        solver.step()
+    table = Table(game, StrategyAgent(tree, solver.average_strategy()), seed=0, human_seat=1)  # the agent acts first
+    with running_server(create_app(table)) as url:
+        page = browser.new_page()
+        page.goto(url)
+        wait_for_answer(page, 0)
+        _play_hand_by_clicking(page, np.random.default_rng(0))
+        first = table.state().decisions[0]
+        assert len(first.rows) == 276  # C(24, 2) two-card hands
+        cells = page.locator(".decision").first.locator(".grid > div")
+        assert cells.count() == 36
+        names = cells.all_text_contents()
+        r = rank_names(6)[::-1]  # highest first: K, Q, J, T, 9, 8
+        assert names[:3] == [r[0] * 2, r[0] + r[1] + "s", r[0] + r[2] + "s"] and names[6] == r[0] + r[1] + "o" and names[-1] == r[5] * 2
+        held = page.locator(".decision").first.locator(".grid > div[style*='outline']")
+        assert held.count() == 1
+        ranks = sorted((c[0] for c in (first.private[:2], first.private[2:])), key=rank_names(6).index, reverse=True)
+        suited = first.private[1] == first.private[3]
+        expected = ranks[0] * 2 if ranks[0] == ranks[1] else ranks[0] + ranks[1] + ("s" if suited else "o")
+        assert held.text_content() == expected
         page.close()

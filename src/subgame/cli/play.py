@@ -14,6 +14,7 @@ from typing import Annotated, TextIO
 import typer
 from rich.console import Console
 from rich.table import Table as RichTable
+from rich.text import Text
 
 from ..agents.specs import BASELINES, load_agent
 from ..agents.table import AgentDecisionRecord, Table, TableState
@@ -120,15 +121,15 @@ def _hand_over(console: Console, state: TableState) -> None:
         console.print(decision_table(decision))
 
 
-def decision_table(d: AgentDecisionRecord) -> RichTable:
+def decision_table(d: AgentDecisionRecord) -> RichTable | Text:
     """One agent decision: what it played and, where exposed, its range and strategy at every private state."""
     chosen = next((a.label for a in d.actions if a.id == d.chosen), str(d.chosen))
     mix = ", ".join(f"{a.label} {p:.0%}" for a, p in zip(d.actions, d.probs))
     path = " ".join(p for p in d.public if p) or "the start"
-    table = RichTable(title=f"agent holding {d.private} after {path}: played {chosen} ({mix})", title_justify="left")
+    title = f"agent holding {d.private} after {path}: played {chosen} ({mix})"
     if not d.rows:
-        table.add_column("(the agent does not expose its strategy at other private states)")
-        return table
+        return Text(title)
+    table = RichTable(title=title, title_justify="left")
     table.add_column("private state")
     table.add_column("range", justify="right")
     for a in d.actions:

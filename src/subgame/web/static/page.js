@@ -78,23 +78,26 @@ function handGrid(d, cols) {
   if (parsed.some((t) => !t || t.length !== 2 || t.some((c) => c.length !== 2))) return null;
   const ranks = [...new Set(parsed.flat().map((c) => c[0]))].sort((a, b) => RANKS.indexOf(b) - RANKS.indexOf(a));
   const n = ranks.length;
-  const cells = Array.from({ length: n * n }, () => ({ w: 0, mix: d.actions.map(() => 0), held: false }));
+  const cells = Array.from({ length: n * n }, () => ({ w: 0, n: 0, mix: d.actions.map(() => 0), held: false }));
   parsed.forEach(([a, b], i) => {
     let [x, y] = [ranks.indexOf(a[0]), ranks.indexOf(b[0])];
     if (x > y) [x, y] = [y, x];
     const cell = cells[a[1] === b[1] ? x * n + y : y * n + x];
     const r = d.rows[i];
     cell.w += r.range;
+    cell.n += 1;
     r.probs.forEach((p, k) => { cell.mix[k] += r.range * p; });
     if (r.label === d.private) cell.held = true;
   });
-  const top = Math.max(...cells.map((c) => c.w)) || 1;
+  // shade by the range per combination, so that pairs (6), suited (4) and offsuit (12) hands compare
+  const density = (c) => (c.n ? c.w / c.n : 0);
+  const top = Math.max(...cells.map(density)) || 1;
   const grid = el("div", { class: "grid", style: `grid-template-columns: repeat(${n}, 2.6em)` });
   cells.forEach((c, i) => {
     const [x, y] = [Math.floor(i / n), i % n];
     const name = x === y ? ranks[x] + ranks[x] : x < y ? ranks[x] + ranks[y] + "s" : ranks[y] + ranks[x] + "o";
     const mix = c.w > 0 ? c.mix.map((m) => m / c.w) : null;
-    const style = mix ? `background:${stackedBar(mix, cols)};opacity:${0.3 + 0.7 * c.w / top}` : "background:#ddd";
+    const style = mix ? `background:${stackedBar(mix, cols)};opacity:${0.25 + 0.75 * density(c) / top}` : "background:#ddd";
     const tip = name + (mix ? ": range " + pct(c.w) + ", " + d.actions.map((a, k) => `${a.label} ${pct(mix[k])}`).join(", ") : "");
     grid.append(el("div", { style: style + (c.held ? ";outline:2px solid #000" : ""), title: tip }, name));
   });
