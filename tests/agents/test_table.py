@@ -9,7 +9,7 @@ import pytest
 from tests.conftest import compiled
 
 from subgame.agents import CallAgent, Decision, Move, RandomAgent, StrategyAgent, View, infoset_key
-from subgame.agents.table import Table
+from subgame.agents.table import AgentFailed, Table
 from subgame.errors import IllegalActionError
 from subgame.games import load_game
 from subgame.games.base import CHANCE
@@ -207,3 +207,27 @@ def test_the_human_sees_poker_chips_and_hidden_cards_until_the_end():
     assert state.over and state.agent_cards and state.result is not None
     assert state.contributions == (20, 20) and state.board
     assert not any("??" in s.text for s in state.steps)
+
+
+@dataclass
+class IllegalAgent:
+    """Answers with an action no game has."""
+
+    name: str = "bad"
+
+    def new_hand(self, player: int, seed: int) -> None:
+        pass
+
+    def act(self, view: View) -> Decision:
+        return Decision.pure(99)
+
+
+def test_an_agent_that_answers_an_illegal_action_is_one_clear_error():
+    table = Table(load_game("kuhn"), IllegalAgent(), human_seat=1)
+    with pytest.raises(AgentFailed, match=r"the agent 'bad' failed after the start \(hand 1\): .*illegal action\(s\) \[99\]"):
+        table.new_hand()
+    table = Table(load_game("kuhn"), IllegalAgent(), human_seat=0)
+    before = table.new_hand()
+    with pytest.raises(AgentFailed, match="failed after c"):
+        table.act("check")
+    assert table.state() == before  # the hand is left as it was

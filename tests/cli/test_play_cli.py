@@ -94,3 +94,37 @@ def test_play_is_deterministic_for_a_seed():
     first, again = play(*args, input=moves), play(*args, input=moves)
     assert first.exit_code == 0, first.output
     assert first.stdout == again.stdout
+
+
+def test_serve_serves_the_page_until_interrupted():
+    import json
+    import os
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+    from pathlib import Path
+
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    env = {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "subgame.cli", "serve", "--agent", "random", "--game", "kuhn", "--port", "0", "--seed", "3"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # a background shell may have ignored Ctrl-C
+    )
+    try:
+        line = proc.stdout.readline()
+        url = re.search(r"open (http://127\.0\.0\.1:\d+/)", line)
+        assert url, line
+        with urllib.request.urlopen(url.group(1) + "api/state", timeout=10) as answer:
+            state = json.load(answer)
+        assert state["game"] == "kuhn" and state["agent"] == "random" and state["legal"]
+        with urllib.request.urlopen(url.group(1), timeout=10) as answer:
+            assert b"<title>subgame: play against an agent</title>" in answer.read()
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=10)
+        assert proc.returncode == 0 and "stopped after 0 hands" in out
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -50,7 +50,7 @@ def chromium() -> Iterator[Any]:
         ) from None
     path = chromium_path()
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=path, args=["--no-sandbox", "--disable-gpu"])
+        browser = p.chromium.launch(executable_path=path, args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
         try:
             yield browser
         finally:

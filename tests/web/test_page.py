@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 
-from subgame.agents import RandomAgent, StrategyAgent
+from subgame.agents import Decision, RandomAgent, StrategyAgent
 from subgame.agents.table import Table
 from subgame.errors import SubgameError
 from subgame.games import load_game
@@ -182,3 +182,21 @@ def test_browser_shows_a_hand_grid_for_two_card_hands(browser):
         expected = ranks[0] * 2 if ranks[0] == ranks[1] else ranks[0] + ranks[1] + ("s" if suited else "o")
         assert held.text_content() == expected
         page.close()
+
+
+class IllegalAgent:
+    name = "bad"
+
+    def new_hand(self, player: int, seed: int) -> None:
+        pass
+
+    def act(self, view):
+        return Decision.pure(99)  # no game has this action
+
+
+def test_an_agent_failure_is_shown_as_an_error():
+    table = Table(load_game("kuhn"), IllegalAgent(), human_seat=0)
+    http = create_app(table).test_client()
+    assert http.get("/api/state").status_code == 200
+    answer = http.post("/api/act", json={"action": "check"})
+    assert answer.status_code == 400 and "the agent 'bad' failed" in answer.get_json()["error"]

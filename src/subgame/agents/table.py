@@ -30,13 +30,17 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..errors import IllegalActionError
+from ..errors import IllegalActionError, SubgameError
 from ..games.base import CHANCE, TERMINAL, Game
 from ..games.poker.game import CALL, FOLD, PokerGame
 from ..strategy import Strategy
 from ..tree.public_tree import PublicTree
 from ..tree.sweep import forward_reach, transition_weights
 from .base import Agent, Decision, Move, View
+
+
+class AgentFailed(SubgameError):
+    """The agent could not answer at one of its decisions (it raised, or its answer was not a distribution over the legal actions)."""
 
 
 @runtime_checkable
@@ -231,7 +235,11 @@ class Table:
                 hand = hand.after(game, Decision(dict(game.chance_outcomes(hand.state))).sample(self._chance_rng))
                 continue
             view = hand.view(game, who)
-            decision = self.agent.act(view).checked(view)
+            try:
+                decision = self.agent.act(view).checked(view)
+            except SubgameError as exc:
+                where = " ".join(m.public for m in view.moves if m.public) or "the start"
+                raise AgentFailed(f"the agent {self.agent.name!r} failed after {where} (hand {hand.number}): {exc}") from None
             chosen = decision.sample(self._agent_rng)
             record = AgentDecisionRecord(
                 public=view.public_key, private=view.private_label, actions=self._choices(hand.state, view.legal),

@@ -30,5 +30,6 @@ def serve_command(
     app = create_app(table)
     try:
         serve(app, host, port, on_ready=lambda url: show(f"playing {table.agent.name} at {table.label}: open {url} (Ctrl-C stops)"))
-    except KeyboardInterrupt:
-        show(f"stopped after {table.hands_played} hands; your result {table.total:+g}")
+    except KeyboardInterrupt:  # before the server loop, which ends on Ctrl-C by returning
+        pass
+    show(f"stopped after {table.hands_played} hands; your result {table.total:+g}")

@@ -90,7 +90,7 @@ def running_server(app: Flask, host: str = "127.0.0.1", port: int = 0) -> Iterat
 
 
 def serve(app: Flask, host: str, port: int, on_ready: Callable[[str], None] | None = None) -> None:
-    """Serve ``app`` until interrupted; ``on_ready`` is told the URL once the port is bound."""
+    """Serve ``app`` until interrupted (Ctrl-C returns); ``on_ready`` is told the URL once the port is bound."""
     from werkzeug.serving import make_server, select_address_family
 
     try:  # werkzeug exits the process on a busy port; ask the system first, to say so in one line
