@@ -108,11 +108,16 @@ def browser():
         pytest.fail(str(exc), pytrace=False)
 
 
-def _play_hand_by_clicking(page, rng: np.random.Generator) -> None:
+def _play_hand_by_clicking(page, rng: np.random.Generator, keys: bool = False) -> None:
+    """Random legal actions until the hand ends: buttons clicked, or (``keys``) their number keys pressed."""
     while page.get_attribute("body", "data-over") != "true":
         buttons = page.locator("#actions button")
         before = answers_shown(page)
-        buttons.nth(int(rng.integers(buttons.count()))).click()
+        k = int(rng.integers(buttons.count()))
+        if keys:
+            page.keyboard.press(str(k + 1))
+        else:
+            buttons.nth(k).click()
         wait_for_answer(page, before)
 
 
@@ -134,7 +139,7 @@ def test_browser_plays_hands_through_the_page(browser, game_name):
             assert page.locator("#actions button").count() == len(table.state().legal) > 0
             # the human's cards on the page are the ones the table dealt to the human's seat
             assert page.get_attribute("#your-cards .card", "title") == table.state().your_cards
-            _play_hand_by_clicking(page, rng)
+            _play_hand_by_clicking(page, rng, keys=game_name == "leduc_nolimit")
             expected = _expected_result(table)
             results.append(expected)
             assert float(page.get_attribute("#result", "data-result")) == pytest.approx(expected)
@@ -148,7 +153,10 @@ def test_browser_plays_hands_through_the_page(browser, game_name):
                 assert page.locator(".decision").first.locator("tr.held td").first.text_content() == table.state().decisions[0].private
             if hand == 1:
                 before = answers_shown(page)
-                page.click("#deal")
+                if game_name == "leduc_nolimit":
+                    page.keyboard.press("Enter")
+                else:
+                    page.click("#deal")
                 wait_for_answer(page, before)
         assert page.locator("#error").is_hidden()
         page.close()

@@ -25,7 +25,7 @@ Everything a client shows is one frozen :class:`TableState`, a plain value that
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -156,12 +156,13 @@ class Table:
     seed: int = 0
     human_seat: int | None = None
     label: str = ""
-    hands_played: int = 0
-    total: float = 0.0
+    hands_played: int = field(default=0, init=False)  #: finished hands
+    total: float = field(default=0.0, init=False)  #: the human's summed payoff over finished hands
     _hand: Hand | None = field(default=None, init=False)
     _chance_rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0), init=False)
     _agent_rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0), init=False)
-    _reach_cache: dict[tuple[int, int], np.ndarray] = field(default_factory=dict, init=False)
+    #: per exposed (strategy, player): the strategy, [G] the player's own reach, [G] each private state's infoset (-1 if none)
+    _reach_cache: dict[tuple[int, int], tuple[Strategy, np.ndarray, np.ndarray]] = field(default_factory=dict, init=False)
 
     def __post_init__(self) -> None:
         if self.human_seat not in (None, 0, 1):
@@ -246,8 +247,7 @@ class Table:
                 probs=tuple(float(decision.probs.get(a, 0.0)) for a in view.legal), chosen=chosen,
                 rows=self._rows(view),
             )
-            hand = hand.after(game, chosen)
-            hand = Hand(hand.number, hand.seat, hand.state, hand.moves, hand.history, hand.decisions + (record,))
+            hand = replace(hand.after(game, chosen), decisions=hand.decisions + (record,))
 
     # -- what the agent exposes -------------------------------------------------------------
     def _rows(self, view: View) -> tuple[PrivateStateRow, ...]:
@@ -262,15 +262,17 @@ class Table:
         pa = tree.players[p]
         key = (id(strategy), p)
         if key not in self._reach_cache:
-            self._reach_cache[key] = forward_reach(tree, p, transition_weights(tree, p, strategy.probs[p]))
-        reach = self._reach_cache[key]
+            infoset_of = np.full(pa.num_states, -1, dtype=np.int64)
+            infoset_of[pa.infoset_priv] = np.arange(pa.num_infosets)
+            reach = forward_reach(tree, p, transition_weights(tree, p, strategy.probs[p]))
+            self._reach_cache[key] = (strategy, reach, infoset_of)
+        _, reach, infoset_of = self._reach_cache[key]
         states = np.flatnonzero(pa.node == node)
-        infoset_of = {int(g): i for i, g in enumerate(pa.infoset_priv) if pa.node[g] == node}
         r = reach[states]
         total = float(r.sum())
         rows = []
         for g, rg in zip(states, r):
-            i = infoset_of[int(g)]
+            i = infoset_of[g]
             by_id = {int(a): float(q) for a, q, ok in zip(pa.action_ids[i], strategy.probs[p][i], pa.legal[i]) if ok}
             rows.append(PrivateStateRow(pa.label[g], float(rg), float(rg) / total if total > 0 else 0.0,
                                         tuple(by_id.get(a, 0.0) for a in view.legal)))

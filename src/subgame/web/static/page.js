@@ -153,7 +153,8 @@ function render(s) {
   const actions = $("actions");
   actions.replaceChildren();
   for (const a of s.legal) {
-    const b = el("button", { type: "button", class: "action", "data-action": String(a.id), title: a.name }, a.label);
+    const key = actions.childElementCount + 1;
+    const b = el("button", { type: "button", class: "action", "data-action": String(a.id), title: `${a.name} (key ${key})` }, a.label);
     b.addEventListener("click", () => post("/api/act", { action: a.id }));
     actions.append(b);
   }
@@ -165,7 +166,8 @@ function render(s) {
   steps.replaceChildren(...s.steps.map((st) => el("li", { class: st.actor }, st.text)));
   $("total").dataset.total = String(s.total);
   $("total").textContent = money(s.total);
-  $("hands-played").textContent = `${s.hands_played} hand${s.hands_played === 1 ? "" : "s"}`;
+  $("hands-played").textContent = `${s.hands_played} hand${s.hands_played === 1 ? "" : "s"}` +
+    (s.hands_played ? ` (${money(s.total / s.hands_played)} per hand)` : "");
   showDecisions(s);
   document.body.dataset.hand = String(s.hand);
   document.body.dataset.over = String(s.over);
@@ -199,4 +201,12 @@ async function call(method, url, body) {
 
 const post = (url, body) => call("POST", url, body || {});
 $("deal").addEventListener("click", () => post("/api/deal"));
+// Keys: 1..9 press the action buttons in order; Enter or n deals the next hand.
+document.addEventListener("keydown", (event) => {
+  if (document.body.dataset.busy === "true" || event.ctrlKey || event.metaKey || event.altKey) return;
+  const buttons = document.querySelectorAll("#actions button");
+  const k = Number(event.key);
+  if (k >= 1 && k <= buttons.length) buttons[k - 1].click();
+  else if ((event.key === "Enter" || event.key === "n") && !$("outcome").hidden) $("deal").click();
+});
 call("GET", "/api/state");
