@@ -21,7 +21,7 @@ from ..agents.table import AgentDecisionRecord, Table, TableState
 from ..errors import IllegalActionError
 from ..games import load_game
 from ..strategy import Strategy
-from .app import ParamsOption, compile_named, fail, game_label, parse_params, reports_errors, warn
+from .app import EXIT_INTERRUPTED, ParamsOption, compile_named, fail, game_label, parse_params, reports_errors, warn
 
 #: Private states listed per decision before the rest are summarized (hold'em has 1,326).
 MAX_ROWS = 24
@@ -63,7 +63,12 @@ def play_command(
     table = open_table(agent, game, param, seed, seat)
     console = Console(soft_wrap=True, highlight=False)
     console.print(f"[bold]{table.agent.name}[/] at {table.label}; seed {seed}")
-    quit_ = _play(table, console, sys.stdin, hands)
+    try:
+        quit_ = _play(table, console, sys.stdin, hands)
+    except KeyboardInterrupt:
+        console.print()
+        _summary(console, table)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     _summary(console, table)
     if not quit_ and hands is not None and table.hands_played < hands:
         fail(f"standard input closed after {table.hands_played} of {hands} hands; give one action per line (or fewer --hands)")
