@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from ..agents.specs import BASELINES, load_agent
+from ..agents.specs import load_agent
 from ..agents.table import AgentDecisionRecord, Table, TableState
 from ..errors import IllegalActionError
 from ..games import load_game
@@ -26,7 +26,7 @@ from .app import EXIT_INTERRUPTED, ParamsOption, compile_named, fail, game_label
 #: Private states listed per decision before the rest are summarized (hold'em has 1,326).
 MAX_ROWS = 24
 
-AgentOption = Annotated[str, typer.Option("--agent", help=f"The agent: {', '.join(BASELINES)}, or a strategy file of the game.")]
+AgentOption = Annotated[str, typer.Option("--agent", help="The agent: random, call, or a strategy file of the game.")]
 GameOption = Annotated[
     str | None, typer.Option("--game", help="The game (leduc, leduc_nolimit, ...); default: the strategy file's game, else leduc.")
 ]
@@ -37,7 +37,7 @@ SeatOption = Annotated[int | None, typer.Option("--seat", min=0, max=1, help="Yo
 def open_table(agent: str, game: str | None, param: list[str], seed: int, seat: int | None) -> Table:
     """The table of the command line's options: the game compiled, the agent loaded for it."""
     if game is None:
-        recorded = Strategy.load(agent).meta if agent not in BASELINES and Path(agent).is_file() else None
+        recorded = Strategy.load(agent).meta if Path(agent).is_file() else None
         game = recorded.game if recorded is not None and recorded.game else "leduc"
         params = {**((recorded.params or {}) if recorded is not None else {}), **parse_params(param)}
     else:
