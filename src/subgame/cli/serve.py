@@ -23,7 +23,7 @@ def serve_command(
 ) -> None:
     """Serve a page to play hands against an agent; after each hand it shows the agent's cards and strategy.
 
-    Needs Flask (pip install 'subgame[web]'). Stop it with Ctrl-C.
+    Needs Flask (the package's extra named web, or pip install flask). Stop it with Ctrl-C.
     """
     require_flask()
     table = open_table(agent, game, param, seed, seat)
