@@ -11,7 +11,7 @@ from tests.conftest import compiled
 from subgame.agents import CallAgent, Decision, Move, RandomAgent, StrategyAgent, View, infoset_key
 from subgame.agents.table import AgentFailed, Table
 from subgame.errors import IllegalActionError
-from subgame.games import load_game
+from subgame.games import GAMES, load_game
 from subgame.games.base import CHANCE
 from subgame.solve.cfr import CFRSolver
 from subgame.tree.public_tree import infoset_index
@@ -231,3 +231,25 @@ def test_an_agent_that_answers_an_illegal_action_is_one_clear_error():
     with pytest.raises(AgentFailed, match="failed after c"):
         table.act("check")
     assert table.state() == before  # the hand is left as it was
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_registered_game_plays_at_the_table(name):
+    game = load_game(name)
+    table = Table(game, RandomAgent(), seed=6)
+    histories = _play(table, 4, np.random.default_rng(1))
+    assert table.total == pytest.approx(sum(_utility(game, h) * (1 if k % 2 == 0 else -1) for k, h in enumerate(histories)))
+
+
+@pytest.mark.parametrize("name", ["rps", "goofspiel"])
+def test_moves_the_human_does_not_observe_stay_hidden_until_the_end(name):
+    game = load_game(name)
+    table = Table(game, RandomAgent(), seed=0, human_seat=1)  # the agent moves first, unseen
+    state = table.new_hand()
+    agent_move = table.hand.history[0][1]
+    assert state.steps[0].action is None and state.steps[0].text.startswith("agent: ??")
+    assert game.action_name(game.root(), agent_move) not in state.steps[0].text
+    while not state.over:
+        state = table.act(state.legal[0].id)
+    assert state.steps[0].action == agent_move
+    assert state.steps[0].text.startswith(f"agent: {game.action_name(game.root(), agent_move)}")

@@ -99,7 +99,7 @@ class TableState:
     agent: str  #: the agent's name
     hand: int  #: the hand's number, from 1
     seat: int  #: the human's seat, 0 or 1
-    your_cards: str  #: the human's private observations so far (hole cards)
+    your_cards: str  #: what chance dealt the human privately (hole cards), space separated
     board: str  #: public chance observations so far (board cards), space separated
     steps: tuple[Step, ...]  #: the moves of the hand
     legal: tuple[ActionChoice, ...]  #: the human's legal actions (empty when it is not the human's turn)
@@ -108,7 +108,7 @@ class TableState:
     contributions: tuple[int, int] | None = None  #: poker: chips each seat has put in, seat 0 first
     stacks: tuple[int, int] | None = None  #: no-limit poker: chips each seat has left, seat 0 first
     result: float | None = None  #: the human's payoff in this hand, once over
-    agent_cards: str | None = None  #: the agent's private observations, once over
+    agent_cards: str | None = None  #: what chance dealt the agent privately, once over
     decisions: tuple[AgentDecisionRecord, ...] = ()  #: the agent's decisions, once over
     hands_played: int = 0  #: finished hands at this table
     total: float = 0.0  #: the human's summed payoff over finished hands
@@ -296,15 +296,17 @@ class Table:
                 poker["stacks"] = (game.spec.stack - contrib[0], game.spec.stack - contrib[1])
         return TableState(
             game=self.label or game.name, agent=self.agent.name, hand=hand.number, seat=hand.seat,
-            your_cards=" ".join(m.private for m in mine if m.private), board=" ".join(board),
+            your_cards=_dealt(hand, hand.seat), board=" ".join(board),
             steps=self._steps(hand, over), legal=self._choices(hand.state, game.legal_actions(hand.state)) if human_turn else (),
             over=over, result=(game.utility(hand.state) * (1 if hand.seat == 0 else -1)) if over else None,
-            agent_cards=" ".join(m.private for m in hand.moves[1 - hand.seat] if m.private) if over else None,
+            agent_cards=_dealt(hand, 1 - hand.seat) if over else None,
             decisions=hand.decisions if over else (), hands_played=self.hands_played, total=self.total, **poker,
         )
 
     def _steps(self, hand: Hand, over: bool) -> tuple[Step, ...]:
+        """The moves as the human observed them; what the agent did unseen is shown once the hand is over."""
         game, state, out = self.game, self.game.root(), []
+        chance_word = "board" if isinstance(game, PokerGame) else "chance"
         for (who, action), mine, theirs in zip(hand.history, hand.moves[hand.seat], hand.moves[1 - hand.seat]):
             if who == CHANCE:
                 if mine.private:
@@ -312,10 +314,16 @@ class Table:
                 elif theirs.private:
                     out.append(Step("chance", action if over else None, f"agent is dealt {theirs.private if over else '??'}"))
                 else:
-                    out.append(Step("chance", action, f"board: {mine.public}"))
+                    out.append(Step("chance", action, f"{chance_word}: {mine.public}"))
             else:
-                label = self._label(state, action)
-                out.append(Step("you" if who == hand.seat else "agent", action, f"{'you' if who == hand.seat else 'agent'}: {label}"))
+                name = game.action_name(state, action)
+                seen = f" ({mine.public})" if mine.public and mine.public != name else ""  # e.g. a round's result
+                if who == hand.seat:
+                    out.append(Step("you", action, f"you: {self._label(state, action)}{seen}"))
+                elif over or mine.public == name:
+                    out.append(Step("agent", action, f"agent: {self._label(state, action)}{seen}"))
+                else:  # a move the human does not see (simultaneous moves played in turn)
+                    out.append(Step("agent", None, f"agent: ??{seen}"))
             state = game.next_state(state, action)
         return tuple(out)
 
@@ -338,3 +346,8 @@ class Table:
         if game.spec.betting == "nolimit" and total >= game.spec.stack:
             return f"all-in {total}"
         return f"{'raise' if to_call else 'bet'} to {total}"
+
+
+def _dealt(hand: Hand, player: int) -> str:
+    """``player``'s private observations of chance moves (her cards), space separated."""
+    return " ".join(m.private for (who, _), m in zip(hand.history, hand.moves[player]) if who == CHANCE and m.private)
