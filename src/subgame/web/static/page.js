@@ -141,7 +141,7 @@ function render(s) {
   $("agent-seat-no").textContent = `(player ${1 - s.seat})`;
   showCards($("your-cards"), s.your_cards);
   const yours = cardTokens(s.your_cards);
-  showCards($("agent-cards"), s.agent_cards || "", s.over ? 0 : (yours ? yours.length : 1));
+  showCards($("agent-cards"), s.agent_cards || "", s.over ? 0 : yours ? yours.length : s.your_cards ? 1 : 0);
   showCards($("board"), s.board);
   $("pot").textContent = s.pot == null ? "" : `Pot ${s.pot}`;
   for (const [id, seat] of [["your-chips", s.seat], ["agent-chips", 1 - s.seat]]) {
