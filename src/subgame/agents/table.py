@@ -95,7 +95,7 @@ class Step:
 class TableState:
     """Everything a client shows at one moment of the table, as the human sees it."""
 
-    game: str  #: the game, with its parameters
+    game: str  #: the game's name (the table's ``label``)
     agent: str  #: the agent's name
     hand: int  #: the hand's number, from 1
     seat: int  #: the human's seat, 0 or 1
@@ -126,14 +126,14 @@ class Hand:
     state: Any  #: the game's state
     moves: tuple[tuple[Move, ...], tuple[Move, ...]] = ((), ())  #: each seat's observation history
     history: tuple[tuple[int, int], ...] = ()  #: ``(actor, action id)`` of every move, chance as -1
-    decisions: tuple[AgentDecisionRecord, ...] = ()
+    decisions: tuple[AgentDecisionRecord, ...] = ()  #: the agent's decisions so far
 
     def after(self, game: Game, action: int) -> Hand:
         """This hand after ``action`` (validated by :meth:`~subgame.games.base.Game.apply`)."""
         state = game.apply(self.state, action)
         public, private0, private1 = game.observations(self.state, action)
         moves = (self.moves[0] + (Move(public, private0),), self.moves[1] + (Move(public, private1),))
-        return Hand(self.number, self.seat, state, moves, self.history + ((game.actor(self.state), action),), self.decisions)
+        return replace(self, state=state, moves=moves, history=self.history + ((game.actor(self.state), action),))
 
     def view(self, game: Game, player: int) -> View:
         return View(player, self.moves[player], tuple(game.legal_actions(self.state)))
