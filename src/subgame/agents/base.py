@@ -14,6 +14,11 @@ at :meth:`Agent.new_hand`; its work per decision is bounded by the
 depth-limited search and counter-strategies are agents; matches and the ACPC client talk
 only to this protocol.
 
+An agent whose behaviour can be written out as a strategy of a compiled tree (a strategy
+file, the baselines, translation, a re-solver that solves every subgame it could meet) is a
+:class:`KnownAgent`: matches use that strategy for the exact expected value and for AIVAT's
+value function.
+
 An observation history names an information set of any compiled tree of the game: the
 public observations are the public node's key and the non-empty private observations,
 joined by ``/``, are the private state's label (:func:`infoset_key`).
@@ -28,7 +33,8 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from ..errors import IllegalActionError, InvalidRangeError
-from ..tree.public_tree import PublicKey
+from ..strategy import Strategy
+from ..tree.public_tree import PublicKey, PublicTree
 
 
 @dataclass(frozen=True)
@@ -107,4 +113,17 @@ class Agent(Protocol):
 
     def act(self, view: View) -> Decision:
         """The agent's action probabilities at ``view``."""
+        ...
+
+
+@runtime_checkable
+class KnownAgent(Agent, Protocol):
+    """An agent whose play is a behaviour strategy that can be written on a compiled tree."""
+
+    def behaviour(self, tree: PublicTree) -> Strategy:
+        """The strategy the agent plays in either seat, on ``tree`` (the full game's tree).
+
+        Raises:
+            SubgameError: ``tree`` is not the game the agent plays.
+        """
         ...
