@@ -120,9 +120,13 @@ def _join(label: str, obs: str) -> str:
     return (label + "/" + obs if label else obs) if obs else label
 
 
-def reference_profile(agents: tuple[Agent, Agent], tree: PublicTree) -> tuple[Strategy, Strategy]:
-    """AIVAT's reference strategy of each agent: its own if known, else the other's, else uniform."""
-    known = [a.behaviour(tree) if isinstance(a, KnownAgent) else None for a in agents]
+def reference_profile(agents: tuple[Agent, Agent], tree: PublicTree, use: tuple[bool, bool] = (True, True)) -> tuple[Strategy, Strategy]:
+    """AIVAT's reference strategy of each agent: its own if known, else the other's, else uniform.
+
+    ``use[i]`` false treats agent i as unknown (to measure AIVAT as when evaluating an
+    agent against an opponent whose strategy is not available).
+    """
+    known = [a.behaviour(tree) if isinstance(a, KnownAgent) and u else None for a, u in zip(agents, use)]
     fallback = known[0] or known[1] or Strategy.uniform(tree)
     return (known[0] or known[1] or fallback, known[1] or known[0] or fallback)
 
@@ -435,7 +439,7 @@ def play_match(
         per = np.concatenate(rows) if rows else np.zeros((0, 3))
         if values is None:
             per[:, 1:] = np.nan
-        return MatchResult(game.describe(), names, seed, deals, per, scale, unit, ev, error, executor.workers,
+        return MatchResult(game.name, names, seed, deals, per, scale, unit, ev, error, executor.workers,
                            time.perf_counter() - started)
 
     step = max(1, executor.workers)

@@ -10,6 +10,7 @@ from .app import app
 from .evaluate import evaluate_command
 from .exploit import exploit_command
 from .games import games_command
+from .match import match_command
 from .nested import nested_command
 from .quickstart import quickstart_command
 from .reproduce import reproduce_command
@@ -25,6 +26,7 @@ for _name, _command in (
     ("reproduce", reproduce_command),
     ("exploit", exploit_command),
     ("nested", nested_command),
+    ("match", match_command),
 ):
     app.command(_name)(_command)
 
