@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+from tests import oracle
 
 from subgame.agents import CallAgent, Decision, Move, RandomAgent, StrategyAgent, View
 from subgame.agents.match import exact_value, history_values, play_match, reference_profile
@@ -9,7 +10,6 @@ from subgame.games import load_game
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
 from subgame.strategy import Strategy
 from subgame.tree.compile import compile_game
-from tests import oracle
 
 
 def _equilibrium(tree, iterations=300):

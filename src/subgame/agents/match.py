@@ -264,7 +264,7 @@ def play_deals(task: _Deals) -> _DealsResult:
     """Play the deals of ``task`` (the function executors map); stops at the first agent error."""
     game, agents = task.game, task.agents
     tables = None if task.values is None else task.values.tables()
-    rows = []
+    rows: list[np.ndarray] = []
     for d in range(task.start, task.stop):
         row = np.zeros(3)
         for play in (0, 1):
@@ -426,8 +426,9 @@ def play_match(
         values = _Values(f"{os.getpid()}:{id(agents)}:{seed}:{time.time_ns()}", game, tree, profiles)
         values.tables()  # in this process, before a forked pool starts
     ev = None
-    if exact and all(isinstance(a, KnownAgent) for a in agents):
-        ev = exact_value(tree, agents[0].behaviour(tree), agents[1].behaviour(tree))  # type: ignore[union-attr]
+    a, b = agents
+    if exact and isinstance(a, KnownAgent) and isinstance(b, KnownAgent):
+        ev = exact_value(tree, a.behaviour(tree), b.behaviour(tree))
     executor = executor if executor is not None else SerialExecutor()
     size = chunk or max(1, deals // (100 if executor.workers == 1 else 10 * executor.workers))
     tasks = [_Deals(game, agents, seed, lo, min(lo + size, deals), values) for lo in range(0, deals, size)]

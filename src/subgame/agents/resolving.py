@@ -27,13 +27,13 @@ import numpy as np
 
 from ..decompose.cfr_d import CFRDSolution
 from ..decompose.resolve import chunk_at, stored_value_problem
-from ..errors import StrategyFileError
+from ..errors import StrategyFileError, SubgameError
 from ..games.base import Game
 from ..solve.cfr import CFR_PLUS, CFRConfig
 from ..solve.driver import Budget
 from ..strategy import Strategy
 from ..subgame.problem import SubgameProblem, resolve_subgame
-from ..subgame.solving import blueprint_problem, blueprint_values, subgame_forest, subgame_roots
+from ..subgame.solving import METHODS, blueprint_problem, blueprint_values, subgame_forest, subgame_roots
 from ..tree.public_tree import DECISION, LEAF, PublicKey, PublicTree, infoset_index, infoset_keys, rows_in
 from .base import Decision, View, infoset_key
 
@@ -82,7 +82,13 @@ def cfr_d_source(solution: CFRDSolution) -> ResolveSource:
 
 
 def blueprint_source(game: Game, tree: PublicTree, blueprint: Strategy, method: str) -> ResolveSource:
-    """Re-solving a blueprint with ``method`` at the start of every betting round after the first."""
+    """Re-solving a blueprint with ``method`` at the start of every betting round after the first.
+
+    Raises:
+        SubgameError: an unknown method.
+    """
+    if method not in METHODS:
+        raise SubgameError(f"unknown subgame-solving method {method!r}; methods are: {', '.join(METHODS)}")
     bv = blueprint_values(tree, blueprint.check(tree))
     nodes = subgame_roots(tree)
 

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 import typer
 from rich.table import Table
 
-from ..agents.match import ESTIMATORS, MatchResult, play_match, plot_running, reference_profile
+from ..agents.match import ESTIMATORS, Estimator, MatchResult, play_match, plot_running, reference_profile
 from ..agents.specs import SPEC_HELP, load_agent
 from ..decompose.parallel import Executor, ProcessExecutor, SerialExecutor
 from ..experiments.report import format_cell
@@ -19,7 +19,7 @@ from ..tree.compile import compile_game
 from .app import JsonOption, ParamsOption, echo_json, game_label, parse_params, progress_bar, reports_errors, show, warn
 
 AivatValues = Literal["both", "a", "uniform"]
-ESTIMATOR_NAMES = {"plain": "duplicate", "luck": "duplicate + luck-adjusted chance", "aivat": "AIVAT"}
+ESTIMATOR_NAMES = {"plain": "duplicate", "luck": "luck-adjusted", "aivat": "AIVAT"}
 
 
 @reports_errors
@@ -84,19 +84,19 @@ def match_command(
 
 
 def _status(result: MatchResult) -> str:
-    best = "aivat" if result.has_aivat else "plain"
+    best: Estimator = "aivat" if result.has_aivat else "plain"
     e = result.estimate(best)
     return f"{result.agents[0]}: {format_cell(e.mean)} ± {format_cell(e.half_width)} {result.unit}"
 
 
 def _table(result: MatchResult, title: str) -> Table:
     table = Table(title=title, title_justify="left")
-    for header in ("estimate", f"A's winrate ({result.unit})", "95 % interval", "std per deal"):
+    for header in ("estimate", result.unit, "95 % interval", "std/deal"):
         table.add_column(header, justify="left" if header == "estimate" else "right")
     for estimator in ESTIMATORS if result.has_aivat else ("plain",):
         e = result.estimate(estimator)
         table.add_row(ESTIMATOR_NAMES[estimator], format_cell(e.mean), f"[{format_cell(e.low)}, {format_cell(e.high)}]",
                       format_cell(e.std))
     if result.exact is not None:
-        table.add_row("exact expected value", format_cell(result.scale * result.exact), "", "")
+        table.add_row("exact", format_cell(result.scale * result.exact), "", "")
     return table
