@@ -5,7 +5,7 @@ from tests.subgame.conftest import SMALL, small_game
 from subgame.agents import CallAgent, Move, RandomAgent, ResolvingAgent, StrategyAgent, TranslationAgent, View, load_agent
 from subgame.agents.match import exact_value, play_match
 from subgame.agents.resolving import blueprint_source, cfr_d_source
-from subgame.decompose import CFRDConfig, reconstruct, save_cfr_d, solve_cfr_d
+from subgame.decompose import CFRDConfig, ProcessExecutor, reconstruct, save_cfr_d, solve_cfr_d
 from subgame.errors import SubgameError
 from subgame.games import load_game
 from subgame.games.base import CHANCE
@@ -71,6 +71,11 @@ def test_cfr_d_agent_plays_the_trunk_then_re_solves_each_subgame_once(leduc_cfr_
     assert solved == 2 * len(agent.source.roots)
     _acts_as_its_behaviour(agent, game, tree, every=3)
     assert len(agent._cache) == solved  # play is answered from the cache
+    serial = play_match(game, tree, (agent, RandomAgent()), 12, seed=2, chunk=3)
+    with ProcessExecutor(2) as executor:  # the agent, its cache and its source travel to the workers
+        parallel = play_match(game, tree, (agent, RandomAgent()), 12, seed=2, chunk=3, executor=executor)
+    assert np.array_equal(serial.per_deal, parallel.per_deal)
+    assert serial.exact == pytest.approx(exact_value(tree, rebuilt, Strategy.uniform(tree)), abs=1e-9)
 
 
 def test_blueprint_re_solving_agent_is_resolve_all(leduc_tree):

@@ -33,7 +33,7 @@ from ..solve.cfr import CFR_PLUS, CFRConfig
 from ..solve.driver import Budget
 from ..strategy import Strategy
 from ..subgame.problem import SubgameProblem, resolve_subgame
-from ..subgame.solving import METHODS, blueprint_problem, blueprint_values, subgame_forest, subgame_roots
+from ..subgame.solving import METHODS, BlueprintValues, blueprint_problem, blueprint_values, subgame_forest, subgame_roots
 from ..tree.public_tree import DECISION, LEAF, PublicKey, PublicTree, infoset_index, infoset_keys, rows_in
 from .base import Decision, View, infoset_key
 
@@ -69,16 +69,36 @@ class ResolveSource:
         return frozenset(self.roots)
 
 
+@dataclass(frozen=True, eq=False)
+class _StoredValueProblems:
+    """``(root key, player) -> problem`` from CFR-D's stored values (a picklable callable)."""
+
+    solution: CFRDSolution
+
+    def __call__(self, key: PublicKey, player: int) -> SubgameProblem:
+        forest, trunk_states = chunk_at(self.solution, key)
+        return stored_value_problem(self.solution, forest, trunk_states, player)
+
+
+@dataclass(frozen=True, eq=False)
+class _BlueprintProblems:
+    """``(root key, player) -> problem`` from a blueprint's values with ``method`` (a picklable callable)."""
+
+    game: Game
+    values: BlueprintValues
+    method: str
+
+    def __call__(self, key: PublicKey, player: int) -> SubgameProblem:
+        tree = self.values.tree
+        root = tree.node_of_key[key]
+        return blueprint_problem(self.values, subgame_forest(self.game, tree, [root]), [root], player, self.method)
+
+
 def cfr_d_source(solution: CFRDSolution) -> ResolveSource:
     """Re-solving from a CFR-D solution: the subgames are the trunk's leaves."""
     trunk = solution.trunk
     roots = tuple(trunk.public_key[n] for n in np.flatnonzero(trunk.kind == LEAF))
-
-    def problem(key: PublicKey, player: int) -> SubgameProblem:
-        forest, trunk_states = chunk_at(solution, key)
-        return stored_value_problem(solution, forest, trunk_states, player)
-
-    return ResolveSource(trunk, solution.average, roots, problem, "cfr-d")
+    return ResolveSource(trunk, solution.average, roots, _StoredValueProblems(solution), "cfr-d")
 
 
 def blueprint_source(game: Game, tree: PublicTree, blueprint: Strategy, method: str) -> ResolveSource:
@@ -89,14 +109,8 @@ def blueprint_source(game: Game, tree: PublicTree, blueprint: Strategy, method: 
     """
     if method not in METHODS:
         raise SubgameError(f"unknown subgame-solving method {method!r}; methods are: {', '.join(METHODS)}")
-    bv = blueprint_values(tree, blueprint.check(tree))
-    nodes = subgame_roots(tree)
-
-    def problem(key: PublicKey, player: int) -> SubgameProblem:
-        root = tree.node_of_key[key]
-        return blueprint_problem(bv, subgame_forest(game, tree, [root]), [root], player, method)
-
-    return ResolveSource(tree, blueprint, tuple(tree.public_key[n] for n in nodes), problem, method)
+    problems = _BlueprintProblems(game, blueprint_values(tree, blueprint.check(tree)), method)
+    return ResolveSource(tree, blueprint, tuple(tree.public_key[n] for n in subgame_roots(tree)), problems, method)
 
 
 @dataclass(frozen=True, eq=False)
