@@ -147,3 +147,14 @@ def test_games_without_poker_units():
     result = play_match(game, tree, (RandomAgent(), CallAgent()), 20, seed=0)
     assert result.unit == "units/hand" and result.scale == 1.0
     assert result.estimate("aivat").mean == pytest.approx(result.exact)
+
+
+def test_aivat_refuses_a_game_too_big_to_walk(monkeypatch):
+    import subgame.agents.match as match
+
+    game = load_game("kuhn")
+    tree = compile_game(game)
+    monkeypatch.setattr(match, "MAX_AIVAT_HISTORIES", 10)
+    with pytest.raises(match.SubgameError, match="--no-aivat"):
+        play_match(game, tree, (RandomAgent(), CallAgent()), 5, seed=0)
+    assert play_match(game, tree, (RandomAgent(), CallAgent()), 5, seed=0, aivat=False).deals == 5

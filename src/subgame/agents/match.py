@@ -115,6 +115,16 @@ def history_values(game: Game, tree: PublicTree, profile: Strategy) -> dict[Hist
     return out
 
 
+#: The most histories :func:`history_values` walks (a few seconds per million in CPython).
+MAX_AIVAT_HISTORIES = 3_000_000
+
+
+def history_count(tree: PublicTree) -> int:
+    """Histories of the game at its public nodes (pairs of private states, card removal ignored): an upper bound."""
+    per_node = [np.bincount(pa.node, minlength=tree.num_nodes) for pa in tree.players]
+    return int(np.dot(per_node[0], per_node[1]))
+
+
 def _join(label: str, obs: str) -> str:
     """A private label after one more private observation (``"/"``-joined, empty ones skipped)."""
     return (label + "/" + obs if label else obs) if obs else label
@@ -421,6 +431,9 @@ def play_match(
     scale, unit = mbb_scale(game)
     values = None
     if aivat:
+        if history_count(tree) > MAX_AIVAT_HISTORIES:
+            raise SubgameError(f"{game.name}: AIVAT's history values would walk up to {history_count(tree):,} histories "
+                               f"(limit {MAX_AIVAT_HISTORIES:,}); play the match without AIVAT (--no-aivat)")
         ref = reference if reference is not None else reference_profile(agents, tree)
         profiles = (Strategy(tree.game_id, (ref[0].probs[0], ref[1].probs[1])), Strategy(tree.game_id, (ref[1].probs[0], ref[0].probs[1])))
         values = _Values(f"{os.getpid()}:{id(agents)}:{seed}:{time.time_ns()}", game, tree, profiles)

@@ -16,7 +16,7 @@ from ..experiments.report import format_cell
 from ..files import output_file, write_text
 from ..games import load_game
 from ..tree.compile import compile_game
-from .app import JsonOption, ParamsOption, echo_json, game_label, parse_params, progress_bar, reports_errors, show, warn
+from .app import EXIT_INTERRUPTED, JsonOption, ParamsOption, echo_json, game_label, parse_params, progress_bar, reports_errors, show, warn
 
 AivatValues = Literal["both", "a", "uniform"]
 ESTIMATOR_NAMES = {"plain": "duplicate", "luck": "luck-adjusted", "aivat": "AIVAT"}
@@ -75,12 +75,14 @@ def match_command(
         plot_running(result, plot)
     if as_json:
         echo_json(record)
-        return
-    show(_table(result, f"{result.agents[0]} vs {result.agents[1]}: {game_label(game, params)}, {result.deals} deals "
+    else:
+        show(_table(result, f"{result.agents[0]} vs {result.agents[1]}: {game_label(game, params)}, {result.deals} deals "
                         f"({result.hands} hands), seed {seed}"))
-    for path in (out, plot):
-        if path is not None:
-            show(f"wrote {path}")
+        for path in (out, plot):
+            if path is not None:
+                show(f"wrote {path}")
+    if result.error is not None and result.error.seat < 0:
+        raise typer.Exit(EXIT_INTERRUPTED)
 
 
 def _status(result: MatchResult) -> str:
