@@ -484,14 +484,23 @@ def plot_running(result: MatchResult, path: Any) -> Any:
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     hands = 2 * np.arange(1, result.deals + 1)
+    settled = hands >= 2 * max(20, result.deals // 20)  # the y range follows the interval once it has settled
+    span: list[float] = []
     for estimator in ESTIMATORS if result.has_aivat else ("plain",):
         if estimator == "luck":
             continue
         mean, half = result.running(estimator)
-        line = ax.plot(hands, mean, label=f"{estimator} duplicate" if estimator == "plain" else "AIVAT")[0]
+        line = ax.plot(hands, mean, label="duplicate" if estimator == "plain" else "AIVAT")[0]
         ax.fill_between(hands, mean - half, mean + half, color=line.get_color(), alpha=0.2)
+        if settled.any():
+            span += [float(np.nanmin((mean - half)[settled])), float(np.nanmax((mean + half)[settled]))]
     if result.exact is not None:
         ax.axhline(result.scale * result.exact, color="black", linestyle="--", linewidth=1, label="exact")
+        span.append(result.scale * result.exact)
+    if len(span) > 1 and max(span) > min(span):
+        pad = 0.15 * (max(span) - min(span))
+        ax.set_ylim(min(span) - pad, max(span) + pad)
+    ax.set_xscale("log")
     ax.set_xlabel("hands")
     ax.set_ylabel(f"{result.agents[0]} winrate ({result.unit})")
     ax.set_title(f"{result.agents[0]} vs {result.agents[1]}, {result.game}, seed {result.seed} (95 % interval)", fontsize=8)
