@@ -114,7 +114,7 @@ def test_translation_agent_plays_pseudo_harmonic_translation(small_nolimit):
     for p in (0, 1):
         assert np.allclose(behaviour.probs[p], translation_strategy(game, tree, abstraction, blueprint, p), atol=1e-12)
     _acts_as_its_behaviour(agent, game, tree, every=11)
-    result = play_match(game, tree, (agent, RandomAgent()), 30, seed=1)
+    result = play_match(game, tree, (agent, RandomAgent()), 30, seed=1, aivat=False)
     assert result.exact == pytest.approx(exact_value(tree, behaviour, Strategy.uniform(tree)))
 
 

@@ -26,8 +26,11 @@ joined by ``/``, are the private state's label (:func:`infoset_key`).
 
 from __future__ import annotations
 
+import math
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -78,16 +81,15 @@ class Decision:
         illegal = sorted(a for a, p in self.probs.items() if p > 0 and a not in view.legal)
         if illegal:
             raise IllegalActionError(f"agent put probability on illegal action(s) {illegal}; legal actions are {list(view.legal)}")
-        values = np.fromiter(self.probs.values(), dtype=float, count=len(self.probs))
-        if values.size == 0 or not np.all(np.isfinite(values)) or values.min() < 0 or abs(values.sum() - 1.0) > atol:
+        values = [float(p) for p in self.probs.values()]
+        if not values or not all(math.isfinite(p) and p >= 0 for p in values) or abs(math.fsum(values) - 1.0) > atol:
             raise InvalidRangeError(f"agent's action probabilities {dict(self.probs)} are not a distribution over {list(view.legal)}")
         return self
 
     def sample(self, rng: np.random.Generator) -> int:
         """One action drawn with these probabilities (ties in order of action id)."""
         actions = sorted(self.probs)
-        p = np.array([self.probs[a] for a in actions], dtype=float)
-        return int(actions[int(np.searchsorted(np.cumsum(p), rng.random() * p.sum(), side="right").clip(0, len(actions) - 1))])
+        return actions[sample_index([self.probs[a] for a in actions], rng)]
 
     @staticmethod
     def pure(action: int) -> Decision:
@@ -96,6 +98,12 @@ class Decision:
     @staticmethod
     def uniform(legal: Sequence[int]) -> Decision:
         return Decision({a: 1.0 / len(legal) for a in legal})
+
+
+def sample_index(probs: Sequence[float], rng: np.random.Generator) -> int:
+    """An index drawn with weights ``probs`` from one uniform draw of ``rng`` (inverse CDF, first index on ties)."""
+    cum = list(accumulate(probs))
+    return min(bisect_right(cum, rng.random() * cum[-1]), len(cum) - 1)
 
 
 @runtime_checkable

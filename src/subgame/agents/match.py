@@ -52,7 +52,7 @@ from ..games.base import CHANCE, TERMINAL, Game
 from ..games.poker.game import PokerGame
 from ..strategy import Strategy
 from ..tree.public_tree import PublicTree, infoset_index
-from .base import Agent, KnownAgent, Move, View
+from .base import Agent, KnownAgent, Move, View, sample_index
 
 Estimator = Literal["plain", "luck", "aivat"]
 ESTIMATORS: tuple[Estimator, ...] = ("plain", "luck", "aivat")
@@ -180,8 +180,10 @@ def _stream(seed: int, *key: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key))
 
 
-def _agent_seed(seed: int, deal: int, play: int, seat: int) -> int:
-    return int(np.random.SeedSequence(seed, spawn_key=(deal, play, 2 + seat)).generate_state(1)[0])
+def _agent_seeds(seed: int, deal: int, play: int) -> tuple[int, int]:
+    """The seeds of the agents in seats 0 and 1 for one play of a deal."""
+    a, b = np.random.SeedSequence(seed, spawn_key=(deal, play, 2)).generate_state(2)
+    return int(a), int(b)
 
 
 def play_hand(
@@ -203,9 +205,7 @@ def play_hand(
     while (who := game.actor(st)) != TERMINAL:
         if who == CHANCE:
             outcomes = game.chance_outcomes(st)
-            cum = np.cumsum([p for _, p in outcomes])
-            k = min(int(np.searchsorted(cum, deal_rng.random() * cum[-1], side="right")), len(outcomes) - 1)
-            a = outcomes[k][0]
+            a = outcomes[sample_index([p for _, p in outcomes], deal_rng)][0]
             if values is not None:
                 chance_corr += values[hist + (a,)] - sum(p * values[hist + (b,)] for b, p in outcomes)
         else:
@@ -281,8 +281,8 @@ def play_deals(task: _Deals) -> _DealsResult:
             seats = (agents[0], agents[1]) if play == 0 else (agents[1], agents[0])
             sign = 1.0 if play == 0 else -1.0
             try:
-                for seat in (0, 1):
-                    seats[seat].new_hand(seat, _agent_seed(task.seed, d, play, seat))
+                for seat, agent_seed in enumerate(_agent_seeds(task.seed, d, play)):
+                    seats[seat].new_hand(seat, agent_seed)
                 u, cc, dc = play_hand(game, seats, _stream(task.seed, d), _stream(task.seed, d, play, 1),
                                       None if tables is None else tables[play])
             except _AgentFailed as exc:
