@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 from tests import oracle
 
+import subgame.agents.match as match_module
 from subgame.agents import CallAgent, Decision, Move, RandomAgent, StrategyAgent, View
 from subgame.agents.match import exact_value, history_values, play_match, reference_profile
 from subgame.decompose import ProcessExecutor
@@ -158,3 +159,10 @@ def test_aivat_refuses_a_game_too_big_to_walk(monkeypatch):
     with pytest.raises(match.SubgameError, match="--no-aivat"):
         play_match(game, tree, (RandomAgent(), CallAgent()), 5, seed=0)
     assert play_match(game, tree, (RandomAgent(), CallAgent()), 5, seed=0, aivat=False).deals == 5
+
+
+def test_a_match_refuses_a_tree_of_another_game():
+    with pytest.raises(match_module.SubgameError, match="compile the match's game"):
+        play_match(load_game("leduc"), compile_game(load_game("kuhn")), (RandomAgent(), CallAgent()), 5, seed=0)
+    with pytest.raises(match_module.SubgameError, match="at least one deal"):
+        play_match(load_game("kuhn"), compile_game(load_game("kuhn")), (RandomAgent(), CallAgent()), 0, seed=0)

@@ -48,7 +48,7 @@ import numpy as np
 from ..decompose.parallel import Executor, SerialExecutor
 from ..errors import SubgameError
 from ..eval.best_response import expected_value
-from ..games.base import CHANCE, TERMINAL, Game
+from ..games.base import CHANCE, TERMINAL, Game, game_fingerprint
 from ..games.poker.game import PokerGame
 from ..strategy import Strategy
 from ..tree.public_tree import PublicTree, infoset_index
@@ -427,6 +427,8 @@ def play_match(
     """
     if deals < 1:
         raise SubgameError(f"a match needs at least one deal, got {deals}")
+    if tree.game_id != game_fingerprint(game):
+        raise SubgameError(f"the tree is of game {tree.game_id!r}, the match is {game_fingerprint(game)!r}; compile the match's game")
     started = time.perf_counter()
     scale, unit = mbb_scale(game)
     values = None
@@ -470,6 +472,9 @@ def play_match(
                 break
     except KeyboardInterrupt:
         error = MatchError(sum(len(r) for r in rows), 0, -1, "", "interrupted; the finished deals are kept")
+    finally:
+        if values is not None:
+            _VALUE_TABLES.pop(values.token, None)
     return result()
 
 
