@@ -48,7 +48,12 @@ class ResolveSource:
         strategy: a strategy of ``trunk``.
         roots: [S] public keys of the subgame roots, where re-solving starts.
         problem: ``problem(root key, player)`` is the problem of re-solving ``player``
-            in the subgame at that root.
+            in the subgame at that root (a picklable callable, so agents travel to
+            worker processes).
+        label: what is re-solved from: ``"cfr-d"`` or the subgame-solving method.
+
+    Where roots nest (a blueprint of a game with three or more rounds), play below a
+    deeper root uses that root's re-solve, each made from the blueprint's values.
     """
 
     trunk: PublicTree
