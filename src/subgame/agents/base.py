@@ -14,6 +14,11 @@ at :meth:`Agent.new_hand`; its work per decision is bounded by the
 depth-limited search and counter-strategies are agents; matches and the ACPC client talk
 only to this protocol.
 
+An agent whose behaviour can be written out as a strategy of a compiled tree (a strategy
+file, the baselines, translation, a re-solver that solves every subgame it could meet) is a
+:class:`KnownAgent`: matches use that strategy for the exact expected value and for AIVAT's
+value function.
+
 An observation history names an information set of any compiled tree of the game: the
 public observations are the public node's key and the non-empty private observations,
 joined by ``/``, are the private state's label (:func:`infoset_key`).
@@ -21,14 +26,18 @@ joined by ``/``, are the private state's label (:func:`infoset_key`).
 
 from __future__ import annotations
 
+import math
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 from ..errors import IllegalActionError, InvalidRangeError
-from ..tree.public_tree import PublicKey
+from ..strategy import Strategy
+from ..tree.public_tree import PublicKey, PublicTree
 
 
 @dataclass(frozen=True)
@@ -72,16 +81,15 @@ class Decision:
         illegal = sorted(a for a, p in self.probs.items() if p > 0 and a not in view.legal)
         if illegal:
             raise IllegalActionError(f"agent put probability on illegal action(s) {illegal}; legal actions are {list(view.legal)}")
-        values = np.fromiter(self.probs.values(), dtype=float, count=len(self.probs))
-        if values.size == 0 or not np.all(np.isfinite(values)) or values.min() < 0 or abs(values.sum() - 1.0) > atol:
+        values = [float(p) for p in self.probs.values()]
+        if not values or not all(math.isfinite(p) and p >= 0 for p in values) or abs(math.fsum(values) - 1.0) > atol:
             raise InvalidRangeError(f"agent's action probabilities {dict(self.probs)} are not a distribution over {list(view.legal)}")
         return self
 
     def sample(self, rng: np.random.Generator) -> int:
         """One action drawn with these probabilities (ties in order of action id)."""
         actions = sorted(self.probs)
-        p = np.array([self.probs[a] for a in actions], dtype=float)
-        return int(actions[int(np.searchsorted(np.cumsum(p), rng.random() * p.sum(), side="right").clip(0, len(actions) - 1))])
+        return actions[sample_index([self.probs[a] for a in actions], rng)]
 
     @staticmethod
     def pure(action: int) -> Decision:
@@ -90,6 +98,12 @@ class Decision:
     @staticmethod
     def uniform(legal: Sequence[int]) -> Decision:
         return Decision({a: 1.0 / len(legal) for a in legal})
+
+
+def sample_index(probs: Sequence[float], rng: np.random.Generator) -> int:
+    """An index drawn with weights ``probs`` from one uniform draw of ``rng`` (inverse CDF, first index on ties)."""
+    cum = list(accumulate(probs))
+    return min(bisect_right(cum, rng.random() * cum[-1]), len(cum) - 1)
 
 
 @runtime_checkable
@@ -107,4 +121,17 @@ class Agent(Protocol):
 
     def act(self, view: View) -> Decision:
         """The agent's action probabilities at ``view``."""
+        ...
+
+
+@runtime_checkable
+class KnownAgent(Agent, Protocol):
+    """An agent whose play is a behaviour strategy that can be written on a compiled tree."""
+
+    def behaviour(self, tree: PublicTree) -> Strategy:
+        """The strategy the agent plays in either seat, on ``tree`` (the full game's tree).
+
+        Raises:
+            SubgameError: ``tree`` is not the game the agent plays.
+        """
         ...

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..games.poker.game import CALL
+from ..strategy import Strategy
+from ..tree.public_tree import PublicTree
 from .base import Decision, View
 
 
@@ -19,6 +23,9 @@ class RandomAgent:
 
     def act(self, view: View) -> Decision:
         return Decision.uniform(view.legal)
+
+    def behaviour(self, tree: PublicTree) -> Strategy:
+        return Strategy.uniform(tree)
 
 
 @dataclass
@@ -35,3 +42,14 @@ class CallAgent:
 
     def act(self, view: View) -> Decision:
         return Decision.pure(CALL if CALL in view.legal else view.legal[0])
+
+    def behaviour(self, tree: PublicTree) -> Strategy:
+        probs = []
+        for pa in tree.players:
+            is_call = pa.legal & (pa.action_ids == CALL)
+            # the call slot where there is one, else the lowest legal action id (slots are in id order)
+            slot = np.where(is_call.any(axis=1), is_call.argmax(axis=1), pa.legal.argmax(axis=1))
+            x = np.zeros(pa.legal.shape)
+            x[np.arange(pa.num_infosets), slot] = 1.0
+            probs.append(x)
+        return Strategy(tree.game_id, (probs[0], probs[1]))

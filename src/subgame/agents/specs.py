@@ -1,32 +1,103 @@
-"""Agents named on the command line: ``random``, ``call`` or a strategy file."""
+"""Agents named on the command line.
+
+=============================  =================================================================
+spec                           agent
+=============================  =================================================================
+``random``, ``call``           uniform random; always check/call
+``FILE``                       a strategy file of the game (``subgame solve``); a file of a bet
+                               abstraction of a no-limit game (the game with fewer
+                               ``bet_fractions``) plays with pseudo-harmonic translation
+``cfr-d:FILE[:N]``             continual re-solving from a CFR-D file (``solve --algo cfr-d``),
+                               N CFR+ iterations per subgame (default 200)
+``resolve:FILE:METHOD[:N]``    a blueprint file re-solved at each betting round with METHOD
+                               (``resolve``, ``maxmargin``, ``reach-maxmargin``, ...), N iterations
+=============================  =================================================================
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from ..decompose.cfr_d import is_cfr_d_file, load_cfr_d
 from ..errors import SubgameError
+from ..games import load_game
+from ..games.base import Game
+from ..games.poker.game import PokerGame
+from ..solve.driver import Budget
 from ..strategy import Strategy
+from ..tree.compile import compile_game
 from ..tree.public_tree import PublicTree
 from .base import Agent
 from .baselines import CallAgent, RandomAgent
+from .resolving import ResolvingAgent, blueprint_source, cfr_d_source
 from .strategy import StrategyAgent
+from .translation import TranslationAgent
 
 BASELINES: dict[str, type[RandomAgent] | type[CallAgent]] = {"random": RandomAgent, "call": CallAgent}
+DEFAULT_RESOLVE_ITERATIONS = 200
+SPEC_HELP = "random, call, a strategy FILE, cfr-d:FILE[:N] or resolve:FILE:METHOD[:N]"
 
 
-def load_agent(spec: str, tree: PublicTree) -> Agent:
-    """The agent a spec names, for the game compiled as ``tree``.
+def load_agent(spec: str, tree: PublicTree, game: Game | None = None) -> Agent:
+    """The agent a spec names (see the module docstring), for the game compiled as ``tree``.
 
     Args:
-        spec: ``random``, ``call``, or the path of a strategy file of the game.
-        tree: the game's compiled tree (a strategy file is checked against it).
+        spec: the agent's spec.
+        tree: the game's compiled tree (files are checked against it).
+        game: the game itself; needed by ``cfr-d:``, ``resolve:`` and translated files.
 
     Raises:
         SubgameError: an unknown name, a missing file, or a file of another game.
     """
     if spec in BASELINES:
         return BASELINES[spec]()
-    path = Path(spec)
+    kind, _, rest = spec.partition(":")
+    if kind == "cfr-d" and rest:
+        file, iterations = _iterations(rest, spec)
+        solution = load_cfr_d(_existing(file, spec), _needs(game, spec))
+        if solution.trunk.game_id != tree.game_id:
+            raise SubgameError(f"agent {spec!r}: the CFR-D file is of game {solution.trunk.game_id!r}, the match is {tree.game_id!r}")
+        return ResolvingAgent(cfr_d_source(solution), Budget(iterations=iterations), name=f"cfr-d:{Path(file).stem}")
+    if kind == "resolve" and rest:
+        head, iterations = _iterations(rest, spec)
+        file, sep, method = head.rpartition(":")
+        if not sep or not file:
+            raise SubgameError(f"agent {spec!r}: write resolve:FILE:METHOD[:ITERATIONS], e.g. resolve:leduc.npz:reach-maxmargin")
+        blueprint = Strategy.load(_existing(file, spec), tree)
+        source = blueprint_source(_needs(game, spec), tree, blueprint, method)
+        return ResolvingAgent(source, Budget(iterations=iterations), name=f"{method}:{Path(file).stem}")
+    path = _existing(spec, spec)
+    if is_cfr_d_file(path):
+        raise SubgameError(f"{spec} is a CFR-D file: play it as cfr-d:{spec}")
+    strategy = Strategy.load(path)
+    if strategy.game_id == tree.game_id:
+        return StrategyAgent(tree, strategy.check(tree), name=path.stem)
+    if isinstance(game, PokerGame) and strategy.meta.game and game.spec.betting == "nolimit":
+        abstract = load_game(strategy.meta.game, **(strategy.meta.params or {}))
+        if isinstance(abstract, PokerGame):
+            return TranslationAgent(game, tree, abstract, compile_game(abstract), strategy, name=path.stem)
+    raise SubgameError(f"{spec}: the strategy is of game {strategy.game_id!r}, the match is {tree.game_id!r}; "
+                       "give a file of this game (or of a bet abstraction of a no-limit game)")
+
+
+def _existing(file: str, spec: str) -> Path:
+    path = Path(file)
     if not path.exists():
-        raise SubgameError(f"unknown agent {spec!r}: give {', '.join(BASELINES)} or the path of a strategy file")
-    return StrategyAgent(tree, Strategy.load(path, tree), name=path.stem)
+        raise SubgameError(f"unknown agent {spec!r}: give {SPEC_HELP}")
+    return path
+
+
+def _needs(game: Game | None, spec: str) -> Game:
+    if game is None:
+        raise SubgameError(f"agent {spec!r} needs the game itself (pass game= to load_agent)")
+    return game
+
+
+def _iterations(text: str, spec: str) -> tuple[str, int]:
+    """``"FILE:300"`` -> ``("FILE", 300)``; no count gives the default."""
+    head, sep, tail = text.rpartition(":")
+    if sep and tail.isdigit():
+        if int(tail) < 1:
+            raise SubgameError(f"agent {spec!r}: iterations must be >= 1")
+        return head, int(tail)
+    return text, DEFAULT_RESOLVE_ITERATIONS

@@ -36,6 +36,10 @@ class StrategyAgent:
     def new_hand(self, player: int, seed: int) -> None:
         self._player = player
 
+    def behaviour(self, tree: PublicTree) -> Strategy:
+        """The strategy itself, checked against ``tree`` (the same game compiled again)."""
+        return self.strategy.check(tree)
+
     def act(self, view: View) -> Decision:
         key = infoset_key(view)
         row = self._index[view.player].get(key)

@@ -183,37 +183,38 @@ PLAIN_PROGRESS_SECONDS = 10.0
 
 
 @contextmanager
-def _plain_progress(total: int) -> Iterator[Callable[[int], None]]:
+def _plain_progress(total: int, unit: str) -> Iterator[Callable[..., None]]:
     started = last = time.monotonic()
 
-    def update(iterations: int) -> None:
+    def update(done: int, status: str = "") -> None:
         nonlocal last
         now = time.monotonic()
-        if now - last >= PLAIN_PROGRESS_SECONDS or iterations == total:
+        if now - last >= PLAIN_PROGRESS_SECONDS or done == total:
             last = now
-            print(f"iteration {iterations}/{total}, {now - started:.1f} s", file=sys.stderr, flush=True)
+            print(f"{unit} {done}/{total}, {now - started:.1f} s{', ' + status if status else ''}", file=sys.stderr, flush=True)
 
     yield update
 
 
 @contextmanager
-def progress_bar(total: int, done: int, enabled: bool) -> Iterator[Callable[[int], None]]:
-    """Progress on stderr; yields ``update(iterations_done)``.
+def progress_bar(total: int, done: int, enabled: bool, *, label: str = "CFR", unit: str = "iteration") -> Iterator[Callable[..., None]]:
+    """Progress on stderr; yields ``update(done, status="")`` (``status``: a short text shown beside the bar).
 
     A bar on a terminal; elsewhere (a log file) one plain line every
     :data:`PLAIN_PROGRESS_SECONDS` and at the end.
     """
     console = Console(stderr=True)
     if enabled and not console.is_terminal:
-        with _plain_progress(total) as update:
+        with _plain_progress(total, unit) as update:
             yield update
         return
     with Progress(
-        TextColumn("CFR"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
+        TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
+        TextColumn("{task.fields[status]}"),
         console=console, transient=True, disable=not (enabled and console.is_terminal),
     ) as progress:
-        task = progress.add_task("iterations", total=total, completed=done)
-        yield lambda iterations: progress.update(task, completed=iterations)
+        task = progress.add_task(unit, total=total, completed=done, status="")
+        yield lambda n, status="": progress.update(task, completed=n, status=status)
 
 
 def output_folder(path: Path, what: str) -> Path:

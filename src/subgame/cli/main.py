@@ -10,6 +10,7 @@ from .app import app
 from .evaluate import evaluate_command
 from .exploit import exploit_command
 from .games import games_command
+from .match import match_command
 from .nested import nested_command
 from .play import play_command
 from .quickstart import quickstart_command
@@ -29,6 +30,7 @@ for _name, _command in (
     ("nested", nested_command),
     ("serve", serve_command),
     ("play", play_command),
+    ("match", match_command),
 ):
     app.command(_name)(_command)
 

@@ -22,6 +22,7 @@ import numpy as np
 from ..errors import SubgameError
 from ..eval.best_response import best_response_to_reach
 from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver, checked_iterations
+from ..solve.driver import Budget, run
 from ..solve.plugins import Leaf, RootGadget, plug_in_values
 from ..tree.public_tree import PublicKey, PublicTree, infoset_keys, root_subgame
 from ..tree.sweep import forward_reach, transition_weights
@@ -188,24 +189,31 @@ def resolve_subgame(
     config: CFRConfig = CFR_PLUS,
     gadget: RootGadget | None = None,
     leaves: Sequence[Leaf] = (),
+    budget: Budget | None = None,
 ) -> SubgameSolution:
     """Solve ``problem`` with ``iterations`` of CFR (``config``) against its root gadget.
 
     Args:
+        budget: run for this budget (iterations and/or seconds, under the run driver)
+            instead of ``iterations``; an agent's budget per decision.
         gadget: a root gadget to use instead of the one ``problem.gadget`` names (any
             :class:`~subgame.solve.plugins.RootGadget` of the opponent).
         leaves: leaf plug-ins of a depth-limited forest (depth-limited paper §4). The
             opponent's root best-response values then count the leaves' evaluation at the
             average strategies; ``recovery_gap`` is not computed (``None``).
     """
-    iterations = checked_iterations(iterations, minimum=1)
+    if budget is None:
+        budget = Budget(iterations=checked_iterations(iterations, minimum=1))
     tree, player, opp = problem.tree, problem.player, problem.opponent
     gadget = gadget if gadget is not None else problem.build_gadget()
     if gadget.player != opp:
         raise SubgameError(f"the gadget plays for player {gadget.player}, but the opponent of the re-solver is {opp}")
     reach: list[np.ndarray | None] = [None, None]
     reach[player] = problem.root_reach
-    solver = CFRSolver(tree, config, leaves=leaves, gadget=gadget, root_reach=(reach[0], reach[1])).run(iterations)
+    solver = CFRSolver(tree, config, leaves=leaves, gadget=gadget, root_reach=(reach[0], reach[1]))
+    if budget.iterations is not None:
+        solver.plan(budget.iterations)
+    iterations = run(solver, budget).iteration
     avg = solver.average_strategy().probs
     follow = solver.average_root_range()
     rs = tree.plan.root_slice

@@ -1,0 +1,208 @@
+"""Continual re-solving as an agent: play a trunk strategy, re-solve each subgame when play reaches it.
+
+Two sources of what is re-solved, one agent:
+
+* **CFR-D files** (Burch, Johanson & Bowling 2014, "Subgame Strategy Re-Solving"): the
+  trunk average strategy is played in the trunk; on reaching a subgame the agent re-solves
+  its own strategy there with the follow/terminate gadget from CFR-D's stored root values
+  (:func:`~subgame.decompose.stored_value_problem`).
+* **A blueprint** with any subgame-solving method of the safe-and-nested paper (§4–5):
+  the blueprint is played until a betting round starts; there the agent re-solves the
+  round's subgame from the blueprint's values (:func:`~subgame.subgame.blueprint_problem`).
+
+Every re-solve is :func:`~subgame.subgame.resolve_subgame` run for the agent's
+:class:`~subgame.solve.driver.Budget` per decision, and cached per (subgame, seat): the
+same subgame reached again is answered from the cache. CFR is deterministic, so with an
+iteration budget the agent's play does not depend on its seed or on the order in which it
+meets subgames; a budget in seconds makes it depend on the machine's speed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from ..decompose.cfr_d import CFRDSolution
+from ..decompose.resolve import chunk_at, stored_value_problem
+from ..errors import StrategyFileError, SubgameError
+from ..games.base import Game
+from ..solve.cfr import CFR_PLUS, CFRConfig
+from ..solve.driver import Budget
+from ..strategy import Strategy
+from ..subgame.problem import SubgameProblem, resolve_subgame
+from ..subgame.solving import METHODS, BlueprintValues, blueprint_problem, blueprint_values, subgame_forest, subgame_roots
+from ..tree.public_tree import DECISION, LEAF, PublicKey, PublicTree, infoset_index, infoset_keys, rows_in
+from .base import Decision, View, infoset_key
+
+
+@dataclass(frozen=True, eq=False)
+class ResolveSource:
+    """Where a re-solving agent's trunk strategy and subgame problems come from.
+
+    Attributes:
+        trunk: the tree played without re-solving (CFR-D's trunk, or the blueprint's
+            whole tree, whose decisions above the subgame roots are played as they are).
+        strategy: a strategy of ``trunk``.
+        roots: [S] public keys of the subgame roots, where re-solving starts.
+        problem: ``problem(root key, player)`` is the problem of re-solving ``player``
+            in the subgame at that root (a picklable callable, so agents travel to
+            worker processes).
+        label: what is re-solved from: ``"cfr-d"`` or the subgame-solving method.
+
+    Where roots nest (a blueprint of a game with three or more rounds), play below a
+    deeper root uses that root's re-solve, each made from the blueprint's values.
+    """
+
+    trunk: PublicTree
+    strategy: Strategy
+    roots: tuple[PublicKey, ...]
+    problem: Callable[[PublicKey, int], SubgameProblem]
+    label: str
+
+    def root_of(self, key: PublicKey) -> PublicKey | None:
+        """The deepest subgame root that is a prefix of public state ``key`` (``None`` above every root)."""
+        for n in range(len(key), -1, -1):
+            if key[:n] in self._root_set:
+                return key[:n]
+        return None
+
+    @cached_property
+    def _root_set(self) -> frozenset[PublicKey]:
+        return frozenset(self.roots)
+
+
+@dataclass(frozen=True, eq=False)
+class _StoredValueProblems:
+    """``(root key, player) -> problem`` from CFR-D's stored values (a picklable callable)."""
+
+    solution: CFRDSolution
+
+    def __call__(self, key: PublicKey, player: int) -> SubgameProblem:
+        forest, trunk_states = chunk_at(self.solution, key)
+        return stored_value_problem(self.solution, forest, trunk_states, player)
+
+
+@dataclass(frozen=True, eq=False)
+class _BlueprintProblems:
+    """``(root key, player) -> problem`` from a blueprint's values with ``method`` (a picklable callable)."""
+
+    game: Game
+    values: BlueprintValues
+    method: str
+
+    def __call__(self, key: PublicKey, player: int) -> SubgameProblem:
+        tree = self.values.tree
+        root = tree.node_of_key[key]
+        return blueprint_problem(self.values, subgame_forest(self.game, tree, [root]), [root], player, self.method)
+
+
+def cfr_d_source(solution: CFRDSolution) -> ResolveSource:
+    """Re-solving from a CFR-D solution: the subgames are the trunk's leaves."""
+    trunk = solution.trunk
+    roots = tuple(trunk.public_key[n] for n in np.flatnonzero(trunk.kind == LEAF))
+    return ResolveSource(trunk, solution.average, roots, _StoredValueProblems(solution), "cfr-d")
+
+
+def blueprint_source(game: Game, tree: PublicTree, blueprint: Strategy, method: str) -> ResolveSource:
+    """Re-solving a blueprint with ``method`` at the start of every betting round after the first.
+
+    Raises:
+        SubgameError: an unknown method.
+    """
+    if method not in METHODS:
+        raise SubgameError(f"unknown subgame-solving method {method!r}; methods are: {', '.join(METHODS)}")
+    problems = _BlueprintProblems(game, blueprint_values(tree, blueprint.check(tree)), method)
+    return ResolveSource(tree, blueprint, tuple(tree.public_key[n] for n in subgame_roots(tree)), problems, method)
+
+
+@dataclass(frozen=True, eq=False)
+class _Solved:
+    """One re-solved subgame of one player: its forest, infoset index and strategy [I_sub, A]."""
+
+    tree: PublicTree
+    index: dict[tuple[PublicKey, str], int]
+    probs: np.ndarray
+
+
+@dataclass
+class ResolvingAgent:
+    """Plays ``source.strategy`` in the trunk and re-solves each subgame it reaches (see the module docstring).
+
+    Attributes:
+        source: the trunk strategy and the subgame problems.
+        budget: iterations (and/or seconds) of each re-solve.
+        config: the CFR variant of the re-solves.
+    """
+
+    source: ResolveSource
+    budget: Budget = field(default_factory=lambda: Budget(iterations=200))
+    config: CFRConfig = CFR_PLUS
+    name: str = "resolve"
+    _cache: dict[tuple[PublicKey, int], _Solved] = field(default_factory=dict, init=False, repr=False)
+
+    @cached_property
+    def _trunk_index(self) -> tuple[dict[tuple[PublicKey, str], int], dict[tuple[PublicKey, str], int]]:
+        return infoset_index(self.source.trunk, 0), infoset_index(self.source.trunk, 1)
+
+    def new_hand(self, player: int, seed: int) -> None:
+        pass  # CFR is deterministic: nothing to seed
+
+    def solved(self, root: PublicKey, player: int) -> _Solved:
+        """The re-solve of ``player`` in the subgame at ``root`` (from the cache after the first time)."""
+        hit = self._cache.get((root, player))
+        if hit is None:
+            solution = resolve_subgame(self.source.problem(root, player), config=self.config, budget=self.budget)
+            hit = _Solved(solution.tree, infoset_index(solution.tree, player), solution.probs)
+            self._cache[(root, player)] = hit
+        return hit
+
+    def act(self, view: View) -> Decision:
+        key = infoset_key(view)
+        trunk = self.source.trunk
+        node = trunk.node_of_key.get(key[0])
+        root = self.source.root_of(key[0])
+        if root is None and node is not None and trunk.kind[node] == DECISION:
+            tree, row, probs = trunk, self._trunk_index[view.player].get(key), self.source.strategy.probs[view.player]
+        elif root is not None:
+            solved = self.solved(root, view.player)
+            tree, row, probs = solved.tree, solved.index.get(key), solved.probs
+        else:
+            row = None
+        if row is None:
+            raise StrategyFileError(
+                f"{self.name}: no information set of player {view.player} at public observations {list(key[0])!r} "
+                f"with private observations {key[1]!r} in the trunk or a subgame"
+            )
+        pa = tree.players[view.player]
+        return Decision({int(pa.action_ids[row, k]): float(probs[row, k]) for k in np.flatnonzero(pa.legal[row])})
+
+    def behaviour(self, tree: PublicTree) -> Strategy:
+        """The full strategy: the trunk strategy plus every subgame re-solved for both seats.
+
+        Solves (and caches) every subgame the agent could meet, so a match afterwards plays
+        from the cache.
+        """
+        probs = []
+        for p in (0, 1):
+            index = infoset_index(tree, p)
+            pa = tree.players[p]
+            out = np.zeros(pa.legal.shape)
+            covered = np.zeros(pa.num_infosets, dtype=bool)
+            trunk_keys = infoset_keys(self.source.trunk, p)
+            in_trunk = [i for i, (k, _) in enumerate(trunk_keys) if self.source.root_of(k) is None]
+            parts = [([trunk_keys[i] for i in in_trunk], self.source.strategy.probs[p][in_trunk])]
+            for root in self.source.roots:
+                solved = self.solved(root, p)
+                parts.append((list(infoset_keys(solved.tree, p)), solved.probs))
+            for keys, x in parts:
+                rows = rows_in(index, keys, f"{self.name} re-solving")
+                out[rows, : x.shape[1]] = x
+                covered[rows] = True
+            if not covered.all():
+                missing = pa.label[pa.infoset_priv[int(np.flatnonzero(~covered)[0])]]
+                raise StrategyFileError(f"{self.name}: information set {missing!r} of player {p} is in neither the trunk nor a subgame")
+            probs.append(out)
+        return Strategy(tree.game_id, (probs[0], probs[1])).check(tree)

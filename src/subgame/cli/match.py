@@ -1,0 +1,104 @@
+"""``subgame match``: two agents play duplicate hands; winrate with a 95 % interval, AIVAT and the exact value."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Literal
+
+import typer
+from rich.table import Table
+
+from ..agents.match import ESTIMATORS, Estimator, MatchResult, play_match, plot_running, reference_profile
+from ..agents.specs import SPEC_HELP, load_agent
+from ..decompose.parallel import Executor, ProcessExecutor, SerialExecutor
+from ..experiments.report import format_cell
+from ..files import output_file, write_text
+from ..games import load_game
+from ..tree.compile import compile_game
+from .app import EXIT_INTERRUPTED, JsonOption, ParamsOption, echo_json, game_label, parse_params, progress_bar, reports_errors, show, warn
+
+AivatValues = Literal["both", "a", "uniform"]
+ESTIMATOR_NAMES = {"plain": "duplicate", "luck": "luck-adjusted", "aivat": "AIVAT"}
+
+
+@reports_errors
+def match_command(
+    agent_a: Annotated[str, typer.Argument(metavar="A", help=f"Agent A: {SPEC_HELP}.")],
+    agent_b: Annotated[str, typer.Argument(metavar="B", help="Agent B, as A.")],
+    game: Annotated[str, typer.Option(help="The game (see 'subgame games').")],
+    param: ParamsOption = [],  # noqa: B006 (typer reads the default, never mutates it)
+    hands: Annotated[int, typer.Option(min=1, help="Duplicate hands: deals, each played twice with the seats swapped.")] = 1000,
+    seed: Annotated[int, typer.Option(help="Seed of the deals and of the agents' randomness.")] = 0,
+    workers: Annotated[int, typer.Option(min=1, help="Processes playing blocks of deals (results do not change).")] = 1,
+    aivat: Annotated[bool, typer.Option(help="Luck-adjusted and AIVAT estimates (one walk over the game's histories).")] = True,
+    aivat_values: Annotated[
+        AivatValues, typer.Option(help="AIVAT's value function: both agents' strategies, A's only (B's taken as unknown), or uniform.")
+    ] = "both",
+    exact: Annotated[bool, typer.Option(help="The exact expected value, where both agents' strategies are known.")] = True,
+    out: Annotated[Path | None, typer.Option(help="Write the results as JSON to this file.")] = None,
+    plot: Annotated[Path | None, typer.Option(help="Write a PNG of the running winrate with its 95 % interval.")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Play agent A against agent B on duplicate deals and report A's winrate.
+
+    Every deal is played twice, A in seat 0 and then in seat 1, with the same cards. The
+    winrate is in mbb/hand for poker (1000 per big blind; 1 chip where the game has only
+    antes) with a 95 % confidence interval: plain duplicate, with the luck of chance
+    removed, and AIVAT (Burch et al. 2018). Where both agents' strategies are known the
+    exact expected value is shown beside them.
+    """
+    for path, what in ((out, "results file"), (plot, "plot")):
+        if path is not None:
+            output_file(path, what)
+    params = parse_params(param)
+    g = load_game(game, **params)
+    tree = compile_game(g)
+    agents = (load_agent(agent_a, tree, g), load_agent(agent_b, tree, g))
+    executor: Executor = ProcessExecutor(workers) if workers > 1 else SerialExecutor()
+    try:
+        with progress_bar(hands, 0, not as_json, label="match", unit="deal") as update:
+            use = {"both": (True, True), "a": (True, False), "uniform": (False, False)}[aivat_values]
+            reference = reference_profile(agents, tree, use) if aivat else None
+            result = play_match(g, tree, agents, hands, seed, aivat=aivat, reference=reference, exact=exact, executor=executor,
+                                progress=lambda r: update(r.deals, _status(r)))
+    finally:
+        executor.close()
+    if result.error is not None:
+        warn(f"match stopped at deal {result.error.deal}: {result.error.agent or 'match'}: {result.error.message}; "
+             f"{result.deals} finished deals kept")
+    record = {**result.to_json(), "game": game, "params": params, "specs": [agent_a, agent_b],
+              "aivat_values": aivat_values if aivat else None}
+    if out is not None:
+        write_text(out, json.dumps(record, indent=2) + "\n", "results file")
+    if plot is not None:
+        plot_running(result, plot)
+    if as_json:
+        echo_json(record)
+    else:
+        show(_table(result, f"{result.agents[0]} vs {result.agents[1]}: {game_label(game, params)}, {result.deals} deals "
+                        f"({result.hands} hands), seed {seed}"))
+        for path in (out, plot):
+            if path is not None:
+                show(f"wrote {path}")
+    if result.error is not None and result.error.seat < 0:
+        raise typer.Exit(EXIT_INTERRUPTED)
+
+
+def _status(result: MatchResult) -> str:
+    best: Estimator = "aivat" if result.has_aivat else "plain"
+    e = result.estimate(best)
+    return f"{result.agents[0]}: {format_cell(e.mean)} ± {format_cell(e.half_width)} {result.unit}"
+
+
+def _table(result: MatchResult, title: str) -> Table:
+    table = Table(title=title, title_justify="left")
+    for header in ("estimate", result.unit, "95 % interval", "std/deal"):
+        table.add_column(header, justify="left" if header == "estimate" else "right")
+    for estimator in ESTIMATORS if result.has_aivat else ("plain",):
+        e = result.estimate(estimator)
+        table.add_row(ESTIMATOR_NAMES[estimator], format_cell(e.mean), f"[{format_cell(e.low)}, {format_cell(e.high)}]",
+                      format_cell(e.std))
+    if result.exact is not None:
+        table.add_row("exact", format_cell(result.scale * result.exact), "", "")
+    return table

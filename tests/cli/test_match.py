@@ -1,0 +1,35 @@
+"""``subgame match``: JSON, results file, plot, determinism, workers, agent errors."""
+
+from __future__ import annotations
+
+import json
+
+from tests.cli.test_cli import invoke
+
+
+def test_match_writes_json_and_a_plot_and_is_deterministic(tmp_path):
+    blueprint = tmp_path / "kuhn.npz"
+    assert invoke("solve", "kuhn", "-n", "200", "--out", blueprint).exit_code == 0
+    out, plot = tmp_path / "r.json", tmp_path / "w.png"
+    args = ("match", str(blueprint), "random", "--game", "kuhn", "--hands", "60", "--seed", "4")
+    first = invoke(*args, "--json", "--out", out, "--plot", plot)
+    assert first.exit_code == 0, first.output
+    record = json.loads(first.stdout)
+    assert record["deals"] == 60 and record["hands"] == 120 and record["unit"] == "mbb/hand"
+    assert json.loads(out.read_text())["winrate"] == record["winrate"]
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    aivat = record["winrate"]["aivat"]
+    assert abs(aivat["mean"] - record["exact"]) < 1e-6  # both strategies known: AIVAT is exact
+    again = json.loads(invoke(*args, "--json", "--workers", "2").stdout)
+    assert again["winrate"] == record["winrate"]
+    only_a = json.loads(invoke(*args, "--json", "--aivat-values", "a").stdout)
+    assert only_a["winrate"]["plain"] == record["winrate"]["plain"] and only_a["winrate"]["aivat"]["half_width"] > 0
+    table = invoke(*args)
+    assert table.exit_code == 0 and all(w in table.stdout for w in ("duplicate", "AIVAT", "exact"))
+
+
+def test_match_errors_are_one_line(tmp_path):
+    result = invoke("match", "random", "nope.npz", "--game", "kuhn")
+    assert result.exit_code == 2 and "unknown agent 'nope.npz'" in result.output
+    result = invoke("match", "random", "call", "--game", "kuhn", "--out", tmp_path)
+    assert result.exit_code == 2 and "is a folder" in result.output
