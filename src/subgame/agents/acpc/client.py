@@ -93,6 +93,8 @@ class _Session:
     hands: list[ClientHand] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     current: int | None = None  # the hand in progress
+    last: Hand | None = None  # its latest replay
+    total: float = 0.0
     done: set[int] = field(default_factory=set)
     rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0))
 
@@ -106,7 +108,7 @@ class _Session:
             return None
         try:
             ms = self.codec.parse(line)
-            hand = replay(self.game, ms)
+            hand = replay(self.game, ms, self.last if ms.hand == self.current else None)
             if hand.showdown and not all(ms.hole):
                 raise ProtocolError(f"{line!r} ends hand {ms.hand} in a showdown without showing both players' cards")
         except ProtocolError as exc:
@@ -116,15 +118,16 @@ class _Session:
             self.current = ms.hand
             agent_seed, self.rng = hand_seeds(self.seed, ms.hand)
             self.agent.new_hand(ms.position, agent_seed)
+        self.last = hand
         if hand.finished:
             if ms.hand not in self.done:
                 self.done.add(ms.hand)
                 self.current = None
                 chips = hand.values()[ms.position]
                 self.hands.append(ClientHand(ms.hand, ms.position, chips, line))
-                total = sum(h.chips for h in self.hands)
+                self.total += chips
                 self.log(f"hand {ms.hand}: position {ms.position}, {chips:+g} chips "
-                         f"(total {total:+g} over {len(self.hands)} hands)")
+                         f"(total {self.total:+g} over {len(self.hands)} hands)")
             return None
         if hand.actor != ms.position:
             return None

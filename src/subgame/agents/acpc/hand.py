@@ -22,6 +22,7 @@ state, so a pot-fraction raise after an off-tree bet is that fraction of the rea
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from ...errors import IllegalActionError
 from ...games.base import CHANCE, TERMINAL
@@ -134,6 +135,12 @@ class Hand:
 
     def names(self) -> dict[str, int]:
         """The legal action ids of the acting player by protocol name."""
+        return dict(self._names)
+
+    @cached_property
+    def _names(self) -> dict[str, int]:
+        if self.game.actor(self.state) < 0:
+            return {}
         return {self.game.action_name(self.state, a): a for a in self.game.legal_actions(self.state)}
 
     def protocol_action(self, action_id: int) -> Action:
@@ -148,7 +155,7 @@ class Hand:
         who = self.actor
         if who < 0:
             return "the hand is over" if who == TERMINAL else "nobody is to act (board cards are still to come)"
-        names = self.names()
+        names = self._names
         if action.kind == "f" and "f" not in names:
             return "fold with nothing to call (check instead)"
         if action.kind != "r" or str(action) in names:
@@ -187,7 +194,7 @@ class Hand:
         problem = self.check(action)
         if problem is not None:
             raise ProtocolError(f"illegal action {action} by position {self.actor}: {problem}")
-        st, p, names = self.state, self.actor, self.names()
+        st, p, names = self.state, self.actor, self._names
         a = names.get(str(action))
         off: tuple[OffTree, ...] = ()
         if a is not None:
@@ -213,34 +220,48 @@ def _raise_to(st: PokerState, size: int) -> PokerState:
                        last_raise=max(st.last_raise, size - max(st.contrib)))
 
 
-def replay(game: PokerGame, ms: MatchState) -> Hand:
+def replay(game: PokerGame, ms: MatchState, previous: Hand | None = None) -> Hand:
     """The hand a match state describes, replayed on ``game``.
 
-    The opponent's hidden hole cards are stand-ins (the lowest cards nobody shows); they
-    change nothing the player observes, and a showdown shows the real ones.
+    The opponent's hidden hole cards are stand-ins (the lowest cards nobody shows yet); they
+    change nothing the player observes, and a showdown shows the real ones. With
+    ``previous``, the replay of an earlier state of the same hand that this one continues,
+    only the new moves are played.
 
     Raises:
         ProtocolError: the betting breaks the rules (an illegal action, a ``/`` where no
             round ends or none where one does, actions after the end of the hand).
     """
-    spec = game.spec
-    shown = set(c for h in ms.hole for c in h) | set(c for b in ms.board for c in b)
-    spare = iter(c for c in range(spec.deck_size) if c not in shown)
-    hole = tuple(h if h else tuple(next(spare) for _ in range(spec.hole_cards)) for h in ms.hole)
-    hand = Hand.deal(game, (hole[0], hole[1]), ms.board)
-    for r, actions in enumerate(ms.betting):
-        for action in actions:
-            if hand.actor >= 0 and hand.state.round != r:
-                raise ProtocolError(f"betting {_betting(ms)}: round {r + 1} has an action after the round closed "
-                                    f"(a '/' is missing or misplaced)")
-            try:
-                hand = hand.play(action)
-            except ProtocolError as exc:
-                raise ProtocolError(f"betting {_betting(ms)}: {exc}") from None
+    flat = [(r, a) for r, actions in enumerate(ms.betting) for a in actions]
+    hand = _continued(previous, ms, flat) if previous is not None and previous.game is game else None
+    if hand is None:
+        spec = game.spec
+        shown = set(c for h in ms.hole for c in h) | set(c for b in ms.board for c in b)
+        spare = iter(c for c in range(spec.deck_size) if c not in shown)
+        hole = tuple(h if h else tuple(next(spare) for _ in range(spec.hole_cards)) for h in ms.hole)
+        hand = Hand.deal(game, (hole[0], hole[1]), ms.board)
+    for r, action in flat[sum(len(b) for b in hand.betting):]:
+        if hand.actor >= 0 and hand.state.round != r:
+            raise ProtocolError(f"betting {_betting(ms)}: round {r + 1} has an action after the round closed "
+                                f"(a '/' is missing or misplaced)")
+        try:
+            hand = hand.play(action)
+        except ProtocolError as exc:
+            raise ProtocolError(f"betting {_betting(ms)}: {exc}") from None
     if hand.shown_round() != ms.round:
         raise ProtocolError(f"betting {_betting(ms)}: the actions reach round {hand.shown_round() + 1}, "
                             f"but the string shows {ms.round + 1} round(s)")
     return hand
+
+
+def _continued(previous: Hand, ms: MatchState, flat: list[tuple[int, Action]]) -> Hand | None:
+    """``previous`` with ``ms``'s new board cards, if ``ms`` continues it (same cards, more moves)."""
+    if any(shown and shown != had for shown, had in zip(ms.hole, previous.hole)) or ms.hole[ms.position] != previous.hole[ms.position]:
+        return None
+    done = [(r, a) for r, actions in enumerate(previous.betting) for a in actions]
+    if flat[: len(done)] != done or ms.board[: len(previous.board)] != previous.board:
+        return None
+    return replace(previous, board=ms.board)._deal_boards()
 
 
 def _betting(ms: MatchState) -> str:

@@ -1,0 +1,304 @@
+"""Our ACPC client against our dealer on the loopback interface, and what happens when things go wrong."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from subgame.agents import CallAgent, Decision, RandomAgent, StrategyAgent, View
+from subgame.agents.acpc import Codec, Dealer, DealerConfig, MatchResult, deal, parse_log, play_match, replay
+from subgame.agents.acpc.client import ClientResult
+from subgame.agents.acpc.protocol import VERSION
+from subgame.games.poker.acpc import load_acpc_game
+from subgame.strategy import Strategy
+from subgame.tree.compile import compile_game
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "acpc"
+NOLIMIT = """GAMEDEF
+nolimit
+numPlayers = 2
+numRounds = 2
+stack = 20 20
+blind = 1 1
+firstPlayer = 1 1
+numSuits = 2
+numRanks = 3
+numHoleCards = 1
+numBoardCards = 0 1
+END GAMEDEF
+"""
+FAST = {"response_timeout_s": 5.0, "start_timeout_s": 10.0}
+
+
+@pytest.fixture(scope="module")
+def leduc():
+    return load_acpc_game(DATA / "leduc.game")
+
+
+@pytest.fixture(scope="module")
+def nolimit_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("acpc") / "leduc_nolimit.game"
+    path.write_text(NOLIMIT)
+    return path
+
+
+class _Thread(threading.Thread):
+    """A thread that keeps its target's return value or exception."""
+
+    def __init__(self, target: Callable[[], object]):
+        super().__init__(daemon=True)
+        self._target_fn = target
+        self.value: object = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self.value = self._target_fn()
+        except BaseException as exc:  # noqa: BLE001 (re-raised in the test's thread)
+            self.error = exc
+
+    def result(self, timeout: float = 60.0) -> object:
+        self.join(timeout)
+        assert not self.is_alive(), "thread did not finish"
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
+def _match(dealer: Dealer, *clients: Callable[[int], object]) -> tuple[MatchResult, list[object]]:
+    """Run ``dealer`` and one client per port (each given its port) in threads."""
+    run = _Thread(dealer.run)
+    run.start()
+    threads = [_Thread(lambda c=c, p=p: c(p)) for c, p in zip(clients, dealer.ports)]
+    for t in threads:
+        t.start()
+    out = [t.result() for t in threads]
+    return run.result(), out  # type: ignore[return-value]
+
+
+def _client(agent, game, seed=0, **kw) -> Callable[[int], ClientResult]:
+    return lambda port: play_match(agent, game, "127.0.0.1", port, seed=seed, timeout_s=10.0, **kw)
+
+
+def _raw_client(answer: Callable[[str], str | None], stop: Callable[[str], bool] = lambda _l: False) -> Callable[[int], list[str]]:
+    """A hand-written client: ``answer(line)`` is sent back when not None; ``stop(line)`` closes the connection."""
+
+    def run(port: int) -> list[str]:
+        seen: list[str] = []
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            sock.sendall((VERSION + "\r\n").encode())
+            reader = sock.makefile("r", newline="\r\n")
+            for raw in reader:
+                line = raw.rstrip("\r\n")
+                seen.append(line)
+                if stop(line):
+                    break
+                reply = answer(line)
+                if reply is not None:
+                    sock.sendall((reply + "\r\n").encode())
+        return seen
+
+    return run
+
+
+def _check_agrees(result: MatchResult, clients: list[ClientResult], log: Path) -> None:
+    """Every hand a client finished is the dealer's hand, with the same chips, and the log says the same."""
+    by_hand = {h.hand: h for h in result.hands}
+    for player, client in enumerate(clients):
+        for ch in client.hands:
+            record = by_hand[ch.hand]
+            assert record.players[ch.position] == player
+            assert record.values[ch.position] == ch.chips
+        assert sum(ch.chips for ch in client.hands if ch.hand in by_hand) == pytest.approx(
+            sum(h.values[h.players.index(player)] for h in result.hands if h.hand in {c.hand for c in client.hands}))
+    hands, score, names = parse_log(log.read_text())
+    assert [h.hand for h in hands] == [h.hand for h in result.hands]
+    assert [h.values for h in hands] == [h.values for h in result.hands]
+    assert all(sum(h.values) == 0 for h in hands)
+    assert score == result.totals and names == result.names
+    assert sum(result.totals) == 0
+
+
+def test_thousand_hands_random_against_call_limit(leduc, tmp_path):
+    log = tmp_path / "match.log"
+    dealer = Dealer(leduc, DealerConfig(1000, seed=7, names=("random", "call"), **FAST), log_file=log)
+    result, clients = _match(dealer, _client(RandomAgent(), leduc, seed=1), _client(CallAgent(), leduc))
+    assert result.complete and len(result.hands) == 1000 and result.events == ()
+    assert [len(c.hands) for c in clients] == [1000, 1000]
+    assert all(c.errors == () and c.ended == "the dealer closed the connection" for c in clients)
+    _check_agrees(result, clients, log)
+    assert clients[0].total_chips == result.totals[0] and clients[1].total_chips == result.totals[1]
+    # the log shows the seeded deal; the call agent never bets, so nobody ever folds or re-raises
+    hands, _, _ = parse_log(log.read_text())
+    codec = Codec(leduc.spec)
+    assert all(h.cards.split("/")[0] == codec.cards(deal(leduc, 7, h.hand)[0], ((),)) for h in hands)
+    assert not any("f" in h.betting or "rr" in h.betting for h in hands)
+    assert sum("r" in h.betting for h in hands) > 500  # the random player bets in most hands
+
+
+def test_nolimit_match_with_off_tree_raises(nolimit_file, tmp_path):
+    """The two clients use different bet abstractions, so each sees raises the other's tree has, off its own."""
+    halves = load_acpc_game(nolimit_file, bet_fractions=(0.5, 1.0))
+    thirds = load_acpc_game(nolimit_file, bet_fractions=(0.33, 0.75), all_in=False)
+    log = tmp_path / "nolimit.log"
+    dealer = Dealer(halves, DealerConfig(300, seed=3, duplicate=True, **FAST), log_file=log)
+    result, clients = _match(dealer, _client(RandomAgent(), halves, seed=1), _client(RandomAgent(), thirds, seed=2))
+    assert result.complete and len(result.hands) == 300 and result.events == ()
+    _check_agrees(result, clients, log)
+    bets = {tok for h in parse_log(log.read_text())[0] for tok in h.betting.replace("/", " ").replace("c", " ").replace("f", " ").split()}
+    assert {"r20"} <= bets and len(bets) > 4  # all-in from one abstraction, pot fractions from both
+    # duplicate deals: hands 2i and 2i+1 show the same cards by position
+    hands = parse_log(log.read_text())[0]
+    cards = [h.cards.split("/")[0] for h in hands]
+    assert all(cards[2 * i] == cards[2 * i + 1] for i in range(150)) and len(set(cards)) > 1
+
+
+def test_strategy_agent_meets_an_off_tree_raise_and_the_match_goes_on(nolimit_file, tmp_path):
+    halves = load_acpc_game(nolimit_file, bet_fractions=(0.5, 1.0))
+    thirds = load_acpc_game(nolimit_file, bet_fractions=(0.33,), all_in=False)
+    tree = compile_game(halves)
+    agent = StrategyAgent(tree, Strategy.uniform(tree), name="uniform")
+    log = tmp_path / "m.log"
+    dealer = Dealer(halves, DealerConfig(60, seed=5, **FAST), log_file=log)
+    result, clients = _match(dealer, _client(agent, halves, seed=1), _client(RandomAgent(), thirds, seed=2))
+    assert result.complete and len(result.hands) == 60
+    assert clients[0].errors and all("off-tree" in e and "answering c" in e for e in clients[0].errors)
+    _check_agrees(result, clients, log)
+
+
+class _Illegal:
+    """An agent that always answers an action id no game has."""
+
+    name = "illegal"
+
+    def new_hand(self, player: int, seed: int) -> None:
+        pass
+
+    def act(self, view: View) -> Decision:
+        return Decision.pure(99)
+
+
+def test_an_agent_with_illegal_actions_calls_and_the_match_goes_on(leduc, tmp_path):
+    log = tmp_path / "m.log"
+    dealer = Dealer(leduc, DealerConfig(20, seed=1, **FAST), log_file=log)
+    result, clients = _match(dealer, _client(_Illegal(), leduc), _client(RandomAgent(), leduc, seed=3))
+    assert result.complete and len(result.hands) == 20 and result.events == ()
+    assert clients[0].errors and all("illegal action(s) [99]" in e and "answering c" in e for e in clients[0].errors)
+    _check_agrees(result, clients, log)
+
+
+def test_dealer_fixes_invalid_and_malformed_answers(leduc, tmp_path):
+    """Fold with nothing to call, a raise past the cap, an unreadable action, garbage and silence."""
+    codec = Codec(leduc.spec)
+    answers = iter(["f", "r", "x", None, "c"])
+    slept = []
+
+    def answer(line: str) -> str | None:
+        if not line.startswith("MATCHSTATE:"):
+            return None
+        ms = codec.parse(line)
+        hand = replay(leduc, ms)
+        if hand.finished or hand.actor != ms.position:
+            return None
+        kind = next(answers, "c")
+        if kind is None:  # stay silent past the timeout, then answer the stale state
+            time.sleep(0.5)
+            slept.append(line)
+            return "garbage line"
+        if kind == "r" and "r" in hand.names():
+            kind = "rr"
+        return f"{line}:{kind}" if kind != "rr" else f"{line}:r"
+
+    log = tmp_path / "m.log"
+    config = DealerConfig(30, seed=2, response_timeout_s=0.2, start_timeout_s=10.0)
+    dealer = Dealer(leduc, config, log_file=log)
+    result, (raw, other) = _match(dealer, _raw_client(answer), _client(CallAgent(), leduc))
+    assert result.complete and len(result.hands) == 30
+    events = "\n".join(result.events)
+    assert "fold with nothing to call (check instead): changed to c" in events
+    assert "bad action 'x'" in events
+    assert "did not answer within 0.2 s" in events
+    assert "ignoring an answer to another state: 'garbage line'" in events
+    assert slept
+    text = log.read_text()
+    assert text.count("# WARNING:") == len(result.events)
+    _check_agrees(result, [ClientResult("raw", (), (), ""), other], log)
+
+
+def test_a_client_that_disconnects_ends_the_match_cleanly(leduc, tmp_path):
+    log = tmp_path / "m.log"
+    dealer = Dealer(leduc, DealerConfig(50, seed=4, **FAST), log_file=log)
+    leave = _raw_client(lambda line: f"{line}:c", stop=lambda line: line.startswith("MATCHSTATE:") and line.split(":")[2] == "5")
+    result, (_raw, other) = _match(dealer, leave, _client(RandomAgent(), leduc, seed=9))
+    assert not result.complete and "disconnected during hand 5" in result.ended
+    assert [h.hand for h in result.hands] == [0, 1, 2, 3, 4]
+    assert [h.hand for h in other.hands] == [0, 1, 2, 3, 4]  # type: ignore[attr-defined]
+    assert other.ended == "closed during a hand"  # type: ignore[attr-defined]
+    text = log.read_text()
+    assert "# ERROR:" in text and "the match ends after 5 of 50 hands" in text and text.rstrip().splitlines()[-1].startswith("SCORE:")
+    _check_agrees(result, [ClientResult("raw", (), (), ""), other], log)  # type: ignore[list-item]
+
+
+def test_a_dealer_that_sends_garbage(leduc):
+    """Garbage and rule-breaking lines are logged and skipped; the hand and its result are kept."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    received: list[str] = []
+
+    def fake_dealer() -> None:
+        conn, _ = server.accept()
+        with conn:
+            f = conn.makefile("r", newline="\r\n")
+            received.append(f.readline().strip())
+            for line in ["# a comment", "hello there", "MATCHSTATE:0:0:rrrr:Ks|", "MATCHSTATE:0:0::Ks|"]:
+                conn.sendall((line + "\r\n").encode())
+            received.append(f.readline().strip())
+            for line in ["MATCHSTATE:0:0:r:Ks|", "MATCHSTATE:0:0:rf:Ks|", "\x00\x01junk", "MATCHSTATE:1:1::|Qh"]:
+                conn.sendall((line + "\r\n").encode())
+        server.close()
+
+    thread = _Thread(fake_dealer)
+    thread.start()
+    result = play_match(CallAgent(), leduc, "127.0.0.1", server.getsockname()[1], timeout_s=5.0)
+    thread.result()
+    assert received == [VERSION, "MATCHSTATE:0:0::Ks|:c"]
+    assert [(h.hand, h.position, h.chips) for h in result.hands] == [(0, 0, 1.0)]
+    assert len(result.errors) == 4 and sum("malformed message from the dealer" in e for e in result.errors) == 3
+    assert "during hand 1" in result.errors[-1] and result.ended == "closed during a hand"
+
+
+def test_a_silent_dealer_times_out(leduc):
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    started = time.monotonic()
+    result = play_match(CallAgent(), leduc, "127.0.0.1", server.getsockname()[1], timeout_s=0.3)
+    server.close()
+    assert result.ended == "timeout" and "no message from the dealer for 0.3 s" in result.errors[0]
+    assert time.monotonic() - started >= 0.3
+
+
+def test_deals_are_seeded_and_duplicate(leduc):
+    assert deal(leduc, 1, 0) == deal(leduc, 1, 0) and deal(leduc, 1, 0) != deal(leduc, 2, 0)
+    hole, board = deal(leduc, 1, 0)
+    cards = [c for h in hole for c in h] + [c for b in board for c in b]
+    assert len(set(cards)) == len(cards) == 3 and all(0 <= c < 6 for c in cards)
+    counts = np.zeros(6)
+    for i in range(600):
+        counts[deal(leduc, 0, i)[0][0][0]] += 1
+    assert counts.min() > 60  # every card is dealt (uniform: 100 each)
+
+
+def test_no_client_connects(leduc, tmp_path):
+    log = tmp_path / "m.log"
+    dealer = Dealer(leduc, DealerConfig(5, start_timeout_s=0.2), log_file=log)
+    result = dealer.run()
+    assert not result.complete and "did not connect" in result.ended and result.hands == ()
+    assert log.read_text().splitlines()[-1] == "SCORE:0|0:player0|player1"
