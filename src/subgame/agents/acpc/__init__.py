@@ -8,11 +8,11 @@
 """
 
 from .client import ClientHand, ClientResult, play_match
-from .dealer import Dealer, DealerConfig, HandRecord, MatchResult, deal, run_match
+from .dealer import Dealer, DealerConfig, HandRecord, MatchResult, deal
 from .hand import Hand, OffTree, replay
 from .protocol import VERSION, Action, Codec, Deck, LogHand, MatchState, ProtocolError, parse_log
 
 __all__ = [
     "VERSION", "Action", "ClientHand", "ClientResult", "Codec", "Dealer", "DealerConfig", "Deck", "Hand", "HandRecord",
-    "LogHand", "MatchResult", "MatchState", "OffTree", "ProtocolError", "deal", "parse_log", "play_match", "replay", "run_match",
+    "LogHand", "MatchResult", "MatchState", "OffTree", "ProtocolError", "deal", "parse_log", "play_match", "replay",
 ]

@@ -296,9 +296,4 @@ class Dealer:
         self._last_write = time.monotonic()
 
 
-def run_match(game: PokerGame, config: DealerConfig, **kwargs: object) -> MatchResult:
-    """Open a :class:`Dealer` and run its match (``kwargs`` as for :class:`Dealer`)."""
-    return Dealer(game, config, **kwargs).run()  # type: ignore[arg-type]
-
-
-__all__ = ["Dealer", "DealerConfig", "HandRecord", "MatchResult", "deal", "run_match"]
+__all__ = ["Dealer", "DealerConfig", "HandRecord", "MatchResult", "deal"]
