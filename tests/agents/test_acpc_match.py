@@ -48,6 +48,13 @@ def nolimit_file(tmp_path_factory):
     return path
 
 
+@pytest.fixture(scope="module")
+def halves(nolimit_file):
+    """The small no-limit game with bets of half the pot, the pot and all-in, and its tree."""
+    game = load_acpc_game(nolimit_file, bet_fractions=(0.5, 1.0))
+    return game, compile_game(game)
+
+
 class _Thread(threading.Thread):
     """A thread that keeps its target's return value or exception."""
 
@@ -159,10 +166,9 @@ def test_nolimit_match_with_off_tree_raises(nolimit_file, tmp_path):
     assert all(cards[2 * i] == cards[2 * i + 1] for i in range(100)) and len(set(cards)) > 1
 
 
-def test_strategy_agent_meets_an_off_tree_raise_and_the_match_goes_on(nolimit_file, tmp_path):
-    halves = load_acpc_game(nolimit_file, bet_fractions=(0.5, 1.0))
+def test_strategy_agent_meets_an_off_tree_raise_and_the_match_goes_on(halves, nolimit_file, tmp_path):
+    halves, tree = halves
     thirds = load_acpc_game(nolimit_file, bet_fractions=(0.33,), all_in=False)
-    tree = compile_game(halves)
     agent = StrategyAgent(tree, Strategy.uniform(tree), name="uniform")
     log = tmp_path / "m.log"
     dealer = Dealer(halves, DealerConfig(60, seed=5, **FAST), log_file=log)
@@ -355,3 +361,15 @@ def test_logged_hands_agree_with_openspiel(leduc, nolimit_file, tmp_path):
         dealer = Dealer(game, DealerConfig(100, seed=11, **FAST), log_file=log)
         _match(dealer, _client(RandomAgent(), game, seed=1), _client(RandomAgent(), other, seed=2))
         assert _check_with_openspiel(game, log) == 100
+
+
+def test_strategy_agents_in_their_own_abstraction_find_every_information_set(leduc, halves, tmp_path):
+    """Each view the client builds during play names an information set of the compiled game."""
+    for game, tree in ((leduc, compile_game(leduc)), halves):
+        rng = np.random.default_rng(0)
+        agents = [StrategyAgent(tree, Strategy.random(tree, rng), name=f"s{k}") for k in (0, 1)]
+        log = tmp_path / "m.log"
+        dealer = Dealer(game, DealerConfig(60, seed=13, **FAST), log_file=log)
+        result, clients = _match(dealer, _client(agents[0], game, seed=1), _client(agents[1], game, seed=2))
+        assert result.complete and [c.errors for c in clients] == [(), ()]
+        _check_agrees(result, clients, log)

@@ -71,7 +71,7 @@ class Hand:
     def _deal_boards(self) -> Hand:
         """Deal the known board cards the game asks for next."""
         hand = self
-        while hand.game.actor(hand.state) == CHANCE:
+        while hand.actor == CHANCE:
             r = hand._board_round()
             if r >= len(hand.board):
                 break
@@ -88,9 +88,9 @@ class Hand:
     # -- what the protocol shows -------------------------------------------------------------
     @property
     def finished(self) -> bool:
-        return self.game.actor(self.state) == TERMINAL
+        return self.actor == TERMINAL
 
-    @property
+    @cached_property
     def actor(self) -> int:
         """The position to act, or :data:`CHANCE` while board cards are unknown, or :data:`TERMINAL`."""
         return self.game.actor(self.state)
@@ -139,7 +139,7 @@ class Hand:
 
     @cached_property
     def _names(self) -> dict[str, int]:
-        if self.game.actor(self.state) < 0:
+        if self.actor < 0:
             return {}
         return {self.game.action_name(self.state, a): a for a in self.game.legal_actions(self.state)}
 
