@@ -33,6 +33,12 @@ def _poker_game(file: Path, param: list[str]) -> PokerGame:
     return game
 
 
+def _mbb_per_hand(chips: float, hands: int, game: PokerGame) -> str:
+    """`` (+12.3 mbb/hand)``: thousandths of a big blind per hand (the largest blind; one chip without blinds)."""
+    big_blind = max(game.spec.blinds) or 1
+    return f"{1000 * chips / big_blind / hands:+.1f} mbb/hand" if hands else "no hands"
+
+
 def _naming(cards: str) -> Naming:
     for naming in NAMINGS:
         if cards == naming:
@@ -71,8 +77,8 @@ def acpc_client_command(
     if results is not None:
         result.save(results)
     n = len(result.hands)
-    rate = f", {1000 * result.total_chips / n:+.1f} mbb/hand" if n else ""
-    show(f"{player.name}: {n} hands, {result.total_chips:+g} chips{rate}; {len(result.errors)} error(s); "
+    show(f"{player.name}: {n} hands, {result.total_chips:+g} chips ({_mbb_per_hand(result.total_chips, n, game_obj)}); "
+         f"{len(result.errors)} error(s); "
          f"ended: {result.ended}; {result.seconds:.1f} s")
     if results is not None:
         show(f"wrote {results}")
@@ -120,7 +126,7 @@ def dealer_command(
                    "totals_chips": list(totals), "ended": result.ended, "events": list(result.events), "log": str(log)})
         return
     played = len(result.hands)
-    rate = f" ({1000 * totals[0] / played:+.1f} mbb/hand for {result.names[0]})" if played else ""
+    rate = f" ({_mbb_per_hand(totals[0], played, game_obj)} for {result.names[0]})"
     show(f"{played} of {result.planned} hands: {result.names[0]} {totals[0]:+g}, {result.names[1]} {totals[1]:+g} chips{rate}; "
          f"{len(result.events)} warning(s)/error(s); {result.ended}")
     show(f"wrote {log}")
