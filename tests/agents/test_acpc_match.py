@@ -263,10 +263,10 @@ def test_a_dealer_that_sends_garbage(leduc):
         with conn:
             f = conn.makefile("r", newline="\r\n")
             received.append(f.readline().strip())
-            for line in ["# a comment", "hello there", "MATCHSTATE:0:0:rrrr:Ks|", "MATCHSTATE:0:0::Ks|"]:
+            for line in ["# a comment", "hello there", "MATCHSTATE:0:0:rrrr:3d|", "MATCHSTATE:0:0::3d|"]:
                 conn.sendall((line + "\r\n").encode())
             received.append(f.readline().strip())
-            for line in ["MATCHSTATE:0:0:r:Ks|", "MATCHSTATE:0:0:rf:Ks|", "\x00\x01junk", "MATCHSTATE:1:1::|Qh"]:
+            for line in ["MATCHSTATE:0:0:r:3d|", "MATCHSTATE:0:0:rf:3d|", "\x00\x01junk", "MATCHSTATE:1:1::|2c"]:
                 conn.sendall((line + "\r\n").encode())
         server.close()
 
@@ -274,7 +274,7 @@ def test_a_dealer_that_sends_garbage(leduc):
     thread.start()
     result = play_match(CallAgent(), leduc, "127.0.0.1", server.getsockname()[1], timeout_s=5.0)
     thread.result()
-    assert received == [VERSION, "MATCHSTATE:0:0::Ks|:c"]
+    assert received == [VERSION, "MATCHSTATE:0:0::3d|:c"]
     assert [(h.hand, h.position, h.chips) for h in result.hands] == [(0, 0, 1.0)]
     assert len(result.errors) == 4 and sum("malformed message from the dealer" in e for e in result.errors) == 3
     assert "during hand 1" in result.errors[-1] and result.ended == "closed during a hand"
@@ -330,7 +330,7 @@ def _openspiel_game(spec):
 def _check_with_openspiel(game, log: Path) -> int:
     """Replay every logged hand in OpenSpiel: same legal actions, same final state string, same chips."""
     spiel = _openspiel_game(game.spec)
-    acpc, low = Codec(game.spec), Codec(game.spec, "low")
+    acpc = Codec(game.spec)  # the dealer's default names are the ACPC dealer's and OpenSpiel's
     checked = 0
     for h in parse_log(log.read_text())[0]:
         ms = acpc.parse(f"MATCHSTATE:0:{h.hand}:{h.betting}:{h.cards}")
@@ -347,8 +347,8 @@ def _check_with_openspiel(game, log: Path) -> int:
         assert state.is_terminal()
         assert tuple(state.returns()) == h.values
         spiel_line = str(state).split("ACPC State: ")[1].splitlines()[0]
-        ours = low.state_line(0, ms.betting, ms.hole, ms.board, h.values, ("a", "b"))
-        assert spiel_line.split(":", 2)[2] == ours.split(":", 2)[2].rsplit(":", 2)[0]  # betting and cards
+        line = acpc.state_line(0, ms.betting, ms.hole, ms.board, h.values, ("a", "b"))
+        assert spiel_line.split(":", 2)[2] == line.split(":", 2)[2].rsplit(":", 2)[0]  # betting and cards
         checked += 1
     return checked
 

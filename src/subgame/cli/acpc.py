@@ -21,7 +21,7 @@ from .app import EXIT_INTERRUPTED, CommandLineError, ParamsOption, echo_json, pa
 
 GameFileOption = Annotated[Path, typer.Option("--game", help="The match's ACPC game definition (.game file).")]
 CardsOption = Annotated[str, typer.Option(
-    "--cards", help="Names of a small deck's cards: acpc (the ACPC dealer's: Leduc is Q K A of h s) or low (OpenSpiel's: 2 3 4 of c d).")]
+    "--cards", help="Names of a small deck's cards: acpc (the ACPC dealer's and OpenSpiel's: Leduc is 2 3 4 of c d) or high (Q K A of h s).")]
 
 
 def _poker_game(file: Path, param: list[str]) -> PokerGame:

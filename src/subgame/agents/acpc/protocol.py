@@ -26,10 +26,10 @@ line per hand, ``STATE:<hand>:<betting>:<all hole cards and board>:<v0>|<v1>:<na
 (values in chips and names by position), and ends with ``SCORE:<total>|<total>:<n>|<n>``
 (totals and names by the match's players).
 
-Cards of a small deck: the ACPC dealer deals a game with ``numRanks`` ranks and
-``numSuits`` suits from the highest ranks and suits (Leduc's deck is ``Qh Qs Kh Ks Ah
-As``); OpenSpiel's ``universal_poker`` names the same deck from the lowest (``2c 2d 3c 3d 4c
-4d``). :class:`Deck` reads and writes either (``naming="acpc"`` or ``"low"``); ranks and
+Cards of a small deck: the ACPC dealer deals a game with ``numRanks`` ranks and ``numSuits``
+suits from the lowest ranks and suits (Leduc's deck is ``2c 2d 3c 3d 4c 4d``), as OpenSpiel's
+``universal_poker`` does; some modified dealers deal from the highest instead (``Qh Qs Kh Ks
+Ah As``). :class:`Deck` reads and writes either (``naming="acpc"`` or ``"high"``); ranks and
 suits keep their order, so card ``rank * num_suits + suit`` of :class:`PokerGame` is the
 same card under both names.
 
@@ -48,8 +48,8 @@ from ...games.poker.spec import PokerSpec
 
 VERSION = "VERSION:2.0.0"
 RANKS, SUITS = "23456789TJQKA", "cdhs"
-Naming = Literal["acpc", "low"]
-NAMINGS: tuple[Naming, ...] = ("acpc", "low")
+Naming = Literal["acpc", "high"]
+NAMINGS: tuple[Naming, ...] = ("acpc", "high")
 
 
 class ProtocolError(SubgameError, ValueError):
@@ -118,14 +118,15 @@ class Deck:
 
     def __post_init__(self) -> None:
         if self.naming not in NAMINGS:
-            raise ProtocolError(f"unknown card naming {self.naming!r}: use 'acpc' (the ACPC dealer's) or 'low' (OpenSpiel's)")
+            raise ProtocolError(f"unknown card naming {self.naming!r}: use 'acpc' (the ACPC dealer's, from the deuce up) "
+                                "or 'high' (from the ace down)")
         if self.num_ranks > len(RANKS) or self.num_suits > len(SUITS):
             raise ProtocolError(f"a deck of {self.num_ranks} ranks and {self.num_suits} suits has no ACPC card names "
                                 f"(at most {len(RANKS)} ranks and {len(SUITS)} suits)")
 
     @property
     def _offsets(self) -> tuple[int, int]:
-        if self.naming == "low":
+        if self.naming == "acpc":
             return 0, 0
         return len(RANKS) - self.num_ranks, len(SUITS) - self.num_suits
 
@@ -150,11 +151,11 @@ class Deck:
                 raise ProtocolError(f"bad card {name!r} in {text!r}: a card is a rank {RANKS} and a suit {SUITS}")
             rank, suit = rank - r0, suit - s0
             if not (0 <= rank < self.num_ranks and 0 <= suit < self.num_suits):
-                other = "low" if self.naming == "acpc" else "acpc"
+                other = "high" if self.naming == "acpc" else "acpc"
                 raise ProtocolError(
                     f"card {name!r} is not in this game's deck as the {self.naming!r} naming names it "
                     f"({self.names(tuple(range(self.num_ranks * self.num_suits)))}); if the dealer names a small deck "
-                    f"{'from the deuce up, as OpenSpiel does' if other == 'low' else 'from the ace down, as the ACPC dealer does'}, "
+                    f"{'from the ace down' if other == 'high' else 'from the deuce up, as the ACPC dealer does'}, "
                     f"use the {other!r} naming"
                 )
             out.append(rank * self.num_suits + suit)
