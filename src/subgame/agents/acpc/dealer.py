@@ -219,26 +219,30 @@ class Dealer:
         hole, board = deal(self.game, self.config.seed, h // 2 if self.config.duplicate else h)
         hand = Hand.deal(self.game, hole, board)
         players = (h % 2, (h + 1) % 2)  # the match's player in position 0 and 1
-        while True:
-            sent = [self.codec.format(hand.match_state(pos, h)) for pos in (0, 1)]
-            for pos in (0, 1):
-                self._send(channels[players[pos]], sent[pos], h)
-            if hand.finished:
-                break
+        while not hand.finished:
+            sent = self._send_states(hand, h, channels, players)
             pos = hand.actor
             action = self._answer(channels[players[pos]], sent[pos], hand, h, timeouts, players[pos])
             hand = hand.play(action)
         values = hand.values()
         line = self.codec.state_line(h, hand.shown_betting(), hand.hole, hand.board[: hand.shown_round() + 1],
                                      values, (self.config.names[players[0]], self.config.names[players[1]]))
-        self._records.append(HandRecord(h, players, values, line))
+        self._records.append(HandRecord(h, players, values, line))  # kept even if the last message cannot be sent
         self._lines.append(line)
+        self._send_states(hand, h, channels, players)
+
+    def _send_states(self, hand: Hand, h: int, channels: list[Channel], players: tuple[int, int]) -> list[str]:
+        """Send each player the hand as its position sees it; returns the two texts."""
+        sent = [self.codec.format(hand.match_state(pos, h)) for pos in (0, 1)]
+        for pos in (0, 1):
+            self._send(channels[players[pos]], sent[pos], h)
+        return sent
 
     def _send(self, channel: Channel, text: str, h: int) -> None:
         try:
             channel.send(text, self.config.response_timeout_s)
         except Closed as exc:
-            raise _Gone(f"{channel.peer} disconnected during hand {h} ({exc})") from None
+            raise _Gone(f"{channel.peer} disconnected at hand {h} ({exc})") from None
 
     def _answer(self, channel: Channel, sent: str, hand: Hand, h: int, timeouts: list[int], player: int) -> Action:
         """The acting player's action: read, checked, fixed or replaced (see the module docstring)."""
