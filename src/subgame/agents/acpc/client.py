@@ -95,7 +95,7 @@ class _Session:
     current: int | None = None  # the hand in progress
     last: Hand | None = None  # its latest replay
     total: float = 0.0
-    done: set[int] = field(default_factory=set)
+    recorded: int | None = None  # the last hand whose result is kept
     rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0))
 
     def error(self, message: str) -> None:
@@ -114,15 +114,14 @@ class _Session:
         except ProtocolError as exc:
             self.error(f"malformed message from the dealer, ignored: {exc}")
             return None
-        if ms.hand != self.current and ms.hand not in self.done:
+        if ms.hand != self.current and ms.hand != self.recorded:
             self.current = ms.hand
             agent_seed, self.rng = hand_seeds(self.seed, ms.hand)
             self.agent.new_hand(ms.position, agent_seed)
         self.last = hand
         if hand.finished:
-            if ms.hand not in self.done:
-                self.done.add(ms.hand)
-                self.current = None
+            if ms.hand != self.recorded:
+                self.recorded, self.current = ms.hand, None
                 chips = hand.values()[ms.position]
                 self.hands.append(ClientHand(ms.hand, ms.position, chips, line))
                 self.total += chips
