@@ -373,3 +373,18 @@ def test_strategy_agents_in_their_own_abstraction_find_every_information_set(led
         result, clients = _match(dealer, _client(agents[0], game, seed=1), _client(agents[1], game, seed=2))
         assert result.complete and [c.errors for c in clients] == [(), ()]
         _check_agrees(result, clients, log)
+
+
+def test_card_names_from_the_ace_down(leduc, tmp_path):
+    log = tmp_path / "m.log"
+    dealer = Dealer(leduc, DealerConfig(20, seed=1, naming="high", **FAST), log_file=log)
+    result, clients = _match(dealer, _client(RandomAgent(), leduc, seed=1, naming="high"),
+                             _client(RandomAgent(), leduc, seed=2, naming="high"))
+    assert result.complete and [c.errors for c in clients] == [(), ()]
+    assert set("".join(h.cards for h in parse_log(log.read_text())[0])) <= set("QKAhs|/")
+    _check_agrees(result, clients, log)
+    # a client expecting the other names says so and answers nothing; the dealer gives up on it
+    config = DealerConfig(5, seed=1, naming="high", response_timeout_s=0.1, max_timeouts=2, start_timeout_s=10.0)
+    result, clients = _match(Dealer(leduc, config), _client(CallAgent(), leduc), _client(CallAgent(), leduc, naming="high"))
+    assert not result.complete and "did not answer 2 times in a row" in result.ended
+    assert "use the 'high' naming" in clients[0].errors[0]
