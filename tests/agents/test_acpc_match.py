@@ -200,9 +200,9 @@ def test_an_agent_with_illegal_actions_calls_and_the_match_goes_on(leduc, tmp_pa
 
 
 def test_dealer_fixes_invalid_and_malformed_answers(leduc, tmp_path):
-    """Fold with nothing to call, a raise past the cap, an unreadable action, garbage and silence."""
+    """Fold with nothing to call, an unreadable action, garbage and silence (a raise past the cap: test_fixes_follow_the_acpc_dealer)."""
     codec = Codec(leduc.spec)
-    answers = iter(["f", "r", "x", None, "c"])
+    answers = iter(["f", "x", None, "c"])
     slept = []
 
     def answer(line: str) -> str | None:
@@ -217,12 +217,10 @@ def test_dealer_fixes_invalid_and_malformed_answers(leduc, tmp_path):
             time.sleep(0.5)
             slept.append(line)
             return "garbage line"
-        if kind == "r" and "r" in hand.names():
-            kind = "rr"
-        return f"{line}:{kind}" if kind != "rr" else f"{line}:r"
+        return f"{line}:{kind}"
 
     log = tmp_path / "m.log"
-    config = DealerConfig(30, seed=2, response_timeout_s=0.2, start_timeout_s=10.0)
+    config = DealerConfig(30, seed=2, response_timeout_s=0.2, start_timeout_s=10.0, max_timeouts=100)  # a loaded machine may be slow too
     dealer = Dealer(leduc, config, log_file=log)
     result, (raw, other) = _match(dealer, _raw_client(answer), _client(CallAgent(), leduc))
     assert result.complete and len(result.hands) == 30
