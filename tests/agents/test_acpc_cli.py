@@ -94,3 +94,25 @@ def test_client_command_refuses_a_file_that_is_not_a_game(tmp_path):
     bad.write_text("GAMEDEF\n")
     out = runner.invoke(app, ["acpc-client", "--port", "1", "--game", str(bad), "--agent", "call"])
     assert out.exit_code == 2 and "ending in .game" in out.output
+
+
+def test_client_command_plays_a_strategy_file(tmp_path):
+    from subgame.solve.cfr import CFR_PLUS, CFRSolver
+    from subgame.tree.compile import compile_game
+
+    game = load_acpc_game(GAME)
+    tree = compile_game(game)
+    strategy_file = tmp_path / "blueprint.npz"
+    CFRSolver(tree, CFR_PLUS).run(50).average_strategy().save(strategy_file, tree)
+    dealer = Dealer(game, DealerConfig(20, seed=4, start_timeout_s=20.0))
+    done: dict = {}
+    run = threading.Thread(target=lambda: done.setdefault("result", dealer.run()), daemon=True)
+    run.start()
+    other = threading.Thread(target=lambda: play_match(RandomAgent(), game, "127.0.0.1", dealer.ports[1]), daemon=True)
+    other.start()
+    out = runner.invoke(app, ["acpc-client", "--port", str(dealer.ports[0]), "--game", str(GAME), "--agent", str(strategy_file)])
+    run.join(30)
+    other.join(30)
+    assert out.exit_code == 0, out.output
+    assert "blueprint: 20 hands" in out.output and "0 error(s)" in out.output
+    assert done["result"].complete
