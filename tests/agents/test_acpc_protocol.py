@@ -176,3 +176,19 @@ def test_hidden_cards_do_not_change_the_view(leduc):
         b = b.play(act)
     assert b.view(0) == a
     assert leduc.actor(Hand.deal(leduc, ((3,), (0,)), ((),)).state) != CHANCE
+
+
+def test_a_replay_continued_from_the_last_state_equals_a_fresh_one(nolimit):
+    """The client replays only new moves; at a showdown it swaps in the opponent's real cards."""
+    codec = Codec(nolimit.spec)
+    states = ["MATCHSTATE:1:31::|JdTc", "MATCHSTATE:1:31:r300r900c/:|JdTc/6dJc9c",
+              "MATCHSTATE:1:31:r300r900c/r1800r3600r9000c/r20000c/:KsJs|JdTc/6dJc9c/Kh/Qc"]
+    hand = None
+    for line in states:
+        ms = codec.parse(line)
+        hand = replay(nolimit, ms, hand)
+        fresh = replay(nolimit, ms)
+        assert (hand.moves, hand.state, hand.betting, hand.hole) == (fresh.moves, fresh.state, fresh.betting, fresh.hole)
+    assert hand.values() == (-20000.0, 20000.0)
+    other = replay(nolimit, codec.parse("MATCHSTATE:0:32::AsAd|"), hand)  # another hand: not continued
+    assert other.hole[0] == codec.deck.parse("AsAd") and other.betting == ((),)

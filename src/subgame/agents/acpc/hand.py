@@ -85,6 +85,12 @@ class Hand:
             r += 1
         return r
 
+    def reveal(self, hole: tuple[tuple[int, ...], tuple[int, ...]]) -> Hand:
+        """This hand with other hole cards (as a showdown shows them); the betting stays."""
+        dealt = Hand.deal(self.game, hole, ())
+        return replace(self, hole=hole, state=self.state._replace(hole=dealt.state.hole),
+                       moves=dealt.moves[:2] + self.moves[2:])
+
     # -- what the protocol shows -------------------------------------------------------------
     @property
     def finished(self) -> bool:
@@ -197,12 +203,11 @@ class Hand:
         st, p, names = self.state, self.actor, self._names
         a = names.get(str(action))
         off: tuple[OffTree, ...] = ()
+        obs = (str(action), "", "")  # a betting action is public and observed by its name
         if a is not None:
-            obs = self.game.observations(st, a)
             nxt = self.game.next_state(st, a)
         else:  # a raise the abstraction does not have, at its real size
             size = int(action.size or 0)  # check() let through only a no-limit raise with a size
-            obs = (str(action), "", "")
             nxt = _raise_to(st, size)
             off = (OffTree(len(self.moves), p, size, tuple(names)),)
         rounds = self.betting[:-1] + (self.betting[-1] + (action,),)
@@ -255,13 +260,16 @@ def replay(game: PokerGame, ms: MatchState, previous: Hand | None = None) -> Han
 
 
 def _continued(previous: Hand, ms: MatchState, flat: list[tuple[int, Action]]) -> Hand | None:
-    """``previous`` with ``ms``'s new board cards, if ``ms`` continues it (same cards, more moves)."""
-    if any(shown and shown != had for shown, had in zip(ms.hole, previous.hole)) or ms.hole[ms.position] != previous.hole[ms.position]:
+    """``previous`` with ``ms``'s new cards, if ``ms`` continues it (the player's cards, more moves)."""
+    if ms.hole[ms.position] != previous.hole[ms.position]:
         return None
     done = [(r, a) for r, actions in enumerate(previous.betting) for a in actions]
     if flat[: len(done)] != done or ms.board[: len(previous.board)] != previous.board:
         return None
-    return replace(previous, board=ms.board)._deal_boards()
+    hand = replace(previous, board=ms.board)
+    if any(shown and shown != had for shown, had in zip(ms.hole, previous.hole)):
+        hand = hand.reveal((ms.hole[0] or previous.hole[0], ms.hole[1] or previous.hole[1]))
+    return hand._deal_boards()
 
 
 def _betting(ms: MatchState) -> str:
