@@ -1,4 +1,4 @@
-"""The ACPC protocol's text: match states, actions, responses and log lines.
+"""The ACPC protocol's text: match states, actions and log lines.
 
 The Annual Computer Poker Competition's dealer talks to players over TCP in lines ended by
 ``\\r\\n`` (protocol version 2.0.0). A player first sends ``VERSION:2.0.0``; the dealer then
