@@ -6,6 +6,7 @@ share (options, error reporting, output).
 
 from __future__ import annotations
 
+from .acpc import acpc_client_command, dealer_command
 from .app import app
 from .evaluate import evaluate_command
 from .exploit import exploit_command
@@ -31,6 +32,8 @@ for _name, _command in (
     ("serve", serve_command),
     ("play", play_command),
     ("match", match_command),
+    ("acpc-client", acpc_client_command),
+    ("dealer", dealer_command),
 ):
     app.command(_name)(_command)
 
