@@ -1,7 +1,8 @@
-"""``subgame solve``: CFR and its presets, the exact LP, or CFR-D, run by the library's driver."""
+"""``subgame solve``: CFR and its presets, sampling CFR, the exact LP, or CFR-D, run by the library's driver."""
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -29,6 +30,7 @@ from ..files import output_file
 from ..games import load_game
 from ..solve import driver
 from ..solve.cfr import PRESETS, CFRSolver
+from ..solve.mccfr import SCHEMES, MCCFRSolver, SamplingScheme
 from ..tree.public_tree import PublicTree
 from ..tree.size import available_bytes, gib
 from .app import (
@@ -48,9 +50,13 @@ from .app import (
     show,
 )
 
-Algorithm = Literal["cfr", "cfr+", "lcfr", "dcfr", "modicum", "lp", "cfr-d"]
+Algorithm = Literal["cfr", "cfr+", "lcfr", "dcfr", "modicum", "lp", "cfr-d", "mccfr-es", "mccfr-os", "pcs"]
 Backend = Literal["serial", "process", "ray"]
+Weighting = Literal["cfr", "cfr+", "lcfr", "dcfr"]
 CFR_ALGORITHMS: tuple[str, ...] = tuple(a for a in get_args(Algorithm) if a in PRESETS)
+SAMPLING_ALGORITHMS: tuple[str, ...] = tuple(a for a in get_args(Algorithm) if a in SCHEMES)
+DEFAULT_ITERATIONS = 1000
+DEFAULT_EPSILON = SCHEMES["mccfr-os"].epsilon
 CFR_D_CHECKPOINTS = 20
 """``solve --algo cfr-d`` writes its checkpoint every twentieth of the way."""
 
@@ -62,10 +68,25 @@ def solve_command(
     param: ParamsOption = [],  # noqa: B006 (typer reads the default, never mutates it)
     algo: Annotated[
         Algorithm,
-        typer.Option(help="cfr, cfr+, lcfr, dcfr, modicum, lp (exact sequence-form LP) or cfr-d (CFR with decomposition)."),
+        typer.Option(help="cfr, cfr+, lcfr, dcfr, modicum, lp (exact sequence-form LP), cfr-d (CFR with decomposition), "
+                          "or sampling CFR: mccfr-es (external sampling), mccfr-os (outcome sampling), pcs (public "
+                          "chance sampling)."),
     ] = "cfr+",
-    iterations: Annotated[int, typer.Option("--iterations", "-n", min=1, help="Total CFR iterations.")] = 1000,
-    seed: Annotated[int, typer.Option(help="Recorded in the strategy file; the solvers are deterministic.")] = 0,
+    iterations: Annotated[
+        int | None, typer.Option("--iterations", "-n", min=1, help="Total iterations (default 1000; with --time: no limit).")
+    ] = None,
+    time_limit: Annotated[
+        str | None, typer.Option("--time", help="Stop after this wall-clock time: 90s, 10m, 1h (CFR and sampling algorithms).")
+    ] = None,
+    seed: Annotated[
+        int, typer.Option(min=0, help="Seed of the sampling algorithms' generator; recorded in the strategy file.")
+    ] = 0,
+    weighting: Annotated[
+        Weighting, typer.Option(help="mccfr-es, mccfr-os, pcs: the update rule, a CFR preset (lcfr: linear MCCFR).")
+    ] = "lcfr",
+    epsilon: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="mccfr-os: exploration of the updating player's sampling (Lanctot et al. 2009).")
+    ] = DEFAULT_EPSILON,
     checkpoints: Annotated[
         int, typer.Option(min=1, help="Number of evaluation points, log-spaced up to --iterations.")
     ] = 10,
@@ -115,16 +136,18 @@ def solve_command(
     values instead; 'subgame resolve FILE' rebuilds the full strategy from it.
     """
     params = parse_params(param)
-    if algo != "cfr-d":
-        given = [name for name, value, default in (
-            ("--trunk-depth", trunk_depth, 1), ("--trunk-public-depth", trunk_public_depth, None),
-            ("--subgame-iterations", subgame_iterations, 100), ("--subgame-batch", subgame_batch, 1),
-            ("--cached-subgames", cached_subgames, 0), ("--workers", workers, 1), ("--backend", backend, "serial"),
-            ("--exact", exact, False), ("--ray-address", ray_address, None)) if value != default]
-        if given:
-            verb = "applies" if len(given) == 1 else "apply"
-            raise CommandLineError(f"{', '.join(given)} {verb} to --algo cfr-d only; drop {'it' if len(given) == 1 else 'them'} "
-                                   "or choose --algo cfr-d")
+    cfr_d, iterative = ("cfr-d",), CFR_ALGORITHMS + SAMPLING_ALGORITHMS
+    _refuse_foreign_options(algo, [
+        ("--trunk-depth", trunk_depth, 1, cfr_d), ("--trunk-public-depth", trunk_public_depth, None, cfr_d),
+        ("--subgame-iterations", subgame_iterations, 100, cfr_d), ("--subgame-batch", subgame_batch, 1, cfr_d),
+        ("--cached-subgames", cached_subgames, 0, cfr_d), ("--workers", workers, 1, cfr_d),
+        ("--backend", backend, "serial", cfr_d), ("--exact", exact, False, cfr_d), ("--ray-address", ray_address, None, cfr_d),
+        ("--weighting", weighting, "lcfr", SAMPLING_ALGORITHMS), ("--epsilon", epsilon, DEFAULT_EPSILON, ("mccfr-os",)),
+        ("--time", time_limit, None, iterative),
+    ])
+    seconds_limit = None if time_limit is None else parse_duration(time_limit)
+    if iterations is None and (seconds_limit is None or algo == "modicum"):
+        iterations = DEFAULT_ITERATIONS  # modicum leaves a share of the planned run out of its average: it needs a length
     _check_outputs(out, checkpoint_file, resume, force)
     cadence = driver.Cadence(iterations=checkpoint_every, seconds=checkpoint_seconds or None)
     if algo == "lp" and (checkpoint_file is not None or resume):
@@ -136,6 +159,7 @@ def solve_command(
             raise CommandLineError("--ray-address joins a Ray cluster; it does not go with --backend process")
         backend = "ray"
     if algo == "cfr-d":
+        iterations = iterations or DEFAULT_ITERATIONS
         split = TrunkSplit(rounds=trunk_depth) if trunk_public_depth is None else TrunkSplit(depth=trunk_public_depth)
         config = CFRDConfig(subgame_iterations, batch=subgame_batch, cached_chunks=cached_subgames)
         if checkpoint_every is None:
@@ -150,11 +174,21 @@ def solve_command(
     if algo == "lp":
         _solve_lp(tree, out, meta, title, started, as_json)
         return
-    solver = _start_solver(tree, algo, iterations, checkpoint_file, resume).plan(iterations)
-    points = log_spaced(iterations, checkpoints)
+    solver: CFRSolver
+    if algo in SAMPLING_ALGORITHMS:
+        scheme = replace(SCHEMES[algo], epsilon=epsilon)
+        solver = _start_sampling_solver(tree, scheme, PRESETS[weighting], seed, iterations, checkpoint_file, resume)
+        meta.update(weighting=weighting, **({"epsilon": epsilon} if algo == "mccfr-os" else {}))
+    else:
+        solver = _start_solver(tree, algo, iterations, checkpoint_file, resume)
+    if iterations is not None:
+        solver.plan(iterations)
+    # with a time budget only, evaluate at powers of two (and where the run stops)
+    points = log_spaced(iterations, checkpoints) if iterations is not None else [2**k for k in range(63)]
     with progress_bar(iterations, solver.iteration, not as_json) as update:
         run = driver.run(
-            solver, driver.Budget(iterations=iterations), evaluate_at=points, on_evaluation=curve_point,
+            solver, driver.Budget(iterations=iterations, seconds=seconds_limit), evaluate_at=points,
+            on_evaluation=curve_point,
             checkpoint=checkpoint_file, checkpoint_every=replace(cadence, at=frozenset(points)), progress=update,
         )
     curve = list(run.evaluations)
@@ -162,7 +196,7 @@ def solve_command(
     seconds = time.perf_counter() - started
     if as_json:
         echo_json({
-            **meta, "iterations": solver.iteration, "interrupted": run.interrupted,
+            **meta, "iterations": solver.iteration, "interrupted": run.interrupted, "stopped": run.stopped,
             "curve": [p.to_json() for p in curve], "final": curve[-1].to_json() if curve else None,
             "out": str(out), "checkpoint": None if checkpoint_file is None else str(checkpoint_file),
             "seconds": seconds,
@@ -172,6 +206,38 @@ def solve_command(
     exit_if_interrupted(run.interrupted, solver.iteration, checkpoint_file, "average strategy", out)
     if not as_json:
         show(f"wrote {out} ({solver.iteration} iterations, {seconds:.2f} s)")
+
+
+def _refuse_foreign_options(algo: str, options: list[tuple[str, object, object, tuple[str, ...]]]) -> None:
+    """Refuse options given (not at their default) with an algorithm they do not apply to.
+
+    ``options`` holds ``(name, value, default, algorithms it applies to)``; the options of
+    one scope are named together in one error.
+    """
+    misplaced: dict[tuple[str, ...], list[str]] = {}
+    for name, value, default, algos in options:
+        if value != default and algo not in algos:
+            misplaced.setdefault(algos, []).append(name)
+    for algos, names in misplaced.items():
+        verb, them = ("applies", "it") if len(names) == 1 else ("apply", "them")
+        which = algos[0] if len(algos) == 1 else f"{', '.join(algos[:-1])} or {algos[-1]}"
+        raise CommandLineError(f"{', '.join(names)} {verb} to --algo {which} only; drop {them} or choose --algo {algos[0]}")
+
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*(s|m|h)?\s*$")
+
+
+def parse_duration(text: str) -> float:
+    """Seconds in ``90``, ``90s``, ``10m``, ``1.5h``; a clear error otherwise.
+
+    >>> parse_duration("10m")
+    600.0
+    """
+    match = _DURATION.match(text)
+    seconds = 0.0 if match is None else float(match.group(1)) * {"s": 1, "m": 60, "h": 3600}[match.group(2) or "s"]
+    if not seconds > 0:
+        raise CommandLineError(f"--time {text!r}: give a positive duration such as 90s, 10m or 1h")
+    return seconds
 
 
 def _check_outputs(out: Path, checkpoint: Path | None, resume: bool, force: bool) -> None:
@@ -186,7 +252,28 @@ def _check_outputs(out: Path, checkpoint: Path | None, resume: bool, force: bool
         )
 
 
-def _start_solver(tree: PublicTree, algo: str, iterations: int, checkpoint: Path | None, resume: bool) -> CFRSolver:
+def _start_sampling_solver(tree: PublicTree, scheme: SamplingScheme, config: Any, seed: int, iterations: int | None,
+                           checkpoint: Path | None, resume: bool) -> MCCFRSolver:
+    """A fresh sampling solver, or with ``resume`` the one saved in ``checkpoint`` (same scheme and update rule)."""
+    if not resume or checkpoint is None:
+        return MCCFRSolver(tree, scheme, config, seed=seed)
+    if not checkpoint.exists():
+        raise StrategyFileError(f"{checkpoint}: no such checkpoint file to resume from")
+    solver = MCCFRSolver.load_checkpoint(checkpoint, tree)
+    if solver.scheme != scheme or solver.config != config:
+        weighting = next((name for name, c in PRESETS.items() if c == solver.config), str(solver.config))
+        raise CommandLineError(
+            f"{checkpoint} was written by --algo {solver.scheme.name} --weighting {weighting}"
+            f"{f' --epsilon {solver.scheme.epsilon}' if solver.scheme.name == 'mccfr-os' else ''}; resume it with the same options"
+        )
+    if iterations is not None and solver.iteration >= iterations:
+        raise CommandLineError(
+            f"{checkpoint} is already at iteration {solver.iteration}; ask for more with --iterations (now {iterations})"
+        )
+    return solver
+
+
+def _start_solver(tree: PublicTree, algo: str, iterations: int | None, checkpoint: Path | None, resume: bool) -> CFRSolver:
     """A fresh solver, or with ``resume`` the one saved in ``checkpoint`` (same game and algorithm)."""
     if not resume:
         return CFRSolver(tree, PRESETS[algo])
@@ -201,7 +288,7 @@ def _start_solver(tree: PublicTree, algo: str, iterations: int, checkpoint: Path
         raise CommandLineError(
             f"{checkpoint} was written by {how}, not --algo {algo}; resume it with the same algorithm"
         )
-    if solver.iteration >= iterations:
+    if iterations is not None and solver.iteration >= iterations:
         raise CommandLineError(
             f"{checkpoint} is already at iteration {solver.iteration}; "
             f"ask for more with --iterations (now {iterations})"
