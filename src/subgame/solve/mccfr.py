@@ -29,6 +29,11 @@ handled exactly by the operators, one numpy call per public depth as in
   regret is updated at the information sets on it, with the importance weight
   ``1/q(z[I])`` of the sampled prefix and ``1/q(a)`` of the sampled action.
 
+Each iteration is a pass of player 0 then one of player 1 (alternating updates); every pass
+draws its own samples, public chance sampling included. A pass may average several
+independent samples, one per random stream, computed on worker processes (a mini-batch; see
+:class:`MCCFRSolver`).
+
 The average strategy: in external and outcome sampling the opponent's current strategy is
 added at each of his information sets with his sampled 0/1 reach, an unbiased estimate of
 his own reach (the "simple averaging" of Lanctot et al. 2009, §3.1, which is valid for
@@ -42,12 +47,16 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from ..errors import GameDefinitionError, StrategyFileError
+from ..errors import GameDefinitionError, StrategyFileError, SubgameError
+from ..games.base import Game
 from ..tree.public_tree import CHANCE_NODE, LEAF, PublicTree
+
+if TYPE_CHECKING:
+    from ..decompose.parallel import Executor
 from ..tree.sweep import backward_expected, forward_reach, leaf_values, sequence_values, transition_weights
 from .abstraction import Abstraction
 from .cfr import LINEAR_CFR, CFRConfig, CFRSolver, read_checkpoint
@@ -154,21 +163,145 @@ def one_hot(actions: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     return out
 
 
+def sampled_pass(
+    tree: PublicTree, sampler: PublicChanceSampler, scheme: SamplingScheme, player: int,
+    sigma: tuple[np.ndarray, np.ndarray], rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """One sampled estimate of ``player``'s instantaneous regrets, and what the opponent's average gains.
+
+    A pure function of its arguments and the generator's state (which it advances), so
+    that the passes of several workers can be computed anywhere and summed in a fixed order.
+
+    Args:
+        sigma: both players' current strategies [I_p, A] (per information set).
+    Returns:
+        ``(regrets, opponent_average)``: [I_p, A] sampled instantaneous regrets (0 at
+        illegal slots); with a sampled opponent, [I_o, A] his 0/1 sampled reach times his
+        strategy (the unbiased estimate of his reach-weighted strategy), else ``None``.
+    """
+    o = 1 - player
+    pa, po = tree.players[player], tree.players[o]
+    w = sampler.weights(rng)
+    avg: np.ndarray | None = None
+    if scheme.opponent == "sampled":
+        sampled_o = one_hot(sample_actions(sigma[o], rng), sigma[o].shape)
+        reach_o = forward_reach(tree, o, transition_weights(tree, o, sampled_o))  # 0/1
+        avg = reach_o[po.infoset_priv][:, None] * sigma[o]
+    else:
+        reach_o = forward_reach(tree, o, transition_weights(tree, o, sigma[o]))
+    ones = np.ones(pa.num_states)
+    v = leaf_values(tree, player, (ones, reach_o) if player == 0 else (reach_o, ones))
+    v *= w[pa.node]
+    if scheme.traverser == "enumerate":
+        backward_expected(tree, player, v, transition_weights(tree, player, sigma[player]))
+        inst = sequence_values(tree, player, v) - v[pa.infoset_priv][:, None]
+    else:
+        inst = _outcome_sampling_regrets(tree, player, scheme.epsilon, sigma[player], v, rng)
+    inst *= pa.legal
+    return inst, avg
+
+
+def _outcome_sampling_regrets(
+    tree: PublicTree, p: int, epsilon: float, sigma_p: np.ndarray, v: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
+    """[I, A] sampled regrets of outcome sampling (Lanctot et al. 2009, §3.2), one path per private state.
+
+    ``v`` holds the terminal values (already weighted for the opponent and public chance
+    samples). With ``q`` the ε-exploring strategy and ``a*`` the sampled slot at each
+    information set, the backward sweep with weights ``σ(a*)/q(a*)`` on the sampled path
+    gives ``V(h) = Σ_z π_i(h→z)/q_i(h→z) · u(z)``; then ``ṽ(I, a*) = V(Ia*)/(q(a*)·Q(I))``,
+    ``ṽ(I, a) = 0`` for the other slots and ``ṽ(I) = V(I)/Q(I)``, ``Q(I)`` being the
+    sampling probability of the path to ``I`` (0 off the sampled paths).
+    """
+    pa = tree.players[p]
+    legal = pa.legal
+    q = epsilon * (legal / legal.sum(axis=1, keepdims=True)) + (1.0 - epsilon) * sigma_p
+    picked = one_hot(sample_actions(q, rng), q.shape)
+    q_path = forward_reach(tree, p, transition_weights(tree, p, picked * q))
+    on_path = q_path > 0
+    ratio = np.divide(picked * sigma_p, q, out=np.zeros_like(q), where=picked > 0)
+    v *= on_path
+    backward_expected(tree, p, v, transition_weights(tree, p, ratio))
+    v *= on_path
+    seq = np.divide(sequence_values(tree, p, v), q, out=np.zeros_like(q), where=picked > 0)
+    q_infoset = q_path[pa.infoset_priv]
+    inst = seq - v[pa.infoset_priv][:, None]
+    np.divide(inst, q_infoset[:, None], out=inst, where=q_infoset[:, None] > 0)
+    inst[q_infoset == 0] = 0.0
+    return inst
+
+
+# -- several sample streams, on workers -------------------------------------------------------
+# A worker process keeps the trees it has compiled (or inherited from its parent when forked),
+# so a task carries only strategies and a generator, never the tree.
+_WORKER_TREES: dict[str, tuple[PublicTree, PublicChanceSampler]] = {}
+
+
+def tree_key(tree: PublicTree) -> str:
+    """What names a compiled tree among a worker's cached ones."""
+    return f"{tree.game_id}:{tree.num_nodes}:{tree.players[0].num_states}:{tree.players[1].num_states}"
+
+
+@dataclass(frozen=True, eq=False)
+class PassTask:
+    """One stream's share of a pass: everything :func:`run_pass_task` needs besides the cached tree."""
+
+    key: str  #: :func:`tree_key` of the tree
+    game: Game | None  #: compiled in the worker when its cache misses (a spawned or remote worker)
+    scheme: SamplingScheme
+    player: int
+    sigma: tuple[np.ndarray, np.ndarray]
+    rng: np.random.Generator  #: this stream's generator, returned advanced
+
+
+def run_pass_task(task: PassTask) -> tuple[np.ndarray, np.ndarray | None, np.random.Generator]:
+    """:func:`sampled_pass` on the worker's copy of the tree; returns the advanced generator too."""
+    cached = _WORKER_TREES.get(task.key)
+    if cached is None:
+        if task.game is None:
+            raise SubgameError(
+                "a sampling worker has no copy of the tree and no game to compile it from; give the solver its game "
+                "(MCCFRSolver(..., game=game)) or use a process pool that forks"
+            )
+        from ..tree.compile import compile_game
+
+        tree = compile_game(task.game)
+        if tree_key(tree) != task.key:
+            raise SubgameError(f"the worker compiled {tree_key(tree)}, not the solver's tree {task.key}")
+        cached = _WORKER_TREES[task.key] = (tree, PublicChanceSampler.of(tree))
+    rng = task.rng
+    inst, avg = sampled_pass(cached[0], cached[1], task.scheme, task.player, task.sigma, rng)
+    return inst, avg, rng
+
+
 class MCCFRSolver(CFRSolver):
     """Sampling CFR (external, outcome or public chance sampling) over one compiled tree.
 
     A :class:`~subgame.solve.driver.Solver` for the run driver: ``step()`` is one
-    iteration (each player updated once), ``average_strategy()`` and the checkpoint are
-    CFR's plus the sampling scheme and the random generator's state, so
+    iteration, a pass of player 0 then one of player 1 (alternating updates, whatever
+    ``config.alternating`` says), each from a sampled estimate; ``average_strategy()`` and
+    the checkpoint are CFR's plus the scheme and the generators' states, so
     :meth:`load_checkpoint` continues bitwise where the run stopped.
+
+    With ``streams`` > 1 every pass averages that many independent samples, one per
+    random stream (a mini-batch), and with an ``executor`` the streams run on its workers.
+    Each stream's sample is computed by the same pure function wherever it runs and the
+    results are summed in stream order, so a run is bitwise the same on any executor for
+    a fixed seed and number of streams.
 
     Args:
         tree: a compiled tree without depth-limit leaves.
         scheme: :data:`EXTERNAL_SAMPLING`, :data:`OUTCOME_SAMPLING`,
             :data:`PUBLIC_CHANCE_SAMPLING` (or ``SCHEMES[name]``).
         config: regret and averaging rule (default linear CFR: linear MCCFR).
-        seed: an int seed or a ``numpy.random.Generator`` (advanced in place).
+        seed: an int seed or a ``numpy.random.Generator`` (advanced in place with one
+            stream; several streams are spawned from it).
         abstraction: optional card abstraction (buckets share regrets and strategy).
+        streams: independent samples per pass.
+        executor: where the streams' samples are computed (:mod:`subgame.decompose.parallel`);
+            ``None``: in this process.
+        game: the game ``tree`` was compiled from, for workers that must compile it
+            themselves (spawned processes, Ray); forked workers inherit the tree.
     """
 
     def __init__(
@@ -179,6 +312,9 @@ class MCCFRSolver(CFRSolver):
         *,
         seed: int | np.random.Generator = 0,
         abstraction: Abstraction | None = None,
+        streams: int = 1,
+        executor: Executor | None = None,
+        game: Game | None = None,
     ) -> None:
         if not isinstance(scheme, SamplingScheme):
             raise GameDefinitionError(f"scheme must be a SamplingScheme, one of {', '.join(SCHEMES)} (SCHEMES[name]), got {scheme!r}")
@@ -187,112 +323,80 @@ class MCCFRSolver(CFRSolver):
             raise GameDefinitionError(
                 f"{tree.game_name}: sampling CFR needs a tree without depth-limit leaves; compile it without depth_limit/chance_limit"
             )
+        if isinstance(streams, bool) or not isinstance(streams, (int, np.integer)) or streams < 1:
+            raise GameDefinitionError(f"streams (samples per pass) must be a whole number >= 1, got {streams!r}")
         self.scheme = scheme
-        self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(_checked_seed(seed))
+        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(_checked_seed(seed))
+        self.streams = [rng] if streams == 1 else list(rng.spawn(int(streams)))
         self.public_chance = PublicChanceSampler.of(tree)
+        self.executor = executor
+        self.game = game
+        self._key = tree_key(tree)
+        if executor is not None:  # a pool forked from now on inherits the tree
+            _WORKER_TREES.setdefault(self._key, (tree, self.public_chance))
 
     # -- one iteration ------------------------------------------------------------------
     def step(self) -> None:
         """One iteration: each player's regrets updated once from a sampled estimate."""
         self.iteration += 1
         t = self.iteration
-        if self.scheme.opponent == "exact":
-            self._public_chance_step(t)
+        for p in (0, 1):
+            self._pass(p, t)
+
+    def _pass(self, p: int, t: int) -> None:
+        o = 1 - p
+        sigma = (self._current(0), self._current(1))
+        if self.executor is None:
+            results = [(*sampled_pass(self.tree, self.public_chance, self.scheme, p, sigma, rng), rng) for rng in self.streams]
         else:
-            for p in (0, 1):
-                self._sampled_opponent_pass(p, t)
-
-    def _terminal_values(self, p: int, opponent_reach: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        """[G_p] player p's terminal values against ``opponent_reach``, scaled by the public chance weights."""
-        tree = self.tree
-        ones = np.ones(tree.players[p].num_states)
-        reach = (ones, opponent_reach) if p == 0 else (opponent_reach, ones)
-        v = leaf_values(tree, p, reach)
-        v *= weights[tree.players[p].node]
-        return v
-
-    def _public_chance_step(self, t: int) -> None:
-        """Public chance sampling: CFR's iteration on one sampled public chance outcome (Johanson et al. 2012, §3)."""
-        w = self.public_chance.weights(self.rng)
-        sigma = [self._current(0), self._current(1)]
-        (sw0, reach0), (sw1, reach1) = self._reach(0, sigma[0]), self._reach(1, sigma[1])
-        v0 = backward_expected(self.tree, 0, self._terminal_values(0, reach1, w), sw0)
-        self._update(0, t, sigma[0], v0, reach0)
-        if self.config.alternating:
-            reach0 = self._reach(0, self._current(0))[1]
-        v1 = backward_expected(self.tree, 1, self._terminal_values(1, reach0, w), sw1)
-        self._update(1, t, sigma[1], v1, reach1)
-
-    def _sampled_opponent_pass(self, p: int, t: int) -> None:
-        """Player p's regret update against a sampled pure strategy of the opponent and a public chance sample."""
-        tree, o = self.tree, 1 - p
-        pa, po = tree.players[p], tree.players[o]
-        w = self.public_chance.weights(self.rng)
-        sigma_p, sigma_o = self._current(p), self._current(o)
-        sampled_o = one_hot(sample_actions(sigma_o, self.rng), sigma_o.shape)
-        reach_o = forward_reach(tree, o, transition_weights(tree, o, sampled_o))  # 0/1
-        v = self._terminal_values(p, reach_o, w)
-        if self.scheme.traverser == "enumerate":
-            backward_expected(tree, p, v, transition_weights(tree, p, sigma_p))
-            inst = sequence_values(tree, p, v) - v[pa.infoset_priv][:, None]
-        else:
-            inst = self._outcome_sampling_regrets(p, sigma_p, v)
-        inst *= pa.legal
+            tasks = [PassTask(self._key, self.game, self.scheme, p, sigma, rng) for rng in self.streams]
+            results = self.executor.map(run_pass_task, tasks)
+        self.streams = [r[2] for r in results]
+        inst = _mean([r[0] for r in results])
         self._add_regrets(p, t, inst)
         weight = self._average_weight(t)
-        self.strategy_sum[o] += weight * self._pool(o, reach_o[po.infoset_priv][:, None] * sigma_o)
-
-    def _outcome_sampling_regrets(self, p: int, sigma_p: np.ndarray, v: np.ndarray) -> np.ndarray:
-        """[I, A] sampled regrets of outcome sampling (Lanctot et al. 2009, §3.2), one path per private state.
-
-        ``v`` holds the terminal values (already weighted for the opponent and public chance
-        samples). With ``q`` the ε-exploring strategy and ``a*`` the sampled slot at each
-        information set, the backward sweep with weights ``σ(a*)/q(a*)`` on the sampled path
-        gives ``V(h) = Σ_z π_i(h→z)/q_i(h→z) · u(z)``; then ``ṽ(I, a*) = V(Ia*)/(q(a*)·Q(I))``,
-        ``ṽ(I, a) = 0`` for the other slots and ``ṽ(I) = V(I)/Q(I)``, ``Q(I)`` being the
-        sampling probability of the path to ``I`` (0 off the sampled paths).
-        """
-        tree, pa = self.tree, self.tree.players[p]
-        eps = self.scheme.epsilon
-        q = eps * self._uniform_full(p) + (1.0 - eps) * sigma_p
-        picked = one_hot(sample_actions(q, self.rng), q.shape)
-        q_path = forward_reach(tree, p, transition_weights(tree, p, picked * q))
-        on_path = q_path > 0
-        ratio = np.divide(picked * sigma_p, q, out=np.zeros_like(q), where=picked > 0)
-        v *= on_path
-        backward_expected(tree, p, v, transition_weights(tree, p, ratio))
-        v *= on_path
-        seq = np.divide(sequence_values(tree, p, v), q, out=np.zeros_like(q), where=picked > 0)
-        q_infoset = q_path[pa.infoset_priv]
-        inst = seq - v[pa.infoset_priv][:, None]
-        np.divide(inst, q_infoset[:, None], out=inst, where=q_infoset[:, None] > 0)
-        inst[q_infoset == 0] = 0.0
-        return inst
-
-    def _uniform_full(self, p: int) -> np.ndarray:
-        """[I, A] the uniform strategy over legal actions at every information set (not per bucket)."""
-        legal = self.tree.players[p].legal
-        return legal / legal.sum(axis=1, keepdims=True)
+        if self.scheme.opponent == "sampled":
+            avg = _mean([r[1] for r in results if r[1] is not None])
+            self.strategy_sum[o] += weight * self._pool(o, avg)
+        else:  # public chance sampling: the player's exact own reach, as CFR
+            reach_p = forward_reach(self.tree, p, transition_weights(self.tree, p, sigma[p]))
+            self.strategy_sum[p] += weight * self._pool(p, reach_p[self.tree.players[p].infoset_priv][:, None] * sigma[p])
 
     # -- checkpoints --------------------------------------------------------------------
     def save_checkpoint(
         self, path: str | Path, *, extra: dict[str, np.ndarray] | None = None, extra_header: dict[str, Any] | None = None
     ) -> Path:
-        """CFR's checkpoint plus the scheme and the generator's state (:meth:`load_checkpoint` resumes bitwise)."""
-        header = {"solver": MCCFR_CHECKPOINT_KIND, "scheme": asdict(self.scheme), "rng": self.rng.bit_generator.state,
-                  **(extra_header or {})}
+        """CFR's checkpoint plus the scheme and every stream's generator state (:meth:`load_checkpoint` resumes bitwise)."""
+        header = {"solver": MCCFR_CHECKPOINT_KIND, "scheme": asdict(self.scheme),
+                  "rng": [g.bit_generator.state for g in self.streams], **(extra_header or {})}
         return super().save_checkpoint(path, extra=extra, extra_header=header)
 
     @staticmethod
-    def load_checkpoint(path: str | Path, tree: PublicTree, abstraction: Abstraction | None = None) -> MCCFRSolver:
-        """Restore a sampling solver saved by :meth:`save_checkpoint`, generator state included."""
+    def load_checkpoint(
+        path: str | Path, tree: PublicTree, abstraction: Abstraction | None = None, *,
+        executor: Executor | None = None, game: Game | None = None,
+    ) -> MCCFRSolver:
+        """Restore a sampling solver saved by :meth:`save_checkpoint`, its streams' generator states included."""
         header, arrays = read_checkpoint(path)
         if header.get("solver") != MCCFR_CHECKPOINT_KIND:
             raise StrategyFileError(f"{path}: a CFR checkpoint without sampling state; load it with CFRSolver.load_checkpoint")
-        solver = MCCFRSolver(tree, SamplingScheme(**header["scheme"]), CFRConfig(**header["config"]), abstraction=abstraction)
+        states = header["rng"]
+        solver = MCCFRSolver(tree, SamplingScheme(**header["scheme"]), CFRConfig(**header["config"]), abstraction=abstraction,
+                             streams=len(states), executor=executor, game=game)
         solver.restore(header, arrays, str(path))
-        solver.rng.bit_generator.state = header["rng"]
+        for g, state in zip(solver.streams, states):
+            g.bit_generator.state = state
         return solver
+
+
+def _mean(parts: list[np.ndarray]) -> np.ndarray:
+    """The mean of equal-shaped arrays, summed in list order (the same bits on every executor)."""
+    total = parts[0].copy()
+    for x in parts[1:]:
+        total += x
+    if len(parts) > 1:
+        total /= len(parts)
+    return total
 
 
 def _checked_seed(seed: int) -> int:
