@@ -65,13 +65,23 @@ def test_a_time_budget_stops_the_run(tmp_path):
         (["--algo", "cfr+", "--weighting", "cfr"], "--weighting applies to --algo mccfr-es, mccfr-os or pcs only"),
         (["--algo", "mccfr-es", "--epsilon", "0.3"], "--epsilon applies to --algo mccfr-os only"),
         (["--algo", "lp", "--time", "1m"], "--time applies to --algo"),
-        (["--algo", "pcs", "--workers", "2"], "--workers applies to --algo cfr-d only"),
+        (["--algo", "cfr+", "--workers", "2"], "--workers applies to --algo cfr-d, mccfr-es, mccfr-os or pcs only"),
         (["--algo", "pcs", "--time", "soon"], "give a positive duration"),
     ],
 )
 def test_options_of_other_algorithms_are_refused(tmp_path, args, expected):
     result = invoke("solve", "kuhn", *args, "--out", tmp_path / "k.npz")
     assert result.exit_code == 2 and expected in result.output
+
+
+def test_workers_give_the_serial_run_bitwise(tmp_path):
+    """--workers W is W random streams per pass: the same strategy on a process pool as in this process."""
+    common = ("solve", "leduc", "--algo", "mccfr-es", "-n", "6", "--checkpoints", "1", "--workers", "2")
+    serial = ok_json(*common, "--out", tmp_path / "serial.npz")
+    pooled = ok_json(*common, "--backend", "process", "--out", tmp_path / "pool.npz")
+    assert serial["streams"] == pooled["streams"] == 2 and pooled["backend"] == "process"
+    a, b = Strategy.load(tmp_path / "serial.npz"), Strategy.load(tmp_path / "pool.npz")
+    assert all(np.array_equal(x, y) for x, y in zip(a.probs, b.probs))
 
 
 def test_durations():

@@ -15,6 +15,7 @@ from ..decompose import (
     CFRDConfig,
     CFRDSolver,
     Decomposition,
+    Executor,
     TrunkSplit,
     WorkerMemory,
     make_executor,
@@ -28,6 +29,7 @@ from ..eval.best_response import exploitability
 from ..experiments.convergence import curve_point, exploitability_record, log_spaced
 from ..files import output_file
 from ..games import load_game
+from ..games.base import Game
 from ..solve import driver
 from ..solve.cfr import PRESETS, CFRSolver
 from ..solve.mccfr import SCHEMES, MCCFRSolver, SamplingScheme
@@ -114,8 +116,10 @@ def solve_command(
     cached_subgames: Annotated[
         int, typer.Option(min=0, help="cfr-d: compiled subgame structures kept between iterations (no solver state).")
     ] = 0,
-    workers: Annotated[int, typer.Option(min=1, help="cfr-d: processes (or Ray CPUs) for the subgame solves.")] = 1,
-    backend: Annotated[Backend, typer.Option(help="cfr-d: where subgame solves run: serial, process, ray.")] = "serial",
+    workers: Annotated[int, typer.Option(min=1, help="cfr-d: processes (or Ray CPUs) for the subgame solves; mccfr-es, "
+                                                     "mccfr-os, pcs: random streams (samples per pass), one per worker.")] = 1,
+    backend: Annotated[Backend, typer.Option(help="cfr-d, mccfr-es, mccfr-os, pcs: where subgame solves or samples run: "
+                                                   "serial, process, ray.")] = "serial",
     ray_address: Annotated[
         str | None, typer.Option(help="cfr-d: join the running Ray cluster whose head is at HOST:PORT (implies --backend ray).")
     ] = None,
@@ -136,12 +140,13 @@ def solve_command(
     values instead; 'subgame resolve FILE' rebuilds the full strategy from it.
     """
     params = parse_params(param)
-    cfr_d, iterative = ("cfr-d",), CFR_ALGORITHMS + SAMPLING_ALGORITHMS
+    cfr_d, iterative, parallel = ("cfr-d",), CFR_ALGORITHMS + SAMPLING_ALGORITHMS, ("cfr-d", *SAMPLING_ALGORITHMS)
     _refuse_foreign_options(algo, [
         ("--trunk-depth", trunk_depth, 1, cfr_d), ("--trunk-public-depth", trunk_public_depth, None, cfr_d),
         ("--subgame-iterations", subgame_iterations, 100, cfr_d), ("--subgame-batch", subgame_batch, 1, cfr_d),
-        ("--cached-subgames", cached_subgames, 0, cfr_d), ("--workers", workers, 1, cfr_d),
-        ("--backend", backend, "serial", cfr_d), ("--exact", exact, False, cfr_d), ("--ray-address", ray_address, None, cfr_d),
+        ("--cached-subgames", cached_subgames, 0, cfr_d), ("--workers", workers, 1, parallel),
+        ("--backend", backend, "serial", parallel), ("--exact", exact, False, cfr_d),
+        ("--ray-address", ray_address, None, parallel),
         ("--weighting", weighting, "lcfr", SAMPLING_ALGORITHMS), ("--epsilon", epsilon, DEFAULT_EPSILON, ("mccfr-os",)),
         ("--time", time_limit, None, iterative),
     ])
@@ -175,22 +180,31 @@ def solve_command(
         _solve_lp(tree, out, meta, title, started, as_json)
         return
     solver: CFRSolver
+    executor = None
     if algo in SAMPLING_ALGORITHMS:
         scheme = replace(SCHEMES[algo], epsilon=epsilon)
-        solver = _start_sampling_solver(tree, scheme, PRESETS[weighting], seed, iterations, checkpoint_file, resume)
-        meta.update(weighting=weighting, **({"epsilon": epsilon} if algo == "mccfr-os" else {}))
+        if backend != "serial":
+            executor = make_executor(backend, workers, **({"address": ray_address} if ray_address is not None else {}))
+        solver = _start_sampling_solver(tree, scheme, PRESETS[weighting], seed, iterations, checkpoint_file, resume,
+                                        workers, executor, load_game(game, **params))
+        meta.update(weighting=weighting, **({"epsilon": epsilon} if algo == "mccfr-os" else {}),
+                    streams=len(solver.streams), backend=backend)
     else:
         solver = _start_solver(tree, algo, iterations, checkpoint_file, resume)
     if iterations is not None:
         solver.plan(iterations)
     # with a time budget only, evaluate at powers of two (and where the run stops)
     points = log_spaced(iterations, checkpoints) if iterations is not None else [2**k for k in range(63)]
-    with progress_bar(iterations, solver.iteration, not as_json) as update:
-        run = driver.run(
-            solver, driver.Budget(iterations=iterations, seconds=seconds_limit), evaluate_at=points,
-            on_evaluation=curve_point,
-            checkpoint=checkpoint_file, checkpoint_every=replace(cadence, at=frozenset(points)), progress=update,
-        )
+    try:
+        with progress_bar(iterations, solver.iteration, not as_json) as update:
+            run = driver.run(
+                solver, driver.Budget(iterations=iterations, seconds=seconds_limit), evaluate_at=points,
+                on_evaluation=curve_point,
+                checkpoint=checkpoint_file, checkpoint_every=replace(cadence, at=frozenset(points)), progress=update,
+            )
+    finally:
+        if executor is not None:
+            executor.close()
     curve = list(run.evaluations)
     save_strategy(solver.average_strategy(), out, tree, game=game, params=params, algo=algo, seed=seed)
     seconds = time.perf_counter() - started
@@ -253,13 +267,18 @@ def _check_outputs(out: Path, checkpoint: Path | None, resume: bool, force: bool
 
 
 def _start_sampling_solver(tree: PublicTree, scheme: SamplingScheme, config: Any, seed: int, iterations: int | None,
-                           checkpoint: Path | None, resume: bool) -> MCCFRSolver:
-    """A fresh sampling solver, or with ``resume`` the one saved in ``checkpoint`` (same scheme and update rule)."""
+                           checkpoint: Path | None, resume: bool, workers: int, executor: Executor | None,
+                           game: Game) -> MCCFRSolver:
+    """A fresh sampling solver with one random stream per worker, or with ``resume`` the one saved in ``checkpoint``.
+
+    A resumed run keeps the checkpoint's streams (its samples do not depend on where they
+    are computed) and must use the same scheme and update rule.
+    """
     if not resume or checkpoint is None:
-        return MCCFRSolver(tree, scheme, config, seed=seed)
+        return MCCFRSolver(tree, scheme, config, seed=seed, streams=workers, executor=executor, game=game)
     if not checkpoint.exists():
         raise StrategyFileError(f"{checkpoint}: no such checkpoint file to resume from")
-    solver = MCCFRSolver.load_checkpoint(checkpoint, tree)
+    solver = MCCFRSolver.load_checkpoint(checkpoint, tree, executor=executor, game=game)
     if solver.scheme != scheme or solver.config != config:
         weighting = next((name for name, c in PRESETS.items() if c == solver.config), str(solver.config))
         raise CommandLineError(
