@@ -105,15 +105,19 @@ def at(curve: list[tuple[float, int, float]], seconds: float) -> tuple[int, floa
 
 
 def table(results: dict[str, list[System]], points: dict[str, list[float]]) -> str:
-    lines = ["| game | system | ms/iter | " + " | ".join(f"t = {{{i}}}" for i in range(3)) + " |"]
-    lines = ["| game | system | ms/iter | seconds | iterations | exploitability (chips) |", "|---|---|---|---|---|---|"]
+    """One row per game and system: ms per iteration, then iterations and exploitability at each time point."""
+    width = max(len(p) for p in points.values())
+    head = "| game | system | ms/iter | " + " | ".join(f"point {k + 1}" for k in range(width)) + " |"
+    lines = [head, "|---|---|---|" + "---|" * width]
     for game, systems in results.items():
         for s in systems:
             ms = 1000 * s.seconds / max(s.iterations, 1)
+            cells = []
             for t in points[game]:
                 got = at(s.curve, t)
-                if got is not None:
-                    lines.append(f"| {game} | {s.name} | {ms:.3g} | {t:g} | {got[0]} | {got[1]:.4g} |")
+                cells.append("–" if got is None else f"{t:g} s: {got[1]:.4g} ({got[0]} it.)")
+            cells += [""] * (width - len(cells))
+            lines.append(f"| {game} | {s.name} | {ms:.3g} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -174,8 +178,8 @@ def main(argv: list[str] | None = None) -> int:
         f"load average at the end {os.getloadavg()[0]:.1f}",
         f"- Python {platform.python_version()}; {versions}; one BLAS thread",
         f"- seed {args.seed}; ours use linear weighting (linear MCCFR) and ε = 0.6 for outcome sampling",
-        "- exploitability: NashConv / 2 in chips of the average strategy at the last evaluation within the "
-        "given solver seconds; ms/iter over the whole run",
+        "- each cell: solver seconds: exploitability (NashConv / 2, chips) of the average strategy at the last "
+        "evaluation within that time (iterations done); ms/iter over the whole run",
         "",
         table(results, points),
         "",

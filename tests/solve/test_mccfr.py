@@ -51,6 +51,20 @@ def test_sampled_regrets_are_unbiased(game, scheme, request):
     assert np.abs(exact).max() > 0.01  # the check is not vacuous
 
 
+@pytest.mark.parametrize("scheme", sorted(SCHEMES))
+def test_walking_only_the_sample_gives_the_whole_sweeps_estimates(leduc_tree, scheme):
+    """Restricted to the sampled public nodes, the sweeps compute what the whole-tree sweeps do (zeros aside)."""
+    part = MCCFRSolver(leduc_tree, SCHEMES[scheme], CFR_PLUS, seed=2, restrict=True)
+    whole = MCCFRSolver(leduc_tree, SCHEMES[scheme], CFR_PLUS, seed=2, restrict=False)
+    assert part.walk.restrict and not whole.walk.restrict
+    for _ in range(8):
+        part.step()
+        whole.step()
+    for a, b in zip(part.regrets + part.strategy_sum, whole.regrets + whole.strategy_sum):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13)
+    assert np.abs(part.regrets[0]).max() > 0
+
+
 def test_public_chance_weights_are_unbiased(leduc_tree):
     sampler = PublicChanceSampler.of(leduc_tree)
     rng = np.random.default_rng(3)
