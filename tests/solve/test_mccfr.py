@@ -21,6 +21,7 @@ from subgame.solve.mccfr import (
     sample_actions,
 )
 from subgame.tree.compile import compile_game
+from subgame.tree.poker_compile import compile_poker
 
 
 def _mean_first_regrets(tree, scheme, samples: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -51,13 +52,26 @@ def test_sampled_regrets_are_unbiased(game, scheme, request):
     assert np.abs(exact).max() > 0.01  # the check is not vacuous
 
 
+@pytest.fixture(scope="module")
+def poker_operator_trees():
+    """Leduc, and a two-hole-card variant, with the poker fold/showdown operators instead of sparse matrices."""
+    return {
+        "leduc": compile_poker(load_game("leduc"), sparse_threshold=0),
+        "two-cards": compile_poker(load_game("leduc", num_ranks=4, hole_cards=2), sparse_threshold=0),
+    }
+
+
 @pytest.mark.parametrize("scheme", sorted(SCHEMES))
-def test_walking_only_the_sample_gives_the_whole_sweeps_estimates(leduc_tree, scheme):
+@pytest.mark.parametrize("operators", ["sparse", "leduc", "two-cards"])
+def test_walking_only_the_sample_gives_the_whole_sweeps_estimates(leduc_tree, poker_operator_trees, scheme, operators):
     """Restricted to the sampled public nodes, the sweeps compute what the whole-tree sweeps do (zeros aside)."""
-    part = MCCFRSolver(leduc_tree, SCHEMES[scheme], CFR_PLUS, seed=2, restrict=True)
-    whole = MCCFRSolver(leduc_tree, SCHEMES[scheme], CFR_PLUS, seed=2, restrict=False)
+    tree = leduc_tree if operators == "sparse" else poker_operator_trees[operators]
+    if operators != "sparse":
+        assert {type(op).__name__ for op in tree.terminals} == {"FoldTerminal", "ShowdownTerminal"}
+    part = MCCFRSolver(tree, SCHEMES[scheme], CFR_PLUS, seed=2, restrict=True)
+    whole = MCCFRSolver(tree, SCHEMES[scheme], CFR_PLUS, seed=2, restrict=False)
     assert part.walk.restrict and not whole.walk.restrict
-    for _ in range(8):
+    for _ in range(6):
         part.step()
         whole.step()
     for a, b in zip(part.regrets + part.strategy_sum, whole.regrets + whole.strategy_sum):
