@@ -30,7 +30,10 @@ from ..experiments.convergence import curve_point, exploitability_record, log_sp
 from ..files import output_file
 from ..games import load_game
 from ..games.base import Game
+from ..games.poker.game import PokerGame
 from ..solve import driver
+from ..solve.abstraction import Abstraction
+from ..solve.card_abstraction import CardBuckets
 from ..solve.cfr import PRESETS, CFRSolver
 from ..solve.mccfr import SCHEMES, MCCFRSolver, SamplingScheme
 from ..tree.public_tree import PublicTree
@@ -86,6 +89,10 @@ def solve_command(
     weighting: Annotated[
         Weighting, typer.Option(help="mccfr-es, mccfr-os, pcs: the update rule, a CFR preset (lcfr: linear MCCFR).")
     ] = "lcfr",
+    abstraction_file: Annotated[
+        Path | None, typer.Option("--abstraction", help="CFR and sampling algorithms: solve in the card abstraction of this "
+                                                        "bucket file ('subgame abstract'); exploitability is the real game's.")
+    ] = None,
     epsilon: Annotated[
         float, typer.Option(min=0.0, max=1.0, help="mccfr-os: exploration of the updating player's sampling (Lanctot et al. 2009).")
     ] = DEFAULT_EPSILON,
@@ -148,7 +155,7 @@ def solve_command(
         ("--backend", backend, "serial", parallel), ("--exact", exact, False, cfr_d),
         ("--ray-address", ray_address, None, parallel),
         ("--weighting", weighting, "lcfr", SAMPLING_ALGORITHMS), ("--epsilon", epsilon, DEFAULT_EPSILON, ("mccfr-os",)),
-        ("--time", time_limit, None, iterative),
+        ("--time", time_limit, None, iterative), ("--abstraction", abstraction_file, None, iterative),
     ])
     seconds_limit = None if time_limit is None else parse_duration(time_limit)
     if iterations is None and (seconds_limit is None or algo == "modicum"):
@@ -179,6 +186,13 @@ def solve_command(
     if algo == "lp":
         _solve_lp(tree, out, meta, title, started, as_json)
         return
+    abstraction = None
+    if abstraction_file is not None:
+        game_obj = load_game(game, **params)
+        if not isinstance(game_obj, PokerGame):
+            raise CommandLineError(f"--abstraction: {game} is not a poker game; card buckets are for the poker family")
+        abstraction = CardBuckets.load(abstraction_file).abstraction(game_obj, tree)
+        meta["abstraction"] = str(abstraction_file)
     solver: CFRSolver
     executor = None
     if algo in SAMPLING_ALGORITHMS:
@@ -186,11 +200,11 @@ def solve_command(
         if backend != "serial":
             executor = make_executor(backend, workers, **({"address": ray_address} if ray_address is not None else {}))
         solver = _start_sampling_solver(tree, scheme, PRESETS[weighting], seed, iterations, checkpoint_file, resume,
-                                        workers, executor, load_game(game, **params))
+                                        workers, executor, load_game(game, **params), abstraction)
         meta.update(weighting=weighting, **({"epsilon": epsilon} if algo == "mccfr-os" else {}),
                     streams=len(solver.streams), backend=backend)
     else:
-        solver = _start_solver(tree, algo, iterations, checkpoint_file, resume)
+        solver = _start_solver(tree, algo, iterations, checkpoint_file, resume, abstraction)
     if iterations is not None:
         solver.plan(iterations)
     # with a time budget only, evaluate at powers of two (and where the run stops)
@@ -268,17 +282,18 @@ def _check_outputs(out: Path, checkpoint: Path | None, resume: bool, force: bool
 
 def _start_sampling_solver(tree: PublicTree, scheme: SamplingScheme, config: Any, seed: int, iterations: int | None,
                            checkpoint: Path | None, resume: bool, workers: int, executor: Executor | None,
-                           game: Game) -> MCCFRSolver:
+                           game: Game, abstraction: Abstraction | None = None) -> MCCFRSolver:
     """A fresh sampling solver with one random stream per worker, or with ``resume`` the one saved in ``checkpoint``.
 
     A resumed run keeps the checkpoint's streams (its samples do not depend on where they
     are computed) and must use the same scheme and update rule.
     """
     if not resume or checkpoint is None:
-        return MCCFRSolver(tree, scheme, config, seed=seed, streams=workers, executor=executor, game=game)
+        return MCCFRSolver(tree, scheme, config, seed=seed, streams=workers, executor=executor, game=game,
+                           abstraction=abstraction)
     if not checkpoint.exists():
         raise StrategyFileError(f"{checkpoint}: no such checkpoint file to resume from")
-    solver = MCCFRSolver.load_checkpoint(checkpoint, tree, executor=executor, game=game)
+    solver = MCCFRSolver.load_checkpoint(checkpoint, tree, abstraction, executor=executor, game=game)
     if solver.scheme != scheme or solver.config != config:
         weighting = next((name for name, c in PRESETS.items() if c == solver.config), str(solver.config))
         raise CommandLineError(
@@ -292,15 +307,16 @@ def _start_sampling_solver(tree: PublicTree, scheme: SamplingScheme, config: Any
     return solver
 
 
-def _start_solver(tree: PublicTree, algo: str, iterations: int | None, checkpoint: Path | None, resume: bool) -> CFRSolver:
+def _start_solver(tree: PublicTree, algo: str, iterations: int | None, checkpoint: Path | None, resume: bool,
+                  abstraction: Abstraction | None = None) -> CFRSolver:
     """A fresh solver, or with ``resume`` the one saved in ``checkpoint`` (same game and algorithm)."""
     if not resume:
-        return CFRSolver(tree, PRESETS[algo])
+        return CFRSolver(tree, PRESETS[algo], abstraction=abstraction)
     if checkpoint is None:
         raise CommandLineError("--resume needs --checkpoint-file PATH, the checkpoint to continue from")
     if not checkpoint.exists():
         raise StrategyFileError(f"{checkpoint}: no such checkpoint file to resume from")
-    solver = CFRSolver.load_checkpoint(checkpoint, tree)
+    solver = CFRSolver.load_checkpoint(checkpoint, tree, abstraction)
     if solver.config != PRESETS[algo]:
         written_by = next((name for name, c in PRESETS.items() if c == solver.config), None)
         how = f"--algo {written_by}" if written_by else f"the configuration {solver.config}"
