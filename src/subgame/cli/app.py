@@ -183,7 +183,7 @@ PLAIN_PROGRESS_SECONDS = 10.0
 
 
 @contextmanager
-def _plain_progress(total: int | None) -> Iterator[Callable[[int], None]]:
+def _plain_progress(total: int) -> Iterator[Callable[[int], None]]:
     started = last = time.monotonic()
 
     def update(iterations: int) -> None:
@@ -191,15 +191,14 @@ def _plain_progress(total: int | None) -> Iterator[Callable[[int], None]]:
         now = time.monotonic()
         if now - last >= PLAIN_PROGRESS_SECONDS or iterations == total:
             last = now
-            of = "" if total is None else f"/{total}"
-            print(f"iteration {iterations}{of}, {now - started:.1f} s", file=sys.stderr, flush=True)
+            print(f"iteration {iterations}/{total}, {now - started:.1f} s", file=sys.stderr, flush=True)
 
     yield update
 
 
 @contextmanager
-def progress_bar(total: int | None, done: int, enabled: bool) -> Iterator[Callable[[int], None]]:
-    """Progress on stderr; yields ``update(iterations_done)`` (``total`` ``None``: a run bounded by time).
+def progress_bar(total: int, done: int, enabled: bool) -> Iterator[Callable[[int], None]]:
+    """Progress on stderr; yields ``update(iterations_done)``.
 
     A bar on a terminal; elsewhere (a log file) one plain line every
     :data:`PLAIN_PROGRESS_SECONDS` and at the end.

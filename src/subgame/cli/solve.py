@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from dataclasses import asdict, replace
@@ -209,12 +210,19 @@ def solve_command(
         solver.plan(iterations)
     # with a time budget only, evaluate at powers of two (and where the run stops)
     points = log_spaced(iterations, checkpoints) if iterations is not None else [2**k for k in range(63)]
+    # the bar counts iterations, or with a time budget only, whole seconds of it
+    bar_total, bar_done = (iterations, solver.iteration) if iterations is not None else (math.ceil(seconds_limit or 1), 0)
     try:
-        with progress_bar(iterations, solver.iteration, not as_json) as update:
+        with progress_bar(bar_total, bar_done, not as_json) as update:
+            started_run = time.perf_counter()
+
+            def tick(iteration: int) -> None:
+                update(iteration if iterations is not None else min(bar_total, int(time.perf_counter() - started_run)))
+
             run = driver.run(
                 solver, driver.Budget(iterations=iterations, seconds=seconds_limit), evaluate_at=points,
                 on_evaluation=curve_point,
-                checkpoint=checkpoint_file, checkpoint_every=replace(cadence, at=frozenset(points)), progress=update,
+                checkpoint=checkpoint_file, checkpoint_every=replace(cadence, at=frozenset(points)), progress=tick,
             )
     finally:
         if executor is not None:
