@@ -61,9 +61,6 @@ import numpy as np
 from ..errors import GameDefinitionError, StrategyFileError, SubgameError
 from ..games.base import Game
 from ..tree.public_tree import CHANCE_NODE, LEAF, PublicTree
-
-if TYPE_CHECKING:
-    from ..decompose.parallel import Executor
 from ..tree.sampled import (
     PartIndex,
     TreePart,
@@ -76,6 +73,9 @@ from ..tree.sampled import (
 )
 from .abstraction import Abstraction
 from .cfr import LINEAR_CFR, CFRConfig, CFRSolver, read_checkpoint
+
+if TYPE_CHECKING:
+    from ..decompose.parallel import Executor
 
 
 @dataclass(frozen=True)
