@@ -192,9 +192,10 @@ def one_hot(actions: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
 
 
 #: Trees with at least this many private states (both players) walk only the sampled part; smaller
-#: ones sweep the whole tree with zero weights outside the sample, which costs fewer numpy calls
-#: (measured per iteration: Leduc, 4,680 states, about 2x faster whole; Leduc with 13 ranks,
-#: 98,280 states, 10 to 30% faster restricted).
+#: ones sweep the whole tree with zero weights outside the sample, which costs fewer numpy calls.
+#: Measured per iteration on a shared 2-core machine: Leduc (4,680 states) about 2x faster whole;
+#: Leduc with 13 ranks (98,280 states) 10 to 25% faster restricted; 6 ranks, 4 suits, 2 hole cards
+#: (919,080 states, poker fold/showdown operators) 1.3x (outcome) to 2.1x (public chance) faster.
 RESTRICT_MIN_STATES = 20_000
 
 
