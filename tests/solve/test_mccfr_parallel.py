@@ -106,3 +106,38 @@ def ray_executor():
 def test_ray_equals_serial(leduc_tree, ray_executor):
     parallel = _run(leduc_tree, EXTERNAL_SAMPLING, ray_executor, game=load_game("leduc"), iterations=3)
     assert _same(_run(leduc_tree, EXTERNAL_SAMPLING, iterations=3), parallel)
+
+
+class _FirstAttemptDies:
+    """An executor whose first task of the first pass kills its worker process on its first attempt."""
+
+    def __init__(self, inner, marker):
+        self.inner, self.marker, self.workers, self.calls = inner, marker, inner.workers, 0
+
+    def map(self, fn, tasks):
+        self.calls += 1
+        first_pass, marker = self.calls == 1, self.marker
+
+        def die_once(indexed):
+            i, task = indexed
+            if first_pass and i == 0 and not marker.exists():
+                marker.write_text(str(os.getpid()))
+                os._exit(1)
+            return fn(task)
+
+        return self.inner.map(die_once, list(enumerate(tasks)))
+
+    def worker_memory(self):
+        return self.inner.worker_memory()
+
+    def close(self):
+        return None
+
+
+def test_ray_reruns_a_pass_whose_worker_dies_with_the_same_result(leduc_tree, ray_executor, tmp_path):
+    """A task carries its stream's generator, so Ray's retry of a killed worker's task computes the same sample."""
+    marker = tmp_path / "died"
+    dying = _FirstAttemptDies(ray_executor, marker)
+    parallel = _run(leduc_tree, EXTERNAL_SAMPLING, dying, game=load_game("leduc"), iterations=2)
+    assert marker.exists() and int(marker.read_text()) > 0
+    assert _same(_run(leduc_tree, EXTERNAL_SAMPLING, iterations=2), parallel)
