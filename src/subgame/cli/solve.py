@@ -145,7 +145,10 @@ def solve_command(
     Ctrl-C stops at the end of the current iteration, saves the checkpoint (with
     --checkpoint-file) and writes the average strategy so far to --out. With --algo cfr-d
     (Burch et al. 2014) the file holds the trunk strategy and the average subgame-root
-    values instead; 'subgame resolve FILE' rebuilds the full strategy from it.
+    values instead; 'subgame resolve FILE' rebuilds the full strategy from it. The sampling
+    algorithms (mccfr-es, mccfr-os: Lanctot et al. 2009; pcs: Johanson et al. 2012) draw their
+    samples from --seed; --workers W averages W samples per pass, computed on W processes with
+    --backend process (bitwise the serial run). --time bounds any CFR or sampling run by time.
     """
     params = parse_params(param)
     cfr_d, iterative, parallel = ("cfr-d",), CFR_ALGORITHMS + SAMPLING_ALGORITHMS, ("cfr-d", *SAMPLING_ALGORITHMS)
