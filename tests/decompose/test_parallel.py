@@ -125,7 +125,7 @@ def test_ray_address_needs_cfr_d_and_ray(tmp_path):
     from tests.cli.test_cli import invoke
 
     plain = invoke("solve", "kuhn", "--ray-address", "127.0.0.1:1", "--out", tmp_path / "a.npz")
-    assert plain.exit_code == 2 and "--ray-address applies to --algo cfr-d only" in plain.output
+    assert plain.exit_code == 2 and "--ray-address applies to --algo cfr-d, mccfr-es, mccfr-os or pcs only" in plain.output
     mixed = invoke("solve", "kuhn", "--algo", "cfr-d", "--backend", "process", "--ray-address", "127.0.0.1:1",
                    "--out", tmp_path / "b.npz")
     assert mixed.exit_code == 2 and "does not go with --backend process" in mixed.output

@@ -6,6 +6,7 @@ share (options, error reporting, output).
 
 from __future__ import annotations
 
+from .abstract import abstract_command
 from .acpc import acpc_client_command, dealer_command
 from .app import app
 from .evaluate import evaluate_command
@@ -34,6 +35,7 @@ for _name, _command in (
     ("match", match_command),
     ("acpc-client", acpc_client_command),
     ("dealer", dealer_command),
+    ("abstract", abstract_command),
 ):
     app.command(_name)(_command)
 

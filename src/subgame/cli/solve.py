@@ -1,7 +1,9 @@
-"""``subgame solve``: CFR and its presets, the exact LP, or CFR-D, run by the library's driver."""
+"""``subgame solve``: CFR and its presets, sampling CFR, the exact LP, or CFR-D, run by the library's driver."""
 
 from __future__ import annotations
 
+import math
+import re
 import time
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -14,6 +16,7 @@ from ..decompose import (
     CFRDConfig,
     CFRDSolver,
     Decomposition,
+    Executor,
     TrunkSplit,
     WorkerMemory,
     make_executor,
@@ -27,8 +30,13 @@ from ..eval.best_response import exploitability
 from ..experiments.convergence import curve_point, exploitability_record, log_spaced
 from ..files import output_file
 from ..games import load_game
+from ..games.base import Game
+from ..games.poker.game import PokerGame
 from ..solve import driver
+from ..solve.abstraction import Abstraction
+from ..solve.card_abstraction import CardBuckets
 from ..solve.cfr import PRESETS, CFRSolver
+from ..solve.mccfr import SCHEMES, MCCFRSolver, SamplingScheme
 from ..tree.public_tree import PublicTree
 from ..tree.size import available_bytes, gib
 from .app import (
@@ -48,9 +56,13 @@ from .app import (
     show,
 )
 
-Algorithm = Literal["cfr", "cfr+", "lcfr", "dcfr", "modicum", "lp", "cfr-d"]
+Algorithm = Literal["cfr", "cfr+", "lcfr", "dcfr", "modicum", "lp", "cfr-d", "mccfr-es", "mccfr-os", "pcs"]
 Backend = Literal["serial", "process", "ray"]
+Weighting = Literal["cfr", "cfr+", "lcfr", "dcfr"]
 CFR_ALGORITHMS: tuple[str, ...] = tuple(a for a in get_args(Algorithm) if a in PRESETS)
+SAMPLING_ALGORITHMS: tuple[str, ...] = tuple(a for a in get_args(Algorithm) if a in SCHEMES)
+DEFAULT_ITERATIONS = 1000
+DEFAULT_EPSILON = SCHEMES["mccfr-os"].epsilon
 CFR_D_CHECKPOINTS = 20
 """``solve --algo cfr-d`` writes its checkpoint every twentieth of the way."""
 
@@ -62,10 +74,29 @@ def solve_command(
     param: ParamsOption = [],  # noqa: B006 (typer reads the default, never mutates it)
     algo: Annotated[
         Algorithm,
-        typer.Option(help="cfr, cfr+, lcfr, dcfr, modicum, lp (exact sequence-form LP) or cfr-d (CFR with decomposition)."),
+        typer.Option(help="cfr, cfr+, lcfr, dcfr, modicum, lp (exact sequence-form LP), cfr-d (CFR with decomposition), "
+                          "or sampling CFR: mccfr-es (external sampling), mccfr-os (outcome sampling), pcs (public "
+                          "chance sampling)."),
     ] = "cfr+",
-    iterations: Annotated[int, typer.Option("--iterations", "-n", min=1, help="Total CFR iterations.")] = 1000,
-    seed: Annotated[int, typer.Option(help="Recorded in the strategy file; the solvers are deterministic.")] = 0,
+    iterations: Annotated[
+        int | None, typer.Option("--iterations", "-n", min=1, help="Total iterations (default 1000; with --time: no limit).")
+    ] = None,
+    time_limit: Annotated[
+        str | None, typer.Option("--time", help="Stop after this wall-clock time: 90s, 10m, 1h (CFR and sampling algorithms).")
+    ] = None,
+    seed: Annotated[
+        int, typer.Option(min=0, help="Seed of the sampling algorithms' generator; recorded in the strategy file.")
+    ] = 0,
+    weighting: Annotated[
+        Weighting, typer.Option(help="mccfr-es, mccfr-os, pcs: the update rule, a CFR preset (lcfr: linear MCCFR).")
+    ] = "lcfr",
+    abstraction_file: Annotated[
+        Path | None, typer.Option("--abstraction", help="CFR and sampling algorithms: solve in the card abstraction of this "
+                                                        "bucket file ('subgame abstract'); exploitability is the real game's.")
+    ] = None,
+    epsilon: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="mccfr-os: exploration of the updating player's sampling (Lanctot et al. 2009).")
+    ] = DEFAULT_EPSILON,
     checkpoints: Annotated[
         int, typer.Option(min=1, help="Number of evaluation points, log-spaced up to --iterations.")
     ] = 10,
@@ -93,8 +124,10 @@ def solve_command(
     cached_subgames: Annotated[
         int, typer.Option(min=0, help="cfr-d: compiled subgame structures kept between iterations (no solver state).")
     ] = 0,
-    workers: Annotated[int, typer.Option(min=1, help="cfr-d: processes (or Ray CPUs) for the subgame solves.")] = 1,
-    backend: Annotated[Backend, typer.Option(help="cfr-d: where subgame solves run: serial, process, ray.")] = "serial",
+    workers: Annotated[int, typer.Option(min=1, help="cfr-d: processes (or Ray CPUs) for the subgame solves; mccfr-es, "
+                                                     "mccfr-os, pcs: random streams (samples per pass), one per worker.")] = 1,
+    backend: Annotated[Backend, typer.Option(help="cfr-d, mccfr-es, mccfr-os, pcs: where subgame solves or samples run: "
+                                                   "serial, process, ray.")] = "serial",
     ray_address: Annotated[
         str | None, typer.Option(help="cfr-d: join the running Ray cluster whose head is at HOST:PORT (implies --backend ray).")
     ] = None,
@@ -112,19 +145,25 @@ def solve_command(
     Ctrl-C stops at the end of the current iteration, saves the checkpoint (with
     --checkpoint-file) and writes the average strategy so far to --out. With --algo cfr-d
     (Burch et al. 2014) the file holds the trunk strategy and the average subgame-root
-    values instead; 'subgame resolve FILE' rebuilds the full strategy from it.
+    values instead; 'subgame resolve FILE' rebuilds the full strategy from it. The sampling
+    algorithms (mccfr-es, mccfr-os: Lanctot et al. 2009; pcs: Johanson et al. 2012) draw their
+    samples from --seed; --workers W averages W samples per pass, computed on W processes with
+    --backend process (bitwise the serial run). --time bounds any CFR or sampling run by time.
     """
     params = parse_params(param)
-    if algo != "cfr-d":
-        given = [name for name, value, default in (
-            ("--trunk-depth", trunk_depth, 1), ("--trunk-public-depth", trunk_public_depth, None),
-            ("--subgame-iterations", subgame_iterations, 100), ("--subgame-batch", subgame_batch, 1),
-            ("--cached-subgames", cached_subgames, 0), ("--workers", workers, 1), ("--backend", backend, "serial"),
-            ("--exact", exact, False), ("--ray-address", ray_address, None)) if value != default]
-        if given:
-            verb = "applies" if len(given) == 1 else "apply"
-            raise CommandLineError(f"{', '.join(given)} {verb} to --algo cfr-d only; drop {'it' if len(given) == 1 else 'them'} "
-                                   "or choose --algo cfr-d")
+    cfr_d, iterative, parallel = ("cfr-d",), CFR_ALGORITHMS + SAMPLING_ALGORITHMS, ("cfr-d", *SAMPLING_ALGORITHMS)
+    _refuse_foreign_options(algo, [
+        ("--trunk-depth", trunk_depth, 1, cfr_d), ("--trunk-public-depth", trunk_public_depth, None, cfr_d),
+        ("--subgame-iterations", subgame_iterations, 100, cfr_d), ("--subgame-batch", subgame_batch, 1, cfr_d),
+        ("--cached-subgames", cached_subgames, 0, cfr_d), ("--workers", workers, 1, parallel),
+        ("--backend", backend, "serial", parallel), ("--exact", exact, False, cfr_d),
+        ("--ray-address", ray_address, None, parallel),
+        ("--weighting", weighting, "lcfr", SAMPLING_ALGORITHMS), ("--epsilon", epsilon, DEFAULT_EPSILON, ("mccfr-os",)),
+        ("--time", time_limit, None, iterative), ("--abstraction", abstraction_file, None, iterative),
+    ])
+    seconds_limit = None if time_limit is None else parse_duration(time_limit)
+    if iterations is None and (seconds_limit is None or algo == "modicum"):
+        iterations = DEFAULT_ITERATIONS  # modicum leaves a share of the planned run out of its average: it needs a length
     _check_outputs(out, checkpoint_file, resume, force)
     cadence = driver.Cadence(iterations=checkpoint_every, seconds=checkpoint_seconds or None)
     if algo == "lp" and (checkpoint_file is not None or resume):
@@ -136,6 +175,7 @@ def solve_command(
             raise CommandLineError("--ray-address joins a Ray cluster; it does not go with --backend process")
         backend = "ray"
     if algo == "cfr-d":
+        iterations = iterations or DEFAULT_ITERATIONS
         split = TrunkSplit(rounds=trunk_depth) if trunk_public_depth is None else TrunkSplit(depth=trunk_public_depth)
         config = CFRDConfig(subgame_iterations, batch=subgame_batch, cached_chunks=cached_subgames)
         if checkpoint_every is None:
@@ -150,19 +190,52 @@ def solve_command(
     if algo == "lp":
         _solve_lp(tree, out, meta, title, started, as_json)
         return
-    solver = _start_solver(tree, algo, iterations, checkpoint_file, resume).plan(iterations)
-    points = log_spaced(iterations, checkpoints)
-    with progress_bar(iterations, solver.iteration, not as_json) as update:
-        run = driver.run(
-            solver, driver.Budget(iterations=iterations), evaluate_at=points, on_evaluation=curve_point,
-            checkpoint=checkpoint_file, checkpoint_every=replace(cadence, at=frozenset(points)), progress=update,
-        )
+    abstraction = None
+    if abstraction_file is not None:
+        game_obj = load_game(game, **params)
+        if not isinstance(game_obj, PokerGame):
+            raise CommandLineError(f"--abstraction: {game} is not a poker game; card buckets are for the poker family")
+        abstraction = CardBuckets.load(abstraction_file).abstraction(game_obj, tree)
+        meta["abstraction"] = str(abstraction_file)
+    solver: CFRSolver
+    executor = None
+    if algo in SAMPLING_ALGORITHMS:
+        scheme = replace(SCHEMES[algo], epsilon=epsilon)
+        if backend != "serial":
+            executor = make_executor(backend, workers, **({"address": ray_address} if ray_address is not None else {}))
+        solver = _start_sampling_solver(tree, scheme, PRESETS[weighting], seed, iterations, checkpoint_file, resume,
+                                        workers, executor, load_game(game, **params), abstraction)
+        meta.update(weighting=weighting, **({"epsilon": epsilon} if algo == "mccfr-os" else {}),
+                    streams=len(solver.streams), backend=backend)
+    else:
+        solver = _start_solver(tree, algo, iterations, checkpoint_file, resume, abstraction)
+    if iterations is not None:
+        solver.plan(iterations)
+    # with a time budget only, evaluate at powers of two (and where the run stops)
+    points = log_spaced(iterations, checkpoints) if iterations is not None else [2**k for k in range(63)]
+    # the bar counts iterations, or with a time budget only, whole seconds of it
+    bar_total, bar_done = (iterations, solver.iteration) if iterations is not None else (math.ceil(seconds_limit or 1), 0)
+    try:
+        with progress_bar(bar_total, bar_done, not as_json) as update:
+            started_run = time.perf_counter()
+
+            def tick(iteration: int) -> None:
+                update(iteration if iterations is not None else min(bar_total, int(time.perf_counter() - started_run)))
+
+            run = driver.run(
+                solver, driver.Budget(iterations=iterations, seconds=seconds_limit), evaluate_at=points,
+                on_evaluation=curve_point,
+                checkpoint=checkpoint_file, checkpoint_every=replace(cadence, at=frozenset(points)), progress=tick,
+            )
+    finally:
+        if executor is not None:
+            executor.close()
     curve = list(run.evaluations)
     save_strategy(solver.average_strategy(), out, tree, game=game, params=params, algo=algo, seed=seed)
     seconds = time.perf_counter() - started
     if as_json:
         echo_json({
-            **meta, "iterations": solver.iteration, "interrupted": run.interrupted,
+            **meta, "iterations": solver.iteration, "interrupted": run.interrupted, "stopped": run.stopped,
             "curve": [p.to_json() for p in curve], "final": curve[-1].to_json() if curve else None,
             "out": str(out), "checkpoint": None if checkpoint_file is None else str(checkpoint_file),
             "seconds": seconds,
@@ -172,6 +245,38 @@ def solve_command(
     exit_if_interrupted(run.interrupted, solver.iteration, checkpoint_file, "average strategy", out)
     if not as_json:
         show(f"wrote {out} ({solver.iteration} iterations, {seconds:.2f} s)")
+
+
+def _refuse_foreign_options(algo: str, options: list[tuple[str, object, object, tuple[str, ...]]]) -> None:
+    """Refuse options given (not at their default) with an algorithm they do not apply to.
+
+    ``options`` holds ``(name, value, default, algorithms it applies to)``; the options of
+    one scope are named together in one error.
+    """
+    misplaced: dict[tuple[str, ...], list[str]] = {}
+    for name, value, default, algos in options:
+        if value != default and algo not in algos:
+            misplaced.setdefault(algos, []).append(name)
+    for algos, names in misplaced.items():
+        verb, them = ("applies", "it") if len(names) == 1 else ("apply", "them")
+        which = algos[0] if len(algos) == 1 else f"{', '.join(algos[:-1])} or {algos[-1]}"
+        raise CommandLineError(f"{', '.join(names)} {verb} to --algo {which} only; drop {them} or choose --algo {algos[0]}")
+
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*(s|m|h)?\s*$")
+
+
+def parse_duration(text: str) -> float:
+    """Seconds in ``90``, ``90s``, ``10m``, ``1.5h``; a clear error otherwise.
+
+    >>> parse_duration("10m")
+    600.0
+    """
+    match = _DURATION.match(text)
+    seconds = 0.0 if match is None else float(match.group(1)) * {"s": 1, "m": 60, "h": 3600}[match.group(2) or "s"]
+    if not seconds > 0:
+        raise CommandLineError(f"--time {text!r}: give a positive duration such as 90s, 10m or 1h")
+    return seconds
 
 
 def _check_outputs(out: Path, checkpoint: Path | None, resume: bool, force: bool) -> None:
@@ -186,22 +291,50 @@ def _check_outputs(out: Path, checkpoint: Path | None, resume: bool, force: bool
         )
 
 
-def _start_solver(tree: PublicTree, algo: str, iterations: int, checkpoint: Path | None, resume: bool) -> CFRSolver:
+def _start_sampling_solver(tree: PublicTree, scheme: SamplingScheme, config: Any, seed: int, iterations: int | None,
+                           checkpoint: Path | None, resume: bool, workers: int, executor: Executor | None,
+                           game: Game, abstraction: Abstraction | None = None) -> MCCFRSolver:
+    """A fresh sampling solver with one random stream per worker, or with ``resume`` the one saved in ``checkpoint``.
+
+    A resumed run keeps the checkpoint's streams (its samples do not depend on where they
+    are computed) and must use the same scheme and update rule.
+    """
+    if not resume or checkpoint is None:
+        return MCCFRSolver(tree, scheme, config, seed=seed, streams=workers, executor=executor, game=game,
+                           abstraction=abstraction)
+    if not checkpoint.exists():
+        raise StrategyFileError(f"{checkpoint}: no such checkpoint file to resume from")
+    solver = MCCFRSolver.load_checkpoint(checkpoint, tree, abstraction, executor=executor, game=game)
+    if solver.scheme != scheme or solver.config != config:
+        weighting = next((name for name, c in PRESETS.items() if c == solver.config), str(solver.config))
+        raise CommandLineError(
+            f"{checkpoint} was written by --algo {solver.scheme.name} --weighting {weighting}"
+            f"{f' --epsilon {solver.scheme.epsilon}' if solver.scheme.name == 'mccfr-os' else ''}; resume it with the same options"
+        )
+    if iterations is not None and solver.iteration >= iterations:
+        raise CommandLineError(
+            f"{checkpoint} is already at iteration {solver.iteration}; ask for more with --iterations (now {iterations})"
+        )
+    return solver
+
+
+def _start_solver(tree: PublicTree, algo: str, iterations: int | None, checkpoint: Path | None, resume: bool,
+                  abstraction: Abstraction | None = None) -> CFRSolver:
     """A fresh solver, or with ``resume`` the one saved in ``checkpoint`` (same game and algorithm)."""
     if not resume:
-        return CFRSolver(tree, PRESETS[algo])
+        return CFRSolver(tree, PRESETS[algo], abstraction=abstraction)
     if checkpoint is None:
         raise CommandLineError("--resume needs --checkpoint-file PATH, the checkpoint to continue from")
     if not checkpoint.exists():
         raise StrategyFileError(f"{checkpoint}: no such checkpoint file to resume from")
-    solver = CFRSolver.load_checkpoint(checkpoint, tree)
+    solver = CFRSolver.load_checkpoint(checkpoint, tree, abstraction)
     if solver.config != PRESETS[algo]:
         written_by = next((name for name, c in PRESETS.items() if c == solver.config), None)
         how = f"--algo {written_by}" if written_by else f"the configuration {solver.config}"
         raise CommandLineError(
             f"{checkpoint} was written by {how}, not --algo {algo}; resume it with the same algorithm"
         )
-    if solver.iteration >= iterations:
+    if iterations is not None and solver.iteration >= iterations:
         raise CommandLineError(
             f"{checkpoint} is already at iteration {solver.iteration}; "
             f"ask for more with --iterations (now {iterations})"

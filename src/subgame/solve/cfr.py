@@ -226,12 +226,21 @@ class CFRSolver:
         return v
 
     def _update(self, p: int, t: int, sigma_p: np.ndarray, v: np.ndarray, reach_p: np.ndarray) -> None:
-        cfg, pa = self.config, self.tree.players[p]
+        pa = self.tree.players[p]
         inst = sequence_values(self.tree, p, v) - v[pa.infoset_priv][:, None]
         inst *= pa.legal
-        inst = self._pool(p, inst)
+        self._add_regrets(p, t, inst)
+        weight = self._average_weight(t)
+        self.strategy_sum[p] += weight * self._pool(p, reach_p[pa.infoset_priv][:, None] * sigma_p)
+        if self.root_range_sum is not None and self.gadget is not None and self.gadget.player == p:
+            self.root_range_sum += weight * reach_p[self.tree.plan.root_slice[p]]
+            self.root_range_weight += weight
+
+    def _add_regrets(self, p: int, t: int, inst: np.ndarray) -> None:
+        """Add player p's instantaneous regrets [I, A] of iteration t, then floor/discount per the config."""
+        cfg = self.config
         r = self.regrets[p]
-        r += inst
+        r += self._pool(p, inst)
         if cfg.regret == "rm+":
             np.maximum(r, 0.0, out=r)
         if cfg.alpha is not None or cfg.beta is not None:
@@ -240,13 +249,13 @@ class CFRSolver:
             r *= np.where(r > 0, pos, neg)
         if t <= cfg.sqrt_discount:
             r *= np.sqrt(t) / np.sqrt(t + 1.0)
-        weight = float(t) ** cfg.gamma
+
+    def _average_weight(self, t: int) -> float:
+        """The weight t^γ of iteration t in the average strategy (0 in a skipped prefix of the plan)."""
+        cfg = self.config
         if cfg.average_skip > 0 and self.horizon is not None and t <= cfg.average_skip * self.horizon:
-            weight = 0.0
-        self.strategy_sum[p] += weight * self._pool(p, reach_p[pa.infoset_priv][:, None] * sigma_p)
-        if self.root_range_sum is not None and self.gadget is not None and self.gadget.player == p:
-            self.root_range_sum += weight * reach_p[self.tree.plan.root_slice[p]]
-            self.root_range_weight += weight
+            return 0.0
+        return float(t) ** cfg.gamma
 
     def step(self) -> None:
         """One iteration (both players), then the leaves' ``end_iteration``."""
