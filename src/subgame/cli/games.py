@@ -32,7 +32,7 @@ def games_command(
         echo_json([{"name": e.name, "description": e.description, "parameters": dict(e.defaults)} for e in GAMES.values()])
         return
     table = Table(title="games", title_justify="left",
-                  caption="Also: openspiel:NAME (with open-spiel installed) and ACPC .game files.")
+                  caption="Also: openspiel:NAME (with open-spiel installed), efg:PATH (Gambit .efg files) and ACPC .game files.")
     table.add_column("name", style="bold", no_wrap=True)
     table.add_column("description")
     table.add_column("parameters (-p key=value; defaults shown)")
