@@ -570,23 +570,16 @@ def _derive_observations(efg: EFGFile, source: str) -> dict[tuple[int, int], tup
     while level:
         kids = [(i, a, c) for i in level for a, c in enumerate(nodes[i].children)]
         link = list(range(len(kids)))
-
-        def find(x: int) -> int:
-            while link[x] != x:
-                link[x] = link[link[x]]
-                x = link[x]
-            return x
-
         holders: dict[Any, int] = {}
         for j, (i, a, c) in enumerate(kids):
             keys: list[Any] = [("end", public_of[i], a)] if nodes[c].kind == "t" else [(p, knows(c, p)) for p in (0, 1)]
             for key in keys:
                 r = holders.setdefault(key, j)
                 if r != j:
-                    link[find(j)] = find(r)
+                    link[_find(link, j)] = _find(link, r)
         members: dict[int, list[int]] = {}
         for j in range(len(kids)):
-            members.setdefault(find(j), []).append(j)
+            members.setdefault(_find(link, j), []).append(j)
         comp = [0] * len(kids)
         taken: dict[int, set[str]] = {}
         for js in members.values():
@@ -636,6 +629,14 @@ def _derive_observations(efg: EFGFile, source: str) -> dict[tuple[int, int], tup
         level = nxt
     _check_infosets(efg, source, out)
     return out
+
+
+def _find(link: list[int], x: int) -> int:
+    """The representative of ``x`` in the union-find forest ``link`` (paths halved on the way)."""
+    while link[x] != x:
+        link[x] = link[link[x]]
+        x = link[x]
+    return x
 
 
 def _check_infosets(efg: EFGFile, source: str, obs: Mapping[tuple[int, int], tuple[str, str, str]]) -> None:
