@@ -99,7 +99,7 @@ class EFGFile:
     outcomes: Mapping[int, EFGOutcome]
 
 
-_TOKEN = re.compile(r'\s+|"((?:[^"\\]|\\.)*)"|([{}])|(,)|([^\s{}",]+)|(")', re.DOTALL)
+_TOKEN = re.compile(r'\s+|"((?:[^"\\\n]|\\.)*)"|([{}])|(,)|([^\s{}",]+)|(")')
 
 
 @dataclass(frozen=True)
@@ -279,7 +279,7 @@ class _Parser:
         if len(set(actions)) != len(actions):
             raise self.err(start, f"information set {key[1]} of {who} names an action twice: {actions}")
         if chance and sum(probs) != 1:
-            if abs(float(sum(probs)) - 1) < 1e-6:
+            if abs(float(sum(probs)) - 1) < 1e-4:
                 raise self.err(start, f"chance probabilities sum to {float(sum(probs))!r}, not 1; write rounded "
                                "decimals as fractions (1/3, not 0.333333)")
             raise self.err(start, f"chance probabilities {[str(p) for p in probs]} sum to {sum(probs)}, not 1")
