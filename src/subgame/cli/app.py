@@ -19,6 +19,12 @@ from pathlib import Path
 from typing import Annotated, Any, NoReturn, ParamSpec, TypeVar
 
 import typer
+from typer.core import TyperGroup
+
+try:  # typer >= 0.20 carries its own copy of click
+    from typer._click import exceptions as click_exceptions
+except ImportError:  # pragma: no cover (older typer runs on click itself)
+    from click import exceptions as click_exceptions  # type: ignore[no-redef]
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
@@ -36,7 +42,36 @@ from ..tree.public_tree import PublicTree
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
+class _OneLineErrors(TyperGroup):
+    """The application's command group: a usage error (an unknown option, a value of the wrong
+    type, a missing argument) is one red line ``error: ...`` naming the command's help, exit code 2."""
+
+    def main(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, prog_name: str | None = None, complete_var: str | None = None,
+        standalone_mode: bool = True, **extra: Any,
+    ) -> Any:
+        try:
+            result = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            code = result if isinstance(result, int) else 0
+        except click_exceptions.ClickException as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # a bare command: its help
+                exc.show()
+                code = exc.exit_code
+            else:
+                ctx = getattr(exc, "ctx", None)
+                hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+                _line_to_stderr(f"error: {exc.format_message()}{hint}", "red")
+                code = exc.exit_code
+        except typer.Abort:
+            _line_to_stderr("aborted", "red")
+            code = 1
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
 app = typer.Typer(
+    cls=_OneLineErrors,
     name="subgame",
     help="Solve two-player zero-sum imperfect-information games and measure exploitability.",
     no_args_is_help=True,
