@@ -114,3 +114,13 @@ def test_a_game_too_big_for_memory_is_refused_before_it_is_built(tmp_path):
                     "-n", "1", "--out", tmp_path / "y.npz")
     assert capped.exit_code == 2 and "private states in its first" in capped.output and "raise the limit" in capped.output
     assert invoke("solve", "leduc", "--max-memory", "0.01", "-n", "1", "--out", tmp_path / "z.npz").exit_code == 0
+
+
+def test_a_fifo_given_as_an_input_is_refused_instead_of_blocking(tmp_path):
+    """Regression (found by fuzzing the command line): reading a FIFO waited forever for a writer."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for argv in (["evaluate", fifo], ["solve", "kuhn", "--out", tmp_path / "s.npz", "--checkpoint-file", fifo, "--resume"],
+                 ["solve", f"efg:{fifo}", "--out", tmp_path / "s.npz"]):
+        result = invoke(*argv)
+        assert result.exit_code == 2 and "not a regular file" in result.output, result.output

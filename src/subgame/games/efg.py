@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import GameDefinitionError
+from ..files import input_file
 from .base import CHANCE, TERMINAL, Game
 
 
@@ -382,7 +383,7 @@ def read_efg_file(path: str | os.PathLike[str]) -> EFGFile:
     Raises:
         GameDefinitionError: the file cannot be read or is not a valid ``.efg`` file.
     """
-    file = Path(path)
+    file = input_file(path, ".efg", GameDefinitionError)
     try:
         text = file.read_text(encoding="utf-8")
     except FileNotFoundError:
