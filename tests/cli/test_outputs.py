@@ -112,7 +112,11 @@ def test_a_game_too_big_for_memory_is_refused_before_it_is_built(tmp_path):
     assert huge.exit_code == 2 and "hole-card combinations need about" in huge.output and "Traceback" not in huge.output
     capped = invoke("solve", "leduc", "-p", "num_ranks=6", "-p", "num_suits=4", "-p", "hole_cards=2", "--max-memory", "0.01",
                     "-n", "1", "--out", tmp_path / "y.npz")
-    assert capped.exit_code == 2 and "private states in its first" in capped.output and "raise the limit" in capped.output
+    assert capped.exit_code == 2 and "estimated before building it" in capped.output and "raise the limit" in capped.output
+    holdem = invoke("solve", "poker", "-p", "num_ranks=13", "-p", "num_suits=4", "-p", "hole_cards=2", "-p", "board_cards=0,3,1,1",
+                    "-p", "raise_sizes=2,2,4,4", "-p", "max_raises=3,4,4,4", "-p", "first_player=1,0,0,0", "-n", "1",
+                    "--out", tmp_path / "h.npz")
+    assert holdem.exit_code == 2 and "PiB compiled (estimated before building it)" in holdem.output
     assert invoke("solve", "leduc", "--max-memory", "0.01", "-n", "1", "--out", tmp_path / "z.npz").exit_code == 0
 
 

@@ -145,3 +145,13 @@ class SizeBudget:
                 f"{public_nodes:,} public states, about {gib(need)} compiled, more than the {gib(self.max_bytes)} "
                 "allowed; use a smaller game, a subgame (public_state=) or a depth limit, or raise the limit (max_bytes)"
             )
+
+    def check_estimate(self, public_nodes: int, private_states: int, need: int) -> None:
+        """Refuse a whole game whose size, estimated without building it (:mod:`.estimate`), exceeds the budget."""
+        if need > self.max_bytes:
+            raise GameDefinitionError(
+                f"{self.game_name}: the tree would have {public_nodes:,} public nodes and {private_states:,} private "
+                f"states, about {human_bytes(need)} compiled (estimated before building it), more than the "
+                f"{human_bytes(self.max_bytes)} allowed; use a smaller game, a subgame (public_state=) or a depth limit, "
+                "or raise the limit (max_bytes)"
+            )
