@@ -182,9 +182,14 @@ def echo_json(obj: dict[str, Any] | list[Any]) -> None:
     typer.echo(json.dumps(obj))
 
 
-def show(*renderables: Any) -> None:
-    """Print to stdout (tables, ``wrote ...`` lines)."""
-    Console(soft_wrap=True).print(*renderables, highlight=False)
+def show(*renderables: Any, wrap: bool = False) -> None:
+    """Print to stdout (tables, ``wrote ...`` lines).
+
+    Tables, their titles included, fit the terminal (80 columns where stdout is not one);
+    text stays on one line, so that a path can be copied, unless ``wrap`` (prose).
+    """
+    for r in renderables:
+        Console(soft_wrap=not (wrap or isinstance(r, Table))).print(r, highlight=False)
 
 
 def curve_table(curve: list[CurvePoint], title: str) -> Table:

@@ -41,9 +41,11 @@ def reproduce_command(
         result = experiment(**options)
     md, png = result.write(out_dir)
     if as_json:
-        echo_json({"name": name, "headers": list(result.headers), "rows": [list(map(format_cell, r)) for r in result.rows],
-                   "table": str(md), "plot": str(png) if png else None})
+        echo_json({"name": name, "setup": list(result.setup), "headers": list(result.headers),
+                   "rows": [list(map(format_cell, r)) for r in result.rows], "table": str(md), "plot": str(png) if png else None})
         return
+    for line in result.setup:
+        show(line, wrap=True)
     table = Table(title=result.title)
     for h in result.headers:
         table.add_column(h, justify="right")
@@ -51,7 +53,7 @@ def reproduce_command(
         table.add_row(*(format_cell(c) for c in row))
     show(table)
     for note in result.notes:
-        show(note)
+        show(note, wrap=True)
     show(f"   table: {md}")
     if png:
         show(f"    plot: {png}")
