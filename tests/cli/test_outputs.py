@@ -128,3 +128,37 @@ def test_a_fifo_given_as_an_input_is_refused_instead_of_blocking(tmp_path):
                  ["solve", f"efg:{fifo}", "--out", tmp_path / "s.npz"]):
         result = invoke(*argv)
         assert result.exit_code == 2 and "not a regular file" in result.output, result.output
+
+
+def _widest(text: str) -> int:
+    from rich.cells import cell_len
+
+    return max(cell_len(line) for line in text.splitlines())
+
+
+def test_a_wide_experiment_table_is_split_to_fit_80_columns_without_cutting_a_cell():
+    from rich.console import Console
+
+    from subgame.cli.app import fitted_tables
+
+    methods = ["reach-estimate-distributional-nosplit", "blueprint", "maxmargin"]
+    headers = ("game", "blueprint", "method", *(f"paper column {k} (mbb/h)" for k in range(6)))
+    rows = [("leduc", "abstract (decomposition)", m, *(1234.5678 * (k + 1) for k in range(6))) for m in methods]
+    tables = fitted_tables("a wide table", headers, rows)
+    assert len(tables) >= 2  # the text columns, then the numbers
+    console = Console(width=80, record=True)
+    for t in tables:
+        console.print(t)
+    text = console.export_text()
+    assert _widest(text) <= 80 and "…" not in text
+    assert all(m in text for m in methods) and text.count("7407.4068") == len(methods)
+    narrow = fitted_tables("narrow", ("a", "b"), [("x", 1.0)])
+    assert len(narrow) == 1
+
+
+def test_solve_and_evaluate_tables_fit_80_columns(tmp_path):
+    out = tmp_path / "s.npz"
+    for result in (invoke("solve", "leduc", "-n", "20", "--out", out), invoke("evaluate", out), invoke("games"),
+                   invoke("games", "--size", "leduc_nolimit")):
+        tables = "\n".join(line for line in result.stdout.splitlines() if not line.startswith("wrote "))  # paths stay whole
+        assert result.exit_code == 0 and _widest(tables) <= 80 and "…" not in tables

@@ -192,6 +192,45 @@ def show(*renderables: Any, wrap: bool = False) -> None:
         Console(soft_wrap=not (wrap or isinstance(r, Table))).print(r, highlight=False)
 
 
+def fitted_tables(title: str, headers: Sequence[str], rows: Sequence[Sequence[object]]) -> list[Table]:
+    """``rows`` as one table that fits the terminal (80 columns where stdout is not one), or several.
+
+    Text columns never wrap or get cut. A table too wide for the terminal is split: the
+    text columns with a row number ``#``, then the numeric columns, as many per table as
+    fit, each with the row number again, so that no cell is cut short.
+    """
+    width = Console().width
+    numeric = [all(isinstance(r[j], (int, float)) or r[j] == "" for r in rows) for j in range(len(headers))]
+
+    def table(columns: Sequence[int], numbered: bool, name: str) -> Table:
+        t = Table(title=name, title_justify="left")
+        if numbered:
+            t.add_column("#", justify="right", no_wrap=True)
+        for j in columns:
+            t.add_column(headers[j], justify="right", no_wrap=not numeric[j], overflow="fold")
+        for i, r in enumerate(rows, start=1):
+            t.add_row(*([str(i)] if numbered else []), *(format_cell(r[j]) for j in columns))
+        return t
+
+    def fits(t: Table) -> bool:
+        return Console(width=10**4).measure(t).minimum <= width
+
+    whole = table(range(len(headers)), False, title)
+    if fits(whole):
+        return [whole]
+    text = [j for j in range(len(headers)) if not numeric[j]]
+    out = [table(text, True, title)] if text else []
+    chunk: list[int] = []
+    for j in (j for j in range(len(headers)) if numeric[j]):
+        if chunk and not fits(table(chunk + [j], True, "")):
+            out.append(table(chunk, True, f"{title} (continued)"))
+            chunk = []
+        chunk.append(j)
+    if chunk:
+        out.append(table(chunk, True, f"{title} (continued)"))
+    return out
+
+
 def curve_table(curve: list[CurvePoint], title: str) -> Table:
     table = Table(*CURVE_HEADERS, title=title, title_justify="left")
     for column in table.columns:

@@ -9,11 +9,10 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from ..experiments import EXPERIMENTS
 from ..experiments.report import format_cell
-from .app import CommandLineError, JsonOption, echo_json, output_folder, reports_errors, show
+from .app import CommandLineError, JsonOption, echo_json, fitted_tables, output_folder, reports_errors, show
 
 
 @reports_errors
@@ -46,12 +45,7 @@ def reproduce_command(
         return
     for line in result.setup:
         show(line, wrap=True)
-    table = Table(title=result.title)
-    for h in result.headers:
-        table.add_column(h, justify="right")
-    for row in result.rows:
-        table.add_row(*(format_cell(c) for c in row))
-    show(table)
+    show(*fitted_tables(result.title, result.headers, result.rows))
     for note in result.notes:
         show(note, wrap=True)
     show(f"   table: {md}")
