@@ -289,3 +289,50 @@ def test_random_game_parameters_on_the_command_line_give_a_size_or_one_error_lin
     small = st.one_of(st.integers(-2, 5).map(str), st.sampled_from(["nan", "inf", "", "x", "1e400", "0,1", "2,4,4", "true"]))
     argv = ["games", "--size", game] + [a for k in chosen for a in ("-p", f"{k}={data.draw(small)}")]
     _one_error_line(invoke(*argv, "--json"))
+
+
+# -- stored leaf values -------------------------------------------------------------------------
+def _leaf_table_arrays(rng: np.random.Generator, data) -> tuple[list, dict[str, np.ndarray]]:
+    """A leaf value table's header entries and arrays, some of them damaged."""
+    entries, k = int(rng.integers(1, 6)), int(rng.integers(1, 4))
+    keys = [["d", "c"], ["d", "r"]]
+    arrays = {
+        "node0": rng.integers(0, len(keys), size=entries),
+        "labels0_0": np.array([f"J{i}" for i in range(entries)]),
+        "labels1_0": np.array([f"Q{i}" for i in range(entries)]),
+        "values0": rng.normal(size=(k, entries)),
+    }
+    tables = [{"player": 0, "names": [f"c{j}" for j in range(k)], "keys": keys}]
+    damage = data.draw(st.sampled_from(["none", "nan", "inf", "shape", "node", "labels", "player", "dtype", "missing"]))
+    if damage in ("nan", "inf"):
+        arrays["values0"][0, 0] = np.nan if damage == "nan" else np.inf
+    elif damage == "shape":
+        arrays["values0"] = arrays["values0"][:, :-1]
+    elif damage == "node":
+        arrays["node0"][0] = data.draw(st.sampled_from([-1, 2, 10**9]))
+    elif damage == "labels":
+        arrays["labels1_0"] = arrays["labels1_0"][:-1]
+    elif damage == "player":
+        tables[0]["player"] = data.draw(st.sampled_from([2, -1, "x", None]))
+    elif damage == "dtype":
+        arrays["values0"] = arrays["values0"].astype(str)
+    elif damage == "missing":
+        del arrays[data.draw(st.sampled_from(sorted(arrays)))]
+    return tables, arrays
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**16), data=st.data())
+def test_damaged_leaf_value_tables_load_or_are_refused(tmp_path_factory, seed, data):
+    from subgame.depthlimited.values import TABLE_FORMAT, load_leaf_tables
+    from subgame.files import write_npz
+
+    tables, arrays = _leaf_table_arrays(np.random.default_rng(seed), data)
+    path = tmp_path_factory.mktemp("table") / "t.npz"
+    write_npz(path, {"format": TABLE_FORMAT, "version": 1, "game_id": "g", "tables": tables}, arrays)
+    try:
+        (table,) = load_leaf_tables(path)
+    except SubgameError as exc:
+        assert str(exc).startswith(str(path))
+        return
+    assert np.isfinite(table.values).all() and table.values.shape == (len(table.names), table.node.size)
