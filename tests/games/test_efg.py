@@ -109,7 +109,9 @@ BAD = [
     (COIN.replace('t "" 1 "o1" { 1, -1 }', 't "" 2 "o1" { 1, -1 }'), 7, "payoffs ['-1', '1'] here but ['1', '-1']"),
     (COIN.rsplit("\n", 3)[0], 15, "cut short"),
     (COIN + 't "" 1\n', 18, "text after the last node"),
-    (COIN.replace('"sees H"', '"sees H'), 4, "never closed"),
+    (COIN.replace('"sees H"', '"sees H'), 4, "needs its actions"),  # the name ran on to the next quote
+    (COIN.replace('"sees T" { "a" "b" }', '"sees T" { "a" "b }'), 11, "runs over 2 lines; is its closing '\"' missing?"),
+    ('EFG 2 R "x" { "a" "b" }\n"', 2, "never closed"),
     ("EFG 2 R \"x\" { \"a\" \"b\" }\n", 2, "has no nodes"),
 ]
 
@@ -245,3 +247,24 @@ def test_an_efg_file_solves_and_evaluates_from_the_command_line(tmp_path):
     bad = _write(tmp_path, COIN.replace("1/2", "1/3", 1), "bad.efg")
     refused = invoke("solve", f"efg:{bad}", "--out", tmp_path / "x.npz")
     assert refused.exit_code == 2 and f"{bad}, line 3" in refused.output and "Traceback" not in refused.output
+
+
+def test_the_forms_gambit_files_use_are_read():
+    text = """EFG 2 D "a \\"quoted\\" title" { "Alice" "Bob" } "a comment
+over two lines"
+
+c "" 1 "" { "H" 0.5 "T" 0.5 } 0
+p "" 1 1 "sees H" { "a" "b" } 1 "entry fee" { -1/2 1/2 }
+t "" 2 "o2" { 1.5 -1.5 }
+t "" 3 "o3" { -0.5e1 5 }
+p "" 1 2 "sees T" { "a" "b" } 0
+t "" 2
+t "" 3
+"""
+    efg = parse_efg(text)
+    assert efg.title == 'a "quoted" title' and efg.comment == "a comment\nover two lines"
+    assert efg.outcomes[3].payoffs == (Fraction(-5), Fraction(5))
+    assert parse_efg(write_efg(efg)) == efg
+    game = EFGGame(efg)
+    utilities = sorted(game.utility(i) for i, n in enumerate(efg.nodes) if n.kind == "t")
+    assert utilities == [-5.5, -5.0, 1.0, 1.5]  # the entry fee adds along its path only

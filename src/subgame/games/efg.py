@@ -100,12 +100,12 @@ class EFGFile:
     outcomes: Mapping[int, EFGOutcome]
 
 
-_TOKEN = re.compile(r'\s+|"((?:[^"\\\n]|\\.)*)"|([{}])|(,)|([^\s{}",]+)|(")')
+_TOKEN = re.compile(r'\s+|"((?:[^"\\]|\\.)*)"|([{}])|(,)|([^\s{}",]+)|(")', re.DOTALL)
 
 
 @dataclass(frozen=True)
 class _Token:
-    kind: str  # "str", "{", "}", "word", "end"
+    kind: str  # "str", "{", "}", "word", "end", "unclosed"
     text: str
     line: int
 
@@ -114,8 +114,9 @@ def _tokens(text: str, source: str) -> list[_Token]:
     out, pos, line = [], 0, 1
     while pos < len(text):
         m = _TOKEN.match(text, pos)
-        if m is None or m.group(5) is not None:
-            raise _error(source, line, "a string opened here is never closed; add the closing '\"'")
+        if m is None or m.group(5) is not None:  # reported when the parser gets there
+            out.append(_Token("unclosed", '"', line))
+            break
         if m.group(1) is not None:
             out.append(_Token("str", re.sub(r"\\(.)", r"\1", m.group(1)), line))
         elif m.group(2) is not None:
@@ -153,16 +154,22 @@ class _Parser:
         tok = self.toks[self.i]
         if tok.kind == "end":
             raise self.err(tok, f"the file ends where {what} was expected; it is cut short")
+        if tok.kind == "unclosed":
+            raise self.err(tok, "a string opened here is never closed; add the closing '\"'")
         self.i += 1
         return tok
 
     def peek(self) -> _Token:
         return self.toks[self.i]
 
-    def string(self, what: str) -> str:
+    def string(self, what: str, lines: bool = False) -> str:
+        """A quoted string; only the title and the comment may run over several lines."""
         tok = self.next(what)
         if tok.kind != "str":
             raise self.err(tok, f"expected {what} as a quoted string, found {tok.text!r}")
+        if "\n" in tok.text and not lines:
+            raise self.err(tok, f"{what} opened here runs over {tok.text.count(chr(10)) + 1} lines; "
+                           "is its closing '\"' missing?")
         return tok.text
 
     def integer(self, what: str, low: int = 0) -> int:
@@ -203,7 +210,7 @@ class _Parser:
         kind = self.next("R or D")
         if kind.text not in ("R", "D"):
             raise self.err(kind, f"expected R (rational) or D (decimal) after 'EFG 2', found {kind.text!r}")
-        title = self.string("the game's title")
+        title = self.string("the game's title", lines=True)
         brace = self.expect("{", "'{' opening the list of players")
         players = []
         while self.peek().kind == "str":
@@ -211,7 +218,7 @@ class _Parser:
         self.expect("}", "'}' closing the list of players")
         if len(players) != 2:
             raise self.err(brace, f"the game has {len(players)} players; only two-player games are supported")
-        comment = self.string("the comment") if self.peek().kind == "str" else ""
+        comment = self.string("the comment", lines=True) if self.peek().kind == "str" else ""
         if self.peek().kind == "end":
             raise self.err(self.peek(), "the file has no nodes; add the game tree after the header")
         self.node()
