@@ -172,7 +172,7 @@ def resolve_vs_blueprint(
     blueprint_its = 3000 if full else 500
     blueprint = CFRSolver(tree, CFR_PLUS, abstraction=abstraction).run(blueprint_its).average_strategy()
     blueprint_expl = exploitability(tree, blueprint).exploitability
-    top = max_iterations or (30_000 if full else 1000)
+    top = max_iterations or (30_000 if full else 500)
     steps = _log_steps(100, top)
     rows, series = [], []
     values = blueprint_values(tree, blueprint)
