@@ -25,6 +25,7 @@ try:  # typer >= 0.20 carries its own copy of click
     from typer._click import exceptions as click_exceptions
 except ImportError:  # pragma: no cover (older typer runs on click itself)
     from click import exceptions as click_exceptions  # type: ignore[no-redef]
+from rich.cells import cell_len
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
@@ -195,34 +196,44 @@ def show(*renderables: Any, wrap: bool = False) -> None:
 def fitted_tables(title: str, headers: Sequence[str], rows: Sequence[Sequence[object]]) -> list[Table]:
     """``rows`` as one table that fits the terminal (80 columns where stdout is not one), or several.
 
-    Text columns never wrap or get cut. A table too wide for the terminal is split: the
-    text columns with a row number ``#``, then the numeric columns, as many per table as
-    fit, each with the row number again, so that no cell is cut short.
+    No cell is ever cut short. A table too wide for the terminal is split: the text
+    columns with a row number ``#`` (wrapped between words if they are still too wide),
+    then the numeric columns, as many per table as fit, each with the row number again.
     """
     width = Console().width
-    numeric = [all(isinstance(r[j], (int, float)) or r[j] == "" for r in rows) for j in range(len(headers))]
+    n = len(headers)
+    numeric = [all(isinstance(r[j], (int, float)) or r[j] == "" for r in rows) for j in range(n)]
+    cells = [[format_cell(r[j]) for r in rows] for j in range(n)]
 
-    def table(columns: Sequence[int], numbered: bool, name: str) -> Table:
+    def words(text: str) -> list[int]:
+        return [cell_len(w) for w in text.split()] or [1]
+
+    # the width a column needs: its header's longest word (headers wrap between words) and its cells, whole or by word
+    whole = [max(words(headers[j]) + [cell_len(c) for c in cells[j]]) for j in range(n)]
+    by_word = [max(words(headers[j]) + [w for c in cells[j] for w in words(c)]) for j in range(n)]
+    number = len(str(len(rows)))
+
+    def table(columns: Sequence[int], numbered: bool, name: str, wrap: bool = False) -> Table:
         t = Table(title=name, title_justify="left")
         if numbered:
-            t.add_column("#", justify="right", no_wrap=True)
+            t.add_column("#", justify="right", no_wrap=True, width=number)
         for j in columns:
-            t.add_column(headers[j], justify="right", no_wrap=not numeric[j], overflow="fold")
-        for i, r in enumerate(rows, start=1):
-            t.add_row(*([str(i)] if numbered else []), *(format_cell(r[j]) for j in columns))
+            t.add_column(headers[j], justify="right", width=by_word[j] if wrap else whole[j])
+        for i in range(len(rows)):
+            t.add_row(*([str(i + 1)] if numbered else []), *(cells[j][i] for j in columns))
         return t
 
-    def fits(t: Table) -> bool:
-        return Console(width=10**4).measure(t).minimum <= width
+    def fits(columns: Sequence[int], numbered: bool, wrap: bool = False) -> bool:
+        need = sum((by_word if wrap else whole)[j] + 3 for j in columns) + (number + 3 if numbered else 0)
+        return need + 1 <= width
 
-    whole = table(range(len(headers)), False, title)
-    if fits(whole):
-        return [whole]
-    text = [j for j in range(len(headers)) if not numeric[j]]
-    out = [table(text, True, title)] if text else []
+    if fits(range(n), False):
+        return [table(range(n), False, title)]
+    text = [j for j in range(n) if not numeric[j]]
+    out = [table(text, True, title, wrap=not fits(text, True))] if text else []
     chunk: list[int] = []
-    for j in (j for j in range(len(headers)) if numeric[j]):
-        if chunk and not fits(table(chunk + [j], True, "")):
+    for j in (j for j in range(n) if numeric[j]):
+        if chunk and not fits(chunk + [j], True):
             out.append(table(chunk, True, f"{title} (continued)"))
             chunk = []
         chunk.append(j)
