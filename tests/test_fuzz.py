@@ -19,6 +19,7 @@ from subgame.games import load_game
 from subgame.games.poker.acpc import parse_acpc
 from subgame.solve.cfr import CFRSolver, read_checkpoint
 from subgame.strategy import Strategy
+from subgame.tree.compile import compile_game
 from tests.conftest import compiled
 
 ACPC = Path(__file__).parent / "data" / "acpc"
@@ -112,3 +113,226 @@ def test_random_game_parameters_build_or_are_refused(game, data):
         assert str(exc)
         return
     assert np.isfinite(g.utility_bound())
+
+
+# -- .efg files ---------------------------------------------------------------------------------
+EFG_SEEDS = {
+    "kuhn": None,  # filled from OpenSpiel's copy when it is installed
+    "coin": """EFG 2 R "coin" { "P1" "P2" }
+""
+c "" 1 "" { "H" 1/2 "T" 1/2 } 0
+p "" 1 1 "sees H" { "a" "b" } 0
+p "" 2 1 "guess" { "x" "y" } 0
+t "" 1 "o1" { 1, -1 }
+t "" 2 "o2" { -1, 1 }
+p "" 2 1 "guess" { "x" "y" } 0
+t "" 3 "o3" { 2, -2 }
+t "" 4 "o4" { 0, 0 }
+p "" 1 2 "sees T" { "a" "b" } 0
+p "" 2 1 "guess" { "x" "y" } 0
+t "" 5 "o5" { -1, 1 }
+t "" 6 "o6" { 1, -1 }
+p "" 2 1 "guess" { "x" "y" } 0
+t "" 7 "o7" { 0, 0 }
+t "" 8 "o8" { -2, 2 }
+""",
+}
+EFG_WORDS = ["c", "p", "t", "{", "}", '""', '"x"', "0", "1", "2", "3", "-1", "1/2", "1/0", "0.5", "nan", "inf", ",", "EFG"]
+
+
+@FUZZ
+@given(seed=st.sampled_from(sorted(EFG_SEEDS)), data=st.data())
+def test_mutated_efg_files_load_or_are_refused(seed, data):
+    from subgame.games.efg import EFGGame, parse_efg, write_efg
+
+    text = EFG_SEEDS[seed]
+    if text is None:
+        pyspiel = pytest.importorskip("pyspiel")
+        text = pyspiel.get_kuhn_poker_efg_data()
+    lines = text.splitlines()
+    for _ in range(data.draw(st.integers(1, 3))):
+        i = data.draw(st.integers(0, len(lines) - 1))
+        choice = data.draw(st.sampled_from(["drop", "duplicate", "garble", "word", "cut"]))
+        if choice == "drop":
+            del lines[i]
+        elif choice == "duplicate":
+            lines.insert(i, lines[i])
+        elif choice == "garble":
+            lines[i] = data.draw(st.text(max_size=30))
+        elif choice == "cut":
+            lines[i] = lines[i][: data.draw(st.integers(0, max(len(lines[i]) - 1, 0)))]
+        else:
+            words = lines[i].split(" ")
+            j = data.draw(st.integers(0, len(words) - 1))
+            words[j] = data.draw(st.sampled_from(EFG_WORDS))
+            lines[i] = " ".join(words)
+        if not lines:
+            break
+    try:
+        efg = parse_efg("\n".join(lines), "fuzz.efg")
+        game = EFGGame(efg, "fuzz.efg")
+    except SubgameError as exc:
+        assert str(exc).startswith("fuzz.efg")
+        return
+    assert parse_efg(write_efg(efg)) == efg
+    compile_game(game)  # what the reader accepts, the compiler builds
+
+
+# -- the command line ---------------------------------------------------------------------------
+def _one_error_line(result) -> None:
+    """A command either succeeds or fails with exit code 2 and one line ``error: ...``, never a traceback."""
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert "Traceback" not in result.output
+    if result.exit_code == 0:
+        return
+    assert result.exit_code == 2, (result.exit_code, result.output)
+    errors = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(errors) == 1 and errors[0].startswith("error: "), result.stderr
+
+
+@pytest.fixture(scope="module")
+def cli_files(tmp_path_factory, files) -> dict[str, Path]:
+    """Paths a command line may name: a strategy file, damaged ones, a folder, a FIFO, a missing file."""
+    import os
+
+    d = tmp_path_factory.mktemp("cli")
+    (d / "strategy.npz").write_bytes(files["s"])
+    (d / "checkpoint.npz").write_bytes(files["c"])
+    (d / "cfrd.npz").write_bytes(files["d"])
+    (d / "garbage.npz").write_bytes(b"PK\x03\x04 not really")
+    (d / "empty.npz").write_bytes(b"")
+    (d / "text.txt").write_text("AA,KK:0.5\n")
+    os.mkfifo(d / "fifo")
+    (d / "folder").mkdir()
+    return {p.name: p for p in d.iterdir()} | {"missing.npz": d / "missing.npz", "nested": d / "text.txt" / "x.npz"}
+
+
+BAD_NUMBERS = ["0", "-1", "x", "", "nan", "inf", "1e3", "2.5", "-0"]
+SMALL_GAMES = ["kuhn", "coin_toss", "rps", "matching_pennies", "nope", "efg:missing.efg", "openspiel:nope", "x.game"]
+
+
+def _argv(data, files: dict[str, Path], out_dir: Path) -> list[str]:
+    """A random command line of a cheap command: valid and invalid options and values mixed."""
+    command = data.draw(st.sampled_from(["solve", "evaluate", "games", "resolve", "exploit"]))
+    number = st.one_of(st.integers(1, 4).map(str), st.sampled_from(BAD_NUMBERS))
+    path = st.sampled_from(sorted(files)).map(lambda k: str(files[k]))
+    out = st.one_of(st.just(str(out_dir / "out.npz")), path)
+    param = st.sampled_from(["num_ranks=4", "num_ranks=x", "sell_heads=nan", "sell_heads=0.3", "bogus=1", "=3",
+                             "noequals", "scissors_payoff=inf", "num_suits=0", "ante=-1"])
+    if command == "solve":
+        argv = ["solve", data.draw(st.sampled_from(SMALL_GAMES))]
+        options = {
+            "--out": out, "-n": number, "--algo": st.sampled_from(["cfr", "cfr+", "lp", "dcfr", "cfr-d", "bogus"]),
+            "--checkpoints": number, "--checkpoint-file": out, "--checkpoint-every": number, "-p": param,
+            "--trunk-depth": number, "--subgame-iterations": number, "--max-memory": st.sampled_from(["0", "1", "x", "1e-9"]),
+            "--seed": st.sampled_from(["0", "7", "x", "-3"]), "--backend": st.sampled_from(["serial", "gpu"]),
+            "--workers": number,
+        }
+        flags = ["--resume", "--force", "--json", "--exact"]
+    elif command == "evaluate":
+        argv = ["evaluate", data.draw(path)]
+        options = {"--game": st.sampled_from(SMALL_GAMES), "-p": param}
+        flags = ["--json"]
+    elif command == "games":
+        argv = ["games"]
+        options = {"--size": st.sampled_from(SMALL_GAMES), "-p": param}
+        flags = ["--json"]
+    elif command == "resolve":
+        argv = ["resolve", data.draw(path)]
+        options = {"--method": st.sampled_from(["resolve", "unsafe", "maxmargin", "bogus"]), "--depth": number,
+                   "-n": number, "--out": out, "--game": st.sampled_from(SMALL_GAMES)}
+        flags = ["--json"]
+    else:
+        argv = ["exploit", data.draw(path)]
+        options = {"--method": st.sampled_from(["br", "cdbr", "rnr", "bogus"]), "--depth": number,
+                   "--player": st.sampled_from(["0", "1", "2", "x"]), "--solver": st.sampled_from(["exact", "cfr:3", "cfr:x"]),
+                   "--game": st.sampled_from(SMALL_GAMES)}
+        flags = ["--json"]
+    for name in data.draw(st.lists(st.sampled_from(sorted(options)), max_size=4, unique=True)):
+        argv += [name, data.draw(options[name])]
+    argv += data.draw(st.lists(st.sampled_from(flags), max_size=2, unique=True))
+    if data.draw(st.booleans()):
+        argv.append(data.draw(st.sampled_from(["--bogus", "extra", "-z"])))
+    return argv
+
+
+@settings(max_examples=80, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_random_command_lines_succeed_or_give_one_error_line(cli_files, tmp_path_factory, data):
+    from tests.cli.test_cli import invoke
+
+    out_dir = tmp_path_factory.mktemp("out")
+    argv = _argv(data, cli_files, out_dir)
+    _one_error_line(invoke(*argv))
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(edits=EDITS, cut=CUTS)
+def test_mutated_strategy_files_on_the_command_line_give_one_error_line(files, edits, cut):
+    from tests.cli.test_cli import invoke
+
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "x.npz"
+        path.write_bytes(_mutate(files["s"], edits, cut))
+        _one_error_line(invoke("evaluate", path, "--json"))
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(game=st.sampled_from(["kuhn", "leduc", "leduc_nolimit", "coin_toss", "rps", "red_green_coin"]),
+       data=st.data())
+def test_random_game_parameters_on_the_command_line_give_a_size_or_one_error_line(game, data):
+    from subgame.games import GAMES
+    from tests.cli.test_cli import invoke
+
+    keys = sorted(GAMES[game].defaults) + ["bogus"]
+    chosen = data.draw(st.lists(st.sampled_from(keys), max_size=3, unique=True))
+    small = st.one_of(st.integers(-2, 5).map(str), st.sampled_from(["nan", "inf", "", "x", "1e400", "0,1", "2,4,4", "true"]))
+    argv = ["games", "--size", game] + [a for k in chosen for a in ("-p", f"{k}={data.draw(small)}")]
+    _one_error_line(invoke(*argv, "--json"))
+
+
+# -- stored leaf values -------------------------------------------------------------------------
+def _leaf_table_arrays(rng: np.random.Generator, data) -> tuple[list, dict[str, np.ndarray]]:
+    """A leaf value table's header entries and arrays, some of them damaged."""
+    entries, k = int(rng.integers(1, 6)), int(rng.integers(1, 4))
+    keys = [["d", "c"], ["d", "r"]]
+    arrays = {
+        "node0": rng.integers(0, len(keys), size=entries),
+        "labels0_0": np.array([f"J{i}" for i in range(entries)]),
+        "labels1_0": np.array([f"Q{i}" for i in range(entries)]),
+        "values0": rng.normal(size=(k, entries)),
+    }
+    tables = [{"player": 0, "names": [f"c{j}" for j in range(k)], "keys": keys}]
+    damage = data.draw(st.sampled_from(["none", "nan", "inf", "shape", "node", "labels", "player", "dtype", "missing"]))
+    if damage in ("nan", "inf"):
+        arrays["values0"][0, 0] = np.nan if damage == "nan" else np.inf
+    elif damage == "shape":
+        arrays["values0"] = arrays["values0"][:, :-1]
+    elif damage == "node":
+        arrays["node0"][0] = data.draw(st.sampled_from([-1, 2, 10**9]))
+    elif damage == "labels":
+        arrays["labels1_0"] = arrays["labels1_0"][:-1]
+    elif damage == "player":
+        tables[0]["player"] = data.draw(st.sampled_from([2, -1, "x", None]))
+    elif damage == "dtype":
+        arrays["values0"] = arrays["values0"].astype(str)
+    elif damage == "missing":
+        del arrays[data.draw(st.sampled_from(sorted(arrays)))]
+    return tables, arrays
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**16), data=st.data())
+def test_damaged_leaf_value_tables_load_or_are_refused(tmp_path_factory, seed, data):
+    from subgame.depthlimited.values import TABLE_FORMAT, load_leaf_tables
+    from subgame.files import write_npz
+
+    tables, arrays = _leaf_table_arrays(np.random.default_rng(seed), data)
+    path = tmp_path_factory.mktemp("table") / "t.npz"
+    write_npz(path, {"format": TABLE_FORMAT, "version": 1, "game_id": "g", "tables": tables}, arrays)
+    try:
+        (table,) = load_leaf_tables(path)
+    except SubgameError as exc:
+        assert str(exc).startswith(str(path))
+        return
+    assert np.isfinite(table.values).all() and table.values.shape == (len(table.names), table.node.size)

@@ -17,7 +17,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from .errors import OutputFileError, StrategyFileError
+from .errors import OutputFileError, StrategyFileError, SubgameError
 
 
 def output_file(path: str | Path, what: str = "output") -> Path:
@@ -40,6 +40,22 @@ def output_file(path: str | Path, what: str = "output") -> Path:
     if not os.access(parent, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
         raise OutputFileError(f"{what} {path}: no permission to write there; choose another path")
     return target
+
+
+def input_file(path: str | os.PathLike[str], kind: str, error: type[SubgameError] = StrategyFileError) -> Path:
+    """``path`` as an existing regular file to read, checked before opening it.
+
+    A FIFO or a device would block or never end when read, so only regular files (or
+    symbolic links to one) are read. Raises ``error`` (naming the ``kind`` of file) otherwise.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise error(f"{path}: no such {kind} file")
+    if path.is_dir():
+        raise error(f"{path}: is a directory, not a {kind} file")
+    if not path.is_file():
+        raise error(f"{path}: not a regular file (a FIFO, device or socket); give the path of a {kind} file")
+    return path
 
 
 def write_atomic(path: str | Path, write: Callable[[BinaryIO], object], what: str = "output") -> Path:
@@ -83,9 +99,7 @@ def read_npz(
         StrategyFileError: the file is missing, not an archive of this library, of
             another kind, or of a version this library does not read.
     """
-    path = Path(path)
-    if not path.exists():
-        raise StrategyFileError(f"{path}: no such {kind} file")
+    path = input_file(path, kind)
     try:
         with np.load(path, allow_pickle=False) as z:
             header = json.loads(str(z["header"]))

@@ -112,5 +112,53 @@ def test_a_game_too_big_for_memory_is_refused_before_it_is_built(tmp_path):
     assert huge.exit_code == 2 and "hole-card combinations need about" in huge.output and "Traceback" not in huge.output
     capped = invoke("solve", "leduc", "-p", "num_ranks=6", "-p", "num_suits=4", "-p", "hole_cards=2", "--max-memory", "0.01",
                     "-n", "1", "--out", tmp_path / "y.npz")
-    assert capped.exit_code == 2 and "private states in its first" in capped.output and "raise the limit" in capped.output
+    assert capped.exit_code == 2 and "estimated before building it" in capped.output and "raise the limit" in capped.output
+    holdem = invoke("solve", "poker", "-p", "num_ranks=13", "-p", "num_suits=4", "-p", "hole_cards=2", "-p", "board_cards=0,3,1,1",
+                    "-p", "raise_sizes=2,2,4,4", "-p", "max_raises=3,4,4,4", "-p", "first_player=1,0,0,0", "-n", "1",
+                    "--out", tmp_path / "h.npz")
+    assert holdem.exit_code == 2 and "PiB compiled (estimated before building it)" in holdem.output
     assert invoke("solve", "leduc", "--max-memory", "0.01", "-n", "1", "--out", tmp_path / "z.npz").exit_code == 0
+
+
+def test_a_fifo_given_as_an_input_is_refused_instead_of_blocking(tmp_path):
+    """Regression (found by fuzzing the command line): reading a FIFO waited forever for a writer."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for argv in (["evaluate", fifo], ["solve", "kuhn", "--out", tmp_path / "s.npz", "--checkpoint-file", fifo, "--resume"],
+                 ["solve", f"efg:{fifo}", "--out", tmp_path / "s.npz"]):
+        result = invoke(*argv)
+        assert result.exit_code == 2 and "not a regular file" in result.output, result.output
+
+
+def _widest(text: str) -> int:
+    from rich.cells import cell_len
+
+    return max(cell_len(line) for line in text.splitlines())
+
+
+def test_a_wide_experiment_table_is_split_to_fit_80_columns_without_cutting_a_cell():
+    from rich.console import Console
+
+    from subgame.cli.app import fitted_tables
+
+    methods = ["reach-estimate-distributional-nosplit", "blueprint", "maxmargin"]
+    headers = ("game", "blueprint", "method", *(f"paper column {k} (mbb/h)" for k in range(6)))
+    rows = [("leduc", "abstract (decomposition)", m, *(1234.5678 * (k + 1) for k in range(6))) for m in methods]
+    tables = fitted_tables("a wide table", headers, rows)
+    assert len(tables) >= 2  # the text columns, then the numbers
+    console = Console(width=80, record=True)
+    for t in tables:
+        console.print(t)
+    text = console.export_text()
+    assert _widest(text) <= 80 and "…" not in text
+    assert all(m in text for m in methods) and text.count("7407.4068") == len(methods)
+    narrow = fitted_tables("narrow", ("a", "b"), [("x", 1.0)])
+    assert len(narrow) == 1
+
+
+def test_solve_and_evaluate_tables_fit_80_columns(tmp_path):
+    out = tmp_path / "s.npz"
+    for result in (invoke("solve", "leduc", "-n", "20", "--out", out), invoke("evaluate", out), invoke("games"),
+                   invoke("games", "--size", "leduc_nolimit")):
+        tables = "\n".join(line for line in result.stdout.splitlines() if not line.startswith("wrote "))  # paths stay whole
+        assert result.exit_code == 0 and _widest(tables) <= 80 and "…" not in tables

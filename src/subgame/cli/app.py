@@ -19,6 +19,13 @@ from pathlib import Path
 from typing import Annotated, Any, NoReturn, ParamSpec, TypeVar
 
 import typer
+from typer.core import TyperGroup
+
+try:  # typer >= 0.20 carries its own copy of click
+    from typer._click import exceptions as click_exceptions
+except ImportError:  # pragma: no cover (older typer runs on click itself)
+    from click import exceptions as click_exceptions  # type: ignore[no-redef]
+from rich.cells import cell_len
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
@@ -36,7 +43,36 @@ from ..tree.public_tree import PublicTree
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
+class _OneLineErrors(TyperGroup):
+    """The application's command group: a usage error (an unknown option, a value of the wrong
+    type, a missing argument) is one red line ``error: ...`` naming the command's help, exit code 2."""
+
+    def main(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, prog_name: str | None = None, complete_var: str | None = None,
+        standalone_mode: bool = True, **extra: Any,
+    ) -> Any:
+        try:
+            result = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            code = result if isinstance(result, int) else 0
+        except click_exceptions.ClickException as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # a bare command: its help
+                exc.show()
+                code = exc.exit_code
+            else:
+                ctx = getattr(exc, "ctx", None)
+                hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+                _line_to_stderr(f"error: {exc.format_message()}{hint}", "red")
+                code = exc.exit_code
+        except typer.Abort:
+            _line_to_stderr("aborted", "red")
+            code = 1
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
 app = typer.Typer(
+    cls=_OneLineErrors,
     name="subgame",
     help="Solve two-player zero-sum imperfect-information games and measure exploitability.",
     no_args_is_help=True,
@@ -147,9 +183,63 @@ def echo_json(obj: dict[str, Any] | list[Any]) -> None:
     typer.echo(json.dumps(obj))
 
 
-def show(*renderables: Any) -> None:
-    """Print to stdout (tables, ``wrote ...`` lines)."""
-    Console(soft_wrap=True).print(*renderables, highlight=False)
+def show(*renderables: Any, wrap: bool = False) -> None:
+    """Print to stdout (tables, ``wrote ...`` lines).
+
+    Tables, their titles included, fit the terminal (80 columns where stdout is not one);
+    text stays on one line, so that a path can be copied, unless ``wrap`` (prose).
+    """
+    for r in renderables:
+        Console(soft_wrap=not (wrap or isinstance(r, Table))).print(r, highlight=False)
+
+
+def fitted_tables(title: str, headers: Sequence[str], rows: Sequence[Sequence[object]]) -> list[Table]:
+    """``rows`` as one table that fits the terminal (80 columns where stdout is not one), or several.
+
+    No cell is ever cut short. A table too wide for the terminal is split: the text
+    columns with a row number ``#`` (wrapped between words if they are still too wide),
+    then the numeric columns, as many per table as fit, each with the row number again.
+    """
+    width = Console().width
+    n = len(headers)
+    numeric = [all(isinstance(r[j], (int, float)) or r[j] == "" for r in rows) for j in range(n)]
+    cells = [[format_cell(r[j]) for r in rows] for j in range(n)]
+
+    def words(text: str) -> list[int]:
+        return [cell_len(w) for w in text.split()] or [1]
+
+    # the width a column needs: its header's longest word (headers wrap between words) and its cells, whole or by word
+    whole = [max(words(headers[j]) + [cell_len(c) for c in cells[j]]) for j in range(n)]
+    by_word = [max(words(headers[j]) + [w for c in cells[j] for w in words(c)]) for j in range(n)]
+    number = len(str(len(rows)))
+
+    def table(columns: Sequence[int], numbered: bool, name: str, wrap: bool = False) -> Table:
+        t = Table(title=name, title_justify="left")
+        if numbered:
+            t.add_column("#", justify="right", no_wrap=True, width=number)
+        for j in columns:
+            t.add_column(headers[j], justify="right", width=by_word[j] if wrap else whole[j])
+        for i in range(len(rows)):
+            t.add_row(*([str(i + 1)] if numbered else []), *(cells[j][i] for j in columns))
+        return t
+
+    def fits(columns: Sequence[int], numbered: bool, wrap: bool = False) -> bool:
+        need = sum((by_word if wrap else whole)[j] + 3 for j in columns) + (number + 3 if numbered else 0)
+        return need + 1 <= width
+
+    if fits(range(n), False):
+        return [table(range(n), False, title)]
+    text = [j for j in range(n) if not numeric[j]]
+    out = [table(text, True, title, wrap=not fits(text, True))] if text else []
+    chunk: list[int] = []
+    for j in (j for j in range(n) if numeric[j]):
+        if chunk and not fits(chunk + [j], True):
+            out.append(table(chunk, True, f"{title} (continued)"))
+            chunk = []
+        chunk.append(j)
+    if chunk:
+        out.append(table(chunk, True, f"{title} (continued)"))
+    return out
 
 
 def curve_table(curve: list[CurvePoint], title: str) -> Table:

@@ -9,11 +9,10 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from ..experiments import EXPERIMENTS
 from ..experiments.report import format_cell
-from .app import CommandLineError, JsonOption, echo_json, output_folder, reports_errors, show
+from .app import CommandLineError, JsonOption, echo_json, fitted_tables, output_folder, reports_errors, show
 
 
 @reports_errors
@@ -41,17 +40,14 @@ def reproduce_command(
         result = experiment(**options)
     md, png = result.write(out_dir)
     if as_json:
-        echo_json({"name": name, "headers": list(result.headers), "rows": [list(map(format_cell, r)) for r in result.rows],
-                   "table": str(md), "plot": str(png) if png else None})
+        echo_json({"name": name, "setup": list(result.setup), "headers": list(result.headers),
+                   "rows": [list(map(format_cell, r)) for r in result.rows], "table": str(md), "plot": str(png) if png else None})
         return
-    table = Table(title=result.title)
-    for h in result.headers:
-        table.add_column(h, justify="right")
-    for row in result.rows:
-        table.add_row(*(format_cell(c) for c in row))
-    show(table)
+    for line in result.setup:
+        show(line, wrap=True)
+    show(*fitted_tables(result.title, result.headers, result.rows))
     for note in result.notes:
-        show(note)
+        show(note, wrap=True)
     show(f"   table: {md}")
     if png:
         show(f"    plot: {png}")

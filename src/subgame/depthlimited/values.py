@@ -347,13 +347,34 @@ def load_leaf_tables(path: str | Path, game: Game | None = None) -> tuple[LeafVa
         raise StrategyFileError(f"{path}: the leaf value table is for game {header['game_id']!r}, "
                                 f"not {game.name} ({game_fingerprint(game)!r})")
     try:
-        return tuple(
+        tables = tuple(
             LeafValueTable(header["game_id"], int(t["player"]), tuple(t["names"]), tuple(tuple(k) for k in t["keys"]),
                            arrays[f"node{i}"], (arrays[f"labels0_{i}"], arrays[f"labels1_{i}"]), arrays[f"values{i}"])
             for i, t in enumerate(header["tables"])
         )
-    except (KeyError, TypeError) as exc:
+    except (KeyError, TypeError, ValueError) as exc:
         raise StrategyFileError(f"{path}: a damaged leaf value table ({exc!r} missing)") from None
+    for i, t in enumerate(tables):
+        _check_table(path, i, t)
+    return tables
+
+
+def _check_table(path: str | Path, i: int, t: LeafValueTable) -> None:
+    """Refuse a loaded table whose arrays do not fit together or hold values that are not finite numbers."""
+    problem = None
+    entries = t.node.shape[0] if t.node.ndim == 1 else -1
+    if t.player not in (0, 1):
+        problem = f"re-solver {t.player} is not player 0 or 1"
+    elif entries < 0 or t.node.dtype.kind not in "iu" or (entries and (t.node.min() < 0 or t.node.max() >= len(t.keys))):
+        problem = "its entries point to leaf public states it does not list"
+    elif any(lab.shape != (entries,) for lab in t.labels):
+        problem = "its private-state labels do not match its entries"
+    elif t.values.dtype.kind != "f" or t.values.shape != (len(t.names), entries):
+        problem = f"its values have shape {t.values.shape}, not (continuations, entries) = {(len(t.names), entries)}"
+    elif not np.isfinite(t.values).all():
+        problem = "some values are NaN or infinite"
+    if problem:
+        raise StrategyFileError(f"{path}: leaf value table {i} is damaged: {problem}")
 
 
 @dataclass(frozen=True, eq=False)

@@ -34,9 +34,11 @@ class ExperimentResult:
     logy: bool = True
     notes: Sequence[str] = field(default_factory=tuple)
     xticklabels: Sequence[str] = ()  #: names of the x positions 0, 1, ... for a categorical x axis
+    setup: Sequence[str] = ()  #: the game and settings used, and how they differ from the paper's (shown before the table)
 
     def markdown(self) -> str:
-        return f"## {self.title}\n\n" + markdown_table(self.headers, self.rows) + "".join(f"\n{n}\n" for n in self.notes)
+        head = "".join(f"{line}\n\n" for line in self.setup)
+        return f"## {self.title}\n\n" + head + markdown_table(self.headers, self.rows) + "".join(f"\n{n}\n" for n in self.notes)
 
     def write(self, out_dir: str | Path) -> tuple[Path, Path | None]:
         """Write ``NAME.md`` and, if there is something to plot, ``NAME.png`` into ``out_dir``."""

@@ -102,7 +102,8 @@ def _as_type(name: str, key: str, value: Any, default: Any) -> Any:
 
 
 def load_game(name: str, **params: Any) -> Game:
-    """Build a registered game, or an OpenSpiel game with the ``openspiel:`` prefix.
+    """Build a registered game, an OpenSpiel game (``openspiel:NAME``), a Gambit file (``efg:PATH`` or
+    ``PATH.efg``) or an ACPC game file (``PATH.game``).
 
     Raises:
         UnknownGameError: ``name`` is not registered.
@@ -112,6 +113,12 @@ def load_game(name: str, **params: Any) -> Game:
         from .openspiel import OpenSpielGame
 
         return OpenSpielGame.load(name.split(":", 1)[1], **params)
+    if name.startswith("efg:") or name.lower().endswith(".efg"):
+        from .efg import efg_path, load_efg_game
+
+        if params:
+            raise GameDefinitionError(f"{name}: an .efg file takes no parameters, got {', '.join(sorted(params))}")
+        return load_efg_game(efg_path(name))
     if name.endswith(".game"):
         from .poker.acpc import load_acpc_game
 
@@ -126,7 +133,7 @@ def load_game(name: str, **params: Any) -> Game:
     if entry is None:
         known = ", ".join(sorted(GAMES))
         raise UnknownGameError(
-            f"unknown game {name!r}; known games: {known} (or 'openspiel:NAME', or a path to an ACPC .game file)"
+            f"unknown game {name!r}; known games: {known} (or 'openspiel:NAME', 'efg:PATH' for a Gambit .efg file, or a path to an ACPC .game file)"
         )
     unknown = sorted(set(params) - set(entry.defaults))
     if unknown:

@@ -24,6 +24,13 @@ Otherwise they are derived from information-state strings, one history length at
   move follows from her previous one and the public observation (her own bets, the other
   player's private card), and is that string otherwise (her own private card).
 
+Some games give a player who is not acting a string that is not hers: OpenSpiel's
+``efg_game`` (Gambit files) returns, for both players, a string naming the *acting*
+player's information set. For those (:data:`ACTING_STRINGS_ONLY`, or ``acting_only=True``)
+a player's information-state string is read only where she acts; elsewhere what she knows
+is what she knew at her last move, followed by the action she took there. Nothing is
+lost: with perfect recall her information set where she next acts refines exactly that.
+
 Either way every OpenSpiel information set must become one private state of one public
 state. That is checked while the game is expanded; a game where it fails (imperfect
 recall, or factored observations that do not fit) raises
@@ -47,6 +54,9 @@ if TYPE_CHECKING:
     import pyspiel
 
 INSTALL_HINT = "pip install 'subgame[openspiel]'"
+#: Games whose information-state string of a player who is not acting describes the actor's
+#: information set; the adapter reads their strings only where the player acts.
+ACTING_STRINGS_ONLY = frozenset({"efg_game"})
 _OS_CHANCE, _OS_TERMINAL = -1, -4  # pyspiel.PlayerId.CHANCE and .TERMINAL
 
 
@@ -107,10 +117,18 @@ class OpenSpielGame(Game[OpenSpielState]):
     payoffs by a constant and leaves best responses, equilibria and NashConv unchanged.
     """
 
-    def __init__(self, os_game: pyspiel.Game, name: str | None = None, params: Mapping[str, Any] | None = None):
-        """Wrap ``os_game``; ``name`` and ``params`` default to OpenSpiel's short name and all its parameters."""
+    def __init__(
+        self, os_game: pyspiel.Game, name: str | None = None, params: Mapping[str, Any] | None = None,
+        *, acting_only: bool | None = None,
+    ):
+        """Wrap ``os_game``; ``name`` and ``params`` default to OpenSpiel's short name and all its parameters.
+
+        ``acting_only``: read a player's information-state string only where she acts
+        (module docstring); ``None`` does so for the games in :data:`ACTING_STRINGS_ONLY`.
+        """
         pyspiel = import_pyspiel()
         game_type = os_game.get_type()
+        self.acting_only = game_type.short_name in ACTING_STRINGS_ONLY if acting_only is None else acting_only
         self.name = f"openspiel:{name or game_type.short_name}"
         self._params = dict(os_game.get_parameters() if params is None else params)
         if game_type.dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS:
@@ -118,7 +136,7 @@ class OpenSpielGame(Game[OpenSpielState]):
             game_type = os_game.get_type()
         self.os_game = os_game
         self._check_supported(game_type)
-        self._factored = self._make_observers(game_type)
+        self._factored = None if self.acting_only else self._make_observers(game_type)
         # per player: (public key, label) <-> information-state string, where she acts
         self._key_at: tuple[dict[tuple[tuple[str, ...], str], str], ...] = ({}, {})
         self._place_of: tuple[dict[str, tuple[tuple[str, ...], str]], ...] = ({}, {})
@@ -334,7 +352,33 @@ class _CommonKnowledge:
         root = game.os_game.new_initial_state()
         self.public_key: list[tuple[str, ...]] = [()]  # by public state id
         self.length = 0
-        self.frontier = [] if root.is_terminal() else [_Frontier(root, (), 0, _infos(game, root), ("", ""))]
+        self.frontier = [] if root.is_terminal() else [_Frontier(root, (), 0, self._knows(root, None, -1), ("", ""))]
+
+    def _knows(self, s: pyspiel.State, parent: _Frontier | None, action: int) -> tuple[str, str]:
+        """What each player knows at ``s``: her information-state string, or (acting-only games,
+        where she does not act) what she knew at ``parent`` and the action she took there."""
+        if not self.game.acting_only:
+            return _infos(self.game, s)
+        actor = s.current_player()
+        out = []
+        for p in (0, 1):
+            if actor == p:
+                out.append(_info(self.game, s, p))
+            elif parent is None:
+                out.append("")
+            elif parent.state.current_player() == p:
+                out.append(f"{parent.info[p]}\x1f{action}")
+            else:
+                out.append(parent.info[p])
+        return out[0], out[1]
+
+    def _shown(self, c: pyspiel.State, node: _Frontier, action: int, p: int, info: str) -> str:
+        """Player ``p``'s private observation where the public state does not fix what she knows now."""
+        if not self.game.acting_only or c.current_player() == p:
+            return info
+        if node.state.current_player() == p:  # her own move
+            return node.state.action_to_string(p, action)
+        return ""
 
     def grow_to(self, length: int) -> None:
         while self.length < length and self.frontier:
@@ -349,7 +393,7 @@ class _CommonKnowledge:
                 kids.append(s.child(a))
                 owner.append(k)
                 acts.append(a)
-        infos = [None if c.is_terminal() else _infos(game, c) for c in kids]
+        infos = [None if c.is_terminal() else self._knows(c, parents[owner[j]], acts[j]) for j, c in enumerate(kids)]
 
         # link children that a player cannot tell apart; terminal ones by parent public state and action
         link = list(range(len(kids)))
@@ -413,8 +457,8 @@ class _CommonKnowledge:
             if info is None:
                 game._obs[history] = (public[-1], "", "")
                 continue
-            o0 = "" if len(after[0][(node.info[0], comp)]) == 1 else info[0]
-            o1 = "" if len(after[1][(node.info[1], comp)]) == 1 else info[1]
+            o0 = "" if len(after[0][(node.info[0], comp)]) == 1 else self._shown(c, node, acts[j], 0, info[0])
+            o1 = "" if len(after[1][(node.info[1], comp)]) == 1 else self._shown(c, node, acts[j], 1, info[1])
             game._obs[history] = (public[-1], o0, o1)
             labels = (join_label(node.labels[0], o0), join_label(node.labels[1], o1))
             p = c.current_player()
@@ -434,8 +478,12 @@ class _CommonKnowledge:
 
 
 def _infos(game: OpenSpielGame, s: pyspiel.State) -> tuple[str, str]:
+    return (_info(game, s, 0), _info(game, s, 1))
+
+
+def _info(game: OpenSpielGame, s: pyspiel.State, player: int) -> str:
     try:
-        return (s.information_state_string(0), s.information_state_string(1))
+        return str(s.information_state_string(player))
     except Exception as exc:  # pyspiel raises its own error types for unsupported queries
         raise GameDefinitionError(
             f"{game.name}: OpenSpiel gives no information-state string at history {s.history()} ({exc}); "
@@ -478,4 +526,4 @@ def _convert(name: str, key: str, value: Any, default: Any) -> Any:
     )
 
 
-__all__ = ["INSTALL_HINT", "OpenSpielGame", "OpenSpielState", "import_pyspiel", "join_label"]
+__all__ = ["ACTING_STRINGS_ONLY", "INSTALL_HINT", "OpenSpielGame", "OpenSpielState", "import_pyspiel", "join_label"]

@@ -32,6 +32,7 @@ import numpy as np
 from ..errors import GameDefinitionError
 from ..games.base import CHANCE, TERMINAL, game_fingerprint
 from ..games.poker import PokerGame, PokerState
+from .estimate import estimate_size
 from .operators import SparseTerminal
 from .poker_operators import (
     CardRemoval,
@@ -109,6 +110,9 @@ def compile_poker(
     keys = [tuple(k) for k in public_states] if public_states is not None else [tuple(public_state or ())]
     budget = SizeBudget.of(game.name, max_bytes)
     budget.check_hands(comb(game.spec.deck_size, game.spec.hole_cards), game.spec.deck_size)
+    if public_state is None and public_states is None and board is None and depth_limit is None and chance_limit is None:
+        est = estimate_size(game)  # the whole game: its size is known before the walk
+        budget.check_estimate(est.public_nodes, sum(est.private_states), est.tree_bytes)
     deck = _Deck.of(game)
     fixed = _check_board(game, board)
     roots = [_public_root(game, key, fixed) for key in keys]

@@ -78,15 +78,38 @@ def gib(n: float) -> str:
     return f"{n / 2**30:.2f} GiB"
 
 
+def human_bytes(n: float) -> str:
+    """``n`` bytes in the largest binary unit that keeps the number at least 1 (``12.3 MiB``)."""
+    if abs(n) < 1024:
+        return f"{n:.0f} B"
+    for unit in ("KiB", "MiB", "GiB", "TiB"):
+        n /= 1024
+        if abs(n) < 1024:
+            return f"{n:.1f} {unit}"
+    return f"{n / 1024:.1f} PiB"
+
+
 #: Bytes a compiled poker tree holds per private state (its index arrays, sweep plan and
 #: card-removal operators): 88 measured with :func:`tree_bytes` from 12 to 52 cards, two and
-#: three rounds; solving with CFR+ brings a process to about 140.
+#: three rounds; solving with CFR+ brings a process to about 140. The budget check counts
+#: both players' states at this rate; the size estimate (:mod:`.estimate`) fits 76 per state
+#: plus :data:`POKER_BYTES_PER_PUBLIC_NODE` per public node.
 BYTES_PER_PRIVATE_STATE = 88
+#: Bytes per private state of a poker tree in the size estimate (see above).
+POKER_BYTES_PER_PRIVATE_STATE = 76
 #: Bytes per entry of an explicit sparse payoff matrix (stored with its transpose), used
 #: for terminals with few hands.
 BYTES_PER_SPARSE_ENTRY = 24
 #: Bytes per hole-card combination of a poker deck's tables, beyond one per card of the deck.
 BYTES_PER_HAND = 64
+#: Bytes per public node of a poker tree (kind, actor, parent, depth, public key, sweep plan).
+POKER_BYTES_PER_PUBLIC_NODE = 270
+#: Bytes per private state of a tree from the generic compiler (index arrays, a label string each).
+ENUMERATED_BYTES_PER_PRIVATE_STATE = 180
+#: Bytes per terminal history of a tree from the generic compiler (its share of the sparse payoffs).
+ENUMERATED_BYTES_PER_TERMINAL_HISTORY = 8
+#: Bytes per public node of a tree from the generic compiler.
+ENUMERATED_BYTES_PER_PUBLIC_NODE = 90
 
 
 @dataclass(frozen=True)
@@ -121,4 +144,14 @@ class SizeBudget:
                 f"{self.game_name}: the tree has more than {private_states:,} private states in its first "
                 f"{public_nodes:,} public states, about {gib(need)} compiled, more than the {gib(self.max_bytes)} "
                 "allowed; use a smaller game, a subgame (public_state=) or a depth limit, or raise the limit (max_bytes)"
+            )
+
+    def check_estimate(self, public_nodes: int, private_states: int, need: int) -> None:
+        """Refuse a whole game whose size, estimated without building it (:mod:`.estimate`), exceeds the budget."""
+        if need > self.max_bytes:
+            raise GameDefinitionError(
+                f"{self.game_name}: the tree would have {public_nodes:,} public nodes and {private_states:,} private "
+                f"states, about {human_bytes(need)} compiled (estimated before building it), more than the "
+                f"{human_bytes(self.max_bytes)} allowed; use a smaller game, a subgame (public_state=) or a depth limit, "
+                "or raise the limit (max_bytes)"
             )

@@ -75,6 +75,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import GameDefinitionError
+from ...files import input_file
 from .game import PokerGame
 from .spec import PokerSpec
 
@@ -357,7 +358,7 @@ def load_acpc_game(
     Raises:
         GameDefinitionError: the file cannot be read or is not a valid definition.
     """
-    file = Path(path)
+    file = input_file(path, "ACPC game", GameDefinitionError)
     try:
         text = file.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -1,0 +1,174 @@
+"""A game's size counted without compiling it: public nodes, private states, bytes.
+
+Two walks, one per compiler, count what :func:`~subgame.tree.compile.compile_game` would
+allocate and allocate none of it:
+
+* poker family: the betting tree is walked once along a single fixed board (the
+  compiler's ``board=`` restriction) and every node is multiplied by the number of
+  boards dealt so far; a node with ``b`` board cards holds ``C(deck - b, hole)`` private
+  states per player. This costs one walk of the betting tree, whatever the deck.
+* any other game: its histories are walked depth first and the public keys and private
+  observation sequences counted, as the generic compiler groups them (chance moves whose
+  outcomes all look alike publicly are passed through). The walk stops after
+  ``max_histories`` histories and then reports a lower bound.
+
+Bytes follow from the counts with per-item costs measured on compiled trees
+(:data:`~subgame.tree.size.BYTES_PER_PRIVATE_STATE` and its neighbours): the tree's arrays
+and the CFR solver's state (regrets, strategy sums, legal masks and uniform strategies:
+:data:`SOLVER_BYTES_PER_INFOSET_ACTION` per information set and action slot).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import comb
+
+from ..games.base import CHANCE, TERMINAL, Game
+from ..games.poker import PokerGame
+from .size import (
+    BYTES_PER_HAND,
+    BYTES_PER_SPARSE_ENTRY,
+    ENUMERATED_BYTES_PER_PRIVATE_STATE,
+    ENUMERATED_BYTES_PER_PUBLIC_NODE,
+    ENUMERATED_BYTES_PER_TERMINAL_HISTORY,
+    POKER_BYTES_PER_PRIVATE_STATE,
+    POKER_BYTES_PER_PUBLIC_NODE,
+)
+
+#: Bytes of CFR solver state per information set and action slot: regrets and strategy sums
+#: (float64 each), the uniform strategy (float64) and the legal mask (bool).
+SOLVER_BYTES_PER_INFOSET_ACTION = 25
+#: Bytes of a CFR solver's state whatever the game's size (its lists of per-player arrays).
+SOLVER_BYTES_FIXED = 440
+#: Histories the generic walk visits before it stops and reports a lower bound.
+MAX_HISTORIES = 2_000_000
+#: Boards at most this many hands per player get explicit sparse terminals (as :func:`compile_poker`).
+SPARSE_THRESHOLD = 64
+
+
+@dataclass(frozen=True)
+class SizeEstimate:
+    """What compiling a game would allocate, counted without compiling it.
+
+    Attributes:
+        game: the game's one-line description.
+        public_nodes: nodes of the public tree (decision, chance and terminal).
+        private_states: per player, private states summed over public nodes.
+        infoset_actions: per player, information sets times the widest action count.
+        terminal_entries: nonzero entries of explicit (sparse) terminal payoff matrices.
+        tree_bytes: estimated bytes of the compiled tree's arrays.
+        solver_bytes: estimated bytes of a CFR solver's state on top of the tree.
+        exact: whether the counts are exact (``False``: the walk stopped early, they are lower bounds).
+        method: how the counts were obtained (``"betting tree × boards"`` or ``"histories"``).
+    """
+
+    game: str
+    public_nodes: int
+    private_states: tuple[int, int]
+    infoset_actions: tuple[int, int]
+    terminal_entries: int
+    tree_bytes: int
+    solver_bytes: int
+    exact: bool
+    method: str
+
+    @property
+    def total_bytes(self) -> int:
+        """Tree and solver state together: what solving the game needs at least."""
+        return self.tree_bytes + self.solver_bytes
+
+
+def estimate_size(game: Game, *, max_histories: int = MAX_HISTORIES) -> SizeEstimate:
+    """Count ``game``'s compiled size without building its tree (see the module docstring)."""
+    if game.tree_compiler == "poker" and isinstance(game, PokerGame):
+        return _poker_size(game)
+    return _enumerated_size(game, max_histories)
+
+
+def _poker_size(game: PokerGame) -> SizeEstimate:
+    """The betting tree along one board, each node weighted by the boards that reach it."""
+    from .poker_compile import _deal_size, _public_children, _public_root
+
+    spec = game.spec
+    deck, hole = spec.deck_size, spec.hole_cards
+    fixed = tuple(range(sum(spec.board_cards)))
+    root, _, _ = _public_root(game, (), fixed)
+    nodes = states = sparse = 0
+    infoset_nodes = [0, 0]
+    widest = [1, 1]
+    stack = [(root, 1)]
+    while stack:
+        st, boards = stack.pop()
+        hands = comb(deck - len(st.board), hole)
+        nodes += boards
+        states += boards * hands
+        who = game.actor(st)
+        if who == TERMINAL:
+            if hands <= SPARSE_THRESHOLD:
+                sparse += boards * hands * comb(deck - len(st.board) - hole, hole)
+            continue
+        kids = _public_children(game, st, fixed)
+        if who == CHANCE:
+            deals = comb(deck - len(st.board), _deal_size(game, st))
+            stack.extend((c, boards * deals) for c, _, _ in kids)
+            continue
+        infoset_nodes[who] += boards * hands
+        widest[who] = max(widest[who], len(kids))
+        stack.extend((c, boards) for c, _, _ in kids)
+    infoset_actions = (infoset_nodes[0] * widest[0], infoset_nodes[1] * widest[1])
+    tree = (
+        2 * states * POKER_BYTES_PER_PRIVATE_STATE + sparse * BYTES_PER_SPARSE_ENTRY
+        + nodes * POKER_BYTES_PER_PUBLIC_NODE + comb(deck, hole) * (BYTES_PER_HAND + deck)
+    )
+    return SizeEstimate(
+        game.describe(), nodes, (states, states), infoset_actions, sparse, tree,
+        SOLVER_BYTES_PER_INFOSET_ACTION * sum(infoset_actions) + SOLVER_BYTES_FIXED, True, "betting tree × boards",
+    )
+
+
+def _enumerated_size(game: Game, max_histories: int) -> SizeEstimate:
+    """Public keys and private observation sequences of every history, as the generic compiler groups them."""
+    actors: dict[tuple[str, ...], set[int]] = {}
+    chance_public: dict[tuple[str, ...], set[str]] = {}
+    private: tuple[set[tuple[tuple[str, ...], tuple[str, ...]]], ...] = (set(), set())
+    infosets: tuple[set[tuple[tuple[str, ...], tuple[str, ...]]], ...] = (set(), set())
+    widest = [1, 1]
+    terminals = visited = 0
+    stack: list[tuple[object, tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]]] = [(game.root(), (), ((), ()))]
+    while stack and visited < max_histories:
+        state, public, priv = stack.pop()
+        visited += 1
+        who = game.actor(state)
+        actors.setdefault(public, set()).add(who)
+        for p in (0, 1):
+            private[p].add((public, priv[p]))
+        if who == TERMINAL:
+            terminals += 1
+            continue
+        if who == CHANCE:
+            moves = [a for a, _ in game.chance_outcomes(state)]
+        else:
+            moves = list(game.legal_actions(state))
+            infosets[who].add((public, priv[who]))
+            widest[who] = max(widest[who], len(moves))
+        for a in moves:
+            pub, o0, o1 = game.observations(state, a)
+            if who == CHANCE:
+                chance_public.setdefault(public, set()).add(pub)
+            stack.append((game.next_state(state, a), public + (pub,), (priv[0] + (o0,), priv[1] + (o1,))))
+    exact = not stack
+    passed = {k for k, who in actors.items() if who == {CHANCE} and len(chance_public.get(k, ())) == 1}
+    nodes = len(actors) - len(passed)
+    states = (
+        sum(1 for k, _ in private[0] if k not in passed),
+        sum(1 for k, _ in private[1] if k not in passed),
+    )
+    infoset_actions = (len(infosets[0]) * widest[0], len(infosets[1]) * widest[1])
+    tree = (
+        sum(states) * ENUMERATED_BYTES_PER_PRIVATE_STATE + terminals * ENUMERATED_BYTES_PER_TERMINAL_HISTORY
+        + nodes * ENUMERATED_BYTES_PER_PUBLIC_NODE
+    )
+    return SizeEstimate(
+        game.describe(), nodes, states, infoset_actions, terminals, tree,
+        SOLVER_BYTES_PER_INFOSET_ACTION * sum(infoset_actions) + SOLVER_BYTES_FIXED, exact, "histories",
+    )

@@ -1,0 +1,78 @@
+"""The size estimate against the trees the compilers build: counts exact, bytes within 25 %."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from subgame.games import load_game
+from subgame.solve.cfr import CFRSolver
+from subgame.tree.compile import compile_game
+from subgame.tree.estimate import estimate_size
+from subgame.tree.size import array_bytes, human_bytes, tree_bytes
+from tests.cli.test_cli import invoke
+
+GAMES = [
+    ("kuhn", {}),
+    ("leduc", {}),
+    ("leduc", {"num_ranks": 5}),
+    ("leduc_nolimit", {}),
+    ("poker", {"num_ranks": 4, "num_suits": 3, "hole_cards": 2, "board_cards": (0, 1)}),
+    ("leduc", {"num_ranks": 4, "num_suits": 3, "board_cards": (0, 2)}),
+    ("coin_toss", {}),
+    ("rps", {}),
+    ("matching_pennies", {}),
+    ("red_green_coin", {}),
+    ("goofspiel", {}),
+    ("goofspiel", {"num_cards": 4, "imp_info": False}),
+    ("liars_dice", {"dice_sides": 3}),
+]
+
+
+@pytest.mark.parametrize(("name", "params"), GAMES, ids=[f"{n}{p or ''}" for n, p in GAMES])
+def test_the_estimate_counts_what_the_compiler_builds(name, params):
+    game = load_game(name, **params)
+    est = estimate_size(game)
+    tree = compile_game(game)
+    assert est.exact
+    assert est.public_nodes == len(tree.kind)
+    assert est.private_states == (tree.players[0].num_states, tree.players[1].num_states)
+    assert est.infoset_actions == (tree.players[0].legal.size, tree.players[1].legal.size)
+    measured = tree_bytes(tree)
+    assert 0.75 <= est.tree_bytes / measured <= 1.25, (est.tree_bytes, measured)
+    solver = CFRSolver(tree)
+    state = array_bytes([solver.regrets, solver.strategy_sum, solver._legal, solver._uniform])
+    assert 0.75 <= est.solver_bytes / state <= 1.25, (est.solver_bytes, state)
+
+
+def test_a_walk_that_stops_early_reports_a_lower_bound():
+    game = load_game("goofspiel")
+    full, cut = estimate_size(game), estimate_size(game, max_histories=50)
+    assert not cut.exact and cut.public_nodes < full.public_nodes and sum(cut.private_states) < sum(full.private_states)
+
+
+def test_a_hold_em_size_is_counted_in_a_moment_without_building_it():
+    holdem = load_game("poker", num_ranks=13, num_suits=4, hole_cards=2, board_cards=(0, 3, 1, 1), ante=0,
+                       blinds=(1, 2), raise_sizes=(2, 2, 4, 4), max_raises=(3, 4, 4, 4), first_player=(1, 0, 0, 0))
+    est = estimate_size(holdem)
+    # every river public node holds C(52 - 5, 2) = 1081 hands per player, and there are 52C3 * 49 * 48 river boards
+    assert est.private_states[0] > 22100 * 49 * 48 * 1081
+    assert est.tree_bytes > 2**40
+
+
+def test_games_size_on_the_command_line():
+    result = invoke("games", "--size", "leduc", "-p", "num_ranks=4", "--json")
+    assert result.exit_code == 0
+    record = json.loads(result.output)
+    tree = compile_game(load_game("leduc", num_ranks=4))
+    assert record["public_nodes"] == len(tree.kind) and record["private_states"][1] == tree.players[1].num_states
+    assert record["total_bytes"] == record["tree_bytes"] + record["solver_bytes"]
+    table = invoke("games", "--size", "kuhn")
+    assert table.exit_code == 0 and "private states" in table.output and "KiB" in table.output
+    lone = invoke("games", "-p", "num_ranks=4")
+    assert lone.exit_code == 2 and "--size" in lone.output and "Traceback" not in lone.output
+
+
+def test_human_bytes():
+    assert [human_bytes(n) for n in (5, 2048, 3 * 2**30, 2**50 * 7)] == ["5 B", "2.0 KiB", "3.0 GiB", "7.0 PiB"]
