@@ -41,9 +41,11 @@ def card_name(card: int) -> str:
 
 
 def hand_name(hand: int) -> str:
-    """``AsKs``: the hand's higher card first."""
-    low, high = HANDS[hand]
-    return card_name(int(high)) + card_name(int(low))
+    """``AsKs``, ``KhKd``: the higher rank first, a pair's suits in the order s, h, d, c."""
+    low, high = (int(c) for c in HANDS[hand])
+    if low // 4 == high // 4:
+        return card_name(low) + card_name(high)
+    return card_name(high) + card_name(low)
 
 
 def hand_index(cards: np.ndarray) -> np.ndarray:
@@ -149,12 +151,6 @@ class Range:
         return self
 
 
-def _rank(ch: str, item: str) -> int:
-    if ch.upper() not in RANK_CHARS:
-        raise InvalidRangeError(f"range item {item!r}: {ch!r} is not a rank (one of {RANK_CHARS})")
-    return RANK_CHARS.index(ch.upper())
-
-
 def _class_hands(high: int, low: int, kind: str) -> list[int]:
     """The hands of a hand class: ranks ``high >= low``, kind ``s``, ``o`` or ``""`` (both)."""
     out = []
@@ -176,7 +172,7 @@ def _parse_class(text: str, item: str) -> tuple[int, int, str]:
     m = _CLASS.fullmatch(text)
     if m is None:
         raise InvalidRangeError(f"range item {item!r}: {text!r} is not a hand class such as 'AA', 'AKs', 'AKo' or 'AK'")
-    high, low, kind = _rank(m.group(1), item), _rank(m.group(2), item), m.group(3).lower()
+    high, low, kind = RANK_CHARS.index(m.group(1).upper()), RANK_CHARS.index(m.group(2).upper()), m.group(3).lower()
     if high < low:
         high, low = low, high
     if high == low and kind:
