@@ -78,9 +78,14 @@ def test_boards():
 
 def test_a_range_over_board_cards_is_refused():
     board = parse_board("Js Ks 5c")
-    with pytest.raises(InvalidRangeError, match="holding a card of the board"):
+    with pytest.raises(InvalidRangeError, match="weighs 3 hand.s. holding a card of the board"):
         parse_range("KK,QQ").check_board(board)
-    parse_range("QQ").check_board(board)
+    assert (parse_range("KK,QQ", board).check_board(board).weights > 0).sum() == 3 + 6  # classes: the hands left
+    with pytest.raises(InvalidRangeError, match="'KsKh' holds a card of the board"):
+        parse_range("QQ,KsKh", board)
+    with pytest.raises(InvalidRangeError, match="'55': every one of its hands"):
+        parse_range("55", parse_board("5s 5h 5d"))
+    assert (Range.uniform(board).weights > 0).sum() == 1176
 
 
 def test_range_files(tmp_path):

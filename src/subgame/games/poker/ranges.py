@@ -115,12 +115,13 @@ class Range:
         object.__setattr__(self, "weights", w)
 
     @staticmethod
-    def uniform() -> Range:
-        return Range(np.ones(NUM_HANDS))
+    def uniform(board: Sequence[int] = ()) -> Range:
+        """Weight 1 on every hand that holds no card of ``board``."""
+        return Range(~_blocked(board) * 1.0)
 
     @staticmethod
-    def parse(text: str) -> Range:
-        return parse_range(text)
+    def parse(text: str, board: Sequence[int] = ()) -> Range:
+        return parse_range(text, board)
 
     def __str__(self) -> str:
         return format_range(self)
@@ -130,16 +131,9 @@ class Range:
 
     __hash__ = None  # type: ignore[assignment]
 
-    def blocked(self, board: Sequence[int]) -> np.ndarray:
-        """[1326] bool: the hands holding a card of ``board``."""
-        on = np.zeros(NUM_CARDS, dtype=bool)
-        on[list(board)] = True
-        out: np.ndarray = on[HANDS].any(axis=1)
-        return out
-
     def check_board(self, board: Sequence[int], who: str = "the range") -> Range:
         """This range, or an :class:`InvalidRangeError` if it weighs a hand that holds a board card."""
-        bad = np.flatnonzero(self.blocked(board) & (self.weights > 0))
+        bad = np.flatnonzero(_blocked(board) & (self.weights > 0))
         if bad.size:
             names = ", ".join(hand_name(int(h)) for h in bad[:5]) + (", …" if bad.size > 5 else "")
             raise InvalidRangeError(
@@ -149,6 +143,14 @@ class Range:
         if not (self.weights > 0).any():
             raise InvalidRangeError(f"{who} is empty (every weight is 0); give at least one hand a positive weight")
         return self
+
+
+def _blocked(board: Sequence[int]) -> np.ndarray:
+    """[1326] bool: the hands holding a card of ``board``."""
+    on = np.zeros(NUM_CARDS, dtype=bool)
+    on[list(board)] = True
+    out: np.ndarray = on[HANDS].any(axis=1)
+    return out
 
 
 def _class_hands(high: int, low: int, kind: str) -> list[int]:
@@ -180,13 +182,23 @@ def _parse_class(text: str, item: str) -> tuple[int, int, str]:
     return high, low, kind
 
 
-def _item_hands(body: str, item: str) -> list[int]:
-    """The hands one range item (without its weight) names."""
+def _item_hands(body: str, item: str, blocked: np.ndarray) -> list[int]:
+    """The hands one range item (without its weight) names, those in ``blocked`` left out of classes."""
     if len(body) == 4 and body[1].lower() in SUIT_CHARS and body[3].lower() in SUIT_CHARS and body[1].isalpha():
         a, b = parse_card(body[:2]), parse_card(body[2:])
         if a == b:
             raise InvalidRangeError(f"range item {item!r} holds one card twice")
+        if blocked[_INDEX[a, b]]:
+            raise InvalidRangeError(f"range item {item!r} holds a card of the board; no such hand can be dealt")
         return [int(_INDEX[a, b])]
+    hands = [h for h in _class_items(body, item) if not blocked[h]]
+    if not hands:
+        raise InvalidRangeError(f"range item {item!r}: every one of its hands holds a card of the board")
+    return hands
+
+
+def _class_items(body: str, item: str) -> list[int]:
+    """The hands of a class, ``+`` or span item."""
     if body.endswith("+"):
         high, low, kind = _parse_class(body[:-1], item)
         if high == low:
@@ -207,13 +219,19 @@ def _item_hands(body: str, item: str) -> list[int]:
     return _class_hands(high, low, kind)
 
 
-def parse_range(text: str) -> Range:
+def parse_range(text: str, board: Sequence[int] = ()) -> Range:
     """A :class:`Range` from solver notation (see the module docstring); unnamed hands weigh 0.
+
+    With a ``board``, classes (``KK``, ``AKs``, ``TT+``) name only their hands that hold
+    no board card, as solvers read them; a combination holding a board card, or a class
+    all of whose hands do, is an error.
 
     Raises:
         InvalidRangeError: an item that is not a hand, class, span or combination; a weight
-            outside [0, 1]; a hand named twice. The message quotes the item.
+            outside [0, 1]; a hand named twice; an item over board cards. The message
+            quotes the item.
     """
+    blocked = _blocked(board)
     weights = np.zeros(NUM_HANDS)
     named_by: dict[int, str] = {}
     for raw in text.split(","):
@@ -230,7 +248,7 @@ def parse_range(text: str) -> Range:
                 raise InvalidRangeError(f"range item {item!r}: weight {weight_text.strip()!r} is not a number") from None
             if not 0.0 <= weight <= 1.0:
                 raise InvalidRangeError(f"range item {item!r}: weight {weight!r} is outside [0, 1]")
-        for h in _item_hands(body, item):
+        for h in _item_hands(body, item, blocked):
             if h in named_by:
                 raise InvalidRangeError(
                     f"range item {item!r} names {hand_name(h)}, already named by {named_by[h]!r}; name each hand once"
@@ -274,10 +292,11 @@ def format_range(r: Range) -> str:
     return ",".join(items)
 
 
-def read_ranges(path: str | Path) -> tuple[Range, Range]:
+def read_ranges(path: str | Path, board: Sequence[int] = ()) -> tuple[Range, Range]:
     """Both players' ranges from a text file: one range line for both, or two lines (player 0, then 1).
 
-    ``#`` starts a comment; blank lines are skipped. Errors name the file and the line.
+    ``#`` starts a comment; blank lines are skipped; ``board`` as in :func:`parse_range`.
+    Errors name the file and the line.
     """
     path = Path(path)
     try:
@@ -292,7 +311,7 @@ def read_ranges(path: str | Path) -> tuple[Range, Range]:
     out = []
     for n, line in lines:
         try:
-            out.append(parse_range(line))
+            out.append(parse_range(line, board))
         except InvalidRangeError as exc:
             raise InvalidRangeError(f"{path}, line {n}: {exc}") from None
     return (out[0], out[-1])
