@@ -149,8 +149,7 @@ def _blocked(board: Sequence[int]) -> np.ndarray:
     """[1326] bool: the hands holding a card of ``board``."""
     on = np.zeros(NUM_CARDS, dtype=bool)
     on[list(board)] = True
-    out: np.ndarray = on[HANDS].any(axis=1)
-    return out
+    return np.asarray(on[HANDS].any(axis=1))
 
 
 def _class_hands(high: int, low: int, kind: str) -> list[int]:
