@@ -1,0 +1,196 @@
+"""``subgame solve`` on a hold'em spot: a Libratus endgame file or ``holdem-subgame`` with board, pot and ranges.
+
+The spot is solved with a CFR preset under its ranges until the exploitability reaches a
+target in % of the pot (or the iterations or seconds run out); progress shows the
+exploitability in % of the pot. ``--json`` reports seconds, iterations, peak memory
+(the process's maximum resident set size) and the exploitability.
+"""
+
+from __future__ import annotations
+
+import re
+import resource
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from ..files import output_file
+from ..games.poker.holdem import GAME_NAME, BetSizing, HoldemSpot
+from ..games.poker.libratus import read_endgame
+from ..games.poker.ranges import Range, format_range, parse_board, read_ranges
+from ..solve.cfr import PRESETS
+from ..strategy import Strategy
+from ..subgame.holdem import SpotPoint, holdem_problem, solve_spot
+from .app import PLAIN_PROGRESS_SECONDS, CommandLineError, echo_json, exit_if_interrupted, save_strategy, show
+
+CLI_NAMES = (GAME_NAME, GAME_NAME.replace("_", "-"))
+
+
+@dataclass(frozen=True)
+class HoldemOptions:
+    """The options of ``solve`` that describe a hold'em spot (``None``: not given)."""
+
+    board: str | None = None
+    pot: int | None = None
+    stack: int | None = None
+    starting_stack: int | None = None
+    ranges: str | None = None
+    bets: str | None = None
+    raise_cap: int = 3
+    target: str | None = None
+    seconds: float | None = None
+    evaluate_every: int = 10
+
+    def given(self) -> list[str]:
+        names = {"board": "--board", "pot": "--pot", "stack": "--stack", "starting_stack": "--starting-stack",
+                 "ranges": "--ranges", "bets": "--bets", "target": "--target", "seconds": "--seconds"}
+        out = [flag for field, flag in names.items() if getattr(self, field) is not None]
+        out += ["--raise-cap"] * (self.raise_cap != 3) + ["--evaluate-every"] * (self.evaluate_every != 10)
+        return out
+
+
+def is_holdem(game: str) -> bool:
+    """Whether ``solve GAME`` names a hold'em spot: ``holdem-subgame`` or an endgame file (``.txt``)."""
+    return game in CLI_NAMES or Path(game).suffix.lower() == ".txt"
+
+
+def parse_target(text: str) -> float:
+    """``"0.5%pot"``, ``"0.5%"`` or ``"0.5"`` -> 0.5 (percent of the pot)."""
+    match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(%\s*(pot)?)?\s*", text)
+    if match is None or not float(match.group(1)) > 0:
+        raise CommandLineError(f"--target {text!r}: write a positive percentage of the pot, e.g. '0.5%pot'")
+    return float(match.group(1))
+
+
+def _spot_and_ranges(game: str, opts: HoldemOptions, bets: BetSizing) -> tuple[HoldemSpot, tuple[Range, Range], str]:
+    if game not in CLI_NAMES:  # an endgame file: board, pot and ranges come from it
+        given = [flag for flag, value in (("--board", opts.board), ("--pot", opts.pot), ("--stack", opts.stack),
+                                          ("--starting-stack", opts.starting_stack), ("--ranges", opts.ranges))
+                 if value is not None]
+        if given:
+            raise CommandLineError(f"{', '.join(given)}: an endgame file gives the board, pot, stacks and ranges; "
+                                   "drop these options or use 'holdem-subgame'")
+        endgame = read_endgame(game)
+        return endgame.spot(bets), endgame.ranges, endgame.describe()
+    missing = [flag for flag, value in (("--board", opts.board), ("--pot", opts.pot)) if value is None]
+    if opts.stack is None and opts.starting_stack is None:
+        missing.append("--stack (chips behind) or --starting-stack")
+    if missing:
+        raise CommandLineError(f"holdem-subgame needs {', '.join(missing)}")
+    if opts.stack is not None and opts.starting_stack is not None:
+        raise CommandLineError("give --stack (chips each player has behind) or --starting-stack, not both")
+    board, pot = parse_board(opts.board or ""), opts.pot or 0
+    if opts.starting_stack is not None:
+        spot = HoldemSpot.from_starting_stack(board, pot, opts.starting_stack, bets)
+    else:
+        spot = HoldemSpot(board, pot, opts.stack or 0, bets)
+    where = opts.ranges or "uniform"
+    if where == "uniform":
+        ranges = (Range.uniform(board), Range.uniform(board))
+    elif Path(where).is_file():
+        ranges = read_ranges(where, board)
+    else:
+        raise CommandLineError(f"--ranges {where!r}: give a range file (one line for both players, or two lines) "
+                               "or 'uniform'")
+    return spot, ranges, spot.describe()
+
+
+def solve_holdem(game: str, opts: HoldemOptions, algo: str, iterations: int, out: Path | None, seed: int,
+                 max_memory: float | None, as_json: bool) -> None:
+    """``subgame solve`` for a hold'em spot (see the module docstring)."""
+    if algo not in PRESETS:
+        raise CommandLineError(f"--algo {algo} does not solve hold'em spots; use one of {', '.join(PRESETS)}")
+    target = None if opts.target is None else parse_target(opts.target)
+    if out is not None:
+        output_file(out, "--out")
+    started = time.perf_counter()
+    bets = BetSizing.parse(opts.bets or "0.5,1,allin", opts.raise_cap)
+    spot, ranges, label = _spot_and_ranges(game, opts, bets)
+    max_bytes = None if max_memory is None else int(max_memory * 2**30)
+    problem = holdem_problem(spot, ranges, max_bytes=max_bytes)
+    compiled = time.perf_counter() - started
+    if not as_json:
+        show(f"{label}: {spot.describe()}; {problem.tree.num_nodes:,} public nodes, "
+             f"{problem.tree.players[0].num_states + problem.tree.players[1].num_states:,} private states "
+             f"(built in {compiled:.2f} s)")
+    with _progress(iterations, not as_json) as update:
+        solved = solve_spot(problem, PRESETS[algo], target_pct_pot=target, iterations=iterations, seconds=opts.seconds,
+                            evaluate_every=opts.evaluate_every, progress=update)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
+    if out is not None:
+        avg = solved.strategy
+        strategy = Strategy(avg.game_id, avg.probs, replace(avg.meta, extra={"ranges": [format_range(r) for r in ranges]}))
+        save_strategy(strategy, out, problem.tree, game=GAME_NAME, params={k: str(v) for k, v in spot.params().items()},
+                      algo=algo, seed=seed)
+    final = solved.final
+    record: dict[str, Any] = {
+        "game": GAME_NAME, "source": game, "spot": spot.params(), "algo": algo, "iterations": solved.iterations,
+        "stopped": solved.stopped, "target_pct_pot": target, "seconds": solved.seconds, "build_seconds": compiled,
+        "peak_rss_mib": peak / 2**20, "exploitability_pct_pot": final.pct_pot, "exploitability_chips": final.chips,
+        "br_values_chips": list(final.br_values), "value_chips": final.game_value,
+        "curve": [{"iteration": p.iteration, "seconds": p.seconds, "pct_pot": p.exploitability.pct_pot}
+                  for p in solved.curve],
+        "out": None if out is None else str(out),
+    }
+    if as_json:
+        echo_json(record)
+    else:
+        show(_summary(record))
+    exit_if_interrupted(solved.stopped == "interrupted", solved.iterations, None, "average strategy",
+                        out if out is not None else Path("(not written: no --out)"))
+    if out is not None and not as_json:
+        show(f"wrote {out}")
+
+
+def _summary(record: dict[str, Any]) -> Table:
+    table = Table(title=f"{record['source']}: {record['algo']}, stopped by {record['stopped']}", title_justify="left")
+    table.add_column("quantity")
+    table.add_column("value", justify="right")
+    rows = [
+        ("iterations", f"{record['iterations']}"),
+        ("seconds (solve, evaluations included)", f"{record['seconds']:.2f}"),
+        ("seconds (building the tree)", f"{record['build_seconds']:.2f}"),
+        ("peak memory (max RSS, MiB)", f"{record['peak_rss_mib']:.0f}"),
+        ("exploitability (% of the pot)", f"{record['exploitability_pct_pot']:.4f}"),
+        ("exploitability (chips per deal)", f"{record['exploitability_chips']:.3f}"),
+        ("value for the first player (chips)", f"{record['value_chips']:.3f}"),
+    ]
+    for name, value in rows:
+        table.add_row(name, value)
+    return table
+
+
+@contextmanager
+def _progress(total: int, enabled: bool) -> Iterator[Callable[[SpotPoint], None]]:
+    """A bar with the latest exploitability in % of the pot (plain lines when stderr is not a terminal)."""
+    console = Console(stderr=True)
+    if enabled and not console.is_terminal:
+        last = [float("-inf")]
+
+        def line(point: SpotPoint) -> None:
+            if point.seconds - last[0] >= PLAIN_PROGRESS_SECONDS:
+                last[0] = point.seconds
+                print(f"iteration {point.iteration}, {point.seconds:.1f} s, exploitability "
+                      f"{point.exploitability.pct_pot:.3f} % pot", file=sys.stderr, flush=True)
+
+        yield line
+        return
+    with Progress(TextColumn("CFR"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[gap]}"),
+                  TimeElapsedColumn(), console=console, transient=True, disable=not enabled) as progress:
+        task = progress.add_task("iterations", total=total, gap="")
+
+        def update(point: SpotPoint) -> None:
+            progress.update(task, completed=point.iteration, gap=f"{point.exploitability.pct_pot:.3f} % pot")
+
+        yield update
+
+
+__all__ = ["HoldemOptions", "is_holdem", "parse_target", "solve_holdem"]
