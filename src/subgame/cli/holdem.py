@@ -168,6 +168,35 @@ def _summary(record: dict[str, Any]) -> Table:
     return table
 
 
+def evaluate_holdem(file: Path, strategy: Strategy, as_json: bool) -> bool:
+    """``subgame evaluate`` of a hold'em spot's strategy file under the ranges it records; False if it records none."""
+    ranges_text = strategy.meta.extra.get("ranges")
+    if strategy.meta.game != GAME_NAME or not isinstance(ranges_text, list) or len(ranges_text) != 2:
+        return False
+    params = strategy.meta.params or {}
+    bets = BetSizing.parse(params.get("bets", "0.5,1,allin"), int(params.get("raise_cap", "3")))
+    spot = HoldemSpot(parse_board(params.get("board", "")), int(params.get("pot", "0")), int(params.get("stack", "0")), bets)
+    ranges = (Range.parse(ranges_text[0], spot.board), Range.parse(ranges_text[1], spot.board))
+    problem = holdem_problem(spot, ranges)
+    result = problem.exploitability(strategy.check(problem.tree))
+    record = {"file": str(file), "game": GAME_NAME, "spot": spot.params(), "exploitability_pct_pot": result.pct_pot,
+              "exploitability_chips": result.chips, "br_values_chips": list(result.br_values),
+              "value_chips": result.game_value}
+    if as_json:
+        echo_json(record)
+        return True
+    table = Table(title=f"{file}: {spot.describe()}, under the ranges the file records", title_justify="left")
+    table.add_column("quantity")
+    table.add_column("value", justify="right")
+    table.add_row("exploitability (% of the pot)", f"{result.pct_pot:.4f}")
+    table.add_row("exploitability (chips per deal)", f"{result.chips:.3f}")
+    table.add_row("best-response value, player 0 (chips)", f"{result.br_values[0]:.3f}")
+    table.add_row("best-response value, player 1 (chips)", f"{result.br_values[1]:.3f}")
+    table.add_row("value for the first player (chips)", f"{result.game_value:.3f}")
+    show(table)
+    return True
+
+
 @contextmanager
 def _progress(total: int, enabled: bool) -> Iterator[Callable[[SpotPoint], None]]:
     """A bar with the latest exploitability in % of the pot (plain lines when stderr is not a terminal)."""
@@ -193,4 +222,4 @@ def _progress(total: int, enabled: bool) -> Iterator[Callable[[SpotPoint], None]
         yield update
 
 
-__all__ = ["HoldemOptions", "is_holdem", "parse_target", "solve_holdem"]
+__all__ = ["HoldemOptions", "evaluate_holdem", "is_holdem", "parse_target", "solve_holdem"]
