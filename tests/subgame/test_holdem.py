@@ -74,7 +74,7 @@ def test_one_clear_error_each():
     spot = HoldemSpot(parse_board(RIVER), 3750, 18125, BetSizing.parse("0.5,1,allin"))
     with pytest.raises(InvalidRangeError, match="player 1's range weighs 3 hand"):
         holdem_problem(spot, (parse_range("AA"), parse_range("KK")))
-    with pytest.raises(GameDefinitionError, match="more than the 0.01 GiB allowed; use fewer bet sizes"):
+    with pytest.raises(GameDefinitionError, match="more than the 0.01 GiB allowed .* use fewer bet sizes"):
         holdem_problem(spot, (Range.uniform(spot.board), Range.uniform(spot.board)), max_bytes=10 * 2**20)
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
 from math import comb
 
 import numpy as np
@@ -50,40 +49,62 @@ class SpotSize:
     public_nodes: int
     private_states: int  #: both players together
     bytes: int  #: estimated memory of the compiled tree and its CFR solve
+    complete: bool = True  #: False: the count stopped at a limit, the tree is at least this large
 
 
-def _hands(board_cards: int) -> int:
-    return comb(NUM_CARDS - board_cards, 2)
+class _Exceeded(Exception):
+    """The count passed its limit."""
 
 
-def estimate_size(game: PokerGame) -> SpotSize:
+def _bytes(private_states: int) -> int:
+    return private_states * (BYTES_PER_PRIVATE_STATE + SOLVER_BYTES_PER_PRIVATE_STATE)
+
+
+def estimate_size(game: PokerGame, limit: int | None = None) -> SpotSize:
     """Count the public nodes and private states of a hold'em game without compiling it.
 
     The betting tree is walked once per distinct betting state; a chance node counts its
     subtree once per card it can deal; a node whose board has ``b`` cards has
-    ``C(52 - b, 2)`` private states per player.
+    ``C(52 - b, 2)`` private states per player. With a ``limit`` (bytes) the count stops as
+    soon as the tree is known to exceed it (every distinct state is at least one node), so
+    an abstraction with a huge tree is refused quickly; the result then has ``complete``
+    false and is a lower bound.
     """
     deck = game.spec.deck_size
+    memo: dict[PokerState, tuple[int, int]] = {}
+    seen = [0, 0]  # lower bounds on public nodes and private states (distinct states first, then subtrees)
 
-    @cache
     def count(st: PokerState) -> tuple[int, int]:
+        got = memo.get(st)
+        if got is not None:
+            return got
         who = game.actor(st)
         b = len(st.board)
         nodes, states = 1, 2 * comb(deck - b, 2)
-        if who == TERMINAL:
-            return nodes, states
+        seen[0] += 1
+        seen[1] += states
+        if limit is not None and _bytes(seen[1]) > limit:
+            raise _Exceeded
         if who == CHANCE:
             k = game._cards_to_deal(st)
             n, s = count(st._replace(board=st.board + (-1,) * k))
-            return nodes + comb(deck - b, k) * n, states + comb(deck - b, k) * s
-        for a in game.legal_actions(st):
-            n, s = count(game.next_state(st, a))
-            nodes, states = nodes + n, states + s
+            nodes, states = nodes + comb(deck - b, k) * n, states + comb(deck - b, k) * s
+        elif who != TERMINAL:
+            for a in game.legal_actions(st):
+                n, s = count(game.next_state(st, a))
+                nodes, states = nodes + n, states + s
+        if limit is not None and _bytes(states) > limit:
+            seen[0], seen[1] = max(seen[0], nodes), max(seen[1], states)
+            raise _Exceeded
+        memo[st] = (nodes, states)
         return nodes, states
 
     root = game.root()._replace(hole=((), ()), board=(-1,) * len(game.spec.board))
-    nodes, states = count(root)
-    return SpotSize(nodes, states, states * (BYTES_PER_PRIVATE_STATE + SOLVER_BYTES_PER_PRIVATE_STATE))
+    try:
+        nodes, states = count(root)
+    except _Exceeded:
+        return SpotSize(seen[0], seen[1], _bytes(seen[1]), complete=False)
+    return SpotSize(nodes, states, _bytes(states))
 
 
 @dataclass(frozen=True, eq=False)
@@ -170,13 +191,14 @@ def holdem_problem(spot: HoldemSpot, ranges: tuple[Range, Range], *, max_bytes: 
     for p, r in enumerate(ranges):
         r.check_board(spot.board, f"player {p}'s range")
     game = spot.game()
-    size = estimate_size(game)
     limit = max_bytes if max_bytes is not None else available_bytes()
-    if limit is not None and size.bytes > limit:
+    size = estimate_size(game, limit)
+    if not size.complete:
         raise GameDefinitionError(
-            f"{spot.describe()}: the tree has {size.public_nodes:,} public nodes and {size.private_states:,} private "
-            f"states, about {gib(size.bytes)} compiled and solved, more than the {gib(limit)} "
-            f"{'allowed' if max_bytes is not None else 'available'}; use fewer bet sizes, a lower raise cap, "
+            f"{spot.describe()}: the tree would take more than the {gib(limit or 0)} "
+            f"{'allowed' if max_bytes is not None else 'available'} (counted before building it: at least "
+            f"{size.public_nodes:,} public nodes and {size.private_states:,} private states, {gib(size.bytes)} compiled "
+            "and solved); use fewer bet sizes, a lower raise cap, "
             "or start on a later street"
         )
     tree = compile_game(game, max_bytes=max_bytes)
