@@ -22,13 +22,13 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ..files import output_file
+from ..files import output_file, write_atomic
 from ..games.poker.holdem import GAME_NAME, BetSizing, HoldemSpot
 from ..games.poker.libratus import read_endgame
 from ..games.poker.ranges import Range, format_range, parse_board, read_ranges
 from ..solve.cfr import PRESETS
 from ..strategy import Strategy
-from ..subgame.holdem import SpotPoint, holdem_problem, solve_spot
+from ..subgame.holdem import HandGrid, SpotPoint, hand_grid, holdem_problem, solve_spot
 from .app import PLAIN_PROGRESS_SECONDS, CommandLineError, echo_json, exit_if_interrupted, save_strategy, show
 
 CLI_NAMES = (GAME_NAME, GAME_NAME.replace("_", "-"))
@@ -48,10 +48,11 @@ class HoldemOptions:
     target: str | None = None
     seconds: float | None = None
     evaluate_every: int = 10
+    grid: Path | None = None
 
     def given(self) -> list[str]:
         names = {"board": "--board", "pot": "--pot", "stack": "--stack", "starting_stack": "--starting-stack",
-                 "ranges": "--ranges", "bets": "--bets", "target": "--target", "seconds": "--seconds"}
+                 "ranges": "--ranges", "bets": "--bets", "target": "--target", "seconds": "--seconds", "grid": "--grid"}
         out = [flag for field, flag in names.items() if getattr(self, field) is not None]
         out += ["--raise-cap"] * (self.raise_cap != 3) + ["--evaluate-every"] * (self.evaluate_every != 10)
         return out
@@ -109,8 +110,9 @@ def solve_holdem(game: str, opts: HoldemOptions, algo: str, iterations: int, out
     if algo not in PRESETS:
         raise CommandLineError(f"--algo {algo} does not solve hold'em spots; use one of {', '.join(PRESETS)}")
     target = None if opts.target is None else parse_target(opts.target)
-    if out is not None:
-        output_file(out, "--out")
+    for path, what in ((out, "--out"), (opts.grid, "--grid")):
+        if path is not None:
+            output_file(path, what)
     started = time.perf_counter()
     bets = BetSizing.parse(opts.bets or "0.5,1,allin", opts.raise_cap)
     spot, ranges, label = _spot_and_ranges(game, opts, bets)
@@ -130,6 +132,8 @@ def solve_holdem(game: str, opts: HoldemOptions, algo: str, iterations: int, out
         strategy = Strategy(avg.game_id, avg.probs, replace(avg.meta, extra={"ranges": [format_range(r) for r in ranges]}))
         save_strategy(strategy, out, problem.tree, game=GAME_NAME, params={k: str(v) for k, v in spot.params().items()},
                       algo=algo, seed=seed)
+    if opts.grid is not None:
+        plot_hand_grid(hand_grid(problem, solved.strategy), opts.grid)
     final = solved.final
     record: dict[str, Any] = {
         "game": GAME_NAME, "source": game, "spot": spot.params(), "algo": algo, "iterations": solved.iterations,
@@ -138,7 +142,7 @@ def solve_holdem(game: str, opts: HoldemOptions, algo: str, iterations: int, out
         "br_values_chips": list(final.br_values), "value_chips": final.game_value,
         "curve": [{"iteration": p.iteration, "seconds": p.seconds, "pct_pot": p.exploitability.pct_pot}
                   for p in solved.curve],
-        "out": None if out is None else str(out),
+        "out": None if out is None else str(out), "grid": None if opts.grid is None else str(opts.grid),
     }
     if as_json:
         echo_json(record)
@@ -195,6 +199,45 @@ def evaluate_holdem(file: Path, strategy: Strategy, as_json: bool) -> bool:
     table.add_row("value for the first player (chips)", f"{result.game_value:.3f}")
     show(table)
     return True
+
+
+def plot_hand_grid(grid: HandGrid, path: Path) -> Path:
+    """Draw a :class:`HandGrid` as a PNG: each cell split in bars by action probability, the class named."""
+    import numpy as np
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Patch, Rectangle
+
+    ranks = "AKQJT98765432"
+    names = grid.actions
+    bets = [a for a in names if a not in ("f", "c")]
+    reds = {a: (0.95 - 0.55 * k / max(1, len(bets) - 1) if len(bets) > 1 else 0.8, 0.25, 0.25) for k, a in enumerate(bets)}
+    colors = [(0.35, 0.55, 0.85) if a == "f" else (0.35, 0.75, 0.4) if a == "c" else reds[a] for a in names]
+    fig = Figure(figsize=(8.0, 8.6), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    for i in range(13):
+        for j in range(13):
+            probs = grid.probs[i, j]
+            x = float(j)
+            if not np.isnan(probs).any():
+                for q, color in zip(probs, colors):
+                    ax.add_patch(Rectangle((x, 12 - i), q, 1.0, color=color, linewidth=0))
+                    x += q
+            else:
+                ax.add_patch(Rectangle((j, 12 - i), 1.0, 1.0, color=(0.9, 0.9, 0.9), linewidth=0))
+            label = ranks[i] + ranks[j] if i == j else ranks[min(i, j)] + ranks[max(i, j)] + ("s" if i < j else "o")
+            ax.text(j + 0.5, 12.5 - i, label, ha="center", va="center", fontsize=7)
+    ax.set_xlim(0, 13)
+    ax.set_ylim(0, 13)
+    ax.set_aspect("equal")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    labels = {"f": "fold", "c": "check / call"}
+    ax.legend(handles=[Patch(color=c, label=labels.get(a, a)) for a, c in zip(names, colors)], loc="upper center",
+              bbox_to_anchor=(0.5, -0.01), ncol=min(6, len(names)), fontsize=8)
+    ax.set_title(grid.title, fontsize=9)
+    return write_atomic(path, lambda f: fig.savefig(f, format="png", dpi=110))
 
 
 @contextmanager

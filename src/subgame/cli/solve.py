@@ -128,6 +128,9 @@ def solve_command(
     evaluate_every: Annotated[
         int, typer.Option(min=1, help="Hold'em: iterations between two exploitability evaluations.")
     ] = 10,
+    grid: Annotated[
+        Path | None, typer.Option(help="Hold'em: draw the first player's strategy at the root as a 13x13 hand grid (PNG).")
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Solve GAME and write the average strategy; prints exploitability at log-spaced iterations.
@@ -140,7 +143,7 @@ def solve_command(
     (Burch et al. 2014) the file holds the trunk strategy and the average subgame-root
     values instead; 'subgame resolve FILE' rebuilds the full strategy from it.
     """
-    spot = HoldemOptions(board, pot, stack, starting_stack, ranges, bets, raise_cap, target, seconds, evaluate_every)
+    spot = HoldemOptions(board, pot, stack, starting_stack, ranges, bets, raise_cap, target, seconds, evaluate_every, grid)
     if is_holdem(game):
         solve_holdem(game, spot, algo, iterations, out, seed, max_memory, as_json)
         return

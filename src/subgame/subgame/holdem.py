@@ -36,6 +36,7 @@ from ..strategy import Strategy
 from ..tree.compile import compile_game
 from ..tree.public_tree import PublicTree
 from ..tree.size import BYTES_PER_PRIVATE_STATE, available_bytes, gib
+from ..tree.sweep import forward_reach, transition_weights
 
 #: Bytes of solver state and sweep buffers per private state beyond the compiled tree
 #: (regrets and strategy sums per action at decision states, reaches and values).
@@ -270,3 +271,58 @@ def solve_spot(
     )
     return SpotSolve(solver.average_strategy(), solver.iteration, time.perf_counter() - started, result.stopped,
                      result.evaluations)
+
+
+# -- the strategy at a node as a 13 × 13 hand grid ------------------------------------------------
+@dataclass(frozen=True)
+class HandGrid:
+    """A strategy at one decision node as poker solvers draw it: one cell per hand class.
+
+    Cell ``(i, j)`` of the 13 × 13 grid has ranks ``A`` (0) down to ``2`` (12) on both axes:
+    pairs on the diagonal, suited hands above it (row rank high), offsuit below it.
+
+    Attributes:
+        title: the node and who acts.
+        actions: the actions' names at the node.
+        probs: [13, 13, A] the class's action probabilities, averaged over its hands
+            weighted by the actor's reach (NaN where the class has no reach).
+        weight: [13, 13] the actor's reach summed over the class's hands.
+    """
+
+    title: str
+    actions: tuple[str, ...]
+    probs: np.ndarray
+    weight: np.ndarray
+
+
+def _grid_cell(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column of each hand [n] of :data:`HANDS` in the grid."""
+    low, high = HANDS[hands, 0], HANDS[hands, 1]
+    r_low, r_high = 12 - low // 4, 12 - high // 4  # grid index: the ace first
+    suited = low % 4 == high % 4
+    return np.where(suited, r_high, r_low), np.where(suited, r_low, r_high)
+
+
+def hand_grid(problem: HoldemProblem, strategy: Strategy, node: int = 0) -> HandGrid:
+    """The strategy of the player acting at public ``node`` (default: the root) as a :class:`HandGrid`."""
+    tree = problem.tree
+    if not 0 <= node < tree.num_nodes or tree.actor[node] < 0:
+        raise GameDefinitionError(f"node {node} is not a decision node of the spot's tree (0..{tree.num_nodes - 1})")
+    p = int(tree.actor[node])
+    pa = tree.players[p]
+    infosets = np.flatnonzero(pa.node[pa.infoset_priv] == node)
+    priv = pa.infoset_priv[infosets]
+    reach = forward_reach(tree, p, transition_weights(tree, p, strategy.probs[p]), problem.root_reach[p])[priv]
+    hands = hand_index(np.array([parse_cards(pa.label[g]) for g in priv], dtype=np.int64).reshape(-1, 2))
+    legal = pa.legal[infosets[0]]
+    probs = strategy.probs[p][infosets][:, legal]
+    row, col = _grid_cell(hands)
+    weight = np.zeros((13, 13))
+    np.add.at(weight, (row, col), reach)
+    mixed = np.zeros((13, 13, probs.shape[1]))
+    np.add.at(mixed, (row, col), reach[:, None] * probs)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mixed = np.where(weight[:, :, None] > 0, mixed / weight[:, :, None], np.nan)
+    names = tuple(pa.action_names[infosets[0]])
+    history = " ".join(tree.public_key[node][2:]) or "the first action"
+    return HandGrid(f"player {p} at {history} ({problem.spot.describe()})", names, mixed, weight)
