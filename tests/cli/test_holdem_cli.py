@@ -44,9 +44,10 @@ def test_holdem_subgame_to_a_target_then_evaluate(tmp_path):
 
 
 @pytest.mark.skipif(not ENDGAMES.is_dir(), reason="the Libratus endgame fixtures are not beside the repository")
-def test_an_endgame_file_solves_from_the_command_line():
+def test_an_endgame_file_solves_from_the_command_line(tmp_path):
     report = ok_json("solve", ENDGAMES / "subgame4.txt", "--bets", "1,allin", "--raise-cap", "2", "--iterations", "20",
-                     "--target", "0.5%pot")
+                     "--target", "0.5%pot", "--grid", tmp_path / "grid.png")
+    assert (tmp_path / "grid.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert report["spot"]["board"] == RIVER and report["spot"]["pot"] == 3750 and report["spot"]["stack"] == 18125
     assert report["stopped"] == "iterations" and report["iterations"] == 20
     assert report["curve"][-1]["pct_pot"] < report["curve"][0]["pct_pot"]

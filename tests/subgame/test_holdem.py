@@ -20,7 +20,7 @@ from subgame.games.poker.libratus import parse_endgame, read_endgame
 from subgame.games.poker.ranges import HANDS, Range, parse_board, parse_range
 from subgame.solve.cfr import CFR_PLUS, DCFR, CFRSolver
 from subgame.strategy import Strategy
-from subgame.subgame.holdem import estimate_size, holdem_problem, pair_mass, solve_spot
+from subgame.subgame.holdem import estimate_size, hand_grid, holdem_problem, pair_mass, solve_spot
 from subgame.tree.enumeration import enumerate_game
 from subgame.tree.poker_compile import compile_poker
 
@@ -181,3 +181,17 @@ def test_malformed_endgame_files_are_refused_with_the_line(text, match):
 def test_reach_on_board_hands_is_refused():
     with pytest.raises(GameDefinitionError, match="bad.txt, line 4: the first player's reach weighs"):
         parse_endgame(GOOD, "bad.txt")  # every hand has reach 0.5, those holding board cards too
+
+
+def test_the_hand_grid_averages_each_class_by_reach():
+    spot = HoldemSpot(parse_board(RIVER), 200, 400, BetSizing.parse("1,allin"))
+    ranges = (parse_range("AA,AKs,AKo:0.5,T9s", spot.board), parse_range("QQ+", spot.board))
+    problem = holdem_problem(spot, ranges)
+    s = CFRSolver(problem.tree, CFR_PLUS, root_reach=problem.root_reach).run(5).average_strategy()
+    grid = hand_grid(problem, s)
+    assert grid.actions == ("c", "r300", "r500")  # a pot bet to 300, all-in to 500
+    assert grid.weight[0, 0] == 6 and grid.weight[0, 1] == 3 and grid.weight[1, 0] == 0.5 * 9 and grid.weight[4, 5] == 4
+    assert grid.weight.sum() == pytest.approx(ranges[0].weights.sum())
+    held = grid.weight > 0
+    np.testing.assert_allclose(grid.probs[held].sum(axis=1), 1.0)
+    assert np.isnan(grid.probs[~held]).all()
