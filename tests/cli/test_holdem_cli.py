@@ -78,6 +78,8 @@ def test_holdem_options_need_a_holdem_game(tmp_path):
     result = invoke("solve", "kuhn", "--board", RIVER, "--out", tmp_path / "k.npz")
     assert result.exit_code == 2 and "--board: hold'em options" in result.output
     assert "--out PATH is needed" in invoke("solve", "kuhn").output
+    refused = invoke("solve", "holdem-subgame", "--board", RIVER, "--pot", "100", "--stack", "100", "--resume")
+    assert refused.exit_code == 2 and "--resume: not available for hold'em spots" in refused.output
 
 
 @pytest.mark.parametrize(("text", "value"), [("0.5%pot", 0.5), ("1%", 1.0), ("2", 2.0), ("1e-1 % pot", 0.1)])

@@ -145,6 +145,12 @@ def solve_command(
     """
     spot = HoldemOptions(board, pot, stack, starting_stack, ranges, bets, raise_cap, target, seconds, evaluate_every, grid)
     if is_holdem(game):
+        ignored = [flag for flag, used in (("-p", bool(param)), ("--checkpoint-file", checkpoint_file is not None),
+                                           ("--resume", resume), ("--checkpoint-every", checkpoint_every is not None))
+                   if used]
+        if ignored:
+            raise CommandLineError(f"{', '.join(ignored)}: not available for hold'em spots; the spot is given by "
+                                   "--board, --pot, --stack, --ranges and --bets (or an endgame file)")
         solve_holdem(game, spot, algo, iterations, out, seed, max_memory, as_json)
         return
     if spot.given():
