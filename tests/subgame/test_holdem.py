@@ -78,8 +78,9 @@ def test_one_clear_error_each():
         holdem_problem(spot, (Range.uniform(spot.board), Range.uniform(spot.board)), max_bytes=10 * 2**20)
 
 
-def test_the_size_estimate_counts_what_the_compiler_builds():
-    spot = HoldemSpot(parse_board(RIVER), 3750, 18125, BetSizing.parse("1,allin", raise_cap=2))
+@pytest.mark.parametrize(("board", "bets", "cap"), [(RIVER, "1,allin", 2), ("Js Ks 5c Qs", "allin", 1)])
+def test_the_size_estimate_counts_what_the_compiler_builds(board, bets, cap):
+    spot = HoldemSpot(parse_board(board), 100, 50, BetSizing.parse(bets, raise_cap=cap))  # the turn: all-in run-outs too
     size = estimate_size(spot.game())
     tree = compile_poker(spot.game())
     assert size.public_nodes == tree.num_nodes
