@@ -196,3 +196,23 @@ def test_the_hand_grid_averages_each_class_by_reach():
     held = grid.weight > 0
     np.testing.assert_allclose(grid.probs[held].sum(axis=1), 1.0)
     assert np.isnan(grid.probs[~held]).all()
+
+
+def test_a_turn_check_down_is_worth_its_average_over_the_river_cards():
+    board = parse_board("Ts 6h Ah 7c")
+    spot = HoldemSpot(board, 100, 0, BetSizing.parse("allin"))  # nothing behind: both check to the showdown
+    hands = [parse_range("AsKs,QcQd,8s7s:0.5", board), parse_range("AcKd,6s6d:0.25,9c8d:0.75", board)]
+    problem = holdem_problem(spot, (hands[0], hands[1]))
+    value = problem.exploitability(_check_down(problem)).game_value
+    total = mass = 0.0
+    for a, b in product(np.flatnonzero(hands[0].weights), np.flatnonzero(hands[1].weights)):
+        h0, h1 = HANDS[a].tolist(), HANDS[b].tolist()
+        if set(h0) & set(h1):
+            continue
+        w = hands[0].weights[a] * hands[1].weights[b]
+        rivers = [c for c in range(52) if c not in set(h0) | set(h1) | set(board)]
+        s = [hand_strength(tuple(h0) + board + (c,), 13, 4) > hand_strength(tuple(h1) + board + (c,), 13, 4) for c in rivers]
+        t = [hand_strength(tuple(h0) + board + (c,), 13, 4) < hand_strength(tuple(h1) + board + (c,), 13, 4) for c in rivers]
+        total += w * 50 * (sum(s) - sum(t)) / len(rivers)
+        mass += w
+    assert value == pytest.approx(total / mass, rel=1e-9)
