@@ -110,6 +110,14 @@ def test_evaluation_points_are_hit_and_the_stop_is_evaluated(kind):
     assert resumed.evaluations == (40,)
 
 
+def test_a_run_stops_at_the_first_evaluation_that_meets_its_target(kind, tmp_path):
+    path = tmp_path / "run.ckpt"
+    result = run(kind.make(), Budget(iterations=50), evaluate_at=range(2, 51, 2), on_evaluation=lambda s: s.iteration,
+                 until=lambda it: it >= 7, checkpoint=path)
+    assert (result.stopped, result.iteration, result.evaluated_at[-1], result.checkpoints) == ("target", 8, 8, (8,))
+    assert not result.interrupted
+
+
 def test_progress_is_called_after_every_iteration():
     seen: list[int] = []
     run(CFRSolver(compiled("kuhn")), Budget(iterations=5), progress=seen.append)

@@ -13,6 +13,7 @@ from ..eval.best_response import exploitability
 from ..experiments.convergence import exploitability_record
 from ..strategy import Strategy, StrategyMeta
 from .app import JsonOption, ParamsOption, compile_named, echo_json, evaluation_table, game_label, reports_errors, show, strategy_game
+from .holdem import evaluate_holdem
 
 
 @reports_errors
@@ -35,6 +36,8 @@ def evaluate_command(
             f"rebuild one with 'subgame resolve {file} --out FULL.npz' and evaluate that"
         )
     strategy = Strategy.load(file)
+    if game is None and not param and evaluate_holdem(file, strategy, as_json):
+        return
     name, params = strategy_game(file, strategy, game, param)
     tree = compile_named(name, params)
     result = exploitability(tree, strategy.check(tree))

@@ -55,6 +55,7 @@ from .app import (
     save_strategy,
     show,
 )
+from .holdem import HoldemOptions, is_holdem, solve_holdem
 
 Algorithm = Literal["cfr", "cfr+", "lcfr", "dcfr", "modicum", "lp", "cfr-d", "mccfr-es", "mccfr-os", "pcs"]
 Backend = Literal["serial", "process", "ray"]
@@ -70,7 +71,9 @@ CFR_D_CHECKPOINTS = 20
 @reports_errors
 def solve_command(
     game: Annotated[str, typer.Argument(help="Game name (see 'subgame games').")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the average strategy (.npz).")],
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Where to write the average strategy (.npz); optional for hold'em spots.")
+    ] = None,
     param: ParamsOption = [],  # noqa: B006 (typer reads the default, never mutates it)
     algo: Annotated[
         Algorithm,
@@ -138,9 +141,35 @@ def solve_command(
         bool, typer.Option(help="cfr-d: also re-solve every subgame and compute the exact exploitability on the whole "
                                 "tree (refused when its size estimate does not fit in the available memory).")
     ] = False,
+    board: Annotated[str | None, typer.Option(help="holdem-subgame: the board, e.g. 'Js Ks 5c Qs 7d'.")] = None,
+    pot: Annotated[int | None, typer.Option(help="holdem-subgame: chips in the pot, half from each player.")] = None,
+    stack: Annotated[int | None, typer.Option(help="holdem-subgame: chips each player has behind.")] = None,
+    starting_stack: Annotated[
+        int | None, typer.Option(help="holdem-subgame: chips each player started the hand with (instead of --stack).")
+    ] = None,
+    ranges: Annotated[
+        str | None, typer.Option(help="holdem-subgame: a range file (one line for both players or two) or 'uniform'.")
+    ] = None,
+    bets: Annotated[
+        str | None, typer.Option(help="Hold'em: bet sizes as pot fractions and allin, e.g. 0.5,1,allin ('/' between streets).")
+    ] = None,
+    raise_cap: Annotated[int, typer.Option(min=0, help="Hold'em: most bets and raises per street (0: no cap).")] = 3,
+    target: Annotated[
+        str | None, typer.Option(help="Hold'em: stop at this exploitability, e.g. 0.5%pot (--iterations caps the run).")
+    ] = None,
+    seconds: Annotated[float | None, typer.Option(min=0.001, help="Hold'em: stop after this many seconds.")] = None,
+    evaluate_every: Annotated[
+        int, typer.Option(min=1, help="Hold'em: iterations between two exploitability evaluations.")
+    ] = 10,
+    grid: Annotated[
+        Path | None, typer.Option(help="Hold'em: draw the first player's strategy at the root as a 13x13 hand grid (PNG).")
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Solve GAME and write the average strategy; prints exploitability at log-spaced iterations.
+
+    GAME may be a hold'em spot: 'holdem-subgame' with --board, --pot, --stack and --ranges, or a
+    Libratus endgame file (.txt); it is solved under --bets to --target (in % of the pot).
 
     Ctrl-C stops at the end of the current iteration, saves the checkpoint (with
     --checkpoint-file) and writes the average strategy so far to --out. With --algo cfr-d
@@ -150,6 +179,20 @@ def solve_command(
     samples from --seed; --workers W averages W samples per pass, computed on W processes with
     --backend process (bitwise the serial run). --time bounds any CFR or sampling run by time.
     """
+    spot = HoldemOptions(board, pot, stack, starting_stack, ranges, bets, raise_cap, target, seconds, evaluate_every, grid)
+    if is_holdem(game):
+        ignored = [flag for flag, used in (("-p", bool(param)), ("--checkpoint-file", checkpoint_file is not None),
+                                           ("--resume", resume), ("--checkpoint-every", checkpoint_every is not None))
+                   if used]
+        if ignored:
+            raise CommandLineError(f"{', '.join(ignored)}: not available for hold'em spots; the spot is given by "
+                                   "--board, --pot, --stack, --ranges and --bets (or an endgame file)")
+        solve_holdem(game, spot, algo, iterations, out, seed, max_memory, as_json)
+        return
+    if spot.given():
+        raise CommandLineError(f"{', '.join(spot.given())}: hold'em options; GAME must be 'holdem-subgame' or an endgame file")
+    if out is None:
+        raise CommandLineError("--out PATH is needed: where to write the average strategy")
     params = parse_params(param)
     cfr_d, iterative, parallel = ("cfr-d",), CFR_ALGORITHMS + SAMPLING_ALGORITHMS, ("cfr-d", *SAMPLING_ALGORITHMS)
     _refuse_foreign_options(algo, [

@@ -81,6 +81,17 @@ def _checked(tree: PublicTree, strategy: Strategy) -> Strategy:
     return strategy
 
 
+def _checked_root(tree: PublicTree, player: int, reach: np.ndarray | None) -> np.ndarray | None:
+    if reach is None:
+        return None
+    rs = tree.plan.root_slice[player]
+    out = np.asarray(reach, dtype=np.float64)
+    if out.shape != (rs.stop - rs.start,) or not np.all(np.isfinite(out)) or out.min(initial=0.0) < 0:
+        raise InvalidRangeError(f"root reach of player {player}: expected {rs.stop - rs.start} finite non-negative "
+                                f"values (one per root private state), got shape {out.shape}")
+    return out
+
+
 def _checked_player(player: int) -> int:
     if isinstance(player, bool) or player not in (0, 1):
         raise GameDefinitionError(f"player must be 0 or 1, got {player!r}")
@@ -130,15 +141,27 @@ def expected_value(tree: PublicTree, strategy: Strategy, other: Strategy | None 
     return float(np.dot(reach[0], counterfactual_leaf_values(tree, 0, reach, leaves, None)))
 
 
-def exploitability(tree: PublicTree, strategy: Strategy, *, leaves: Sequence[Leaf] = ()) -> Exploitability:
+def exploitability(
+    tree: PublicTree, strategy: Strategy, *, leaves: Sequence[Leaf] = (),
+    root_reach: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
+) -> Exploitability:
     """Both players' best-response values and NashConv / 2 of a strategy profile.
+
+    ``root_reach`` gives each player's reach of her root private states (her range in a
+    subgame, as :class:`~subgame.solve.cfr.CFRSolver` takes it; ``None``: all ones): both
+    the reach a best response plays against and the weight of the best responder's own
+    root values.
 
     Raises:
         StrategyFileError, InvalidRangeError: ``strategy`` is of another game or not a
-            valid strategy of this tree.
+            valid strategy of this tree, or a root reach that does not fit it.
     """
-    _, reach = _reaches(tree, _checked(tree, strategy))
-    br = [best_response_to_reach(tree, p, reach[1 - p], leaf_cfv=plug_in_values(p, reach, leaves, None), want_policy=False).value
-          for p in (0, 1)]
+    roots = tuple(_checked_root(tree, p, r) for p, r in enumerate(root_reach))
+    _, reach = _reaches(tree, _checked(tree, strategy), (roots[0], roots[1]))
+    br = []
+    for p in (0, 1):
+        resp = best_response_to_reach(tree, p, reach[1 - p], leaf_cfv=plug_in_values(p, reach, leaves, None), want_policy=False)
+        own = roots[p]
+        br.append(resp.value if own is None else float(np.dot(own, resp.cbv[tree.plan.root_slice[p]])))
     value = float(np.dot(reach[0], counterfactual_leaf_values(tree, 0, reach, leaves, None)))
     return Exploitability((br[0], br[1]), value)

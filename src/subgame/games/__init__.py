@@ -18,6 +18,8 @@ from .base import CHANCE, TERMINAL, Game, game_fingerprint
 from .dice import LiarsDice
 from .goofspiel import Goofspiel
 from .poker import KUHN, LEDUC, LEDUC_NOLIMIT, PokerGame, PokerSpec
+from .poker.holdem import DEFAULTS as HOLDEM_DEFAULTS
+from .poker.holdem import holdem_subgame
 from .small import CoinToss, MatchingPenniesChoice, RedGreenCoin, RockPaperScissors, RPSPlus
 
 
@@ -50,6 +52,9 @@ GAMES: dict[str, GameEntry] = {
                   _spec_defaults(LEDUC_NOLIMIT), _poker("leduc_nolimit", LEDUC_NOLIMIT)),
         GameEntry("poker", "Any game of the poker family (set every parameter)", _spec_defaults(PokerSpec()),
                   _poker("poker", PokerSpec())),
+        GameEntry("holdem_subgame", "Heads-up no-limit hold'em from a flop, turn or river: board, pot, chips behind, "
+                  "bets as pot fractions (per street with '/') and all-in, raise cap per street", HOLDEM_DEFAULTS,
+                  holdem_subgame),
         GameEntry("liars_dice", "Liar's dice (OpenSpiel's rules): dice per player, faces; the top face is wild",
                   {"num_dice": 1, "dice_sides": 6}, LiarsDice),
         GameEntry("goofspiel", "Goofspiel with a fixed prize order; imp_info=True is IIGS (only round winners are seen)",

@@ -31,7 +31,7 @@ from typing import Any, Generic, Literal, Protocol, TypeVar, overload, runtime_c
 from ..errors import SubgameError
 from ..strategy import Strategy
 
-StopReason = Literal["iterations", "seconds", "interrupted"]
+StopReason = Literal["iterations", "seconds", "interrupted", "target"]
 
 STOP_SIGNALS: tuple[signal.Signals, ...] = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
@@ -123,8 +123,9 @@ class RunResult(Generic[E]):
         iteration: the solver's iteration count at the end.
         iterations_run: iterations this run did (``iteration`` minus where it started).
         seconds: wall-clock seconds of the run, evaluations and checkpoints included.
-        stopped: ``"iterations"`` or ``"seconds"`` (the budget was used up) or
-            ``"interrupted"`` (a stop signal came first).
+        stopped: ``"iterations"`` or ``"seconds"`` (the budget was used up),
+            ``"target"`` (an evaluation met ``until``) or ``"interrupted"`` (a stop
+            signal came first).
         evaluations: what the evaluation callback returned, in iteration order.
         evaluated_at: the iteration of each evaluation.
         checkpoints: the iterations at which the checkpoint file was written.
@@ -180,7 +181,7 @@ def _deferred_stop_signals() -> Iterator[_StopRequests]:
 def run(
     solver: S, budget: Budget, *, evaluate_at: Iterable[int] = (), on_evaluation: Callable[[S], E],
     checkpoint: Path | None = None, checkpoint_every: Cadence = ..., progress: Callable[[int], None] | None = None,
-    clock: Callable[[], float] = ...,
+    clock: Callable[[], float] = ..., until: Callable[[E], bool] | None = None,
 ) -> RunResult[E]: ...
 
 
@@ -188,7 +189,7 @@ def run(
 def run(
     solver: S, budget: Budget, *, evaluate_at: Iterable[int] = (), on_evaluation: None = None,
     checkpoint: Path | None = None, checkpoint_every: Cadence = ..., progress: Callable[[int], None] | None = None,
-    clock: Callable[[], float] = ...,
+    clock: Callable[[], float] = ..., until: None = None,
 ) -> RunResult[None]: ...
 
 
@@ -202,6 +203,7 @@ def run(
     checkpoint_every: Cadence = Cadence(),
     progress: Callable[[int], None] | None = None,
     clock: Callable[[], float] = time.perf_counter,
+    until: Callable[[E], bool] | None = None,
 ) -> RunResult[E] | RunResult[None]:
     """Run ``solver`` for ``budget``; stop signals end it cleanly after the current iteration.
 
@@ -222,6 +224,8 @@ def run(
         checkpoint_every: when to write during the run.
         progress: called with the iteration count after every iteration.
         clock: seconds on a monotonic clock (the budget and cadence in seconds use it).
+        until: stop after an evaluation for which ``until(evaluation)`` is true (a
+            target exploitability reached), before the budget is used up.
 
     Returns:
         The :class:`RunResult`; ``interrupted`` is true when a stop signal ended the run
@@ -264,6 +268,9 @@ def run(
                 evaluate()
             if checkpoint_every.due(t, clock() - last_write):
                 write()
+            if until is not None and evaluated_at and evaluated_at[-1] == t and until(evaluations[-1]):
+                stopped = "target"
+                break
             stopped = _budget_used(budget, t, clock() - started)
             if stopped is None and requests.signum is not None:
                 stopped = "interrupted"

@@ -229,7 +229,7 @@ def _public_root(
     for dealt in (0, spec.hole_cards):  # the private hole-card deals: one public observation each
         outs = game.chance_outcomes(st)
         pub.append(game.observations(st, outs[0][0])[0])
-        prob = prob * _deal_prob(game, dealt, spec.hole_cards)
+        prob = prob * _deal_prob(game, dealt + len(spec.board), spec.hole_cards)
         st = game.next_state(st, outs[0][0])
     st = st._replace(hole=((), ()))
     if key[:2] != tuple(pub[: len(key)]):

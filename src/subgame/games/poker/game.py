@@ -1,10 +1,11 @@
 """Poker rules over a :class:`PokerSpec`, in the factored-observation form.
 
 Moves: chance deals player 0's hole cards, then player 1's (each seen only by its owner),
-then each round's board cards (seen by both); betting actions are public. Action ids:
-0 fold, 1 check/call, 2 raise (limit) or 2.. one per pot fraction and then all-in
-(no-limit). A chance action deals a sorted combination of cards encoded as
-``sum(card_i * deck_size**i)``, so one dealt card's action id is the card itself.
+then each round's board cards (seen by both; a spec's known ``board`` is there from the
+start); betting actions are public. Action ids: 0 fold, 1 check/call, 2 raise (limit) or
+2.. one per pot fraction of the round and then all-in (no-limit). A chance action deals a
+sorted combination of cards encoded as ``sum(card_i * deck_size**i)``, so one dealt card's
+action id is the card itself.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from .hands import card_name, hand_strength
 from .spec import PokerSpec
 
 FOLD, CALL, RAISE = 0, 1, 2
+#: Spec fields added after strategy files first recorded game fingerprints, with their defaults.
+_LATER_FIELDS: dict[str, Any] = {"board": (), "raise_cap": 0, "round_bet_fractions": ()}
 
 
 class PokerState(NamedTuple):
@@ -46,13 +49,19 @@ class PokerGame(Game[PokerState]):
 
     @property
     def params(self) -> Mapping[str, Any]:
-        return asdict(self.spec)
+        """The spec's fields; those added after the first file format are left out at their defaults,
+        so the fingerprints of games that do not use them stay those older files carry."""
+        out = asdict(self.spec)
+        for name, default in _LATER_FIELDS.items():
+            if out[name] == default:
+                del out[name]
+        return out
 
     # -- structure -------------------------------------------------------------------
     def root(self) -> PokerState:
         s = self.spec
         contrib = (s.ante + s.blinds[0], s.ante + s.blinds[1])
-        return PokerState((), (), 0, contrib, 0, 0, s.first_player[0], max(s.blinds), -1, False)
+        return PokerState((), s.board, 0, contrib, 0, 0, s.first_player[0], max(s.blinds), -1, False)
 
     def _board_needed(self, rnd: int) -> int:
         return sum(self.spec.board_cards[: rnd + 1])
@@ -185,19 +194,20 @@ def _betting_actions(
             if spec.stack <= 0 or amount <= spec.stack:
                 out.append((RAISE, amount))
         return tuple(out)
-    if top >= spec.stack:
+    if top >= spec.stack or (spec.raise_cap and raises >= spec.raise_cap):
         return tuple(out)
     pot = contrib[0] + contrib[1]
     min_to = top + max(last_raise, 1)
     seen = set()
-    for k, f in enumerate(spec.bet_fractions):
+    fractions = spec.fractions(rnd)
+    for k, f in enumerate(fractions):
         amount = max(min_to, int(round(top + f * (pot + to_call))))
         if amount >= spec.stack or amount in seen:
             continue
         seen.add(amount)
         out.append((RAISE + k, amount))
     if spec.all_in:
-        out.append((RAISE + len(spec.bet_fractions), spec.stack))
+        out.append((RAISE + len(fractions), spec.stack))
     return tuple(out)
 
 

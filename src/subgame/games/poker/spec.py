@@ -30,6 +30,12 @@ class PokerSpec:
         bet_fractions: no-limit: raise sizes as fractions of the pot after calling.
         all_in: no-limit: whether all-in is an action.
         first_player: who acts first in each round.
+        board: public cards known before the game starts, dealt in no chance event: the
+            board of a subgame that starts at a public state of a bigger game. They count
+            toward ``board_cards[0]``.
+        raise_cap: no-limit: the most bets and raises in one round (0: no cap).
+        round_bet_fractions: no-limit: the pot fractions of each round, replacing
+            ``bet_fractions`` (empty: ``bet_fractions`` in every round).
     """
 
     num_ranks: int = 3
@@ -45,6 +51,9 @@ class PokerSpec:
     bet_fractions: tuple[float, ...] = field(default=(0.5, 1.0))
     all_in: bool = True
     first_player: tuple[int, ...] = (0, 0)
+    board: tuple[int, ...] = ()
+    raise_cap: int = 0
+    round_bet_fractions: tuple[tuple[float, ...], ...] = ()
 
     def __post_init__(self) -> None:
         def bad(msg: str) -> GameDefinitionError:
@@ -82,6 +91,8 @@ class PokerSpec:
                 raise bad(f"raise sizes must be positive and raise caps non-negative, got {self.raise_sizes}, {self.max_raises}")
             if self.stack < 0:
                 raise bad(f"stack must be non-negative (0 means unlimited in limit games), got {self.stack}")
+            if self.raise_cap or self.round_bet_fractions:
+                raise bad("raise_cap and round_bet_fractions are no-limit parameters; limit games use max_raises")
         else:
             if self.stack <= 0:
                 raise bad(f"no-limit betting needs a positive stack, got stack={self.stack}")
@@ -91,6 +102,21 @@ class PokerSpec:
                 raise bad(f"bet fractions must be positive pot fractions, got {self.bet_fractions}")
             if not self.bet_fractions and not self.all_in:
                 raise bad("no-limit betting needs at least one bet fraction or all_in=True")
+            if self.raise_cap < 0:
+                raise bad(f"raise_cap must be non-negative (0: no cap), got {self.raise_cap}")
+            if self.round_bet_fractions:
+                if len(self.round_bet_fractions) != rounds:
+                    raise bad(f"round_bet_fractions needs one tuple of pot fractions per round ({rounds}), "
+                              f"got {len(self.round_bet_fractions)}")
+                if any(f <= 0 for fs in self.round_bet_fractions for f in fs):
+                    raise bad(f"bet fractions must be positive pot fractions, got {self.round_bet_fractions}")
+                if not self.all_in and not all(self.round_bet_fractions):
+                    raise bad("a round without bet fractions needs all_in=True")
+        if len(set(self.board)) != len(self.board) or any(not 0 <= c < self.deck_size for c in self.board):
+            raise bad(f"board {list(self.board)} must be distinct cards of the deck (0..{self.deck_size - 1})")
+        if len(self.board) > self.board_cards[0]:
+            raise bad(f"board {list(self.board)} has {len(self.board)} cards but the first round has only "
+                      f"{self.board_cards[0]} (board_cards={self.board_cards})")
 
     @property
     def deck_size(self) -> int:
@@ -99,6 +125,10 @@ class PokerSpec:
     @property
     def num_rounds(self) -> int:
         return len(self.board_cards)
+
+    def fractions(self, rnd: int) -> tuple[float, ...]:
+        """No-limit: the pot fractions bettable in round ``rnd``."""
+        return self.round_bet_fractions[rnd] if self.round_bet_fractions else self.bet_fractions
 
     @property
     def num_hands(self) -> int:

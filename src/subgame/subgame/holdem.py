@@ -1,0 +1,331 @@
+"""Solving a hold'em spot with given ranges: the ranges as root reach, exploitability in % of the pot.
+
+A subgame that starts at a public state with known ranges is the game of the spot
+(:meth:`~subgame.games.poker.holdem.HoldemSpot.game`) solved with each player's range as
+her reach at the root private states (``CFRSolver(..., root_reach=...)``): the pair of
+hands ``(h0, h1)`` that share no card with each other or the board is then reached with
+probability proportional to ``c · r0(h0) · r1(h1)``, ``c`` the chance probability of dealing
+one such pair, which is how a range pair weighs the deals in the real game (the subgame
+re-solving of Brown & Sandholm 2017, §3, and of Burch et al. 2014, with the opponent's
+range fixed). Values in the tree are chance-weighted chips; dividing by the total weight
+``m = c · Σ r0(h0) r1(h1)`` over those pairs gives chips per deal of the spot, reported
+as a percentage of the pot, as postflop solvers report exploitability.
+
+The size of the compiled tree and its solve is estimated from the betting tree alone
+(:func:`estimate_size`) and a spot that does not fit is refused before anything is built.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from math import comb
+
+import numpy as np
+
+from ..errors import GameDefinitionError
+from ..eval.best_response import exploitability
+from ..games.base import CHANCE, TERMINAL
+from ..games.poker import PokerGame, PokerState
+from ..games.poker.holdem import HoldemSpot
+from ..games.poker.ranges import HANDS, NUM_CARDS, Range, hand_index, parse_cards
+from ..solve import driver
+from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver
+from ..strategy import Strategy
+from ..tree.compile import compile_game
+from ..tree.public_tree import PublicTree
+from ..tree.size import BYTES_PER_PRIVATE_STATE, available_bytes, gib
+from ..tree.sweep import forward_reach, transition_weights
+
+#: Bytes of solver state and sweep buffers per private state beyond the compiled tree
+#: (regrets and strategy sums per action at decision states, reaches and values); with
+#: :data:`~subgame.tree.size.BYTES_PER_PRIVATE_STATE` the estimate of the turn endgame
+#: ``subgame2`` with bets of 1 pot and all-in (0.77 GiB) is above its measured peak (0.70 GiB).
+SOLVER_BYTES_PER_PRIVATE_STATE = 96
+
+
+@dataclass(frozen=True)
+class SpotSize:
+    """The size of a spot's public tree, counted on its betting tree before anything is built."""
+
+    public_nodes: int
+    private_states: int  #: both players together
+    bytes: int  #: estimated memory of the compiled tree and its CFR solve
+    complete: bool = True  #: False: the count stopped at a limit, the tree is at least this large
+
+
+class _Exceeded(Exception):
+    """The count passed its limit."""
+
+
+def _bytes(private_states: int) -> int:
+    return private_states * (BYTES_PER_PRIVATE_STATE + SOLVER_BYTES_PER_PRIVATE_STATE)
+
+
+def estimate_size(game: PokerGame, limit: int | None = None) -> SpotSize:
+    """Count the public nodes and private states of a hold'em game without compiling it.
+
+    The betting tree is walked once per distinct betting state; a chance node counts its
+    subtree once per card it can deal; a node whose board has ``b`` cards has
+    ``C(52 - b, 2)`` private states per player. With a ``limit`` (bytes) the count stops as
+    soon as the tree is known to exceed it (every distinct state is at least one node), so
+    an abstraction with a huge tree is refused quickly; the result then has ``complete``
+    false and is a lower bound.
+    """
+    deck = game.spec.deck_size
+    needed = np.cumsum(game.spec.board_cards)  # board cards on the table in each round
+    memo: dict[PokerState, tuple[int, int]] = {}
+    seen = [0, 0]  # lower bounds on public nodes and private states (distinct states first, then subtrees)
+
+    def count(st: PokerState) -> tuple[int, int]:
+        got = memo.get(st)
+        if got is not None:
+            return got
+        who = game.actor(st)
+        b = len(st.board)
+        nodes, states = 1, 2 * comb(deck - b, 2)
+        seen[0] += 1
+        seen[1] += states
+        if limit is not None and _bytes(seen[1]) > limit:
+            raise _Exceeded
+        if who == CHANCE:
+            k = int(needed[np.searchsorted(needed, b, side="right")]) - b  # the next round's board cards
+            n, s = count(st._replace(board=st.board + (-1,) * k))
+            nodes, states = nodes + comb(deck - b, k) * n, states + comb(deck - b, k) * s
+        elif who != TERMINAL:
+            for a in game.legal_actions(st):
+                n, s = count(game.next_state(st, a))
+                nodes, states = nodes + n, states + s
+        if limit is not None and _bytes(states) > limit:
+            seen[0], seen[1] = max(seen[0], nodes), max(seen[1], states)
+            raise _Exceeded
+        memo[st] = (nodes, states)
+        return nodes, states
+
+    root = game.root()._replace(hole=((), ()), board=(-1,) * len(game.spec.board))
+    try:
+        nodes, states = count(root)
+    except _Exceeded:
+        return SpotSize(seen[0], seen[1], _bytes(seen[1]), complete=False)
+    return SpotSize(nodes, states, _bytes(states))
+
+
+@dataclass(frozen=True, eq=False)
+class HoldemProblem:
+    """A compiled hold'em spot with both players' ranges.
+
+    Attributes:
+        spot: the public state and the bets.
+        ranges: player 0's (first to act) and player 1's (the button's).
+        game: the spot's game.
+        tree: its public tree.
+        root_reach: per player [R_p] her range at her root private states, in tree order.
+        mass: ``c · Σ r0(h0) r1(h1)`` over the pairs of hands that can be dealt together:
+            the tree's chance-weighted chips divided by this are chips per deal of the spot.
+    """
+
+    spot: HoldemSpot
+    ranges: tuple[Range, Range]
+    game: PokerGame
+    tree: PublicTree
+    root_reach: tuple[np.ndarray, np.ndarray]
+    mass: float
+
+    def solver(self, config: CFRConfig = CFR_PLUS) -> CFRSolver:
+        return CFRSolver(self.tree, config, root_reach=self.root_reach)
+
+    def exploitability(self, strategy: Strategy) -> SpotExploitability:
+        """NashConv / 2 of ``strategy`` under the ranges, in chips per deal and in % of the pot."""
+        ex = exploitability(self.tree, strategy, root_reach=self.root_reach)
+        chips = ex.exploitability / self.mass
+        return SpotExploitability(
+            chips, 100.0 * chips / self.spot.pot, (ex.br_values[0] / self.mass, ex.br_values[1] / self.mass),
+            (ex.game_value or 0.0) / self.mass,
+        )
+
+
+@dataclass(frozen=True)
+class SpotExploitability:
+    """Exploitability of a strategy profile of a spot, per deal of the spot (chips) and in % of the pot."""
+
+    chips: float  #: NashConv / 2
+    pct_pot: float  #: 100 × chips / pot
+    br_values: tuple[float, float]  #: each player's best-response value against the other, chips
+    game_value: float  #: player 0's value of the profile, chips
+
+
+def root_hands(tree: PublicTree, player: int) -> np.ndarray:
+    """[R] the :data:`~subgame.games.poker.ranges.HANDS` row of each of ``player``'s root private states."""
+    rs = tree.plan.root_slice[player]
+    labels = tree.players[player].label[rs]
+    return hand_index(np.array([parse_cards(label) for label in labels], dtype=np.int64).reshape(-1, 2))
+
+
+def pair_mass(r0: np.ndarray, r1: np.ndarray) -> float:
+    """``Σ r0(h0) r1(h1)`` over pairs of hands [1326] without a common card (inclusion–exclusion over h0's cards)."""
+    by_card = np.zeros(NUM_CARDS)
+    np.add.at(by_card, HANDS[:, 0], r1)
+    np.add.at(by_card, HANDS[:, 1], r1)
+    disjoint = r1.sum() - by_card[HANDS[:, 0]] - by_card[HANDS[:, 1]] + r1
+    return float(np.dot(r0, disjoint))
+
+
+def deal_probability(game: PokerGame) -> float:
+    """The chance probability of one deal of both players' hole cards in ``game``."""
+    root = game.root()
+    first = game.chance_outcomes(root)
+    second = game.chance_outcomes(game.next_state(root, first[0][0]))
+    return float(first[0][1] * second[0][1])
+
+
+def holdem_problem(spot: HoldemSpot, ranges: tuple[Range, Range], *, max_bytes: int | None = None) -> HoldemProblem:
+    """Check the ranges against the board, refuse a spot too large for memory, compile it.
+
+    Args:
+        spot: the public state and bets.
+        ranges: player 0's and player 1's ranges (see :class:`HoldemProblem`).
+        max_bytes: the memory the compiled tree and its solve may take (``None``: the
+            memory available now).
+
+    Raises:
+        InvalidRangeError: a range weighs a hand that holds a board card, or is empty.
+        GameDefinitionError: the spot's estimated size exceeds the memory allowed.
+    """
+    for p, r in enumerate(ranges):
+        r.check_board(spot.board, f"player {p}'s range")
+    game = spot.game()
+    limit = max_bytes if max_bytes is not None else available_bytes()
+    size = estimate_size(game, limit)
+    if not size.complete:
+        raise GameDefinitionError(
+            f"{spot.describe()}: the tree would take more than the {gib(limit or 0)} "
+            f"{'allowed' if max_bytes is not None else 'available'} (counted before building it: at least "
+            f"{size.public_nodes:,} public nodes and {size.private_states:,} private states, {gib(size.bytes)} compiled "
+            "and solved); use fewer bet sizes, a lower raise cap, "
+            "or start on a later street"
+        )
+    tree = compile_game(game, max_bytes=max_bytes)
+    reach = tuple(np.asarray(r.weights)[root_hands(tree, p)] for p, r in enumerate(ranges))
+    mass = deal_probability(game) * pair_mass(ranges[0].weights, ranges[1].weights)
+    if mass <= 0:
+        raise GameDefinitionError("the two ranges share no pair of hands that can be dealt together (every pair "
+                                  "holds a common card); widen one of them")
+    return HoldemProblem(spot, (ranges[0], ranges[1]), game, tree, (reach[0], reach[1]), mass)
+
+
+@dataclass(frozen=True)
+class SpotPoint:
+    """One evaluation during a solve."""
+
+    iteration: int
+    seconds: float  #: since the solve started, evaluations included
+    exploitability: SpotExploitability
+
+
+@dataclass(frozen=True)
+class SpotSolve:
+    """How a solve of a spot ended."""
+
+    strategy: Strategy  #: the average strategy
+    iterations: int
+    seconds: float  #: the solve's wall-clock time, evaluations included
+    stopped: driver.StopReason
+    curve: tuple[SpotPoint, ...]
+
+    @property
+    def final(self) -> SpotExploitability:
+        return self.curve[-1].exploitability
+
+
+def solve_spot(
+    problem: HoldemProblem,
+    config: CFRConfig = CFR_PLUS,
+    *,
+    target_pct_pot: float | None = None,
+    iterations: int = 100_000,
+    seconds: float | None = None,
+    evaluate_every: int = 10,
+    progress: Callable[[SpotPoint], None] | None = None,
+) -> SpotSolve:
+    """Run CFR (``config``) on the spot until its exploitability is at most ``target_pct_pot`` % of the pot.
+
+    The average strategy is evaluated every ``evaluate_every`` iterations and at the end;
+    the run stops at the target, after ``iterations`` or after ``seconds``, whichever
+    comes first, or cleanly on Ctrl-C (:func:`~subgame.solve.driver.run`).
+    """
+    if evaluate_every < 1:
+        raise GameDefinitionError(f"evaluate_every must be at least 1, got {evaluate_every}")
+    if target_pct_pot is not None and not target_pct_pot > 0:
+        raise GameDefinitionError(f"the target must be a positive percentage of the pot, got {target_pct_pot}")
+    solver = problem.solver(config).plan(iterations)
+    started = time.perf_counter()
+
+    def evaluate(s: CFRSolver) -> SpotPoint:
+        point = SpotPoint(s.iteration, time.perf_counter() - started, problem.exploitability(s.average_strategy()))
+        if progress is not None:
+            progress(point)
+        return point
+
+    result = driver.run(
+        solver, driver.Budget(iterations=iterations, seconds=seconds),
+        evaluate_at=range(evaluate_every, iterations + 1, evaluate_every), on_evaluation=evaluate,
+        until=None if target_pct_pot is None else (lambda p: p.exploitability.pct_pot <= target_pct_pot),
+    )
+    return SpotSolve(solver.average_strategy(), solver.iteration, time.perf_counter() - started, result.stopped,
+                     result.evaluations)
+
+
+# -- the strategy at a node as a 13 × 13 hand grid ------------------------------------------------
+@dataclass(frozen=True)
+class HandGrid:
+    """A strategy at one decision node as poker solvers draw it: one cell per hand class.
+
+    Cell ``(i, j)`` of the 13 × 13 grid has ranks ``A`` (0) down to ``2`` (12) on both axes:
+    pairs on the diagonal, suited hands above it (row rank high), offsuit below it.
+
+    Attributes:
+        title: the node and who acts.
+        actions: the actions' names at the node.
+        probs: [13, 13, A] the class's action probabilities, averaged over its hands
+            weighted by the actor's reach (NaN where the class has no reach).
+        weight: [13, 13] the actor's reach summed over the class's hands.
+    """
+
+    title: str
+    actions: tuple[str, ...]
+    probs: np.ndarray
+    weight: np.ndarray
+
+
+def _grid_cell(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column of each hand [n] of :data:`HANDS` in the grid."""
+    low, high = HANDS[hands, 0], HANDS[hands, 1]
+    r_low, r_high = 12 - low // 4, 12 - high // 4  # grid index: the ace first
+    suited = low % 4 == high % 4
+    return np.where(suited, r_high, r_low), np.where(suited, r_low, r_high)
+
+
+def hand_grid(problem: HoldemProblem, strategy: Strategy, node: int = 0) -> HandGrid:
+    """The strategy of the player acting at public ``node`` (default: the root) as a :class:`HandGrid`."""
+    tree = problem.tree
+    if not 0 <= node < tree.num_nodes or tree.actor[node] < 0:
+        raise GameDefinitionError(f"node {node} is not a decision node of the spot's tree (0..{tree.num_nodes - 1})")
+    p = int(tree.actor[node])
+    pa = tree.players[p]
+    infosets = np.flatnonzero(pa.node[pa.infoset_priv] == node)
+    priv = pa.infoset_priv[infosets]
+    reach = forward_reach(tree, p, transition_weights(tree, p, strategy.probs[p]), problem.root_reach[p])[priv]
+    hands = hand_index(np.array([parse_cards(pa.label[g]) for g in priv], dtype=np.int64).reshape(-1, 2))
+    legal = pa.legal[infosets[0]]
+    probs = strategy.probs[p][infosets][:, legal]
+    row, col = _grid_cell(hands)
+    weight = np.zeros((13, 13))
+    np.add.at(weight, (row, col), reach)
+    mixed = np.zeros((13, 13, probs.shape[1]))
+    np.add.at(mixed, (row, col), reach[:, None] * probs)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mixed = np.where(weight[:, :, None] > 0, mixed / weight[:, :, None], np.nan)
+    names = tuple(pa.action_names[infosets[0]])
+    history = " ".join(tree.public_key[node][2:]) or "the first action"
+    return HandGrid(f"player {p} at {history} ({problem.spot.describe()})", names, mixed, weight)

@@ -1,0 +1,87 @@
+"""``subgame solve`` and ``evaluate`` on hold'em spots: endgame files and holdem-subgame."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from subgame.cli.holdem import parse_target
+from subgame.cli.main import app
+
+ENDGAMES = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / "libratus-endgames"
+RIVER = "Js Ks 5c Qs 7d"
+runner = CliRunner()
+
+
+def invoke(*args: str | Path):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def ok_json(*args: str | Path) -> dict:
+    result = invoke(*args, "--json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_holdem_subgame_to_a_target_then_evaluate(tmp_path):
+    ranges = tmp_path / "ranges.txt"
+    ranges.write_text("# first to act\nAA,KK,QQ,AKs,AQs,T9s:0.5,65s\n# the button\nAA,AK,AQ,JJ-88:0.5,A5s-A2s\n")
+    out = tmp_path / "spot.npz"
+    args = ("solve", "holdem-subgame", "--board", RIVER, "--pot", "1000", "--stack", "2000", "--ranges", ranges,
+            "--bets", "1,allin", "--raise-cap", "2", "--algo", "dcfr", "--target", "2%pot", "--iterations", "400",
+            "--out", out)
+    report = ok_json(*args)
+    assert report["stopped"] == "target" and report["exploitability_pct_pot"] <= 2.0
+    assert report["iterations"] % 10 == 0 and report["peak_rss_mib"] > 0 and report["seconds"] > 0
+    assert [p["iteration"] for p in report["curve"]] == list(range(10, report["iterations"] + 1, 10))
+    again = ok_json(*args)
+    assert again["exploitability_pct_pot"] == report["exploitability_pct_pot"]  # deterministic
+    evaluated = ok_json("evaluate", out)
+    assert evaluated["exploitability_pct_pot"] == pytest.approx(report["exploitability_pct_pot"], rel=1e-9)
+
+
+@pytest.mark.skipif(not ENDGAMES.is_dir(), reason="the Libratus endgame fixtures are not beside the repository")
+def test_an_endgame_file_solves_from_the_command_line(tmp_path):
+    report = ok_json("solve", ENDGAMES / "subgame4.txt", "--bets", "1,allin", "--raise-cap", "2", "--iterations", "20",
+                     "--target", "0.5%pot", "--grid", tmp_path / "grid.png")
+    assert (tmp_path / "grid.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert report["spot"]["board"] == RIVER and report["spot"]["pot"] == 3750 and report["spot"]["stack"] == 18125
+    assert report["stopped"] == "iterations" and report["iterations"] == 20
+    assert report["curve"][-1]["pct_pot"] < report["curve"][0]["pct_pot"]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--board", "Js Ks Js 2c", "--pot", "100", "--stack", "100"), "Js twice"),
+    (("--board", RIVER, "--pot", "3750", "--starting-stack", "1000"), "smaller than the pot commitment"),
+    (("--board", RIVER, "--pot", "100", "--stack", "100", "--ranges", "AA"), "give a range file"),
+    (("--board", RIVER, "--pot", "100"), "needs --stack"),
+    (("--board", RIVER, "--pot", "100", "--stack", "100000", "--bets", "0.1,0.2,0.3,allin", "--raise-cap", "0",
+      "--max-memory", "0.01"), "use fewer bet sizes"),
+    (("--board", RIVER, "--pot", "100", "--stack", "100", "--target", "fast"), "positive percentage"),
+])
+def test_bad_spots_get_one_line_each(args, message):
+    result = invoke("solve", "holdem-subgame", *args)
+    assert result.exit_code == 2 and message in result.output.replace("\n", " ")
+
+
+def test_a_range_over_board_cards_is_refused(tmp_path):
+    ranges = tmp_path / "r.txt"
+    ranges.write_text("QQ,KsKh\n")
+    result = invoke("solve", "holdem-subgame", "--board", RIVER, "--pot", "100", "--stack", "100", "--ranges", ranges)
+    assert result.exit_code == 2 and "holds a card of the board" in result.output
+
+
+def test_holdem_options_need_a_holdem_game(tmp_path):
+    result = invoke("solve", "kuhn", "--board", RIVER, "--out", tmp_path / "k.npz")
+    assert result.exit_code == 2 and "--board: hold'em options" in result.output
+    assert "--out PATH is needed" in invoke("solve", "kuhn").output
+    refused = invoke("solve", "holdem-subgame", "--board", RIVER, "--pot", "100", "--stack", "100", "--resume")
+    assert refused.exit_code == 2 and "--resume: not available for hold'em spots" in refused.output
+
+
+@pytest.mark.parametrize(("text", "value"), [("0.5%pot", 0.5), ("1%", 1.0), ("2", 2.0), ("1e-1 % pot", 0.1)])
+def test_targets(text, value):
+    assert parse_target(text) == value
