@@ -20,6 +20,7 @@ GAMES = [
     ("leduc_nolimit", {}),
     ("poker", {"num_ranks": 4, "num_suits": 3, "hole_cards": 2, "board_cards": (0, 1)}),
     ("leduc", {"num_ranks": 4, "num_suits": 3, "board_cards": (0, 2)}),
+    ("poker", {"num_ranks": 4, "num_suits": 3, "hole_cards": 2, "board_cards": (1, 1), "board": (5,)}),  # a pre-dealt board
     ("coin_toss", {}),
     ("rps", {}),
     ("matching_pennies", {}),

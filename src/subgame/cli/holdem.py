@@ -52,7 +52,7 @@ class HoldemOptions:
 
     def given(self) -> list[str]:
         names = {"board": "--board", "pot": "--pot", "stack": "--stack", "starting_stack": "--starting-stack",
-                 "ranges": "--ranges", "bets": "--bets", "target": "--target", "seconds": "--seconds", "grid": "--grid"}
+                 "ranges": "--ranges", "bets": "--bets", "target": "--target", "seconds": "--time", "grid": "--grid"}
         out = [flag for field, flag in names.items() if getattr(self, field) is not None]
         out += ["--raise-cap"] * (self.raise_cap != 3) + ["--evaluate-every"] * (self.evaluate_every != 10)
         return out

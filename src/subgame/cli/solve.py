@@ -63,6 +63,7 @@ Weighting = Literal["cfr", "cfr+", "lcfr", "dcfr"]
 CFR_ALGORITHMS: tuple[str, ...] = tuple(a for a in get_args(Algorithm) if a in PRESETS)
 SAMPLING_ALGORITHMS: tuple[str, ...] = tuple(a for a in get_args(Algorithm) if a in SCHEMES)
 DEFAULT_ITERATIONS = 1000
+HOLDEM_ITERATION_CAP = 100_000  # a hold'em spot run by --time alone stops at its target or its time
 DEFAULT_EPSILON = SCHEMES["mccfr-os"].epsilon
 CFR_D_CHECKPOINTS = 20
 """``solve --algo cfr-d`` writes its checkpoint every twentieth of the way."""
@@ -157,7 +158,6 @@ def solve_command(
     target: Annotated[
         str | None, typer.Option(help="Hold'em: stop at this exploitability, e.g. 0.5%pot (--iterations caps the run).")
     ] = None,
-    seconds: Annotated[float | None, typer.Option(min=0.001, help="Hold'em: stop after this many seconds.")] = None,
     evaluate_every: Annotated[
         int, typer.Option(min=1, help="Hold'em: iterations between two exploitability evaluations.")
     ] = 10,
@@ -179,7 +179,7 @@ def solve_command(
     samples from --seed; --workers W averages W samples per pass, computed on W processes with
     --backend process (bitwise the serial run). --time bounds any CFR or sampling run by time.
     """
-    spot = HoldemOptions(board, pot, stack, starting_stack, ranges, bets, raise_cap, target, seconds, evaluate_every, grid)
+    spot = HoldemOptions(board, pot, stack, starting_stack, ranges, bets, raise_cap, target, None, evaluate_every, grid)
     if is_holdem(game):
         ignored = [flag for flag, used in (("-p", bool(param)), ("--checkpoint-file", checkpoint_file is not None),
                                            ("--resume", resume), ("--checkpoint-every", checkpoint_every is not None))
@@ -187,7 +187,10 @@ def solve_command(
         if ignored:
             raise CommandLineError(f"{', '.join(ignored)}: not available for hold'em spots; the spot is given by "
                                    "--board, --pot, --stack, --ranges and --bets (or an endgame file)")
-        solve_holdem(game, spot, algo, iterations, out, seed, max_memory, as_json)
+        seconds_limit = None if time_limit is None else parse_duration(time_limit)
+        if iterations is None:
+            iterations = DEFAULT_ITERATIONS if seconds_limit is None else HOLDEM_ITERATION_CAP
+        solve_holdem(game, replace(spot, seconds=seconds_limit), algo, iterations, out, seed, max_memory, as_json)
         return
     if spot.given():
         raise CommandLineError(f"{', '.join(spot.given())}: hold'em options; GAME must be 'holdem-subgame' or an endgame file")

@@ -91,7 +91,9 @@ def _poker_size(game: PokerGame) -> SizeEstimate:
 
     spec = game.spec
     deck, hole = spec.deck_size, spec.hole_cards
-    fixed = tuple(range(sum(spec.board_cards)))
+    # one representative board: the cards known before the game, then the lowest others
+    rest = (c for c in range(deck) if c not in spec.board)
+    fixed = spec.board + tuple(next(rest) for _ in range(sum(spec.board_cards) - len(spec.board)))
     root, _, _ = _public_root(game, (), fixed)
     nodes = states = sparse = 0
     infoset_nodes = [0, 0]
