@@ -336,3 +336,50 @@ def test_damaged_leaf_value_tables_load_or_are_refused(tmp_path_factory, seed, d
         assert str(exc).startswith(str(path))
         return
     assert np.isfinite(table.values).all() and table.values.shape == (len(table.names), table.node.size)
+
+
+LIBRATUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "fixtures" / "libratus-endgames" / "subgame4.txt"
+RANGE_TEXT = b"AA,KK:0.5,AQs-ATs,KQo:0.25,T9s+,As5s\n# comment\nQQ-88,AKo\n"
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(edits=EDITS, cut=CUTS, board=st.sampled_from([(), (0, 13, 26), (48, 49, 50, 51)]))
+def test_mutated_range_files_load_or_are_refused(tmp_path_factory, edits, cut, board):
+    from subgame.games.poker.ranges import read_ranges
+
+    path = tmp_path_factory.mktemp("ranges") / "r.txt"
+    path.write_bytes(_mutate(RANGE_TEXT, edits, cut))
+    try:
+        r0, r1 = read_ranges(path, board)
+    except SubgameError as exc:
+        assert str(exc).startswith(str(path))
+    else:
+        for r in (r0, r1):
+            assert np.all(np.isfinite(r.weights)) and r.weights.min() >= 0
+
+
+@pytest.mark.skipif(not LIBRATUS.exists(), reason="the Libratus endgame fixtures are not beside the repository")
+@settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(edits=EDITS, cut=st.one_of(st.none(), st.integers(0, 200)))
+def test_mutated_endgame_files_load_or_are_refused(tmp_path_factory, edits, cut):
+    from subgame.games.poker.libratus import read_endgame
+
+    path = tmp_path_factory.mktemp("endgames") / "e.txt"
+    path.write_bytes(_mutate(LIBRATUS.read_bytes(), edits, cut))
+    try:
+        read_endgame(path)
+    except SubgameError as exc:
+        assert str(exc).startswith(str(path))
+
+
+def test_range_and_endgame_readers_refuse_a_fifo(tmp_path):
+    import os
+
+    from subgame.games.poker.libratus import read_endgame
+    from subgame.games.poker.ranges import read_ranges
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for read in (read_ranges, read_endgame):
+        with pytest.raises(SubgameError, match="not a regular file"):
+            read(fifo)

@@ -58,6 +58,17 @@ def input_file(path: str | os.PathLike[str], kind: str, error: type[SubgameError
     return path
 
 
+def read_text_file(path: str | os.PathLike[str], kind: str, error: type[SubgameError]) -> str:
+    """The UTF-8 text of a regular file (see :func:`input_file`); anything else raises ``error``."""
+    checked = input_file(path, kind, error)
+    try:
+        return checked.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise error(f"{checked}: not a text file; a {kind} file is plain UTF-8 text") from None
+    except OSError as exc:
+        raise error(f"{checked}: cannot read the {kind} file ({exc.strerror})") from None
+
+
 def write_atomic(path: str | Path, write: Callable[[BinaryIO], object], what: str = "output") -> Path:
     """Write a file through ``write(f)`` into a temporary beside ``path``, then rename it over ``path``.
 

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import GameDefinitionError, InvalidRangeError
+from ...files import read_text_file
 from .holdem import BetSizing, HoldemSpot
 from .ranges import NUM_HANDS, Range, format_board, parse_board
 
@@ -130,12 +131,5 @@ def _is_float(word: str) -> bool:
 def read_endgame(path: str | Path) -> Endgame:
     """Read an endgame file (see :func:`parse_endgame`); unreadable files raise :class:`GameDefinitionError`."""
     file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise GameDefinitionError(f"{file}: no such endgame file") from None
-    except UnicodeDecodeError:
-        raise GameDefinitionError(f"{file}: not a text file; an endgame file is plain text") from None
-    except OSError as exc:
-        raise GameDefinitionError(f"{file}: cannot read the endgame file: {exc.strerror}") from None
+    text = read_text_file(file, "endgame", GameDefinitionError)
     return parse_endgame(text, str(file))

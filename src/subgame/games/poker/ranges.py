@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import GameDefinitionError, InvalidRangeError
+from ...files import read_text_file
 
 RANK_CHARS, SUIT_CHARS = "23456789TJQKA", "shdc"
 NUM_CARDS = 52
@@ -298,10 +299,7 @@ def read_ranges(path: str | Path, board: Sequence[int] = ()) -> tuple[Range, Ran
     Errors name the file and the line.
     """
     path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise InvalidRangeError(f"{path}: cannot read the range file ({exc.strerror})") from None
+    text = read_text_file(path, "range", InvalidRangeError)
     lines = [(n, line.split("#", 1)[0].strip()) for n, line in enumerate(text.splitlines(), start=1)]
     lines = [(n, line) for n, line in lines if line]
     if len(lines) not in (1, 2):
