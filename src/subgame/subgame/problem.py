@@ -22,6 +22,7 @@ import numpy as np
 from ..errors import SubgameError
 from ..eval.best_response import best_response_to_reach
 from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver, checked_iterations
+from ..solve.driver import Budget, run
 from ..solve.plugins import Leaf, RootGadget, plug_in_values
 from ..tree.public_tree import PublicKey, PublicTree, infoset_keys, root_subgame
 from ..tree.sweep import forward_reach, transition_weights
@@ -130,6 +131,8 @@ class SubgameSolution:
             the re-solver best-responds to her average strategy (``root_range``, her
             subgame strategy); the game value lies between. ``None`` for other gadgets.
         iterations: CFR iterations run.
+        opponent_probs: [I_sub_opp, A] the gadget player's average strategy in the forest
+            (what unsafe nested solving assumes she plays, for its Bayesian belief updates).
     """
 
     problem: SubgameProblem
@@ -138,6 +141,7 @@ class SubgameSolution:
     root_cbv: np.ndarray
     recovery_gap: np.ndarray | None
     iterations: int
+    opponent_probs: np.ndarray | None = None
 
     @property
     def tree(self) -> PublicTree:
@@ -188,10 +192,13 @@ def resolve_subgame(
     config: CFRConfig = CFR_PLUS,
     gadget: RootGadget | None = None,
     leaves: Sequence[Leaf] = (),
+    budget: Budget | None = None,
 ) -> SubgameSolution:
     """Solve ``problem`` with ``iterations`` of CFR (``config``) against its root gadget.
 
     Args:
+        budget: run for this budget (iterations and/or seconds, :class:`~subgame.solve.driver.Budget`)
+            instead of ``iterations``.
         gadget: a root gadget to use instead of the one ``problem.gadget`` names (any
             :class:`~subgame.solve.plugins.RootGadget` of the opponent).
         leaves: leaf plug-ins of a depth-limited forest (depth-limited paper §4). The
@@ -205,7 +212,14 @@ def resolve_subgame(
         raise SubgameError(f"the gadget plays for player {gadget.player}, but the opponent of the re-solver is {opp}")
     reach: list[np.ndarray | None] = [None, None]
     reach[player] = problem.root_reach
-    solver = CFRSolver(tree, config, leaves=leaves, gadget=gadget, root_reach=(reach[0], reach[1])).run(iterations)
+    solver = CFRSolver(tree, config, leaves=leaves, gadget=gadget, root_reach=(reach[0], reach[1]))
+    if budget is None:
+        solver.run(iterations)
+    else:
+        if budget.iterations is not None:
+            solver.plan(budget.iterations)
+        run(solver, budget)
+        iterations = solver.iteration
     avg = solver.average_strategy().probs
     follow = solver.average_root_range()
     rs = tree.plan.root_slice
@@ -227,4 +241,4 @@ def resolve_subgame(
         value_vs_average = (np.bincount(sub_o, weights=(1.0 - follow) * alt, minlength=n)
                             - np.bincount(sub_p, weights=root_reach * resolver_cbv, minlength=n))
         gap = best_vs_resolved - value_vs_average
-    return SubgameSolution(problem, avg[player], follow, root_cbv, gap, iterations)
+    return SubgameSolution(problem, avg[player], follow, root_cbv, gap, iterations, avg[opp])
