@@ -220,6 +220,8 @@ class SearchAgent:
         self._chance_below = _chance_below(tree)
         self._tables: dict[int, LeafValueTable] = {}
         self._continuations: dict[int, Continuations] = {}
+        self._exact = ExactValues(game, tree, blueprint)  # keeps the game below each set of leaves compiled
+        self._rollouts: RolloutValues | None = None
 
     # -- the Agent protocol --------------------------------------------------------------
     @property
@@ -319,6 +321,7 @@ class SearchAgent:
             leaves = (MultiValuedLeaf(tree, self._leaf_values(tree)),)
         safe = fits and prev is not None and root_key in prev.tree.node_of_key and (
             not prev.depth_limited or cfg.first_final == "safe")
+        gadget: str
         if safe:
             assert prev is not None  # for the type checker
             gadget = cfg.safe_gadget
@@ -352,20 +355,22 @@ class SearchAgent:
         try:
             return table.leaf_values(tree)
         except SubgameError:  # a leaf beyond the first cut: value it now
-            return self._source(leaf_histories=True).leaf_values(tree, self._opponent_continuations(me))
+            return self._source().leaf_values(tree, self._opponent_continuations(me))
 
     def _table(self, me: int) -> LeafValueTable:
         if me not in self._tables:
             cut = depth_limited_tree(self.game, chance_limit=self.config.chance_limit,
                                      leaf_histories=self.config.leaf_values == "rollouts")
-            values = self._source(leaf_histories=True).leaf_values(cut, self._opponent_continuations(me))
+            values = self._source().leaf_values(cut, self._opponent_continuations(me))
             self._tables[me] = LeafValueTable.from_leaf_values(cut, values)
         return self._tables[me]
 
-    def _source(self, *, leaf_histories: bool) -> LeafValueSource:
+    def _source(self) -> LeafValueSource:
         if self.config.leaf_values == "rollouts":
-            return RolloutValues(self.game, self.tree, self.blueprint, self.config.rollouts, self.seed)
-        return ExactValues(self.game, self.tree, self.blueprint)
+            if self._rollouts is None:
+                self._rollouts = RolloutValues(self.game, self.tree, self.blueprint, self.config.rollouts, self.seed)
+            return self._rollouts
+        return self._exact
 
     def _opponent_continuations(self, me: int) -> Continuations:
         """The opponent's K continuations (full-tree strategies), built once per seat of the agent."""
@@ -376,8 +381,8 @@ class SearchAgent:
             else:
                 cut = depth_limited_tree(self.game, chance_limit=cfg.chance_limit)
                 self._continuations[me] = self_generative_continuations(
-                    self.tree, blueprint_values(self.tree, self.blueprint), cut, me, ExactValues(self.game, self.tree, self.blueprint),
-                    cfg.num_values, iterations=cfg.generation_iterations, config=cfg.config,
+                    self.tree, blueprint_values(self.tree, self.blueprint), cut, me, self._exact, cfg.num_values,
+                    iterations=cfg.generation_iterations, config=cfg.config,
                 )
         return self._continuations[me]
 
@@ -402,7 +407,7 @@ class SearchAgent:
 def _action_slots(tree: PublicTree) -> np.ndarray:
     """[N] the action slot leading to each child of a decision node (-1 elsewhere)."""
     out = np.full(tree.num_nodes, -1, dtype=np.int64)
-    for p, pa in enumerate(tree.players):
+    for pa in tree.players:
         own = pa.child_seq >= 0
         out[pa.node[own]] = pa.child_seq[own] % pa.max_actions
     return out
