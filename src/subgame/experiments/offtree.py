@@ -95,13 +95,13 @@ def offtree_values(
     with_bet = CFRSolver(real, CFR_PLUS).run(bp_its).average_strategy()
     reference = CFRSolver(real, CFR_PLUS).run(eq_its).average_strategy()
     ref = exploitability(real, reference)
-    value = ref.game_value
+    value = float(ref.game_value or 0.0)  # always set for a full-game strategy
 
     def responder_exploitability(probs: np.ndarray) -> float:
         return best_response(real, reference.with_player(RESPONDER, probs), BETTOR).value - value
 
     translated = blueprint.with_player(RESPONDER, translation_strategy(game, real, abstraction, blueprint, RESPONDER))
-    rows: list[tuple[object, ...]] = [
+    rows: list[tuple[str, int | str, float]] = [
         ("randomized pseudo-harmonic translation", "", responder_exploitability(translated.probs[RESPONDER])),
         (f"lower bound: 0.75 in the abstraction (CFR+ {bp_its} it. of the whole game)", "", responder_exploitability(with_bet.probs[RESPONDER])),
     ]
@@ -147,8 +147,8 @@ def offtree_values(
     xs = list(ks)
     series = (
         Series("depth-limited solving (self-generative)", xs, ys),
-        Series("randomized pseudo-harmonic translation", xs, [rows[0][2]] * len(xs)),  # type: ignore[list-item]
-        Series("lower bound (0.75 in the abstraction)", xs, [rows[1][2]] * len(xs)),  # type: ignore[list-item]
+        Series("randomized pseudo-harmonic translation", xs, [rows[0][2]] * len(xs)),
+        Series("lower bound (0.75 in the abstraction)", xs, [rows[1][2]] * len(xs)),
     )
     return ExperimentResult(
         "offtree-values",
