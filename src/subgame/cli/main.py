@@ -6,6 +6,7 @@ share (options, error reporting, output).
 
 from __future__ import annotations
 
+from .agent_eval import agent_eval_command
 from .app import app
 from .evaluate import evaluate_command
 from .exploit import exploit_command
@@ -25,6 +26,7 @@ for _name, _command in (
     ("reproduce", reproduce_command),
     ("exploit", exploit_command),
     ("nested", nested_command),
+    ("agent-eval", agent_eval_command),
 ):
     app.command(_name)(_command)
 
