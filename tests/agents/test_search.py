@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from subgame.agents import Move, View
+from subgame.agents import Agent, Move, View
 from subgame.agents.exact import agent_exploitability, agent_strategy
 from subgame.agents.search import SearchAgent, SearchConfig
 from subgame.errors import SubgameError
@@ -94,3 +94,17 @@ def test_more_values_than_the_bias_set_has_is_refused_when_first_needed():
     agent = SearchAgent(game, tree, _blueprint(tree, 10), SearchConfig(num_values=9, budget=Budget(iterations=5)))
     with pytest.raises(SubgameError, match="K = 9"):
         agent_strategy(agent, game, tree, 0)
+
+
+@pytest.mark.parametrize("options", [{"continuations": "self-generative", "generation_iterations": 20},
+                                     {"leaf_values": "rollouts", "rollouts": 2}])
+def test_other_value_sources_are_seeded_and_play_valid_strategies(options):
+    game, tree = load_game("leduc", **SMALL_LEDUC), compiled("leduc", **SMALL_LEDUC)
+    blueprint = _blueprint(tree, 30)
+    config = SearchConfig(num_values=2, budget=Budget(iterations=20), **options)
+    agents = [SearchAgent(game, tree, blueprint, config, seed=3) for _ in range(2)]
+    assert isinstance(agents[0], Agent)
+    results = [agent_exploitability(a, game, tree)[1] for a in agents]
+    for p in (0, 1):
+        np.testing.assert_array_equal(results[0].probs[p], results[1].probs[p])
+    results[0].check(tree)
