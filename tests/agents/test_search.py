@@ -83,7 +83,8 @@ def test_time_budget_runs_at_least_one_iteration():
 
 
 @pytest.mark.parametrize("bad", [{"num_values": 0}, {"continuations": "greedy"}, {"leaf_values": "oracle"},
-                                 {"chance_limit": 0}, {"safe_gadget": "unsafe"}, {"first_final": "maybe"}])
+                                 {"chance_limit": 0}, {"safe_gadget": "unsafe"}, {"first_final": "maybe"},
+                                 {"early": "never"}])
 def test_bad_configuration_is_one_clear_error(bad):
     with pytest.raises(SubgameError):
         SearchConfig(**bad)

@@ -102,6 +102,9 @@ class SearchConfig:
             ``"safe"`` (alternative payoffs from the depth-limited solve's leaf values, as
             the paper's §6.1 experiment did after the first round) or ``"unsafe"`` (with
             the beliefs, as Modicum did on the third round).
+        early: how the subgames that end at a depth limit are solved after the first one:
+            ``"unsafe"`` (Bayesian beliefs, Modicum) or ``"safe"`` (the safe gadget, with
+            the previous solve's values as alternative payoffs).
         generation_iterations: CFR iterations of each self-generative round.
     """
 
@@ -114,6 +117,7 @@ class SearchConfig:
     chance_limit: int = 1
     safe_gadget: SafeGadget = "resolve"
     first_final: Literal["safe", "unsafe"] = "safe"
+    early: Literal["unsafe", "safe"] = "unsafe"
     generation_iterations: int = 200
 
     def __post_init__(self) -> None:
@@ -124,8 +128,9 @@ class SearchConfig:
             raise SubgameError(f"unknown continuation set {self.continuations!r}; choose bias or self-generative")
         if self.leaf_values not in ("exact", "rollouts"):
             raise SubgameError(f"unknown leaf values {self.leaf_values!r}; choose exact or rollouts")
-        if self.first_final not in ("safe", "unsafe"):
-            raise SubgameError(f"first_final must be safe or unsafe, got {self.first_final!r}")
+        for name in ("first_final", "early"):
+            if getattr(self, name) not in ("safe", "unsafe"):
+                raise SubgameError(f"{name} must be safe or unsafe, got {getattr(self, name)!r}")
         if self.safe_gadget not in ("resolve", "maxmargin"):
             raise SubgameError(f"the safe gadget must be resolve or maxmargin, got {self.safe_gadget!r}")
         for name in ("chance_limit", "rollouts", "generation_iterations"):
@@ -325,8 +330,8 @@ class SearchAgent:
         leaves: tuple[MultiValuedLeaf, ...] = ()
         if not fits:
             leaves = (MultiValuedLeaf(tree, self._leaf_values(tree)),)
-        safe = fits and prev is not None and root_key in prev.tree.node_of_key and (
-            not prev.depth_limited or cfg.first_final == "safe")
+        safe = prev is not None and root_key in prev.tree.node_of_key and (
+            (fits and (not prev.depth_limited or cfg.first_final == "safe")) or (not fits and cfg.early == "safe"))
         gadget: str
         if safe:
             assert prev is not None  # for the type checker

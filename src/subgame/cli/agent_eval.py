@@ -57,6 +57,8 @@ def agent_eval_command(
                                                   "or maxmargin.")] = "resolve",
     first_final: Annotated[str, typer.Option(help="The first subgame that reaches the end of the game: safe (from "
                                                   "the depth-limited values) or unsafe (from the beliefs).")] = "safe",
+    early: Annotated[str, typer.Option(help="Depth-limited subgames after the first: unsafe (Bayesian beliefs, "
+                                            "Modicum) or safe (from the previous solve's values).")] = "unsafe",
     seed: Annotated[int, typer.Option(help="Seed of the agent (rollouts).")] = 0,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the agent's strategy (both seats) here.")] = None,
     game: Annotated[str | None, typer.Option(help="The game, when the file does not record it.")] = None,
@@ -72,7 +74,7 @@ def agent_eval_command(
         num_values=values, continuations=continuations,  # type: ignore[arg-type]
         leaf_values=leaf_values, rollouts=rollouts,  # type: ignore[arg-type]
         budget=Budget(iterations=iterations, seconds=seconds), config=PRESETS[algo], chance_limit=chance_limit,
-        safe_gadget=safe_gadget, first_final=first_final,  # type: ignore[arg-type]
+        safe_gadget=safe_gadget, first_final=first_final, early=early,  # type: ignore[arg-type]
     )
     started = time.perf_counter()
     blueprint = Strategy.load(file)
@@ -97,7 +99,7 @@ def agent_eval_command(
     record = {
         "file": str(file), "game": name, "params": params, "values": values, "continuations": continuations,
         "leaf_values": leaf_values, "iterations": iterations, "seconds_per_solve": seconds, "algo": algo,
-        "chance_limit": chance_limit, "safe_gadget": safe_gadget, "first_final": first_final, "seed": seed,
+        "chance_limit": chance_limit, "safe_gadget": safe_gadget, "first_final": first_final, "early": early, "seed": seed,
         "subgames_solved": len(agent.solves), "information_sets_answered": answered[0],
         "blueprint": exploitability_record(before), "agent": exploitability_record(result),
         "out": None if out is None else str(out), "seconds": seconds_taken,
