@@ -28,7 +28,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..depthlimited import ExactValues, MultiValuedLeaf, depth_limited_tree, self_generative_continuations
+from ..depthlimited import Continuations, ExactValues, MultiValuedLeaf, depth_limited_tree
 from ..eval import exploitability
 from ..eval.best_response import best_response, best_response_to_reach
 from ..games.poker.game import PokerGame
@@ -110,19 +110,33 @@ def offtree_values(
     cbv_abstract = blueprint_values(abstract, blueprint).cbv[BETTOR]
     dl = restrict(game, depth_limited_tree(game, public_state=after, chance_limit=1), abstraction)
     source = ExactValues(game, real, translated)
-    conts = self_generative_continuations(real, bv_real, dl, RESPONDER, source, max(ks), iterations=its)
     root_states = np.arange(*_slice(dl.plan.root_slice[BETTOR]))
     at_root = {abstract.players[BETTOR].label[g]: g for g in _node_states(abstract, BETTOR, 0)}  # footnote 4: I, not I·a
     c_tilde = cbv_abstract[[at_root[dl.players[BETTOR].label[g]] for g in root_states]]
+    problem = replace(blueprint_problem(bv_real, dl, [real.node_of_key[after]], RESPONDER, "resolve"), alt=c_tilde)
+    dl_rows = rows_in(infoset_index(real, RESPONDER), infoset_keys(dl, RESPONDER), "depth-limited subgame")
+    solved: dict[int, tuple[MultiValuedLeaf, np.ndarray]] = {}
+
+    def respond(conts: Continuations) -> tuple[MultiValuedLeaf, np.ndarray]:
+        """The depth-limited solve against ``conts`` (memoized by K: the set only grows)."""
+        if conts.num_values not in solved:
+            leaf = MultiValuedLeaf(dl, source.leaf_values(dl, conts))
+            solved[conts.num_values] = (leaf, resolve_subgame(problem, iterations=its, leaves=(leaf,)).probs)
+        return solved[conts.num_values]
+
+    # The self-generative set (§4), generated with the very subgame problem it serves: the
+    # bettor's best response to the depth-limited solution (translated blueprint below) is added.
+    conts = Continuations(BETTOR, (translated.probs[BETTOR],), ("blueprint",))
+    while conts.num_values < max(ks):
+        dl_probs = respond(conts)[1]
+        br = best_response(real, translated.with_player(RESPONDER, probs_into(translated.probs[RESPONDER], dl_rows, dl_probs)),
+                           BETTOR)
+        conts = conts.add(br.policy, f"best response {conts.num_values}")
     ys = []
     for k in ks:
-        values = source.leaf_values(dl, conts.first(k))
-        leaf = MultiValuedLeaf(dl, values)
-        problem = replace(blueprint_problem(bv_real, dl, [real.node_of_key[after]], RESPONDER, "resolve"), alt=c_tilde)
-        sol = resolve_subgame(problem, iterations=its, leaves=(leaf,))
-        probs = probs_into(translated.probs[RESPONDER], rows_in(infoset_index(real, RESPONDER), infoset_keys(dl, RESPONDER),
-                                                                "depth-limited subgame"), sol.probs)
-        probs = _solve_below(game, real, abstraction, dl, leaf, sol.probs, problem.root_reach, probs, its)
+        leaf, dl_probs = respond(conts.first(k))
+        probs = probs_into(translated.probs[RESPONDER], dl_rows, dl_probs)
+        probs = _solve_below(game, real, abstraction, dl, leaf, dl_probs, problem.root_reach, probs, its)
         e = responder_exploitability(probs)
         rows.append(("depth-limited solving, self-generative values", k, e))
         ys.append(e)
