@@ -8,11 +8,13 @@ import pytest
 from subgame.agents import Agent, Move, View
 from subgame.agents.exact import agent_exploitability, agent_strategy
 from subgame.agents.search import SearchAgent, SearchConfig
-from subgame.errors import SubgameError
+from subgame.errors import GameDefinitionError, SubgameError
 from subgame.eval import exploitability
 from subgame.games import load_game
 from subgame.solve.cfr import CFR_PLUS, MODICUM, CFRSolver
 from subgame.solve.driver import Budget
+from subgame.strategy import Strategy
+from subgame.tree.compile import compile_game
 from tests.conftest import compiled
 
 SMALL_LEDUC = {"num_ranks": 2}
@@ -109,3 +111,13 @@ def test_other_value_sources_are_seeded_and_play_valid_strategies(options):
     for p in (0, 1):
         np.testing.assert_array_equal(results[0].probs[p], results[1].probs[p])
     results[0].check(tree)
+
+
+def test_a_tree_of_another_game_or_with_leaves_is_refused():
+    tree = compiled("kuhn")
+    with pytest.raises(GameDefinitionError, match="tree is of game"):
+        SearchAgent(load_game("leduc"), tree, _blueprint(tree, 5))
+    game = load_game("leduc", **SMALL_LEDUC)
+    cut = compile_game(game, chance_limit=1)
+    with pytest.raises(GameDefinitionError, match="without depth-limit leaves"):
+        SearchAgent(game, cut, Strategy.uniform(cut))

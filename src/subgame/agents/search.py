@@ -69,7 +69,7 @@ from ..depthlimited import (
 from ..depthlimited.values import LeafValueSource
 from ..errors import GameDefinitionError, SubgameError
 from ..eval.best_response import best_response_to_reach
-from ..games.base import Game
+from ..games.base import Game, game_fingerprint
 from ..solve.cfr import MODICUM, CFRConfig
 from ..solve.driver import Budget
 from ..strategy import Strategy
@@ -213,7 +213,9 @@ class SearchAgent:
     def __init__(self, game: Game, tree: PublicTree, blueprint: Strategy, config: SearchConfig = SearchConfig(),
                  *, seed: int = 0, name: str | None = None) -> None:
         blueprint.check(tree)
-        if tree.game_id != blueprint.game_id or np.any(tree.kind == LEAF):
+        if game_fingerprint(game) != tree.game_id:
+            raise GameDefinitionError(f"the tree is of game {tree.game_id!r}, not {game.describe()}")
+        if np.any(tree.kind == LEAF):
             raise GameDefinitionError("the search agent needs the full game's tree (without depth-limit leaves)")
         self.game, self.tree, self.blueprint, self.config, self.seed = game, tree, blueprint, config, seed
         self._name = name or f"search (K={config.num_values}, {config.continuations})"
