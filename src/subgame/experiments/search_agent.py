@@ -64,6 +64,7 @@ def agent_exploitability_experiment(
     blueprint_iterations: int | None = None,
     iterations: int | None = None,
     equilibrium_iterations: int | None = None,
+    continuations: Sequence[str] | None = None,
 ) -> ExperimentResult:
     """Exploitability of the search agent with K values per leaf state, against its blueprint and an equilibrium.
 
@@ -77,11 +78,13 @@ def agent_exploitability_experiment(
         blueprint_iterations, iterations, equilibrium_iterations: CFR+ iterations of the
             blueprint, of every solve of the agent (its budget per decision, Modicum
             schedule), and of the near-equilibrium reference.
+        continuations: the continuation sets (default: bias; ``full`` adds self-generative).
     """
     names = tuple(games) if games is not None else (("no-limit Leduc", "no-limit flop game") if full else ("no-limit Leduc",))
     bp_its = blueprint_iterations or 100
     its = iterations or (100 if full else 50)
     eq_its = equilibrium_iterations or (3000 if full else 1000)
+    sets = tuple(continuations) if continuations is not None else (("bias", "self-generative") if full else ("bias",))
     rows: list[tuple[object, ...]] = []
     series: list[Series] = []
     notes: list[str] = []
@@ -96,15 +99,22 @@ def agent_exploitability_experiment(
         eq = exploitability(tree, equilibrium).exploitability
         rows.append((which, f"blueprint (CFR+ {bp_its} it.)", "", 0, bp, mbb * bp, ""))
         rows.append((which, f"near-equilibrium (CFR+ {eq_its} it.)", "", 0, eq, mbb * eq, ""))
-        ys = []
-        for k in ks:
-            t0 = time.perf_counter()
-            agent = SearchAgent(game, tree, blueprint, SearchConfig(num_values=k, budget=Budget(iterations=its)), seed=seed)
-            result, _ = agent_exploitability(agent, game, tree, seed=seed)
-            rows.append((which, f"search agent (bias, {its} it. per solve)", k, len(agent.solves), result.exploitability,
-                         mbb * result.exploitability, f"{time.perf_counter() - t0:.0f}"))
-            ys.append(result.exploitability)
-        series += [Series(f"{which}: search agent", list(ks), ys), Series(f"{which}: blueprint", list(ks), [bp] * len(ks)),
+        for kind in sets:
+            xs, ys = [], []
+            for k in ks:
+                if kind != "bias" and k == 1:
+                    continue  # one value is the blueprint's in every set
+                t0 = time.perf_counter()
+                config = SearchConfig(num_values=k, continuations=kind, budget=Budget(iterations=its),  # type: ignore[arg-type]
+                                      generation_iterations=its)
+                agent = SearchAgent(game, tree, blueprint, config, seed=seed)
+                result, _ = agent_exploitability(agent, game, tree, seed=seed)
+                rows.append((which, f"search agent ({kind}, {its} it. per solve)", k, len(agent.solves),
+                             result.exploitability, mbb * result.exploitability, f"{time.perf_counter() - t0:.0f}"))
+                xs.append(k)
+                ys.append(result.exploitability)
+            series.append(Series(f"{which}: search agent, {kind}", xs, ys))
+        series += [Series(f"{which}: blueprint", list(ks), [bp] * len(ks)),
                    Series(f"{which}: near-equilibrium", list(ks), [eq] * len(ks))]
         notes.append(f"{which} ({game.describe()}): {tree.summary()['public_nodes']} public nodes, "
                      f"{time.perf_counter() - started:.0f} s in all.")
@@ -113,17 +123,18 @@ def agent_exploitability_experiment(
         "The agent (Appendix A as far as it applies): whenever the opponent acts, a subgame rooted before her action "
         "is solved with her range fixed to a Bayesian belief (unsafe nested solving); while a public chance event "
         "lies below the root the subgame ends with the betting round and its leaves hold K values per leaf state "
-        "(bias set: blueprint, fold x10, check/call x10, bet/raise x10; exact values stored in a table for the first "
-        "round); once the rest of the game fits it is solved to the end with the resolve gadget, the opponent's "
-        "alternative payoffs being her values in the previous solve (at its leaves, her best continuation). "
+        "(bias set: blueprint, fold x10, check/call x10, bet/raise x10; or the self-generative set, generated at the "
+        "game's start; exact values stored in a table for the first round); once the rest of the game fits it is "
+        "solved to the end with the resolve gadget, the opponent's alternative payoffs being her values in the "
+        "previous solve (at its leaves, her best continuation). "
         f"Every solve runs {its} iterations of CFR+ with the Modicum schedule; solved subgames are cached. The "
         "agent's behaviour strategy is assembled by asking it at every information set it can reach, and its "
         "exploitability is exact: NashConv / 2 of the agent in both seats, chips per hand; mbb/hand per big blind.",
         f"Paper (Table 1, HUNL, head-to-head mbb/game, no exploitability reported): {paper}. Where we differ: the "
         "paper's blueprint is an abstraction of HUNL solved by MCCFR and its agent played matches; our blueprint "
         f"is CFR+ with {bp_its} iterations on the whole small game, no action is off-tree, and we measure the "
-        "exact exploitability instead of winnings. Compare the shape: K = 1 worse than K >= 4, which improves on "
-        f"the blueprint. Seed {seed} (deterministic).",
+        "exact exploitability instead of winnings. Compare the shape: K = 1 worse than K >= 4, which should "
+        f"improve on the blueprint. Seed {seed} (deterministic).",
     ]
     return ExperimentResult(
         "agent-exploitability",
