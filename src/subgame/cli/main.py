@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .abstract import abstract_command
 from .acpc import acpc_client_command, dealer_command
+from .agent_eval import agent_eval_command
 from .app import app
 from .evaluate import evaluate_command
 from .exploit import exploit_command
@@ -36,6 +37,7 @@ for _name, _command in (
     ("acpc-client", acpc_client_command),
     ("dealer", dealer_command),
     ("abstract", abstract_command),
+    ("agent-eval", agent_eval_command),
 ):
     app.command(_name)(_command)
 

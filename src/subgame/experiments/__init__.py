@@ -17,7 +17,9 @@ from .depth_limited import depth_limited_values
 from .exploit import cdbr_table, cdbr_vs_lbr, cdrnr_tradeoff
 from .modicum import modicum_vs_cfr_plus
 from .nested import nested_table
+from .offtree import offtree_values
 from .report import ExperimentResult, Series
+from .search_agent import agent_exploitability_experiment
 from .subgame_solving import resolve_convergence, resolve_vs_blueprint, technique_table
 
 #: Every experiment by the name ``subgame reproduce NAME`` takes; each is called as
@@ -33,6 +35,8 @@ EXPERIMENTS: dict[str, Callable[..., ExperimentResult]] = {
     "nested-table": nested_table,
     "modicum": modicum_vs_cfr_plus,
     "depth-limited-values": depth_limited_values,
+    "agent-exploitability": agent_exploitability_experiment,
+    "offtree-values": offtree_values,
 }
 
 __all__ = [

@@ -131,6 +131,8 @@ class SubgameSolution:
             the re-solver best-responds to her average strategy (``root_range``, her
             subgame strategy); the game value lies between. ``None`` for other gadgets.
         iterations: CFR iterations run.
+        opponent_probs: [I_sub_opp, A] the gadget player's average strategy in the forest
+            (what unsafe nested solving assumes she plays, for its Bayesian belief updates).
     """
 
     problem: SubgameProblem
@@ -139,6 +141,7 @@ class SubgameSolution:
     root_cbv: np.ndarray
     recovery_gap: np.ndarray | None
     iterations: int
+    opponent_probs: np.ndarray | None = None
 
     @property
     def tree(self) -> PublicTree:
@@ -235,4 +238,4 @@ def resolve_subgame(
         value_vs_average = (np.bincount(sub_o, weights=(1.0 - follow) * alt, minlength=n)
                             - np.bincount(sub_p, weights=root_reach * resolver_cbv, minlength=n))
         gap = best_vs_resolved - value_vs_average
-    return SubgameSolution(problem, avg[player], follow, root_cbv, gap, iterations)
+    return SubgameSolution(problem, avg[player], follow, root_cbv, gap, iterations, avg[opp])
