@@ -1,6 +1,5 @@
 import numpy as np
 import pytest
-from tests.subgame.conftest import SMALL, small_game
 
 from subgame.agents import CallAgent, Move, RandomAgent, ResolvingAgent, StrategyAgent, TranslationAgent, View, load_agent
 from subgame.agents.match import exact_value, play_match
@@ -15,6 +14,7 @@ from subgame.strategy import Strategy
 from subgame.subgame import resolve_all, translation_strategy
 from subgame.tree.compile import compile_game
 from subgame.tree.public_tree import infoset_index, infoset_keys
+from tests.subgame.conftest import SMALL, small_game
 
 
 def _views(game, player):

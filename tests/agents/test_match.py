@@ -1,6 +1,5 @@
 import numpy as np
 import pytest
-from tests import oracle
 
 import subgame.agents.match as match_module
 from subgame.agents import CallAgent, Decision, Move, RandomAgent, StrategyAgent, View
@@ -11,6 +10,7 @@ from subgame.games import load_game
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
 from subgame.strategy import Strategy
 from subgame.tree.compile import compile_game
+from tests import oracle
 
 
 def _equilibrium(tree, iterations=300):

@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
-from tests.conftest import compiled
 
 from subgame.agents import CallAgent, Decision, Move, RandomAgent, StrategyAgent, View, infoset_key
 from subgame.agents.table import AgentFailed, Table
@@ -15,6 +14,7 @@ from subgame.games import GAMES, load_game
 from subgame.games.base import CHANCE
 from subgame.solve.cfr import CFRSolver
 from subgame.tree.public_tree import infoset_index
+from tests.conftest import compiled
 
 
 @pytest.fixture(scope="module")
