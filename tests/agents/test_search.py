@@ -121,3 +121,22 @@ def test_a_tree_of_another_game_or_with_leaves_is_refused():
     cut = compile_game(game, chance_limit=1)
     with pytest.raises(GameDefinitionError, match="without depth-limit leaves"):
         SearchAgent(game, cut, Strategy.uniform(cut))
+
+
+def test_the_search_agent_plays_matches_by_its_spec_with_its_exact_strategy(tmp_path):
+    from subgame.agents import load_agent
+    from subgame.agents.match import exact_value, play_match
+
+    game, tree = load_game("leduc", **SMALL_LEDUC), compiled("leduc", **SMALL_LEDUC)
+    blueprint = _blueprint(tree, 50)
+    path = blueprint.save(tmp_path / "bp.npz", tree)
+    agent = load_agent(f"search:{path}:30", tree, game)
+    assert isinstance(agent, SearchAgent) and agent.config.budget == Budget(iterations=30)
+    known = agent.behaviour(tree)
+    fresh = SearchAgent(game, tree, blueprint, SearchConfig(budget=Budget(iterations=30)))
+    for p in (0, 1):
+        np.testing.assert_array_equal(known.probs[p], agent_strategy(fresh, game, tree, p))
+    result = play_match(game, tree, (agent, load_agent(str(path), tree, game)), deals=40, seed=3)
+    assert result.exact == pytest.approx(exact_value(tree, known, blueprint))
+    with pytest.raises(SubgameError, match="unknown agent"):
+        load_agent(f"search:{tmp_path / 'missing.npz'}", tree, game)

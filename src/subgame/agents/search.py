@@ -247,6 +247,16 @@ class SearchAgent:
             raise SubgameError(f"the seat must be 0 or 1, got {player!r}")
         self.player = player
 
+    def behaviour(self, tree: PublicTree) -> Strategy:
+        """The strategy the agent plays in both seats (:func:`~.exact.agent_strategy`: every
+        information set it reaches queried as in play, so matches get exact values and AIVAT)."""
+        from .exact import agent_strategy  # exact evaluates any agent; it is above this module
+
+        if tree.game_id != self.tree.game_id:
+            raise SubgameError(f"the search agent plays {self.tree.game_id!r}, not {tree.game_id!r}")
+        both = [agent_strategy(self, self.game, tree, p, seed=self.seed) for p in (0, 1)]
+        return Strategy(tree.game_id, (both[0], both[1]), {"algo": f"agent: {self.name}"})
+
     def act(self, view: View) -> Decision:
         """The agent's action probabilities at ``view`` (solving the subgames its path needs)."""
         if view.player != self.player:

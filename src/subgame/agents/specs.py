@@ -11,6 +11,8 @@ spec                           agent
                                N CFR+ iterations per subgame (default 200)
 ``resolve:FILE:METHOD[:N]``    a blueprint file re-solved at each betting round with METHOD
                                (``resolve``, ``maxmargin``, ``reach-maxmargin``, ...), N iterations
+``search:FILE[:N]``            the depth-limited search agent on a blueprint file (K = 4 bias
+                               continuations, Modicum's CFR schedule), N iterations per solve
 =============================  =================================================================
 """
 
@@ -30,12 +32,13 @@ from ..tree.public_tree import PublicTree
 from .base import Agent
 from .baselines import CallAgent, RandomAgent
 from .resolving import ResolvingAgent, blueprint_source, cfr_d_source
+from .search import SearchAgent, SearchConfig
 from .strategy import StrategyAgent
 from .translation import TranslationAgent
 
 BASELINES: dict[str, type[RandomAgent] | type[CallAgent]] = {"random": RandomAgent, "call": CallAgent}
 DEFAULT_RESOLVE_ITERATIONS = 200
-SPEC_HELP = "random, call, a strategy FILE, cfr-d:FILE[:N] or resolve:FILE:METHOD[:N]"
+SPEC_HELP = "random, call, a strategy FILE, cfr-d:FILE[:N], resolve:FILE:METHOD[:N] or search:FILE[:N]"
 
 
 def load_agent(spec: str, tree: PublicTree, game: Game | None = None) -> Agent:
@@ -66,6 +69,11 @@ def load_agent(spec: str, tree: PublicTree, game: Game | None = None) -> Agent:
         blueprint = Strategy.load(_existing(file, spec), tree)
         source = blueprint_source(_needs(game, spec), tree, blueprint, method)
         return ResolvingAgent(source, Budget(iterations=iterations), name=f"{method}:{Path(file).stem}")
+    if kind == "search" and rest:
+        file, iterations = _iterations(rest, spec)
+        blueprint = Strategy.load(_existing(file, spec), tree)
+        config = SearchConfig(budget=Budget(iterations=iterations))
+        return SearchAgent(_needs(game, spec), tree, blueprint, config, name=f"search:{Path(file).stem}")
     path = _existing(spec, spec)
     if is_cfr_d_file(path):
         raise SubgameError(f"{spec} is a CFR-D file: play it as cfr-d:{spec}")
