@@ -48,7 +48,7 @@ def _naming(cards: str) -> Naming:
 
 def _agent(spec: str, game: PokerGame) -> Agent:
     """A baseline needs no tree; a strategy file is checked against the compiled game."""
-    return BASELINES[spec]() if spec in BASELINES else load_agent(spec, compile_game(game))
+    return BASELINES[spec]() if spec in BASELINES else load_agent(spec, compile_game(game), game)
 
 
 @reports_errors

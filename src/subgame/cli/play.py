@@ -43,7 +43,8 @@ def open_table(agent: str, game: str | None, param: list[str], seed: int, seat: 
     else:
         params = parse_params(param)
     tree = compile_named(game, params)
-    return Table(load_game(game, **params), load_agent(agent, tree), seed=seed, human_seat=seat, label=game_label(game, params))
+    rules = load_game(game, **params)
+    return Table(rules, load_agent(agent, tree, rules), seed=seed, human_seat=seat, label=game_label(game, params))
 
 
 @reports_errors
