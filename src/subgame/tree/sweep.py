@@ -51,9 +51,8 @@ def forward_reach(tree: PublicTree, player: int, sw: np.ndarray, root: np.ndarra
     reach = np.empty_like(sw)
     rs = plan.root_slice[player]
     reach[rs] = 1.0 if root is None else root
-    parent = tree.players[player].parent
     for lv in plan.levels[player]:
-        reach[lv.lo : lv.hi] = reach[parent[lv.lo : lv.hi]] * sw[lv.lo : lv.hi]
+        reach[lv.lo : lv.hi] = reach[lv.plo : lv.phi][lv.parent_local] * sw[lv.lo : lv.hi]
     return reach
 
 
@@ -96,15 +95,15 @@ def backward_best(tree: PublicTree, player: int, v: np.ndarray, *, want_policy: 
     pa = tree.players[player]
     A = pa.max_actions
     best_action = np.zeros(pa.num_infosets, dtype=np.int64) if want_policy else None
-    for lv in reversed(tree.plan.levels[player]):
+    for lv, bl in zip(reversed(tree.plan.levels[player]), reversed(tree.best_plan[player])):
         # One bincount sums children into their parents (opponent and chance moves) and
         # into the action slots of the player's own infosets at the same time.
         n_par, n = lv.phi - lv.plo, lv.ihi - lv.ilo
-        sums = np.bincount(lv.best_target, weights=v[lv.lo : lv.hi], minlength=n_par + n * A)
+        sums = np.bincount(bl.best_target, weights=v[lv.lo : lv.hi], minlength=n_par + n * A)
         v[lv.plo : lv.phi] += sums[:n_par]
         if n:
-            sv = sums[n_par:].reshape(n, A) + lv.illegal_penalty
-            v[lv.infoset_priv] = sv.max(axis=1)
+            sv = sums[n_par:].reshape(n, A) + bl.illegal_penalty
+            v[bl.infoset_priv] = sv.max(axis=1)
             if best_action is not None:
                 best_action[lv.ilo : lv.ihi] = sv.argmax(axis=1)
     return v, best_action
