@@ -343,3 +343,28 @@ def test_forest_and_chance_limit_match_enumeration(name):
             np.testing.assert_array_equal(fast.players[p].parent, slow.players[p].parent)
             np.testing.assert_array_equal(fast.players[p].child_seq, slow.players[p].child_seq)
         np.testing.assert_array_equal(fast.kind, slow.kind)
+
+
+# -- memory ------------------------------------------------------------------------------------------
+def test_labels_are_computed_on_demand_and_index_arrays_are_compact(river):
+    """A river's labels are a BlockSequence (no string per private state) equal to the stored tuple the
+    generic layout would hold; per-state index arrays are int32."""
+    from subgame.tree.public_tree import BlockSequence
+    from subgame.tree.size import BYTES_PER_PRIVATE_STATE, tree_bytes
+
+    game, tree, _ = river
+    deck = deal_hands(game)
+    for p, pa in enumerate(tree.players):
+        assert isinstance(pa.label, BlockSequence) and len(pa.label) == pa.num_states
+        hands = state_hands(game, tree, p)
+        explicit = tuple(game.cards_str(tuple(int(c) for c in deck[h])) for h in hands)
+        assert pa.label == explicit and tuple(pa.label) == explicit and pa.label != explicit[:-1]
+        assert pa.label[-1] == explicit[-1] and pa.label[1300:1400] == explicit[1300:1400]
+        with pytest.raises(IndexError):
+            pa.label[pa.num_states]
+        names = list(pa.action_names)
+        assert len(names) == pa.num_infosets and [len(x) for x in names] == pa.legal.sum(axis=1).tolist()
+        for f in ("node", "parent", "child_seq", "infoset_priv"):
+            assert getattr(pa, f).dtype == np.int32, f
+    states = tree.players[0].num_states + tree.players[1].num_states
+    assert tree_bytes(tree) <= BYTES_PER_PRIVATE_STATE * states
