@@ -368,3 +368,22 @@ def test_labels_are_computed_on_demand_and_index_arrays_are_compact(river):
             assert getattr(pa, f).dtype == np.int32, f
     states = tree.players[0].num_states + tree.players[1].num_states
     assert tree_bytes(tree) <= BYTES_PER_PRIVATE_STATE * states
+
+
+def test_operators_on_threads_give_bitwise_the_same_values(river, monkeypatch):
+    import subgame.tree.poker_operators as ops
+
+    _, tree, _ = river
+    rng = np.random.default_rng(5)
+    reach = tuple(rng.random(pa.num_states) for pa in tree.players)
+    one = [leaf_values(tree, p, reach) for p in (0, 1)]
+    monkeypatch.setattr(ops, "MIN_THREAD_ENTRIES", 1000)  # many pieces: column ranges of the river's one board
+    old = ops.set_operator_threads(3)
+    try:
+        three = [leaf_values(tree, p, reach) for p in (0, 1)]
+    finally:
+        ops.set_operator_threads(old)
+    for a, b in zip(one, three):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(GameDefinitionError, match="operator threads"):
+        ops.set_operator_threads(0)
