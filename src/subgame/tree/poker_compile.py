@@ -39,6 +39,7 @@ from .poker_operators import (
     FoldTerminal,
     ShowdownGroup,
     ShowdownTerminal,
+    StateGrid,
     colex_rank,
     disjoint_pairs,
     strength_keys,
@@ -561,10 +562,11 @@ class _Builder:
     def _chance(self, nodes: list[int]) -> np.ndarray:
         return np.array([self.nodes[n].prob for n in nodes], dtype=np.float64)
 
-    def _states(self, nodes: list[int], b: _Board) -> tuple[np.ndarray, np.ndarray]:
+    def _states(self, nodes: list[int], b: _Board) -> tuple[StateGrid, StateGrid]:
         """Per player [n, T]: the private state of canonical hand i at each node."""
-        starts = np.array([self.nodes[n].start for n in nodes], dtype=np.int64)
-        return (b.local[0][:, None] + starts[None, :, 0], b.local[1][:, None] + starts[None, :, 1])
+        starts = np.array([self.nodes[n].start for n in nodes], dtype=np.intp)
+        return (StateGrid(b.local[0].astype(np.intp), starts[:, 0].copy()),
+                StateGrid(b.local[1].astype(np.intp), starts[:, 1].copy()))
 
     def _histories(self, n: int) -> tuple[HistoryAtNode, ...]:
         """The node's histories in the generic compiler's order: player 0's hand, then player 1's."""

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import combinations
 from math import comb
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -240,9 +240,34 @@ def disjoint_pairs(hand_cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 # -- both cores ----------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class StateGrid:
+    """[n, T] the private state of hand ``i`` at terminal ``t``, ``local[i] + start[t]``, computed when indexed.
+
+    Every terminal node of a board lists the board's hands in one order, so the grid is
+    an outer sum and costs ``n + T`` integers instead of ``n · T``.
+    """
+
+    local: np.ndarray  #: [n] intp, the hand's position in the node's block of private states
+    start: np.ndarray  #: [T] intp, the first private state of each terminal node
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (int(self.local.size), int(self.start.size))
+
+    @property
+    def size(self) -> int:
+        return int(self.local.size * self.start.size)
+
+    def __getitem__(self, key: Any) -> np.ndarray:
+        rows, cols = key if isinstance(key, tuple) else (key, slice(None))
+        out: np.ndarray = self.local[rows][:, None] + self.start[cols][None, :]
+        return out
+
+
 class _Group(Protocol):
     @property
-    def states(self) -> tuple[np.ndarray, np.ndarray]: ...
+    def states(self) -> tuple[StateGrid, StateGrid]: ...
 
 
 G = TypeVar("G", bound=_Group)
@@ -313,7 +338,7 @@ class FoldGroup:
     """The fold terminals of one board: ``T`` public nodes sharing ``n`` hands."""
 
     removal: CardRemoval
-    states: tuple[np.ndarray, np.ndarray]  #: per player [n, T] private state of hand i at terminal t
+    states: tuple[StateGrid, StateGrid]  #: per player [n, T] private state of hand i at terminal t
     value: np.ndarray  #: [T] chance probability × player 0's payoff, for every disjoint pair
 
     def entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -328,7 +353,7 @@ class ShowdownGroup:
     """The showdown terminals of one board: ``T`` public nodes sharing ``n`` hands."""
 
     removal: CardRemoval  #: built with the hands' strengths on this board
-    states: tuple[np.ndarray, np.ndarray]  #: per player [n, T] private state of hand i at terminal t
+    states: tuple[StateGrid, StateGrid]  #: per player [n, T] private state of hand i at terminal t
     win: np.ndarray  #: [T] chance probability × player 0's payoff when her hand is stronger
     lose: np.ndarray  #: [T] chance probability × player 0's payoff when her hand is weaker
 

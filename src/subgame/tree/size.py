@@ -79,10 +79,10 @@ def gib(n: float) -> str:
 
 
 #: Bytes a compiled poker tree holds per private state (its int32 index arrays, intp sweep
-#: plan and card-removal operators; labels are computed on demand): 37 to 39 measured with
+#: plan and card-removal operators; labels are computed on demand): 33 to 34 measured with
 #: :func:`tree_bytes` from 16 to 52 cards, two rounds and a fixed-board hold'em river. The
-#: first best response adds about 15 (:attr:`~subgame.tree.public_tree.PublicTree.best_plan`).
-BYTES_PER_PRIVATE_STATE = 39
+#: first best response adds about 10 (:attr:`~subgame.tree.public_tree.PublicTree.best_plan`).
+BYTES_PER_PRIVATE_STATE = 34
 #: Bytes per entry of an explicit sparse payoff matrix (stored with its transpose), used
 #: for terminals with few hands.
 BYTES_PER_SPARSE_ENTRY = 24
