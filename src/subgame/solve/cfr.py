@@ -174,7 +174,9 @@ class CFRSolver:
 
     # -- strategies ---------------------------------------------------------------------
     def _current(self, p: int) -> np.ndarray:
-        regrets = self.regrets[p].astype(np.float64, copy=False)  # a float32 solver matches regrets in float64
+        regrets = self.regrets[p]
+        if self.dtype is not np.float64:  # a float32 solver matches regrets in float64
+            regrets = regrets.astype(np.float64)
         sigma = self._lift(p, regret_matching(regrets, self._legal[p], self._uniform[p]))
         r = self.restriction[p]
         if r is not None and r.weight == 1.0:

@@ -269,6 +269,7 @@ class BestLevel:
     """What a best-response sweep adds to a :class:`LevelPlan` (built only when one is asked for)."""
 
     best_target: np.ndarray  #: [hi-lo] parent_local for other positions, phi-plo + sequence index for actor ones
+    illegal_penalty: np.ndarray  #: [ihi-ilo, A] float32, 0 where legal, -inf where not
     infoset_priv: np.ndarray  #: [ihi-ilo] private state of each infoset at depth d-1
 
 
@@ -324,6 +325,7 @@ class SweepPlan:
                 target = np.where(cs >= 0, cs.astype(np.intp) + ((lv.phi - lv.plo) - lv.ilo * A), lv.parent_local)
                 blist.append(BestLevel(
                     best_target=target.astype(np.intp, copy=False),
+                    illegal_penalty=np.where(pa.legal[lv.ilo : lv.ihi], np.float32(0.0), np.float32(-np.inf)),
                     infoset_priv=pa.infoset_priv[lv.ilo : lv.ihi].astype(np.intp),
                 ))
             out.append(tuple(blist))

@@ -102,7 +102,7 @@ def backward_best(tree: PublicTree, player: int, v: np.ndarray, *, want_policy: 
         sums = np.bincount(bl.best_target, weights=v[lv.lo : lv.hi], minlength=n_par + n * A)
         v[lv.plo : lv.phi] += sums[:n_par]
         if n:
-            sv = sums[n_par:].reshape(n, A) + np.where(pa.legal[lv.ilo : lv.ihi], 0.0, -np.inf)
+            sv = sums[n_par:].reshape(n, A) + bl.illegal_penalty
             v[bl.infoset_priv] = sv.max(axis=1)
             if best_action is not None:
                 best_action[lv.ilo : lv.ihi] = sv.argmax(axis=1)
