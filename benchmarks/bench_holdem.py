@@ -34,34 +34,33 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results"
-BOARDS = {"river": "Js Ks 5c Qs 7d", "turn": "Js Ks 5c Qs"}
+BOARDS = {"river": "Js Ks 5c Qs 7d", "turn": "Js Ks 5c Qs"}  # ACPC names: the same cards as ours on 13 ranks
+SMALL_BOARD = "2c 3d 4h 5s 7c"  # a river of the 24-card deck (ranks 2 to 7) that OpenSpiel builds in a minute
 BETS = {"river": "0.5,1", "turn": "1"}
 
 
-def spec_for(street: str, pot: int, stack: int, bets: str):
+def spec_for(street: str, pot: int, stack: int, bets: str, ranks: int = 13):
     from subgame.games.poker import PokerSpec
 
     board_cards = (5,) if street == "river" else (4, 1)
-    return PokerSpec(num_ranks=13, num_suits=4, hole_cards=2, board_cards=board_cards, betting="nolimit", ante=pot // 2,
+    return PokerSpec(num_ranks=ranks, num_suits=4, hole_cards=2, board_cards=board_cards, betting="nolimit", ante=pot // 2,
                      stack=stack, bet_fractions=tuple(float(b) for b in bets.split(",")), all_in=True,
                      first_player=(0,) * len(board_cards))
 
 
-def board_cards(text: str) -> tuple[int, ...]:
-    from subgame.games.poker.hands import card_name
-
-    names = {card_name(c, 13, 4): c for c in range(52)}
-    return tuple(names[c] for c in text.split())
+def board_cards(text: str, ranks: int = 13) -> tuple[int, ...]:
+    """Cards named as ACPC and OpenSpiel name them (ranks from the deuce up, suits ``cdhs``; ``rank * 4 + suit``)."""
+    return tuple("23456789TJQKA".index(c[0]) * 4 + "cdhs".index(c[1]) for c in text.split())
 
 
-def chance_mass(fixed: int) -> float:
+def chance_mass(fixed: int, deck: int = 52) -> float:
     """The chance probability of all deals whose first ``fixed`` board cards are the given ones (two hole cards each)."""
-    allowed = comb(52 - fixed, 2) * comb(50 - fixed, 2)
-    return allowed / (comb(52, 2) * comb(50, 2) * comb(48, fixed))
+    allowed = comb(deck - fixed, 2) * comb(deck - 2 - fixed, 2)
+    return allowed / (comb(deck, 2) * comb(deck - 2, 2) * comb(deck - 4, fixed))
 
 
 def measure_one(street: str, board: str, pot: int, stack: int, bets: str, dtype: str, threads: int,
-                iterations: int, eval_every: int, targets: list[float]) -> dict[str, object]:
+                iterations: int, eval_every: int, targets: list[float], ranks: int = 13) -> dict[str, object]:
     """Compile, solve and evaluate one configuration in this process (called in a child process)."""
     import numpy as np
 
@@ -73,14 +72,14 @@ def measure_one(street: str, board: str, pot: int, stack: int, bets: str, dtype:
     from subgame.tree.size import tree_bytes
 
     set_operator_threads(threads)
-    cards = board_cards(board)
-    game = PokerGame(spec_for(street, pot, stack, bets), f"holdem {street}")
+    cards = board_cards(board, ranks)
+    game = PokerGame(spec_for(street, pot, stack, bets, ranks), f"holdem {street}")
     started = time.perf_counter()
     tree = compile_poker(game, board=cards)
     _ = tree.plan
     compile_s = time.perf_counter() - started
     solver = CFRSolver(tree, CFR_PLUS, dtype=np.dtype(dtype).type)
-    scale = 100.0 / (chance_mass(len(cards)) * pot)
+    scale = 100.0 / (chance_mass(len(cards), 4 * ranks) * pot)
     curve: list[tuple[int, float, float]] = []
     reached: dict[str, tuple[int, float] | None] = {f"{t:g}": None for t in targets}
     solve_s, times = 0.0, []
@@ -104,18 +103,20 @@ def measure_one(street: str, board: str, pot: int, stack: int, bets: str, dtype:
             "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
-def measure_openspiel(board: str, pot: int, stack: int, timeout: float) -> dict[str, object]:
-    """OpenSpiel's C++ CFR+ on universal_poker's river with this board: build and one iteration, in a child process."""
+def measure_openspiel(board: str, pot: int, stack: int, timeout: float, ranks: int = 13) -> dict[str, object]:
+    """OpenSpiel's C++ CFR+ on universal_poker's river with this board: build and two iterations, in a child process."""
     code = (
         "import time, resource, json, pyspiel\n"
-        f"p = dict(betting='nolimit', numPlayers=2, numRounds=1, blind='1 1', firstPlayer='1', numSuits=4, numRanks=13,"
+        f"p = dict(betting='nolimit', numPlayers=2, numRounds=1, blind='1 1', firstPlayer='1', numSuits=4, numRanks={ranks},"
         f" numHoleCards=2, numBoardCards='5', stack='{stack} {stack}', bettingAbstraction='fcpa', potSize={pot},"
         f" boardCards='{board.replace(' ', '')}')\n"
         "g = pyspiel.load_game('universal_poker', p)\n"
         "t = time.perf_counter(); s = pyspiel.CFRPlusSolver(g); b = time.perf_counter() - t\n"
         "print(json.dumps({'build_s': b}), flush=True)\n"
-        "t = time.perf_counter(); s.evaluate_and_update_policy(); i = time.perf_counter() - t\n"
-        "print(json.dumps({'build_s': b, 'iteration_s': i,"
+        "its = []\n"
+        "for _ in range(2):\n"
+        "    t = time.perf_counter(); s.evaluate_and_update_policy(); its.append(time.perf_counter() - t)\n"
+        "    print(json.dumps({'build_s': b, 'iteration_s': its,"
         " 'peak_mib': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}), flush=True)\n"
     )
     try:
@@ -125,10 +126,24 @@ def measure_openspiel(board: str, pot: int, stack: int, timeout: float) -> dict[
     except subprocess.TimeoutExpired as exc:
         out = (exc.stdout or b"").decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
         lines = out.strip().splitlines()
-        return {**(json.loads(lines[-1]) if lines else {}), "timeout_s": timeout}
+        return {**(json.loads(lines[-1]) if lines else {}), "timed_out_after_s": timeout}
 
 
-def run_child(args: list[str]) -> dict[str, object]:
+def openspiel_rows(args: argparse.Namespace, targets: list[float]) -> list[str]:
+    """Ours and OpenSpiel's C++ CFR+ per iteration on the same river (fcpa: our bets 1 pot and all-in)."""
+    lines = []
+    for ranks, board, timeout in ((6, SMALL_BOARD, args.openspiel_timeout), (13, BOARDS["river"], args.openspiel_timeout)):
+        ours = run_child(["river", board, args.pot, args.stack, "1", "float64", 1, 20, 10, targets, ranks])
+        theirs = measure_openspiel(board, args.pot, args.stack, timeout, ranks)
+        lines.append(f"river {board} on {4 * ranks} cards, bets 1 pot and all-in (OpenSpiel's fcpa): ours "
+                     f"{ours['iteration_s'] * 1e3:.2f} ms per CFR+ iteration ({ours['public_nodes']} public nodes, "
+                     f"{ours['private_states']:,} private states, compiled in {ours['compile_s']:.2f} s, peak RSS "
+                     f"{ours['peak_mib']:.0f} MiB); OpenSpiel C++ CFRPlusSolver on universal_poker: {json.dumps(theirs)}")
+        print(lines[-1], flush=True)
+    return lines
+
+
+def run_child(args: list[object]) -> dict[str, object]:
     done = subprocess.run([sys.executable, __file__, "--one", json.dumps(args)], capture_output=True, text=True,
                           check=True, cwd=ROOT)
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -182,10 +197,7 @@ def main() -> None:
                "ms / iteration", *(f"to {t:g} % pot" for t in targets), "exploitability % pot",
                "tree MiB", "regrets + average MiB", "peak RSS MiB")
     if "river" in args.streets and not args.quick:
-        os_fig = measure_openspiel(BOARDS["river"], args.pot, args.stack, args.openspiel_timeout)
-        notes.append(f"OpenSpiel {('C++ CFR+ on universal_poker, river ' + BOARDS['river'])}, fcpa abstraction, "
-                     f"same pot and stacks: {json.dumps(os_fig)}")
-        print(notes[-1], flush=True)
+        notes.extend(openspiel_rows(args, targets))
     command = "python benchmarks/bench_holdem.py " + " ".join(sys.argv[1:])
     text = (f"# Hold'em river and turn subgames (uniform ranges, pot {args.pot}, stacks {args.stack})\n\n"
             f"{markdown_table(headers, rows)}\n\n" + "".join(f"- {n}\n" for n in notes) + f"\nCommand: `{command.strip()}`\n")
