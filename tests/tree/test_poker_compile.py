@@ -387,3 +387,13 @@ def test_operators_on_threads_give_bitwise_the_same_values(river, monkeypatch):
         np.testing.assert_array_equal(a, b)
     with pytest.raises(GameDefinitionError, match="operator threads"):
         ops.set_operator_threads(0)
+
+
+def test_best_response_without_its_cached_plan_is_bitwise_the_same(river, monkeypatch):
+    import subgame.tree.sweep as sweep
+
+    _, tree, _ = river
+    s = Strategy.random(tree, np.random.default_rng(2))
+    kept = exploitability(tree, s)
+    monkeypatch.setattr(sweep, "BEST_PLAN_CACHED_STATES", 0)  # every level built on the fly
+    assert exploitability(tree, s) == kept

@@ -23,6 +23,8 @@ from ..errors import GameDefinitionError
 from ..games.base import State
 
 DECISION, CHANCE_NODE, TERMINAL_NODE, LEAF = 0, 1, 2, 3
+#: Trees with at most this many private states (both players) keep their best-response arrays.
+BEST_PLAN_CACHED_STATES = 1 << 20
 PublicKey = tuple[str, ...]
 KIND_NAMES = {DECISION: "decision", CHANCE_NODE: "chance", TERMINAL_NODE: "terminal", LEAF: "leaf"}
 
@@ -235,7 +237,12 @@ class PublicTree:
 
     @cached_property
     def best_plan(self) -> tuple[tuple[BestLevel, ...], tuple[BestLevel, ...]]:
-        """Per player, one :class:`BestLevel` per entry of ``plan.levels``: built on the first best response."""
+        """Per player, one :class:`BestLevel` per entry of ``plan.levels``, kept once built.
+
+        Best responses use it on trees of at most :data:`BEST_PLAN_CACHED_STATES` private
+        states; on larger ones they build one level at a time and keep nothing (about 10
+        bytes per private state saved, for one more pass over each level).
+        """
         return SweepPlan.build_best(self)
 
     def summary(self) -> dict[str, int]:
@@ -315,21 +322,21 @@ class SweepPlan:
     @staticmethod
     def build_best(tree: PublicTree) -> tuple[tuple[BestLevel, ...], tuple[BestLevel, ...]]:
         """Per player and depth, the best-response sweep's index arrays (see :attr:`PublicTree.best_plan`)."""
-        out: list[tuple[BestLevel, ...]] = []
-        for p in range(2):
-            pa = tree.players[p]
-            A = pa.max_actions
-            blist = []
-            for lv in tree.plan.levels[p]:
-                cs = pa.child_seq[lv.lo : lv.hi]
-                target = np.where(cs >= 0, cs.astype(np.intp) + ((lv.phi - lv.plo) - lv.ilo * A), lv.parent_local)
-                blist.append(BestLevel(
-                    best_target=target.astype(np.intp, copy=False),
-                    illegal_penalty=np.where(pa.legal[lv.ilo : lv.ihi], np.float32(0.0), np.float32(-np.inf)),
-                    infoset_priv=pa.infoset_priv[lv.ilo : lv.ihi].astype(np.intp),
-                ))
-            out.append(tuple(blist))
-        return out[0], out[1]
+        levels = tree.plan.levels
+        return (tuple(SweepPlan.best_level(tree, 0, lv) for lv in levels[0]),
+                tuple(SweepPlan.best_level(tree, 1, lv) for lv in levels[1]))
+
+    @staticmethod
+    def best_level(tree: PublicTree, player: int, lv: LevelPlan) -> BestLevel:
+        """The best-response arrays of one level of ``player``."""
+        pa = tree.players[player]
+        cs = pa.child_seq[lv.lo : lv.hi]
+        target = np.where(cs >= 0, cs.astype(np.intp) + ((lv.phi - lv.plo) - lv.ilo * pa.max_actions), lv.parent_local)
+        return BestLevel(
+            best_target=target.astype(np.intp, copy=False),
+            illegal_penalty=np.where(pa.legal[lv.ilo : lv.ihi], np.float32(0.0), np.float32(-np.inf)),
+            infoset_priv=pa.infoset_priv[lv.ilo : lv.ihi].astype(np.intp),
+        )
 
 
 def _infoset_bounds(tree: PublicTree, player: int) -> np.ndarray:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .public_tree import PublicTree
+from .public_tree import BEST_PLAN_CACHED_STATES, PublicTree, SweepPlan
 
 
 def regret_matching(regrets: np.ndarray, legal: np.ndarray, uniform: np.ndarray | None = None) -> np.ndarray:
@@ -95,7 +95,11 @@ def backward_best(tree: PublicTree, player: int, v: np.ndarray, *, want_policy: 
     pa = tree.players[player]
     A = pa.max_actions
     best_action = np.zeros(pa.num_infosets, dtype=np.int64) if want_policy else None
-    for lv, bl in zip(reversed(tree.plan.levels[player]), reversed(tree.best_plan[player])):
+    levels = tree.plan.levels[player]
+    cached = tree.players[0].num_states + tree.players[1].num_states <= BEST_PLAN_CACHED_STATES
+    best = tree.best_plan[player] if cached else tuple(None for _ in levels)
+    for lv, kept in zip(reversed(levels), reversed(best)):
+        bl = kept if kept is not None else SweepPlan.best_level(tree, player, lv)
         # One bincount sums children into their parents (opponent and chance moves) and
         # into the action slots of the player's own infosets at the same time.
         n_par, n = lv.phi - lv.plo, lv.ihi - lv.ilo
