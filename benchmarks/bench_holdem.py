@@ -198,6 +198,12 @@ def main() -> None:
                "tree MiB", "regrets + average MiB", "peak RSS MiB")
     if "river" in args.streets and not args.quick:
         notes.extend(openspiel_rows(args, targets))
+    import os
+    import platform
+
+    notes.append(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {platform.machine()}, "
+                 f"{os.cpu_count()} cores; load average at the end {os.getloadavg()[0]:.1f} (the machine was shared: "
+                 "per-iteration times are upper bounds)")
     command = "python benchmarks/bench_holdem.py " + " ".join(sys.argv[1:])
     text = (f"# Hold'em river and turn subgames (uniform ranges, pot {args.pot}, stacks {args.stack})\n\n"
             f"{markdown_table(headers, rows)}\n\n" + "".join(f"- {n}\n" for n in notes) + f"\nCommand: `{command.strip()}`\n")
