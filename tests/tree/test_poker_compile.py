@@ -364,10 +364,10 @@ def test_labels_are_computed_on_demand_and_index_arrays_are_compact(river):
             pa.label[pa.num_states]
         names = list(pa.action_names)
         assert len(names) == pa.num_infosets and [len(x) for x in names] == pa.legal.sum(axis=1).tolist()
-        for f in ("node", "parent", "child_seq", "infoset_priv"):
+        for f in ("node", "parent", "child_seq"):
             assert getattr(pa, f).dtype == np.int32, f
-    states = tree.players[0].num_states + tree.players[1].num_states
-    assert tree_bytes(tree) <= BYTES_PER_PRIVATE_STATE * states
+    fresh = compile_poker(game, board=RIVER_BOARD)  # no best-response arrays kept yet
+    assert tree_bytes(fresh) <= BYTES_PER_PRIVATE_STATE * fresh.num_private_states
 
 
 def test_operators_on_threads_give_bitwise_the_same_values(river, monkeypatch):

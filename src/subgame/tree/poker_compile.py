@@ -485,7 +485,7 @@ class _Builder:
                 parent[lo:hi] = up.start[p] + up.board.local[p][pos]
         legal = np.zeros((n_inf, A), dtype=bool)
         ids = np.full((n_inf, A), -1, dtype=index_dtype(max((max(nodes[n].actions) for n in acting), default=0) + 1))
-        priv = np.empty(n_inf, dtype=dtype)
+        priv = np.empty(n_inf, dtype=np.intp)  # intp: the CFR update gathers with it every iteration
         for n in acting:
             nd = nodes[n]
             size, L = nd.board.hands.size, len(nd.actions)

@@ -223,6 +223,11 @@ class PublicTree:
     def num_nodes(self) -> int:
         return int(self.kind.shape[0])
 
+    @cached_property
+    def num_private_states(self) -> int:
+        """Private states of both players."""
+        return self.players[0].num_states + self.players[1].num_states
+
     @property
     def max_depth(self) -> int:
         return int(self.depth.max())
@@ -276,7 +281,7 @@ class BestLevel:
     """What a best-response sweep adds to a :class:`LevelPlan` (built only when one is asked for)."""
 
     best_target: np.ndarray  #: [hi-lo] parent_local for other positions, phi-plo + sequence index for actor ones
-    illegal_penalty: np.ndarray  #: [ihi-ilo, A] float32, 0 where legal, -inf where not
+    illegal_penalty: np.ndarray  #: [ihi-ilo, A] 0 where legal, -inf where not
     infoset_priv: np.ndarray  #: [ihi-ilo] private state of each infoset at depth d-1
 
 
@@ -334,7 +339,7 @@ class SweepPlan:
         target = np.where(cs >= 0, cs.astype(np.intp) + ((lv.phi - lv.plo) - lv.ilo * pa.max_actions), lv.parent_local)
         return BestLevel(
             best_target=target.astype(np.intp, copy=False),
-            illegal_penalty=np.where(pa.legal[lv.ilo : lv.ihi], np.float32(0.0), np.float32(-np.inf)),
+            illegal_penalty=np.where(pa.legal[lv.ilo : lv.ihi], 0.0, -np.inf),
             infoset_priv=pa.infoset_priv[lv.ilo : lv.ihi].astype(np.intp),
         )
 

@@ -79,10 +79,11 @@ def gib(n: float) -> str:
 
 
 #: Bytes a compiled poker tree holds per private state (its int32 index arrays, intp sweep
-#: plan and card-removal operators; labels are computed on demand): 33 to 34 measured with
-#: :func:`tree_bytes` from 16 to 52 cards, two rounds and a fixed-board hold'em river. The
-#: first best response adds about 10 (:attr:`~subgame.tree.public_tree.PublicTree.best_plan`).
-BYTES_PER_PRIVATE_STATE = 34
+#: plan and card-removal operators; labels are computed on demand): 33.6 to 34.7 measured
+#: with :func:`tree_bytes` from 16 to 52 cards, two rounds and a fixed-board hold'em river.
+#: On trees of at most 2^20 private states the first best response keeps about 15 more
+#: (:attr:`~subgame.tree.public_tree.PublicTree.best_plan`); larger trees keep nothing.
+BYTES_PER_PRIVATE_STATE = 35
 #: Bytes an enumerated tree (:func:`~subgame.tree.enumeration.enumerate_game`) holds per
 #: private state: stored labels, int64 index arrays and one sparse payoff matrix; 114 to 161
 #: measured with :func:`tree_bytes` on Leduc, Goofspiel and Liar's dice.

@@ -7,9 +7,11 @@ public node is handled by one numpy call. These functions are shared by the CFR 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
-from .public_tree import BEST_PLAN_CACHED_STATES, PublicTree, SweepPlan
+from .public_tree import BEST_PLAN_CACHED_STATES, BestLevel, LevelPlan, PublicTree, SweepPlan
 
 
 def regret_matching(regrets: np.ndarray, legal: np.ndarray, uniform: np.ndarray | None = None) -> np.ndarray:
@@ -96,10 +98,11 @@ def backward_best(tree: PublicTree, player: int, v: np.ndarray, *, want_policy: 
     A = pa.max_actions
     best_action = np.zeros(pa.num_infosets, dtype=np.int64) if want_policy else None
     levels = tree.plan.levels[player]
-    cached = tree.players[0].num_states + tree.players[1].num_states <= BEST_PLAN_CACHED_STATES
-    best = tree.best_plan[player] if cached else tuple(None for _ in levels)
-    for lv, kept in zip(reversed(levels), reversed(best)):
-        bl = kept if kept is not None else SweepPlan.best_level(tree, player, lv)
+    if tree.num_private_states <= BEST_PLAN_CACHED_STATES:
+        pairs: Iterable[tuple[LevelPlan, BestLevel]] = zip(reversed(levels), reversed(tree.best_plan[player]))
+    else:  # a large tree keeps nothing: each level's arrays are built when it is swept
+        pairs = ((lv, SweepPlan.best_level(tree, player, lv)) for lv in reversed(levels))
+    for lv, bl in pairs:
         # One bincount sums children into their parents (opponent and chance moves) and
         # into the action slots of the player's own infosets at the same time.
         n_par, n = lv.phi - lv.plo, lv.ihi - lv.ilo
