@@ -284,15 +284,16 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-_threads = [1]
+_threads = [usable_cores()]
 
 
 def set_operator_threads(workers: int | None) -> int:
     """Threads for the fold and showdown operators from now on (``None``: the usable cores); returns the old count.
 
-    One by default: on a 2-core machine shared with other work, a second thread was
-    measured to slow the operators down (``benchmarks/bench_holdem.py --threads 1,2``).
-    Results are bitwise the same for any count.
+    The usable cores by default: on a quiet 2-core machine two threads took a 52-card river
+    from 23 to 17.5 ms an iteration (``benchmarks/bench_holdem.py``); on one loaded by other
+    work they did not pay, and one thread may be better there. Results are bitwise the same
+    for any count.
     """
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise GameDefinitionError(f"operator threads must be a whole number >= 1 or None, got {workers!r}")
