@@ -343,3 +343,57 @@ def test_forest_and_chance_limit_match_enumeration(name):
             np.testing.assert_array_equal(fast.players[p].parent, slow.players[p].parent)
             np.testing.assert_array_equal(fast.players[p].child_seq, slow.players[p].child_seq)
         np.testing.assert_array_equal(fast.kind, slow.kind)
+
+
+# -- memory ------------------------------------------------------------------------------------------
+def test_labels_are_computed_on_demand_and_index_arrays_are_compact(river):
+    """A river's labels are a BlockSequence (no string per private state) equal to the stored tuple the
+    generic layout would hold; per-state index arrays are int32."""
+    from subgame.tree.public_tree import BlockSequence
+    from subgame.tree.size import BYTES_PER_PRIVATE_STATE, tree_bytes
+
+    game, tree, _ = river
+    deck = deal_hands(game)
+    for p, pa in enumerate(tree.players):
+        assert isinstance(pa.label, BlockSequence) and len(pa.label) == pa.num_states
+        hands = state_hands(game, tree, p)
+        explicit = tuple(game.cards_str(tuple(int(c) for c in deck[h])) for h in hands)
+        assert pa.label == explicit and tuple(pa.label) == explicit and pa.label != explicit[:-1]
+        assert pa.label[-1] == explicit[-1] and pa.label[1300:1400] == explicit[1300:1400]
+        with pytest.raises(IndexError):
+            pa.label[pa.num_states]
+        names = list(pa.action_names)
+        assert len(names) == pa.num_infosets and [len(x) for x in names] == pa.legal.sum(axis=1).tolist()
+        for f in ("node", "parent", "child_seq"):
+            assert getattr(pa, f).dtype == np.int32, f
+    fresh = compile_poker(game, board=RIVER_BOARD)  # no best-response arrays kept yet
+    assert tree_bytes(fresh) <= BYTES_PER_PRIVATE_STATE * fresh.num_private_states
+
+
+def test_operators_on_threads_give_bitwise_the_same_values(river, monkeypatch):
+    import subgame.tree.poker_operators as ops
+
+    _, tree, _ = river
+    rng = np.random.default_rng(5)
+    reach = tuple(rng.random(pa.num_states) for pa in tree.players)
+    one = [leaf_values(tree, p, reach) for p in (0, 1)]
+    monkeypatch.setattr(ops, "MIN_THREAD_ENTRIES", 1000)  # many pieces: column ranges of the river's one board
+    old = ops.set_operator_threads(3)
+    try:
+        three = [leaf_values(tree, p, reach) for p in (0, 1)]
+    finally:
+        ops.set_operator_threads(old)
+    for a, b in zip(one, three):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(GameDefinitionError, match="operator threads"):
+        ops.set_operator_threads(0)
+
+
+def test_best_response_without_its_cached_plan_is_bitwise_the_same(river, monkeypatch):
+    import subgame.tree.sweep as sweep
+
+    _, tree, _ = river
+    s = Strategy.random(tree, np.random.default_rng(2))
+    kept = exploitability(tree, s)
+    monkeypatch.setattr(sweep, "BEST_PLAN_CACHED_STATES", 0)  # every level built on the fly
+    assert exploitability(tree, s) == kept

@@ -113,6 +113,10 @@ class CFRSolver:
             regrets and strategy (the blueprint of the decomposition paper's Fig. 5).
         restrictions: at most one :class:`Restriction` per player: a model mixed into her
             reach (restricted Nash response) or information sets frozen to fixed play.
+        dtype: ``"float64"`` (default) or ``"float32"``: the precision of the stored regrets
+            and strategy sums, half the memory in large solves. The sweeps still compute
+            reaches and values in float64, so only the stored sums round; the tests show
+            the exploitability unchanged to four significant digits against float64.
 
     Attributes:
         regrets: per player [I, A] cumulative regrets ([B, A] over buckets with an abstraction).
@@ -130,6 +134,7 @@ class CFRSolver:
         root_reach: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
         abstraction: Abstraction | None = None,
         restrictions: Sequence[Restriction] = (),
+        dtype: str | type[np.floating[Any]] = np.float64,
     ) -> None:
         if not isinstance(tree, PublicTree):
             raise GameDefinitionError(f"CFRSolver needs a compiled PublicTree (compile_game(game)), got {type(tree).__name__}")
@@ -139,6 +144,7 @@ class CFRSolver:
                 if isinstance(config, str) and config in PRESETS
                 else f"config must be a CFRConfig or one of the presets {', '.join(PRESETS)} (PRESETS[name]), got {config!r}"
             )
+        self.dtype = _checked_dtype(dtype)
         self.tree = tree
         self.config = config
         self.leaves = tuple(leaves)
@@ -154,8 +160,8 @@ class CFRSolver:
         if abstraction is not None:
             self._legal = [abstraction.pool(p, pa.legal.astype(float)) > 0 for p, pa in enumerate(tree.players)]
         self._uniform = [legal / legal.sum(axis=1, keepdims=True) for legal in self._legal]
-        self.regrets = [np.zeros(legal.shape) for legal in self._legal]
-        self.strategy_sum = [np.zeros(legal.shape) for legal in self._legal]
+        self.regrets = [np.zeros(legal.shape, dtype=self.dtype) for legal in self._legal]
+        self.strategy_sum = [np.zeros(legal.shape, dtype=self.dtype) for legal in self._legal]
         rs = tree.plan.root_slice
         self.root_range_sum = None if gadget is None else np.zeros(rs[gadget.player].stop - rs[gadget.player].start)
         self.root_range_weight = 0.0
@@ -168,7 +174,10 @@ class CFRSolver:
 
     # -- strategies ---------------------------------------------------------------------
     def _current(self, p: int) -> np.ndarray:
-        sigma = self._lift(p, regret_matching(self.regrets[p], self._legal[p], self._uniform[p]))
+        regrets = self.regrets[p]
+        if self.dtype is not np.float64:  # a float32 solver matches regrets in float64
+            regrets = regrets.astype(np.float64)
+        sigma = self._lift(p, regret_matching(regrets, self._legal[p], self._uniform[p]))
         r = self.restriction[p]
         if r is not None and r.weight == 1.0:
             sigma = np.where(r.mask[:, None], r.probs, sigma)
@@ -180,7 +189,7 @@ class CFRSolver:
     def average_strategy(self) -> Strategy:
         out = []
         for p, uniform in enumerate(self._uniform):
-            s = self.strategy_sum[p]
+            s = self.strategy_sum[p].astype(np.float64, copy=False)
             tot = s.sum(axis=1, keepdims=True)
             out.append(self._lift(p, np.where(tot > 0, s / np.where(tot > 0, tot, 1.0), uniform)))
         return Strategy(self.tree.game_id, (out[0], out[1]), StrategyMeta(iterations=self.iteration, config=asdict(self.config)))
@@ -318,6 +327,7 @@ class CFRSolver:
         if any(a.shape != r.shape for a, r in zip(loaded, self.regrets + self.strategy_sum)):
             raise StrategyFileError(f"{source}: checkpoint arrays do not fit this tree and abstraction")
         self.iteration = int(header["iteration"])
+        loaded = [a.astype(self.dtype, copy=False) for a in loaded]
         self.regrets, self.strategy_sum = loaded[:2], loaded[2:]
         return self
 
@@ -325,7 +335,10 @@ class CFRSolver:
     def load_checkpoint(path: str | Path, tree: PublicTree, abstraction: Abstraction | None = None) -> CFRSolver:
         """Restore a solver saved by :meth:`save_checkpoint` (with the abstraction it used)."""
         header, arrays = read_checkpoint(path)
-        return CFRSolver(tree, CFRConfig(**header["config"]), abstraction=abstraction).restore(header, arrays, str(path))
+        dtype = np.float32 if arrays["r0"].dtype == np.float32 else np.float64  # the precision it was saved in
+        return CFRSolver(tree, CFRConfig(**header["config"]), abstraction=abstraction, dtype=dtype).restore(
+            header, arrays, str(path)
+        )
 
 
 CHECKPOINT_FORMAT = "subgame-cfr-checkpoint"
@@ -338,6 +351,19 @@ def read_checkpoint(path: str | Path) -> tuple[dict[str, Any], dict[str, np.ndar
     if missing:
         raise StrategyFileError(f"{path}: not a CFR checkpoint (arrays {sorted(missing)} missing)")
     return header, {k.removeprefix("extra_"): v for k, v in arrays.items()}
+
+
+def _checked_dtype(dtype: str | type[np.floating[Any]]) -> type[np.floating[Any]]:
+    """``float64`` or ``float32``, from either spelling; anything else is refused."""
+    try:
+        kind = np.dtype(dtype)
+    except TypeError:
+        kind = None
+    if kind == np.float64:
+        return np.float64
+    if kind == np.float32:
+        return np.float32
+    raise GameDefinitionError(f"dtype must be float64 or float32, got {dtype!r}")
 
 
 def _checked_root_reach(tree: PublicTree, player: int, reach: np.ndarray | None) -> np.ndarray | None:

@@ -40,6 +40,7 @@ from .poker_operators import (
     FoldTerminal,
     ShowdownGroup,
     ShowdownTerminal,
+    StateGrid,
     colex_rank,
     disjoint_pairs,
     strength_keys,
@@ -49,11 +50,14 @@ from .public_tree import (
     DECISION,
     LEAF,
     TERMINAL_NODE,
+    BlockSequence,
     HistoryAtNode,
     LeafHistories,
     PlayerArrays,
     PublicTree,
+    Repeat,
     ValueOperator,
+    index_dtype,
 )
 from .size import SizeBudget
 
@@ -454,51 +458,58 @@ class _Builder:
         )
 
     def _player(self, p: int) -> PlayerArrays:
+        """Player ``p``'s arrays, filled node by node into compact preallocated index arrays.
+
+        Labels and action names are not stored per private state or information set: a
+        :class:`BlockSequence` computes them from the node's board and position on demand.
+        """
         nodes = self.nodes
         acting = [n for n, a in enumerate(self.actor) if a == p]
         A = max((len(nodes[n].actions) for n in acting), default=1)
-        node_of: list[np.ndarray] = []
-        parent: list[np.ndarray] = []
-        seq: list[np.ndarray] = []
-        labels: list[str] = []
+        G, n_inf = self.count[p], self.infosets[p]
+        dtype = index_dtype(G, len(nodes), n_inf * A)
+        node_of = np.empty(G, dtype=dtype)
+        parent = np.empty(G, dtype=dtype)
+        seq = np.full(G, -1, dtype=dtype)
+        board_id = {cards: i for i, cards in enumerate(self.boards)}
         for n, nd in enumerate(nodes):
             b = nd.board
-            size = b.hands.size
-            node_of.append(np.full(size, n, dtype=np.int64))
+            lo = nd.start[p]
+            hi = lo + b.hands.size
+            node_of[lo:hi] = n
             if nd.parent < 0:
-                parent.append(np.full(size, -1, dtype=np.int64))
+                parent[lo:hi] = -1
+            elif nd.slot >= 0:  # after an action: same board as the parent, same order
+                parent[lo:hi] = np.arange(nodes[nd.parent].start[p], nodes[nd.parent].start[p] + hi - lo)
+                if self.actor[nd.parent] == p:
+                    seq[lo:hi] = (nodes[nd.parent].inf_start + np.arange(hi - lo)) * A + nd.slot
             else:
                 up = nodes[nd.parent]
-                held = b.hands[b.order[p]]
-                pos = np.searchsorted(up.board.hands, held)
-                parent.append(up.start[p] + up.board.local[p][pos])
-            if nd.slot >= 0 and self.actor[nd.parent] == p:  # same board as the parent, same order
-                seq.append((nodes[nd.parent].inf_start + np.arange(size, dtype=np.int64)) * A + nd.slot)
-            else:
-                seq.append(np.full(size, -1, dtype=np.int64))
-            labels.extend(b.labels[p])
-        n_inf = self.infosets[p]
+                pos = np.searchsorted(up.board.hands, b.hands[b.order[p]])
+                parent[lo:hi] = up.start[p] + up.board.local[p][pos]
         legal = np.zeros((n_inf, A), dtype=bool)
-        ids = np.full((n_inf, A), -1, dtype=np.int64)
-        priv, names = [], []
+        ids = np.full((n_inf, A), -1, dtype=index_dtype(max((max(nodes[n].actions) for n in acting), default=0) + 1))
+        priv = np.empty(n_inf, dtype=np.intp)  # intp: the CFR update gathers with it every iteration
         for n in acting:
             nd = nodes[n]
             size, L = nd.board.hands.size, len(nd.actions)
             rows = slice(nd.inf_start, nd.inf_start + size)
             legal[rows, :L] = True
             ids[rows, :L] = nd.actions
-            priv.append(nd.start[p] + np.arange(size, dtype=np.int64))
-            names.extend([nd.names] * size)
+            priv[rows] = np.arange(nd.start[p], nd.start[p] + size)
+        boards = list(self.boards.values())
         return PlayerArrays(
-            node=np.concatenate(node_of),
-            parent=np.concatenate(parent),
-            label=tuple(labels),
+            node=node_of,
+            parent=parent,
+            label=BlockSequence([nd.start[p] for nd in nodes] + [G], [board_id[nd.board.cards] for nd in nodes],
+                                [b.labels[p] for b in boards]),
             level_bounds=np.asarray(self.level_bounds[p], dtype=np.int64),
-            child_seq=np.concatenate(seq),
-            infoset_priv=np.concatenate(priv) if priv else np.zeros(0, dtype=np.int64),
+            child_seq=seq,
+            infoset_priv=priv,
             legal=legal,
             action_ids=ids,
-            action_names=tuple(names),
+            action_names=BlockSequence([nodes[n].inf_start for n in acting] + [n_inf], range(len(acting)),
+                                       [Repeat(nodes[n].names, nodes[n].board.hands.size) for n in acting]),
         )
 
     def _removal(self, b: _Board, showdown: bool) -> CardRemoval:
@@ -555,10 +566,11 @@ class _Builder:
     def _chance(self, nodes: list[int]) -> np.ndarray:
         return np.array([self.nodes[n].prob for n in nodes], dtype=np.float64)
 
-    def _states(self, nodes: list[int], b: _Board) -> tuple[np.ndarray, np.ndarray]:
+    def _states(self, nodes: list[int], b: _Board) -> tuple[StateGrid, StateGrid]:
         """Per player [n, T]: the private state of canonical hand i at each node."""
-        starts = np.array([self.nodes[n].start for n in nodes], dtype=np.int64)
-        return (b.local[0][:, None] + starts[None, :, 0], b.local[1][:, None] + starts[None, :, 1])
+        starts = np.array([self.nodes[n].start for n in nodes], dtype=np.intp)
+        return (StateGrid(b.local[0].astype(np.intp), starts[:, 0].copy()),
+                StateGrid(b.local[1].astype(np.intp), starts[:, 1].copy()))
 
     def _histories(self, n: int) -> tuple[HistoryAtNode, ...]:
         """The node's histories in the generic compiler's order: player 0's hand, then player 1's."""

@@ -26,10 +26,14 @@ history reaches them), so every hand an operator sees is disjoint from its board
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cache
 from itertools import combinations
 from math import comb
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -240,13 +244,107 @@ def disjoint_pairs(hand_cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return i, j
 
 
+# -- both cores ----------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class StateGrid:
+    """[n, T] the private state of hand ``i`` at terminal ``t``, ``local[i] + start[t]``, computed when indexed.
+
+    Every terminal node of a board lists the board's hands in one order, so the grid is
+    an outer sum and costs ``n + T`` integers instead of ``n · T``.
+    """
+
+    local: np.ndarray  #: [n] intp, the hand's position in the node's block of private states
+    start: np.ndarray  #: [T] intp, the first private state of each terminal node
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (int(self.local.size), int(self.start.size))
+
+    @property
+    def size(self) -> int:
+        return int(self.local.size * self.start.size)
+
+    def __getitem__(self, key: Any) -> np.ndarray:
+        rows, cols = key if isinstance(key, tuple) else (key, slice(None))
+        out: np.ndarray = self.local[rows][:, None] + self.start[cols][None, :]
+        return out
+
+
+class _Group(Protocol):
+    @property
+    def states(self) -> tuple[StateGrid, StateGrid]: ...
+
+
+G = TypeVar("G", bound=_Group)
+
+#: Entries (hands × terminal columns) below which a piece of operator work is not worth a thread.
+MIN_THREAD_ENTRIES = 1 << 16
+
+
+def usable_cores() -> int:
+    """The processors this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+_threads = [usable_cores()]
+
+
+def set_operator_threads(workers: int | None) -> int:
+    """Threads for the fold and showdown operators from now on (``None``: the usable cores); returns the old count.
+
+    The usable cores by default: on a quiet 2-core machine two threads took a 52-card river
+    from 23 to 17.5 ms an iteration (``benchmarks/bench_holdem.py``); on one loaded by other
+    work they did not pay, and one thread may be better there. Results are bitwise the same
+    for any count.
+    """
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise GameDefinitionError(f"operator threads must be a whole number >= 1 or None, got {workers!r}")
+    old = _threads[0]
+    _threads[0] = usable_cores() if workers is None else workers
+    return old
+
+
+@cache
+def _pool(workers: int) -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=workers, thread_name_prefix="poker-operator")
+
+
+def run_split(fn: Callable[[G, slice], None], groups: Sequence[G], workers: int | None = None) -> None:
+    """Call ``fn(group, columns)`` over every group's terminal columns, split over threads where it pays.
+
+    Each group's ``T`` columns (its terminal nodes) are independent and every column goes
+    through the same numpy calls whichever piece holds it, so the result is bitwise the same
+    for any split. The pieces (whole groups, or column ranges of a large group, of at
+    least :data:`MIN_THREAD_ENTRIES` entries) run on a pool of ``workers`` threads (the
+    count :func:`set_operator_threads` set); numpy releases the GIL inside its array loops, so the cores
+    work at once. ``fn`` must write only its own columns' private states.
+    """
+    workers = _threads[0] if workers is None else workers
+    total = sum(g.states[0].size for g in groups)
+    if workers < 2 or total < 2 * MIN_THREAD_ENTRIES:
+        for g in groups:
+            fn(g, slice(None))
+        return
+    pieces: list[tuple[G, slice]] = []
+    target = max(total // (4 * workers), MIN_THREAD_ENTRIES)  # a few pieces a worker, to balance
+    for g in groups:
+        n, T = g.states[0].shape
+        step = max(1, target // max(n, 1))
+        pieces.extend((g, slice(lo, min(lo + step, T))) for lo in range(0, T, step))
+    for f in [_pool(workers).submit(fn, g, cols) for g, cols in pieces]:
+        f.result()
+
+
 # -- operators ---------------------------------------------------------------------------------
 @dataclass(frozen=True, eq=False)
 class FoldGroup:
     """The fold terminals of one board: ``T`` public nodes sharing ``n`` hands."""
 
     removal: CardRemoval
-    states: tuple[np.ndarray, np.ndarray]  #: per player [n, T] private state of hand i at terminal t
+    states: tuple[StateGrid, StateGrid]  #: per player [n, T] private state of hand i at terminal t
     value: np.ndarray  #: [T] chance probability × player 0's payoff, for every disjoint pair
 
     def entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -261,7 +359,7 @@ class ShowdownGroup:
     """The showdown terminals of one board: ``T`` public nodes sharing ``n`` hands."""
 
     removal: CardRemoval  #: built with the hands' strengths on this board
-    states: tuple[np.ndarray, np.ndarray]  #: per player [n, T] private state of hand i at terminal t
+    states: tuple[StateGrid, StateGrid]  #: per player [n, T] private state of hand i at terminal t
     win: np.ndarray  #: [T] chance probability × player 0's payoff when her hand is stronger
     lose: np.ndarray  #: [T] chance probability × player 0's payoff when her hand is weaker
 
@@ -300,9 +398,12 @@ class FoldTerminal:
         out = np.zeros(self.num_states[player])
         opp = reach[1 - player]
         sign = 1.0 if player == 0 else -1.0
-        for g in self.groups:
-            mass = g.removal.disjoint_sum(np.take(opp, g.states[1 - player]))
-            np.put(out, g.states[player], (sign * g.value) * mass)
+
+        def one(g: FoldGroup, cols: slice) -> None:
+            mass = g.removal.disjoint_sum(np.take(opp, g.states[1 - player][:, cols]))
+            np.put(out, g.states[player][:, cols], (sign * g.value[cols]) * mass)
+
+        run_split(one, self.groups)
         return out
 
     def matrix(self) -> sp.csr_matrix:
@@ -325,12 +426,15 @@ class ShowdownTerminal:
     def cfv(self, player: int, reach: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
         out = np.zeros(self.num_states[player])
         opp = reach[1 - player]
-        for g in self.groups:
-            weaker, stronger = g.removal.weaker_stronger(np.take(opp, g.states[1 - player]))
+
+        def one(g: ShowdownGroup, cols: slice) -> None:
+            weaker, stronger = g.removal.weaker_stronger(np.take(opp, g.states[1 - player][:, cols]))
             if player == 0:
-                np.put(out, g.states[0], g.win * weaker + g.lose * stronger)
+                np.put(out, g.states[0][:, cols], g.win[cols] * weaker + g.lose[cols] * stronger)
             else:  # player 1's hand wins against weaker hands of player 0, where player 0 gets `lose`
-                np.put(out, g.states[1], -(g.win * stronger + g.lose * weaker))
+                np.put(out, g.states[1][:, cols], -(g.win[cols] * stronger + g.lose[cols] * weaker))
+
+        run_split(one, self.groups)
         return out
 
     def matrix(self) -> sp.csr_matrix:

@@ -10,10 +10,12 @@ folded into the terminal operators, so reaches carry only the players' own proba
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Protocol
+from itertools import islice
+from typing import Any, Protocol, SupportsIndex, TypeVar, overload
 
 import numpy as np
 
@@ -21,8 +23,107 @@ from ..errors import GameDefinitionError
 from ..games.base import State
 
 DECISION, CHANCE_NODE, TERMINAL_NODE, LEAF = 0, 1, 2, 3
+#: Trees with at most this many private states (both players) keep their best-response arrays.
+BEST_PLAN_CACHED_STATES = 1 << 20
 PublicKey = tuple[str, ...]
 KIND_NAMES = {DECISION: "decision", CHANCE_NODE: "chance", TERMINAL_NODE: "terminal", LEAF: "leaf"}
+
+
+T = TypeVar("T")
+
+
+def index_dtype(*bounds: int) -> type[np.signedinteger[Any]]:
+    """``int32`` for index arrays whose values stay below every bound given, else ``int64``.
+
+    Stored per-private-state index arrays use it to halve their size; the sweeps' hot
+    index arrays (:class:`SweepPlan`) stay ``intp``, which numpy gathers fastest.
+    """
+    return np.int32 if max(bounds, default=0) < 2**31 - 1 else np.int64
+
+
+class Repeat(Sequence[T]):
+    """``count`` copies of one value, without storing them."""
+
+    def __init__(self, value: T, count: int) -> None:
+        self.value, self.size = value, int(count)
+
+    def __len__(self) -> int:
+        return self.size
+
+    @overload
+    def __getitem__(self, i: SupportsIndex) -> T: ...
+    @overload
+    def __getitem__(self, i: slice) -> tuple[T, ...]: ...
+    def __getitem__(self, i: SupportsIndex | slice) -> T | tuple[T, ...]:
+        if isinstance(i, slice):
+            return (self.value,) * len(range(*i.indices(self.size)))
+        if not -self.size <= int(i) < self.size:
+            raise IndexError(i)
+        return self.value
+
+
+class BlockSequence(Sequence[T]):
+    """A read-only sequence stored as consecutive blocks that share their contents.
+
+    Block ``b`` covers items ``starts[b]:starts[b+1]`` and reads them from the start of
+    ``contents[content_of[b]]``. A poker tree's private-state labels are such a sequence:
+    one block per public node, whose items are the names of its board's hands, shared by
+    every node with that board; an item is computed from its index on demand instead of
+    one string reference stored per private state. Equal (``==``) to any sequence with
+    the same items, a tuple included.
+    """
+
+    def __init__(self, starts: Sequence[int], content_of: Sequence[int], contents: Sequence[Sequence[T]]) -> None:
+        self._starts = [int(x) for x in starts]  # [B+1]
+        self._content_of = np.asarray(content_of, dtype=np.int64)  # [B]
+        self._contents = tuple(contents)
+        if len(self._starts) != len(self._content_of) + 1 or any(
+            len(self._contents[c]) < hi - lo for c, lo, hi in zip(self._content_of.tolist(), self._starts, self._starts[1:])
+        ):
+            raise GameDefinitionError("BlockSequence: every block needs a start and contents at least as long as itself")
+
+    def __len__(self) -> int:
+        return self._starts[-1]
+
+    @overload
+    def __getitem__(self, i: SupportsIndex) -> T: ...
+    @overload
+    def __getitem__(self, i: slice) -> tuple[T, ...]: ...
+    def __getitem__(self, i: SupportsIndex | slice) -> T | tuple[T, ...]:
+        n = len(self)
+        if isinstance(i, slice):
+            lo, hi, step = i.indices(n)
+            if step != 1:
+                return tuple(self[j] for j in range(lo, hi, step))
+            return tuple(self._items(lo, hi))
+        i = int(i)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(f"index {i} out of range for {n} items")
+        b = bisect_right(self._starts, i) - 1
+        return self._contents[int(self._content_of[b])][i - self._starts[b]]
+
+    def _items(self, lo: int, hi: int) -> Iterator[T]:
+        b = max(bisect_right(self._starts, lo) - 1, 0)
+        while lo < hi:
+            end = min(self._starts[b + 1], hi)
+            content = self._contents[int(self._content_of[b])]
+            yield from islice(content, lo - self._starts[b], end - self._starts[b])
+            lo, b = end, b + 1
+
+    def __iter__(self) -> Iterator[T]:
+        return self._items(0, len(self))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str) or len(other) != len(self):
+            return False
+        return all(a == b for a, b in zip(self, other))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"BlockSequence({len(self)} items in {len(self._content_of)} blocks)"
 
 
 class ValueOperator(Protocol):
@@ -48,13 +149,13 @@ class PlayerArrays:
 
     node: np.ndarray  #: [G] public node of each private state
     parent: np.ndarray  #: [G] private state at the parent public node (-1 at the root)
-    label: tuple[str, ...]  #: [G] her private observations leading there
+    label: tuple[str, ...] | BlockSequence[str]  #: [G] her private observations leading there (stored or computed on demand)
     level_bounds: np.ndarray  #: [D+2] private states of depth d are level_bounds[d]:level_bounds[d+1]
     child_seq: np.ndarray  #: [G] own action leading here as flat index I*A + k, -1 if she did not act
     infoset_priv: np.ndarray  #: [I] private state of each information set
     legal: np.ndarray  #: [I, A] bool, action slot k legal at infoset I
     action_ids: np.ndarray  #: [I, A] the game's action id of each slot, -1 where illegal
-    action_names: tuple[tuple[str, ...], ...]  #: [I][k] names of the legal actions
+    action_names: tuple[tuple[str, ...], ...] | BlockSequence[tuple[str, ...]]  #: [I][k] names of the legal actions
 
     @property
     def num_states(self) -> int:
@@ -122,6 +223,11 @@ class PublicTree:
     def num_nodes(self) -> int:
         return int(self.kind.shape[0])
 
+    @cached_property
+    def num_private_states(self) -> int:
+        """Private states of both players."""
+        return self.players[0].num_states + self.players[1].num_states
+
     @property
     def max_depth(self) -> int:
         return int(self.depth.max())
@@ -133,6 +239,16 @@ class PublicTree:
     @cached_property
     def plan(self) -> SweepPlan:
         return SweepPlan.build(self)
+
+    @cached_property
+    def best_plan(self) -> tuple[tuple[BestLevel, ...], tuple[BestLevel, ...]]:
+        """Per player, one :class:`BestLevel` per entry of ``plan.levels``, kept once built.
+
+        Best responses use it on trees of at most :data:`BEST_PLAN_CACHED_STATES` private
+        states; on larger ones they build one level at a time and keep nothing (about 10
+        bytes per private state saved, for one more pass over each level).
+        """
+        return SweepPlan.build_best(self)
 
     def summary(self) -> dict[str, int]:
         return {
@@ -155,20 +271,28 @@ class LevelPlan:
     hi: int
     plo: int
     phi: int
-    parent_local: np.ndarray  #: [hi-lo] parent index minus plo
-    actor_local: np.ndarray  #: positions (within lo:hi) reached by the player's own action
-    other_local: np.ndarray  #: positions not reached by her own action
-    actor_seq: np.ndarray  #: flat sequence index of each actor position, minus ilo*A
+    parent_local: np.ndarray  #: [hi-lo] intp, parent index minus plo
     ilo: int  #: infosets at depth d-1 are ilo:ihi
     ihi: int
-    best_target: np.ndarray  #: [hi-lo] parent_local for other positions, phi-plo + actor_seq for actor ones
+
+
+@dataclass(frozen=True, eq=False)
+class BestLevel:
+    """What a best-response sweep adds to a :class:`LevelPlan` (built only when one is asked for)."""
+
+    best_target: np.ndarray  #: [hi-lo] parent_local for other positions, phi-plo + sequence index for actor ones
     illegal_penalty: np.ndarray  #: [ihi-ilo, A] 0 where legal, -inf where not
     infoset_priv: np.ndarray  #: [ihi-ilo] private state of each infoset at depth d-1
 
 
 @dataclass(frozen=True, eq=False)
 class SweepPlan:
-    """Precomputed per-depth index arrays for forward (reach) and backward (value) sweeps."""
+    """Precomputed per-depth index arrays for forward (reach) and backward (value) sweeps.
+
+    They are ``intp`` (what numpy indexes with fastest) and hold, per private state, one
+    parent index and, for states reached by the player's own action, one position and one
+    sequence index; the best-response arrays are a separate, lazily built :meth:`best`.
+    """
 
     levels: tuple[tuple[LevelPlan, ...], tuple[LevelPlan, ...]]
     actor_idx: tuple[np.ndarray, np.ndarray]  #: private states reached by own action
@@ -183,30 +307,14 @@ class SweepPlan:
         roots: list[slice] = []
         for p in range(2):
             pa = tree.players[p]
-            A = pa.max_actions
             lb = pa.level_bounds
-            inf_depth = tree.depth[pa.node[pa.infoset_priv]] if pa.num_infosets else np.zeros(0, int)
-            inf_bounds = np.searchsorted(inf_depth, np.arange(len(lb)), side="left")
+            inf_bounds = _infoset_bounds(tree, p)
             plist = []
             for d in range(1, len(lb) - 1):
                 lo, hi, plo, phi = int(lb[d]), int(lb[d + 1]), int(lb[d - 1]), int(lb[d])
-                cs = pa.child_seq[lo:hi]
-                act, other = np.flatnonzero(cs >= 0), np.flatnonzero(cs < 0)
-                ilo, ihi = int(inf_bounds[d - 1]), int(inf_bounds[d])
-                parent_local = (pa.parent[lo:hi] - plo).astype(np.intp)
-                plist.append(
-                    LevelPlan(
-                        lo, hi, plo, phi,
-                        parent_local=parent_local,
-                        actor_local=act,
-                        other_local=other,
-                        actor_seq=(cs[act] - ilo * A).astype(np.intp),
-                        ilo=ilo, ihi=ihi,
-                        best_target=np.where(cs >= 0, (phi - plo) + cs - ilo * A, parent_local).astype(np.intp),
-                        illegal_penalty=np.where(pa.legal[ilo:ihi], 0.0, -np.inf),
-                        infoset_priv=pa.infoset_priv[ilo:ihi].astype(np.intp),
-                    )
-                )
+                parent_local = pa.parent[lo:hi].astype(np.intp)
+                parent_local -= plo
+                plist.append(LevelPlan(lo, hi, plo, phi, parent_local, int(inf_bounds[d - 1]), int(inf_bounds[d])))
             levels.append(tuple(plist))
             idx = np.flatnonzero(pa.child_seq >= 0)
             actor_idx.append(idx)
@@ -215,6 +323,32 @@ class SweepPlan:
         return SweepPlan(
             (levels[0], levels[1]), (actor_idx[0], actor_idx[1]), (actor_seq[0], actor_seq[1]), (roots[0], roots[1])
         )
+
+    @staticmethod
+    def build_best(tree: PublicTree) -> tuple[tuple[BestLevel, ...], tuple[BestLevel, ...]]:
+        """Per player and depth, the best-response sweep's index arrays (see :attr:`PublicTree.best_plan`)."""
+        levels = tree.plan.levels
+        return (tuple(SweepPlan.best_level(tree, 0, lv) for lv in levels[0]),
+                tuple(SweepPlan.best_level(tree, 1, lv) for lv in levels[1]))
+
+    @staticmethod
+    def best_level(tree: PublicTree, player: int, lv: LevelPlan) -> BestLevel:
+        """The best-response arrays of one level of ``player``."""
+        pa = tree.players[player]
+        cs = pa.child_seq[lv.lo : lv.hi]
+        target = np.where(cs >= 0, cs.astype(np.intp) + ((lv.phi - lv.plo) - lv.ilo * pa.max_actions), lv.parent_local)
+        return BestLevel(
+            best_target=target.astype(np.intp, copy=False),
+            illegal_penalty=np.where(pa.legal[lv.ilo : lv.ihi], 0.0, -np.inf),
+            infoset_priv=pa.infoset_priv[lv.ilo : lv.ihi].astype(np.intp),
+        )
+
+
+def _infoset_bounds(tree: PublicTree, player: int) -> np.ndarray:
+    """[D+2] the player's information sets at depth d are bounds[d]:bounds[d+1]."""
+    pa = tree.players[player]
+    inf_depth = tree.depth[pa.node[pa.infoset_priv]] if pa.num_infosets else np.zeros(0, int)
+    return np.searchsorted(inf_depth, np.arange(len(pa.level_bounds)), side="left")
 
 
 # -- matching information sets across trees ------------------------------------------------

@@ -7,9 +7,11 @@ public node is handled by one numpy call. These functions are shared by the CFR 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
-from .public_tree import PublicTree
+from .public_tree import BEST_PLAN_CACHED_STATES, BestLevel, LevelPlan, PublicTree, SweepPlan
 
 
 def regret_matching(regrets: np.ndarray, legal: np.ndarray, uniform: np.ndarray | None = None) -> np.ndarray:
@@ -51,9 +53,8 @@ def forward_reach(tree: PublicTree, player: int, sw: np.ndarray, root: np.ndarra
     reach = np.empty_like(sw)
     rs = plan.root_slice[player]
     reach[rs] = 1.0 if root is None else root
-    parent = tree.players[player].parent
     for lv in plan.levels[player]:
-        reach[lv.lo : lv.hi] = reach[parent[lv.lo : lv.hi]] * sw[lv.lo : lv.hi]
+        reach[lv.lo : lv.hi] = reach[lv.plo : lv.phi][lv.parent_local] * sw[lv.lo : lv.hi]
     return reach
 
 
@@ -96,15 +97,20 @@ def backward_best(tree: PublicTree, player: int, v: np.ndarray, *, want_policy: 
     pa = tree.players[player]
     A = pa.max_actions
     best_action = np.zeros(pa.num_infosets, dtype=np.int64) if want_policy else None
-    for lv in reversed(tree.plan.levels[player]):
+    levels = tree.plan.levels[player]
+    if tree.num_private_states <= BEST_PLAN_CACHED_STATES:
+        pairs: Iterable[tuple[LevelPlan, BestLevel]] = zip(reversed(levels), reversed(tree.best_plan[player]))
+    else:  # a large tree keeps nothing: each level's arrays are built when it is swept
+        pairs = ((lv, SweepPlan.best_level(tree, player, lv)) for lv in reversed(levels))
+    for lv, bl in pairs:
         # One bincount sums children into their parents (opponent and chance moves) and
         # into the action slots of the player's own infosets at the same time.
         n_par, n = lv.phi - lv.plo, lv.ihi - lv.ilo
-        sums = np.bincount(lv.best_target, weights=v[lv.lo : lv.hi], minlength=n_par + n * A)
+        sums = np.bincount(bl.best_target, weights=v[lv.lo : lv.hi], minlength=n_par + n * A)
         v[lv.plo : lv.phi] += sums[:n_par]
         if n:
-            sv = sums[n_par:].reshape(n, A) + lv.illegal_penalty
-            v[lv.infoset_priv] = sv.max(axis=1)
+            sv = sums[n_par:].reshape(n, A) + bl.illegal_penalty
+            v[bl.infoset_priv] = sv.max(axis=1)
             if best_action is not None:
                 best_action[lv.ilo : lv.ihi] = sv.argmax(axis=1)
     return v, best_action
