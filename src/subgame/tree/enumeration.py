@@ -21,7 +21,7 @@ from ..errors import GameDefinitionError
 from ..games.base import CHANCE, TERMINAL, Game, State, game_fingerprint
 from .operators import SparseTerminal
 from .public_tree import CHANCE_NODE, DECISION, LEAF, TERMINAL_NODE, HistoryAtNode, LeafHistories, PlayerArrays, PublicTree
-from .size import BYTES_PER_ENUMERATED_STATE, SizeBudget
+from .size import ENUMERATED_BYTES_PER_PRIVATE_STATE, SizeBudget
 
 
 @dataclass
@@ -81,7 +81,8 @@ def enumerate_game(
         if missing:
             raise GameDefinitionError(f"{game.name}: no history has the public observations {list(missing[0])!r}")
         roots = [h for k in keys for h in found[k]]
-    return _Compiler(game, depth_limit, chance_limit, leaf_histories, SizeBudget.of(game.name, max_bytes, BYTES_PER_ENUMERATED_STATE)).run(roots)
+    budget = SizeBudget.of(game.name, max_bytes, ENUMERATED_BYTES_PER_PRIVATE_STATE)
+    return _Compiler(game, depth_limit, chance_limit, leaf_histories, budget).run(roots)
 
 
 def _expand_chance(game: Game, h: _History) -> list[_History]:

@@ -266,8 +266,15 @@ class StateGrid:
 
     def __getitem__(self, key: Any) -> np.ndarray:
         rows, cols = key if isinstance(key, tuple) else (key, slice(None))
-        out: np.ndarray = self.local[rows][:, None] + self.start[cols][None, :]
+        r, c = self.local[rows], self.start[cols]
+        if np.ndim(r) == 0 or np.ndim(c) == 0:  # one hand or one terminal: a row or a column
+            return np.asarray(r + c)
+        out: np.ndarray = r[:, None] + c[None, :]
         return out
+
+    def columns(self, cols: np.ndarray) -> StateGrid:
+        """The grid of the terminals ``cols`` only."""
+        return StateGrid(self.local, self.start[cols])
 
 
 class _Group(Protocol):

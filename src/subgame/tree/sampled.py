@@ -189,13 +189,13 @@ def _restricted(op: ValueOperator, group_nodes: tuple[np.ndarray, ...], player: 
         for g, nodes in zip(op.groups, group_nodes):
             cols = np.flatnonzero(part.kept[nodes])
             if cols.size:
-                folds.append(FoldGroup(g.removal, (g.states[0][:, cols], g.states[1][:, cols]), g.value[cols]))
+                folds.append(FoldGroup(g.removal, (g.states[0].columns(cols), g.states[1].columns(cols)), g.value[cols]))
         return FoldTerminal(tuple(folds), op.num_states).cfv(player, reach)
     if isinstance(op, ShowdownTerminal):
         shows = []
         for sg, nodes in zip(op.groups, group_nodes):
             cols = np.flatnonzero(part.kept[nodes])
             if cols.size:
-                shows.append(ShowdownGroup(sg.removal, (sg.states[0][:, cols], sg.states[1][:, cols]), sg.win[cols], sg.lose[cols]))
+                shows.append(ShowdownGroup(sg.removal, (sg.states[0].columns(cols), sg.states[1].columns(cols)), sg.win[cols], sg.lose[cols]))
         return ShowdownTerminal(tuple(shows), op.num_states).cfv(player, reach)
     return op.cfv(player, reach)

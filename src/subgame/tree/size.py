@@ -95,10 +95,6 @@ def human_bytes(n: float) -> str:
 #: On trees of at most 2^20 private states the first best response keeps about 15 more
 #: (:attr:`~subgame.tree.public_tree.PublicTree.best_plan`); larger trees keep nothing.
 BYTES_PER_PRIVATE_STATE = 35
-#: Bytes an enumerated tree (:func:`~subgame.tree.enumeration.enumerate_game`) holds per
-#: private state: stored labels, int64 index arrays and one sparse payoff matrix; 114 to 161
-#: measured with :func:`tree_bytes` on Leduc, Goofspiel and Liar's dice.
-BYTES_PER_ENUMERATED_STATE = 160
 #: Bytes per private state of a poker tree in the size estimate (:mod:`.estimate`), beside
 #: :data:`POKER_BYTES_PER_PUBLIC_NODE` per public node: 0.9 to 1.1 times :func:`tree_bytes`
 #: from Kuhn to a 52-card two-round game.
@@ -110,12 +106,17 @@ BYTES_PER_SPARSE_ENTRY = 24
 BYTES_PER_HAND = 64
 #: Bytes per public node of a poker tree (kind, actor, parent, depth, public key, sweep plan).
 POKER_BYTES_PER_PUBLIC_NODE = 270
-#: Bytes per private state of a tree from the generic compiler (index arrays, a label string each).
-ENUMERATED_BYTES_PER_PRIVATE_STATE = 180
+#: Bytes a tree from the generic compiler (:func:`~subgame.tree.enumeration.enumerate_game`)
+#: holds per private state (stored labels, int64 index arrays, its share of the sparse
+#: payoffs): 114 to 161 measured with :func:`tree_bytes` on Leduc, Goofspiel and Liar's dice;
+#: the size budget of that compiler counts states at this rate, the estimate adds
+#: :data:`ENUMERATED_BYTES_PER_PUBLIC_NODE` per public node and
+#: :data:`ENUMERATED_BYTES_PER_TERMINAL_HISTORY` per terminal history.
+ENUMERATED_BYTES_PER_PRIVATE_STATE = 150
 #: Bytes per terminal history of a tree from the generic compiler (its share of the sparse payoffs).
 ENUMERATED_BYTES_PER_TERMINAL_HISTORY = 8
 #: Bytes per public node of a tree from the generic compiler.
-ENUMERATED_BYTES_PER_PUBLIC_NODE = 90
+ENUMERATED_BYTES_PER_PUBLIC_NODE = 60
 
 
 @dataclass(frozen=True)
