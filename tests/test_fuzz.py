@@ -383,3 +383,13 @@ def test_range_and_endgame_readers_refuse_a_fifo(tmp_path):
     for read in (read_ranges, read_endgame):
         with pytest.raises(SubgameError, match="not a regular file"):
             read(fifo)
+
+
+def test_a_bad_card_in_a_range_file_names_the_file_and_line(tmp_path):
+    from subgame.errors import InvalidRangeError
+    from subgame.games.poker.ranges import read_ranges
+
+    path = tmp_path / "r.txt"
+    path.write_text("AA,KK\nQQ,Xz\n")
+    with pytest.raises(InvalidRangeError, match=r"r\.txt, line 2: "):
+        read_ranges(path)

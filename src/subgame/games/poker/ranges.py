@@ -309,6 +309,6 @@ def read_ranges(path: str | Path, board: Sequence[int] = ()) -> tuple[Range, Ran
     for n, line in lines:
         try:
             out.append(parse_range(line, board))
-        except InvalidRangeError as exc:
+        except (InvalidRangeError, GameDefinitionError) as exc:  # a bad weight or class, or a bad card
             raise InvalidRangeError(f"{path}, line {n}: {exc}") from None
     return (out[0], out[-1])
