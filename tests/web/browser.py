@@ -2,8 +2,8 @@
 
 The browser is the system's Chromium (Debian's ``chromium`` package; ``.ci/run`` installs it),
 not a browser Playwright downloads. ``SUBGAME_CHROMIUM`` names another executable. When the
-browser or Playwright is missing the tests fail with a message saying how to get them;
-``SUBGAME_SKIP_BROWSER=1`` skips them instead, for machines without a browser.
+browser or Playwright is missing the tests are skipped with a message saying how to get them;
+``SUBGAME_REQUIRE_BROWSER=1`` (set by ``.ci/run``, which installs Chromium) makes them fail instead.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-SKIP_VARIABLE = "SUBGAME_SKIP_BROWSER"
+REQUIRE_VARIABLE = "SUBGAME_REQUIRE_BROWSER"
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 
 
@@ -35,7 +35,7 @@ def chromium_path() -> str:
             return found
     raise BrowserUnavailable(
         "no Chromium on this machine (looked for " + ", ".join(CANDIDATES) + "): install Debian's package "
-        f"(apt-get install chromium), set SUBGAME_CHROMIUM to a Chromium executable, or set {SKIP_VARIABLE}=1 to skip the browser tests"
+        "(apt-get install chromium) or set SUBGAME_CHROMIUM to a Chromium executable"
     )
 
 
@@ -46,7 +46,7 @@ def chromium() -> Iterator[Any]:
         from playwright.sync_api import sync_playwright
     except ImportError:
         raise BrowserUnavailable(
-            f"the browser tests need Playwright: pip install -e '.[test]' (or pip install playwright), or set {SKIP_VARIABLE}=1 to skip them"
+            "the browser tests need Playwright: pip install -e '.[test]' (or pip install playwright)"
         ) from None
     path = chromium_path()
     with sync_playwright() as p:

@@ -1,7 +1,7 @@
 """The page of ``subgame serve``: its JSON API, and hands played through it in a real headless Chromium.
 
 The browser tests fail when Chromium or Playwright is missing (CI installs both); set
-``SUBGAME_SKIP_BROWSER=1`` to skip them on a machine without a browser.
+``SUBGAME_REQUIRE_BROWSER=1`` to make a missing browser a failure (``.ci/run`` does).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from subgame.games.poker.hands import rank_names
 from subgame.solve.cfr import CFRSolver
 from subgame.web import create_app, require_flask, running_server
 from tests.conftest import compiled
-from tests.web.browser import SKIP_VARIABLE, BrowserUnavailable, answers_shown, chromium, wait_for_answer
+from tests.web.browser import REQUIRE_VARIABLE, BrowserUnavailable, answers_shown, chromium, wait_for_answer
 
 
 def _blueprint_agent(iterations: int = 20) -> tuple[object, StrategyAgent]:
@@ -99,13 +99,13 @@ def test_missing_flask_is_one_clear_error(monkeypatch):
 
 @pytest.fixture(scope="module")
 def browser():
-    if os.environ.get(SKIP_VARIABLE):
-        pytest.skip(f"{SKIP_VARIABLE} is set: the browser tests are skipped")
     try:
         with chromium() as b:
             yield b
     except BrowserUnavailable as exc:
-        pytest.fail(str(exc), pytrace=False)
+        if os.environ.get(REQUIRE_VARIABLE):
+            pytest.fail(f"{exc} ({REQUIRE_VARIABLE} is set)", pytrace=False)
+        pytest.skip(str(exc))
 
 
 def _play_hand_by_clicking(page, rng: np.random.Generator, keys: bool = False) -> None:
