@@ -85,7 +85,7 @@ def agent_eval_command(
     agent = SearchAgent(game_obj, tree, blueprint, config, seed=seed)
     total = tree.players[0].num_infosets + tree.players[1].num_infosets
     answered = [0]
-    with progress_bar(total, 0, not as_json) as update:
+    with progress_bar(total, 0, not as_json, label="agent", unit="information set") as update:
         def step(count: int) -> None:
             answered[0] += 1
             update(answered[0])
