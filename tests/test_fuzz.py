@@ -390,6 +390,6 @@ def test_a_bad_card_in_a_range_file_names_the_file_and_line(tmp_path):
     from subgame.games.poker.ranges import read_ranges
 
     path = tmp_path / "r.txt"
-    path.write_text("AA,KK\nQQ,Xz\n")
+    path.write_text("AA,KK\nQQ,Xs5s\n")  # a specific combination with a card that does not exist
     with pytest.raises(InvalidRangeError, match=r"r\.txt, line 2: "):
         read_ranges(path)
