@@ -79,6 +79,7 @@ from ..tree.compile import compile_game
 from ..tree.public_tree import CHANCE_NODE, DECISION, LEAF, PublicTree, infoset_index, infoset_keys, rows_in
 from ..tree.sweep import forward_reach, transition_weights
 from .base import Decision, View, infoset_key
+from .exact import agent_strategy
 
 ContinuationKind = Literal["bias", "self-generative"]
 SafeGadget = Literal["resolve", "maxmargin"]
@@ -250,8 +251,6 @@ class SearchAgent:
     def behaviour(self, tree: PublicTree) -> Strategy:
         """The strategy the agent plays in both seats (:func:`~.exact.agent_strategy`: every
         information set it reaches queried as in play, so matches get exact values and AIVAT)."""
-        from .exact import agent_strategy  # exact evaluates any agent; it is above this module
-
         if tree.game_id != self.tree.game_id:
             raise SubgameError(f"the search agent plays {self.tree.game_id!r}, not {tree.game_id!r}")
         both = [agent_strategy(self, self.game, tree, p, seed=self.seed) for p in (0, 1)]

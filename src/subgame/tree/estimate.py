@@ -25,6 +25,7 @@ from math import comb
 
 from ..games.base import CHANCE, TERMINAL, Game
 from ..games.poker import PokerGame
+from .poker_states import deal_size, public_children, public_root
 from .size import (
     BYTES_PER_HAND,
     BYTES_PER_SPARSE_ENTRY,
@@ -87,14 +88,12 @@ def estimate_size(game: Game, *, max_histories: int = MAX_HISTORIES) -> SizeEsti
 
 def _poker_size(game: PokerGame) -> SizeEstimate:
     """The betting tree along one board, each node weighted by the boards that reach it."""
-    from .poker_compile import _deal_size, _public_children, _public_root
-
     spec = game.spec
     deck, hole = spec.deck_size, spec.hole_cards
     # one representative board: the cards known before the game, then the lowest others
     rest = (c for c in range(deck) if c not in spec.board)
     fixed = spec.board + tuple(next(rest) for _ in range(sum(spec.board_cards) - len(spec.board)))
-    root, _, _ = _public_root(game, (), fixed)
+    root, _, _ = public_root(game, (), fixed)
     nodes = states = sparse = 0
     infoset_nodes = [0, 0]
     widest = [1, 1]
@@ -109,9 +108,9 @@ def _poker_size(game: PokerGame) -> SizeEstimate:
             if hands <= SPARSE_THRESHOLD:
                 sparse += boards * hands * comb(deck - len(st.board) - hole, hole)
             continue
-        kids = _public_children(game, st, fixed)
+        kids = public_children(game, st, fixed)
         if who == CHANCE:
-            deals = comb(deck - len(st.board), _deal_size(game, st))
+            deals = comb(deck - len(st.board), deal_size(game, st))
             stack.extend((c, boards * deals) for c, _, _ in kids)
             continue
         infoset_nodes[who] += boards * hands

@@ -45,6 +45,7 @@ from .poker_operators import (
     disjoint_pairs,
     strength_keys,
 )
+from .poker_states import public_children, public_root
 from .public_tree import (
     CHANCE_NODE,
     DECISION,
@@ -119,7 +120,7 @@ def compile_poker(
         budget.check_estimate(est.public_nodes, sum(est.private_states), est.tree_bytes)
     deck = _Deck.of(game)
     fixed = _check_board(game, board)
-    roots = [_public_root(game, key, fixed) for key in keys]
+    roots = [public_root(game, key, fixed) for key in keys]
     builder = _Builder(game, deck, depth_limit, fixed, leaf_histories, sparse_threshold, chance_limit, budget)
     return builder.run(roots)
 
@@ -210,111 +211,6 @@ def _check_board(game: PokerGame, board: Sequence[int] | None) -> tuple[int, ...
             f"{game.name}: board {list(board)} has {len(cards)} cards but the game deals only {sum(spec.board_cards)}"
         )
     return cards
-
-
-def _allowed(fixed: tuple[int, ...] | None, old: int, new_board: tuple[int, ...]) -> bool:
-    """Whether dealing ``new_board[old:]`` agrees with the fixed board."""
-    return fixed is None or set(fixed[old : len(new_board)]) <= set(new_board[old:])
-
-
-# -- the public walk -------------------------------------------------------------------------
-def _deal_prob(game: PokerGame, dealt: int, count: int) -> float:
-    """One history's probability of one deal, computed as the game does (1 / outcomes)."""
-    return 1.0 / comb(game.spec.deck_size - dealt, count)
-
-
-def _public_root(
-    game: PokerGame, key: tuple[str, ...], fixed: tuple[int, ...] | None
-) -> tuple[PokerState, tuple[str, ...], float]:
-    """The public state (hole cards blanked), key and chance probability at ``key``."""
-    spec = game.spec
-    st = game.root()
-    pub, prob = [], 1.0
-    for dealt in (0, spec.hole_cards):  # the private hole-card deals: one public observation each
-        outs = game.chance_outcomes(st)
-        pub.append(game.observations(st, outs[0][0])[0])
-        prob = prob * _deal_prob(game, dealt + len(spec.board), spec.hole_cards)
-        st = game.next_state(st, outs[0][0])
-    st = st._replace(hole=((), ()))
-    if key[:2] != tuple(pub[: len(key)]):
-        raise GameDefinitionError(f"{game.name}: no history has the public observations {list(key)!r}")
-    path = tuple(pub)
-    for obs in key[2:]:
-        found = _child_named(game, st, obs)
-        if found is None:
-            raise GameDefinitionError(f"{game.name}: no history has the public observations {list(key)!r}")
-        st, p = found
-        path, prob = path + (obs,), prob * p
-    if fixed is not None and not _allowed(fixed, 0, st.board):
-        raise GameDefinitionError(
-            f"{game.name}: public state {list(key)!r} has board {list(st.board)}, "
-            f"which the board {list(fixed)} excludes"
-        )
-    return st, path, prob
-
-
-def _deal_size(game: PokerGame, st: PokerState) -> int:
-    """How many board cards the chance node at public state ``st`` deals."""
-    needed = np.cumsum(game.spec.board_cards)
-    rnd = st.round
-    while needed[rnd] <= len(st.board):  # after an all-in, the next round that deals cards
-        rnd += 1
-    return int(needed[rnd]) - len(st.board)
-
-
-def _deal_action(game: PokerGame, cards: Sequence[int]) -> int:
-    """The chance action id that deals ``cards`` (see :mod:`subgame.games.poker.game`)."""
-    return sum(int(c) * game.spec.deck_size**i for i, c in enumerate(sorted(cards)))
-
-
-def _child_named(game: PokerGame, st: PokerState, obs: str) -> tuple[PokerState, float] | None:
-    """The public child of ``st`` whose public observation is ``obs``, with its chance probability.
-
-    A deal is found by reading card names off ``obs`` (checked by renaming the deal), so a
-    river with millions of possible boards is never enumerated.
-    """
-    who = game.actor(st)
-    if who == TERMINAL:
-        return None
-    if who != CHANCE:
-        for a in game.legal_actions(st):
-            if game.observations(st, a)[0] == obs:
-                return game.next_state(st, a), 1.0
-        return None
-    spec = game.spec
-    count = _deal_size(game, st)
-    names = {game.cards_str((c,)): c for c in range(spec.deck_size)}
-    width = len(obs) // count if count and len(obs) % count == 0 else 0
-    named = [names.get(obs[i : i + width]) for i in range(0, len(obs), width)] if width else [None]
-    cards = [c for c in named if c is not None]
-    if len(cards) != len(named) or len(set(cards)) != count or set(cards) & set(st.board):
-        return None
-    a = _deal_action(game, cards)
-    if game.observations(st, a)[0] != obs:
-        return None
-    return game.next_state(st, a), _deal_prob(game, 2 * spec.hole_cards + len(st.board), count)
-
-
-def _public_children(game: PokerGame, st: PokerState, fixed: tuple[int, ...] | None) -> list[tuple[PokerState, str, float]]:
-    """``(child, public observation, chance probability)`` of a public state, unordered for chance."""
-    who = game.actor(st)
-    if who == TERMINAL:
-        return []
-    if who != CHANCE:
-        return [(game.next_state(st, a), game.observations(st, a)[0], 1.0) for a in game.legal_actions(st)]
-    old = len(st.board)
-    count = _deal_size(game, st)
-    p = _deal_prob(game, 2 * game.spec.hole_cards + old, count)
-    if fixed is not None and len(fixed) >= old + count:  # one allowed deal: do not enumerate the others
-        actions = [_deal_action(game, fixed[old : old + count])]
-    else:  # with blank hole cards the game deals every combination of the unseen cards
-        actions = [a for a, _ in game.chance_outcomes(st)]
-    out = []
-    for a in actions:
-        child = game.next_state(st, a)
-        if _allowed(fixed, old, child.board):
-            out.append((child, game.observations(st, a)[0], p))
-    return out
 
 
 @dataclass
@@ -413,7 +309,7 @@ class _Builder:
 
     def _children(self, n: int) -> list[_Node]:
         node = self.nodes[n]
-        kids = _public_children(self.game, node.state, self.fixed)
+        kids = public_children(self.game, node.state, self.fixed)
         if self.kind[n] == DECISION:
             if len({o for _, o, _ in kids}) != len(kids):
                 raise GameDefinitionError(
