@@ -1,37 +1,20 @@
 import numpy as np
 import pytest
 
-from subgame.agents import CallAgent, Move, RandomAgent, ResolvingAgent, StrategyAgent, TranslationAgent, View, load_agent
+from subgame.agents import CallAgent, RandomAgent, ResolvingAgent, StrategyAgent, TranslationAgent, load_agent
 from subgame.agents.match import exact_value, play_match
 from subgame.agents.resolving import blueprint_source, cfr_d_source
 from subgame.decompose import CFRDConfig, ProcessExecutor, reconstruct, save_cfr_d, solve_cfr_d
 from subgame.errors import SubgameError
 from subgame.games import load_game
-from subgame.games.base import CHANCE
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
 from subgame.solve.driver import Budget
 from subgame.strategy import Strategy
 from subgame.subgame import resolve_all, translation_strategy
 from subgame.tree.compile import compile_game
 from subgame.tree.public_tree import infoset_index, infoset_keys
+from tests.agents.views import all_views
 from tests.subgame.conftest import SMALL, small_game
-
-
-def _views(game, player):
-    """Every view of ``player`` at her decisions."""
-    out, stack = [], [(game.root(), ((), ()))]
-    while stack:
-        st, moves = stack.pop()
-        who = game.actor(st)
-        if who < 0 and who != CHANCE:
-            continue
-        if who == player:
-            out.append(View(player, moves[player], tuple(game.legal_actions(st))))
-        acts = [a for a, _ in game.chance_outcomes(st)] if who == CHANCE else game.legal_actions(st)
-        for a in acts:
-            pub, o0, o1 = game.observations(st, a)
-            stack.append((game.next_state(st, a), (moves[0] + (Move(pub, o0),), moves[1] + (Move(pub, o1),))))
-    return out
 
 
 def _acts_as_its_behaviour(agent, game, tree, every=1):
@@ -40,7 +23,7 @@ def _acts_as_its_behaviour(agent, game, tree, every=1):
     index = [infoset_index(tree, p) for p in (0, 1)]
     for p in (0, 1):
         pa = tree.players[p]
-        for view in _views(game, p)[::every]:
+        for view in all_views(game, p)[::every]:
             row = index[p][(view.public_key, view.private_label)]
             want = {int(pa.action_ids[row, k]): strategy.probs[p][row, k] for k in np.flatnonzero(pa.legal[row])}
             got = agent.act(view).checked(view).probs

@@ -4,27 +4,10 @@ import pytest
 from subgame.agents import CallAgent, Decision, Move, RandomAgent, StrategyAgent, View, infoset_key, load_agent
 from subgame.errors import IllegalActionError, InvalidRangeError, StrategyFileError, SubgameError
 from subgame.games import load_game
-from subgame.games.base import CHANCE
 from subgame.solve.cfr import CFRSolver
 from subgame.tree.compile import compile_game
 from subgame.tree.public_tree import infoset_keys
-
-
-def _views(game, player):
-    """Every view of ``player`` at her decisions, with the tree's infoset key it should name."""
-    out, stack = [], [(game.root(), ((), ()))]
-    while stack:
-        st, moves = stack.pop()
-        who = game.actor(st)
-        if who < 0 and who != CHANCE:
-            continue
-        if who == player:
-            out.append(View(player, moves[player], tuple(game.legal_actions(st))))
-        acts = [a for a, _ in game.chance_outcomes(st)] if who == CHANCE else game.legal_actions(st)
-        for a in acts:
-            pub, o0, o1 = game.observations(st, a)
-            stack.append((game.next_state(st, a), (moves[0] + (Move(pub, o0),), moves[1] + (Move(pub, o1),))))
-    return out
+from tests.agents.views import all_views
 
 
 @pytest.mark.parametrize("name", ["kuhn", "leduc"])
@@ -32,7 +15,7 @@ def test_views_name_every_infoset_of_the_tree(name):
     game = load_game(name)
     tree = compile_game(game)
     for p in range(2):
-        assert {infoset_key(v) for v in _views(game, p)} == set(infoset_keys(tree, p))
+        assert {infoset_key(v) for v in all_views(game, p)} == set(infoset_keys(tree, p))
 
 
 def test_strategy_agent_returns_the_strategy_row():
@@ -44,7 +27,7 @@ def test_strategy_agent_returns_the_strategy_row():
     strategy = solver.average_strategy()
     agent = StrategyAgent(tree, strategy)
     keys = infoset_keys(tree, 1)
-    for view in _views(game, 1)[:50]:
+    for view in all_views(game, 1)[:50]:
         row = keys.index(infoset_key(view))
         d = agent.act(view).checked(view)
         pa = tree.players[1]
