@@ -34,7 +34,7 @@ from ..solve.driver import Budget
 from ..strategy import Strategy
 from ..subgame.problem import SubgameProblem, resolve_subgame
 from ..subgame.solving import METHODS, BlueprintValues, blueprint_problem, blueprint_values, subgame_forest, subgame_roots
-from ..tree.public_tree import DECISION, LEAF, PublicKey, PublicTree, infoset_index, infoset_keys, rows_in
+from ..tree.public_tree import DECISION, LEAF, PublicKey, PublicTree, infoset_index, infoset_keys, rows_from_parts
 from .base import Decision, View, infoset_key
 
 
@@ -187,22 +187,11 @@ class ResolvingAgent:
         """
         probs = []
         for p in (0, 1):
-            index = infoset_index(tree, p)
-            pa = tree.players[p]
-            out = np.zeros(pa.legal.shape)
-            covered = np.zeros(pa.num_infosets, dtype=bool)
             trunk_keys = infoset_keys(self.source.trunk, p)
             in_trunk = [i for i, (k, _) in enumerate(trunk_keys) if self.source.root_of(k) is None]
             parts = [([trunk_keys[i] for i in in_trunk], self.source.strategy.probs[p][in_trunk])]
             for root in self.source.roots:
                 solved = self.solved(root, p)
                 parts.append((list(infoset_keys(solved.tree, p)), solved.probs))
-            for keys, x in parts:
-                rows = rows_in(index, keys, f"{self.name} re-solving")
-                out[rows, : x.shape[1]] = x
-                covered[rows] = True
-            if not covered.all():
-                missing = pa.label[pa.infoset_priv[int(np.flatnonzero(~covered)[0])]]
-                raise StrategyFileError(f"{self.name}: information set {missing!r} of player {p} is in neither the trunk nor a subgame")
-            probs.append(out)
+            probs.append(rows_from_parts(tree, p, parts, f"{self.name} re-solving"))
         return Strategy(tree.game_id, (probs[0], probs[1])).check(tree)

@@ -32,7 +32,7 @@ from ..solve.cfr import CFR_PLUS, CFRConfig
 from ..strategy import Strategy
 from ..subgame.problem import GadgetSpec, SubgameProblem, SubgameSolution, resolve_subgame
 from ..tree.compile import compile_game
-from ..tree.public_tree import LEAF, PublicKey, PublicTree, infoset_index, infoset_keys, rows_in
+from ..tree.public_tree import LEAF, PublicKey, PublicTree, infoset_index, infoset_keys, rows_from_parts, rows_in
 from .cfr_d import CFRDSolution
 from .parallel import Executor, SerialExecutor
 from .split import Decomposition, StructureCache, compile_chunk
@@ -150,20 +150,9 @@ def reconstruct(
     resolved = _run(_tasks(solution, d, (0, 1), iterations, config), d, executor)
     probs = []
     for p in (0, 1):
-        index = infoset_index(tree, p)
-        pa = tree.players[p]
-        out = np.zeros(pa.legal.shape)
-        covered = np.zeros(pa.num_infosets, dtype=bool)
         parts = [(infoset_keys(solution.trunk, p), solution.average.probs[p])]
         parts += [(r.infoset_keys, r.probs) for r in resolved if r.player == p]
-        for keys, x in parts:
-            rows = rows_in(index, keys, "CFR-D reconstruction")
-            out[rows, : x.shape[1]] = x
-            covered[rows] = True
-        if not covered.all():
-            missing = pa.label[pa.infoset_priv[int(np.flatnonzero(~covered)[0])]]
-            raise GameDefinitionError(f"{game.name}: information set {missing!r} of player {p} is in neither the trunk nor a subgame")
-        probs.append(out)
+        probs.append(rows_from_parts(tree, p, parts, "CFR-D reconstruction"))
     strategy = Strategy(tree.game_id, (probs[0], probs[1]),
                         {"algo": "cfr-d", "iterations": solution.iterations, "resolve_iterations": iterations})
     return Reconstruction(tree, strategy, tuple(resolved), iterations)

@@ -376,6 +376,31 @@ def rows_in(index: dict[tuple[PublicKey, str], int], keys: Sequence[tuple[Public
         raise GameDefinitionError(f"{what}: information set {exc.args[0]!r} has no match in the full game") from None
 
 
+def rows_from_parts(
+    tree: PublicTree, player: int, parts: Sequence[tuple[Sequence[tuple[PublicKey, str]], np.ndarray]], what: str
+) -> np.ndarray:
+    """[I, A] ``player``'s rows in ``tree`` put together from ``(infoset keys, rows)`` parts of other trees.
+
+    Every information set of ``tree`` must be in some part (a trunk and its subgames);
+    action slots are aligned from the left, the rest are zero.
+
+    Raises:
+        GameDefinitionError: a key with no match in ``tree``, or an information set no part covers.
+    """
+    index = infoset_index(tree, player)
+    pa = tree.players[player]
+    out = np.zeros(pa.legal.shape)
+    covered = np.zeros(pa.num_infosets, dtype=bool)
+    for keys, x in parts:
+        rows = rows_in(index, keys, what)
+        out[rows, : x.shape[1]] = x
+        covered[rows] = True
+    if not covered.all():
+        missing = pa.label[pa.infoset_priv[int(np.flatnonzero(~covered)[0])]]
+        raise GameDefinitionError(f"{what}: information set {missing!r} of player {player} is in neither the trunk nor a subgame")
+    return out
+
+
 def root_subgame(tree: PublicTree, player: int) -> np.ndarray:
     """[R] which root node (subgame of a forest, in root order) each root private state is in."""
     rs = tree.plan.root_slice[player]
