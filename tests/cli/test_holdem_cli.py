@@ -2,28 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from subgame.cli.holdem import parse_target
-from subgame.cli.main import app
+from tests.cli.test_cli import invoke, ok_json
 
 ENDGAMES = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / "libratus-endgames"
 RIVER = "Js Ks 5c Qs 7d"
-runner = CliRunner()
-
-
-def invoke(*args: str | Path):
-    return runner.invoke(app, [str(a) for a in args])
-
-
-def ok_json(*args: str | Path) -> dict:
-    result = invoke(*args, "--json")
-    assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
 
 
 def test_holdem_subgame_to_a_target_then_evaluate(tmp_path):
