@@ -21,6 +21,7 @@ from subgame.solve.cfr import CFRSolver, read_checkpoint
 from subgame.strategy import Strategy
 from subgame.tree.compile import compile_game
 from tests.conftest import compiled
+from tests.games.test_efg import COIN
 
 ACPC = Path(__file__).parent / "data" / "acpc"
 FUZZ = settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
@@ -118,24 +119,7 @@ def test_random_game_parameters_build_or_are_refused(game, data):
 # -- .efg files ---------------------------------------------------------------------------------
 EFG_SEEDS = {
     "kuhn": None,  # filled from OpenSpiel's copy when it is installed
-    "coin": """EFG 2 R "coin" { "P1" "P2" }
-""
-c "" 1 "" { "H" 1/2 "T" 1/2 } 0
-p "" 1 1 "sees H" { "a" "b" } 0
-p "" 2 1 "guess" { "x" "y" } 0
-t "" 1 "o1" { 1, -1 }
-t "" 2 "o2" { -1, 1 }
-p "" 2 1 "guess" { "x" "y" } 0
-t "" 3 "o3" { 2, -2 }
-t "" 4 "o4" { 0, 0 }
-p "" 1 2 "sees T" { "a" "b" } 0
-p "" 2 1 "guess" { "x" "y" } 0
-t "" 5 "o5" { -1, 1 }
-t "" 6 "o6" { 1, -1 }
-p "" 2 1 "guess" { "x" "y" } 0
-t "" 7 "o7" { 0, 0 }
-t "" 8 "o8" { -2, 2 }
-""",
+    "coin": COIN,
 }
 EFG_WORDS = ["c", "p", "t", "{", "}", '""', '"x"', "0", "1", "2", "3", "-1", "1/2", "1/0", "0.5", "nan", "inf", ",", "EFG"]
 
