@@ -63,8 +63,8 @@ def read_text_file(path: str | os.PathLike[str], kind: str, error: type[SubgameE
     checked = input_file(path, kind, error)
     try:
         return checked.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise error(f"{checked}: not a text file; a {kind} file is plain UTF-8 text") from None
+    except UnicodeDecodeError as exc:
+        raise error(f"{checked}: not a text file ({exc.reason} at byte {exc.start}); a {kind} file is plain UTF-8 text") from None
     except OSError as exc:
         raise error(f"{checked}: cannot read the {kind} file ({exc.strerror})") from None
 

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import GameDefinitionError
-from ..files import input_file
+from ..files import read_text_file
 from .base import CHANCE, TERMINAL, Game
 
 
@@ -390,19 +390,8 @@ def read_efg_file(path: str | os.PathLike[str]) -> EFGFile:
     Raises:
         GameDefinitionError: the file cannot be read or is not a valid ``.efg`` file.
     """
-    file = input_file(path, ".efg", GameDefinitionError)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise GameDefinitionError(f"{file}: no such .efg file; check the path "
-                                  f"(a relative path is read from {Path.cwd()})") from None
-    except IsADirectoryError:
-        raise GameDefinitionError(f"{file}: is a directory, not an .efg file") from None
-    except UnicodeDecodeError as exc:
-        raise GameDefinitionError(f"{file}: not a text file ({exc.reason} at byte {exc.start}); "
-                                  "an .efg file is plain text") from None
-    except OSError as exc:
-        raise GameDefinitionError(f"{file}: cannot read the .efg file: {exc.strerror}") from None
+    file = Path(path)
+    text = read_text_file(file, ".efg", GameDefinitionError)
     return parse_efg(text, str(file))
 
 

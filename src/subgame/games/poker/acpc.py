@@ -75,7 +75,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import GameDefinitionError
-from ...files import input_file
+from ...files import read_text_file
 from .game import PokerGame
 from .spec import PokerSpec
 
@@ -358,19 +358,8 @@ def load_acpc_game(
     Raises:
         GameDefinitionError: the file cannot be read or is not a valid definition.
     """
-    file = input_file(path, "ACPC game", GameDefinitionError)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise GameDefinitionError(f"{file}: no such ACPC game file; check the path "
-                                  f"(a relative path is read from {Path.cwd()})") from None
-    except IsADirectoryError:
-        raise GameDefinitionError(f"{file}: is a directory, not an ACPC game file") from None
-    except UnicodeDecodeError as exc:
-        raise GameDefinitionError(f"{file}: not a text file ({exc.reason} at byte {exc.start}); "
-                                  "an ACPC game file is plain text") from None
-    except OSError as exc:
-        raise GameDefinitionError(f"{file}: cannot read the ACPC game file: {exc.strerror}") from None
+    file = Path(path)
+    text = read_text_file(file, "ACPC game", GameDefinitionError)
     spec = parse_acpc(text, str(file), bet_fractions=bet_fractions, all_in=all_in)
     return PokerGame(spec, name="poker")
 
