@@ -9,10 +9,10 @@ from concurrent.futures.process import BrokenProcessPool
 import numpy as np
 import pytest
 
-from subgame.decompose.parallel import ProcessExecutor, RayExecutor, SerialExecutor
 from subgame.errors import GameDefinitionError
 from subgame.eval import exploitability
 from subgame.games import load_game
+from subgame.parallel import ProcessExecutor, RayExecutor, SerialExecutor
 from subgame.solve.mccfr import EXTERNAL_SAMPLING, OUTCOME_SAMPLING, PUBLIC_CHANCE_SAMPLING, MCCFRSolver
 
 ITERATIONS = 6

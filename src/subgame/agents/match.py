@@ -45,11 +45,11 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..decompose.parallel import Executor, SerialExecutor
 from ..errors import SubgameError
 from ..eval.best_response import expected_value
 from ..games.base import CHANCE, TERMINAL, Game, game_fingerprint
 from ..games.poker.game import PokerGame
+from ..parallel import Executor, SerialExecutor
 from ..strategy import Strategy
 from ..tree.public_tree import PublicTree, infoset_index
 from .base import Agent, KnownAgent, Move, View, sample_index

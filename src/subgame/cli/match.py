@@ -11,10 +11,10 @@ from rich.table import Table
 
 from ..agents.match import ESTIMATORS, Estimator, MatchResult, play_match, plot_running, reference_profile
 from ..agents.specs import SPEC_HELP, load_agent
-from ..decompose.parallel import Executor, ProcessExecutor, SerialExecutor
 from ..experiments.report import format_cell
 from ..files import output_file, write_text
 from ..games import load_game
+from ..parallel import Executor, ProcessExecutor, SerialExecutor
 from ..tree.compile import compile_game
 from .app import EXIT_INTERRUPTED, JsonOption, ParamsOption, echo_json, game_label, parse_params, progress_bar, reports_errors, show, warn
 

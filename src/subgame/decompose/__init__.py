@@ -11,6 +11,15 @@
   (Ray: on a cluster, a task whose worker dies run again; peak memory per worker).
 """
 
+from ..parallel import (
+    Executor,
+    ProcessExecutor,
+    RayExecutor,
+    SerialExecutor,
+    WorkerMemory,
+    make_executor,
+    peak_rss_bytes,
+)
 from .cfr_d import (
     CFRDConfig,
     CFRDSolution,
@@ -22,15 +31,6 @@ from .cfr_d import (
     save_cfr_d,
     solve_cfr_d,
     solve_chunk,
-)
-from .parallel import (
-    Executor,
-    ProcessExecutor,
-    RayExecutor,
-    SerialExecutor,
-    WorkerMemory,
-    make_executor,
-    peak_rss_bytes,
 )
 from .resolve import (
     Reconstruction,

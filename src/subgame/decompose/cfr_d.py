@@ -47,11 +47,11 @@ from ..errors import GameDefinitionError, StrategyFileError
 from ..eval.best_response import best_response_to_reach
 from ..files import read_npz, write_npz
 from ..games.base import Game, game_fingerprint
+from ..parallel import Executor, SerialExecutor
 from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver, read_checkpoint
 from ..strategy import Strategy, StrategyMeta
 from ..tree.public_tree import PublicKey, PublicTree, infoset_index, infoset_keys, rows_in
 from ..tree.sweep import forward_reach, transition_weights
-from .parallel import Executor, SerialExecutor
 from .split import Decomposition, StructureCache, TrunkSplit, compile_chunk
 
 FORMAT = "subgame-cfr-d"

@@ -28,13 +28,14 @@ import numpy as np
 from ..errors import GameDefinitionError
 from ..eval.best_response import Exploitability, best_response, best_response_to_reach, exploitability
 from ..games.base import Game
+from ..parallel import Executor, SerialExecutor
 from ..solve.cfr import CFR_PLUS, CFRConfig
 from ..strategy import Strategy
 from ..subgame.problem import GadgetSpec, SubgameProblem, SubgameSolution, resolve_subgame
+from ..subgame.solving import probs_into
 from ..tree.compile import compile_game
 from ..tree.public_tree import LEAF, PublicKey, PublicTree, infoset_index, infoset_keys, rows_from_parts, rows_in
 from .cfr_d import CFRDSolution
-from .parallel import Executor, SerialExecutor
 from .split import Decomposition, StructureCache, compile_chunk
 
 
@@ -240,7 +241,7 @@ def theorem3_bound(
     trunk_state = {(trunk.public_key[ta.node[g]], ta.label[g]): g for g in leaf_states}
     pay = np.zeros(ta.num_states)
     pay[leaf_states] = br.cbv[[full_state[(trunk.public_key[ta.node[g]], ta.label[g])] for g in leaf_states]]
-    combined = original.probs[q].copy()
+    combined = original.probs[q]
     index = infoset_index(tree, q)
     infosets, eps_s, eps_r = [], [], []
     for r in resolved:
@@ -254,9 +255,7 @@ def theorem3_bound(
         eps_r.append(r.recovery_gap)
         infosets.append(r.root_infosets)
         pay[[trunk_state[k] for k in keys]] = np.maximum(r.alt, cbv)
-        rows = rows_in(index, r.infoset_keys, "re-solved subgame")
-        combined[rows] = 0.0
-        combined[rows, : r.probs.shape[1]] = r.probs
+        combined = probs_into(combined, rows_in(index, r.infoset_keys, "re-solved subgame"), r.probs)
     after = best_response(tree, original.with_player(q, combined), opp).value
     base = best_response_to_reach(trunk, opp, solution.average_reach[q], leaf_cfv=pay, want_policy=False).value
     return ResolveBound(q, after, br.value, base, np.concatenate(infosets), np.concatenate(eps_s), np.concatenate(eps_r))

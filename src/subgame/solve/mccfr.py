@@ -75,7 +75,7 @@ from .abstraction import Abstraction
 from .cfr import LINEAR_CFR, CFRConfig, CFRSolver, read_checkpoint
 
 if TYPE_CHECKING:
-    from ..decompose.parallel import Executor
+    from ..parallel import Executor
 
 
 @dataclass(frozen=True)
@@ -373,7 +373,7 @@ class MCCFRSolver(CFRSolver):
             stream; several streams are spawned from it).
         abstraction: optional card abstraction (buckets share regrets and strategy).
         streams: independent samples per pass.
-        executor: where the streams' samples are computed (:mod:`subgame.decompose.parallel`);
+        executor: where the streams' samples are computed (:mod:`subgame.parallel`);
             ``None``: in this process.
         game: the game ``tree`` was compiled from, for workers that must compile it
             themselves (spawned processes, Ray); forked workers inherit the tree.

@@ -1,8 +1,9 @@
-"""Running independent subgame solves in parallel: in-process, a process pool, or a Ray cluster.
+"""Running independent tasks in parallel: in-process, a process pool, or a Ray cluster.
 
-The subgame solves of one CFR-D iteration (and the re-solves of a reconstruction) do not
-depend on each other (Burch et al. 2014, "Generating a Trunk Strategy using CFR-D": "one
-subgame at a time"). An executor maps a module-level function over task objects and
+The tasks are the subgame solves of one CFR-D iteration (and the re-solves of a
+reconstruction), which do not depend on each other (Burch et al. 2014, "Generating a Trunk
+Strategy using CFR-D": "one subgame at a time"), the sampled streams of one MCCFR pass, and
+the deals of a match. An executor maps a module-level function over task objects and
 returns the results in task order; each task is computed by the same code whatever the
 executor, so the results are bitwise those of the serial run.
 
@@ -32,7 +33,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal, Protocol, TypeVar
 
-from ..errors import SubgameError
+from .errors import SubgameError
 
 T = TypeVar("T")
 R = TypeVar("R")
