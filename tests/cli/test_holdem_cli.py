@@ -72,3 +72,30 @@ def test_holdem_options_need_a_holdem_game(tmp_path):
 @pytest.mark.parametrize(("text", "value"), [("0.5%pot", 0.5), ("1%", 1.0), ("2", 2.0), ("1e-1 % pot", 0.1)])
 def test_targets(text, value):
     assert parse_target(text) == value
+
+
+@pytest.mark.skipif(not ENDGAMES.is_dir(), reason="the Libratus endgame fixtures are not beside the repository")
+def test_an_endgame_is_re_solved_against_a_coarser_blueprint(tmp_path):
+    out = tmp_path / "resolved.npz"
+    report = ok_json("resolve", ENDGAMES / "subgame4.txt", "--bets", "1,allin", "--blueprint-bets", "allin",
+                     "--raise-cap", "2", "--method", "maxmargin", "-n", "30", "--out", out)
+    assert report["blueprint_bets"] == "allin" and [m["method"] for m in report["methods"]] == ["maxmargin"]
+    evaluated = ok_json("evaluate", out)  # the file records the ranges: evaluated under them
+    assert evaluated["exploitability_pct_pot"] == pytest.approx(report["methods"][0]["exploitability_pct_pot"], rel=1e-9)
+    both = ok_json("resolve", ENDGAMES / "subgame4.txt", "--bets", "1,allin", "--blueprint-bets", "allin",
+                   "--raise-cap", "2", "--method", "unsafe,resolve", "-n", "10", "--out", tmp_path / "none.npz")
+    assert [m["method"] for m in both["methods"]] == ["unsafe", "resolve"] and both["out"] is None
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--blueprint-bets", "allin", "--method", "reach-maxmargin"), "re-solved with unsafe, resolve, maxmargin"),
+    (("--method", "resolve"), "--blueprint-bets 1,allin"),
+])
+def test_endgame_re_solving_options_are_checked(args, message):
+    result = invoke("resolve", ENDGAMES / "subgame4.txt", *args)
+    assert result.exit_code != 0 and message in result.output
+
+
+def test_endgame_options_on_a_strategy_file_are_refused(tmp_path):
+    result = invoke("resolve", tmp_path / "blueprint.npz", "--blueprint-bets", "allin")
+    assert result.exit_code != 0 and "--blueprint-bets is an option of re-solving a hold'em endgame file" in result.output

@@ -29,6 +29,7 @@ from ..games.poker.ranges import Range, format_range, parse_board, read_ranges
 from ..solve.cfr import PRESETS
 from ..strategy import Strategy
 from ..subgame.holdem import HandGrid, SpotPoint, hand_grid, holdem_problem, solve_spot
+from ..subgame.holdem_resolve import RISE_TOLERANCE_PCT_POT, SPOT_METHODS, resolve_endgame
 from .app import PLAIN_PROGRESS_SECONDS, CommandLineError, echo_json, exit_if_interrupted, save_strategy, show
 
 CLI_NAMES = (GAME_NAME, GAME_NAME.replace("_", "-"))
@@ -172,6 +173,63 @@ def _summary(record: dict[str, Any]) -> Table:
     return table
 
 
+def resolve_holdem(file: Path, methods: str | None, bets: str | None, blueprint_bets: str | None, raise_cap: int,
+                   iterations: int, blueprint_target: str | None, out: Path, as_json: bool) -> None:
+    """``subgame resolve ENDGAME.txt``: re-solve an endgame in ``--bets`` against its blueprint in ``--blueprint-bets``.
+
+    The blueprint is the endgame solved in the coarser bets to ``--blueprint-target``; each
+    method re-solves both players in the finer bets with the blueprint's counterfactual
+    best-response values as the opponent's alternative payoffs (:mod:`subgame.subgame.holdem_resolve`).
+    """
+    names = tuple(m.strip() for m in (methods or ",".join(SPOT_METHODS)).split(","))
+    unknown = [m for m in names if m not in SPOT_METHODS]
+    if unknown or not names:
+        raise CommandLineError(f"--method {methods!r}: an endgame is re-solved with {', '.join(SPOT_METHODS)} "
+                               "(one, or several separated by commas)")
+    if blueprint_bets is None:
+        raise CommandLineError("re-solving an endgame needs the blueprint's coarser bets, e.g. --blueprint-bets 1,allin")
+    started = time.perf_counter()
+    fine_bets = BetSizing.parse(bets or "0.5,1,allin", raise_cap)
+    coarse_bets = BetSizing.parse(blueprint_bets, raise_cap)
+    endgame = read_endgame(file)
+    fine = holdem_problem(endgame.spot(fine_bets), endgame.ranges)
+    target = 0.5 if blueprint_target is None else parse_target(blueprint_target)
+    blueprint, resolves = resolve_endgame(fine, coarse_bets, names, iterations=iterations,  # type: ignore[arg-type]
+                                          blueprint_target=target)
+    if len(resolves) == 1:
+        strategy = Strategy(resolves[0].strategy.game_id, resolves[0].strategy.probs,
+                            replace(resolves[0].strategy.meta, extra={"ranges": [format_range(r) for r in endgame.ranges]}))
+        save_strategy(strategy, out, fine.tree, game=GAME_NAME, params={k: str(v) for k, v in fine.spot.params().items()},
+                      algo="cfr+", resolved=names[0])
+    rows = [{"method": r.method, "exploitability_pct_pot": r.exploitability.pct_pot,
+             "value_change_chips": list(r.value_change), "worst_rise_pct_pot": list(r.worst_rise),
+             "hands_above_blueprint": list(r.hands_above),
+             "seconds": r.seconds} for r in resolves]
+    record = {"file": str(file), "spot": fine.spot.params(), "blueprint_bets": str(coarse_bets),
+              "blueprint_iterations_pct_pot": blueprint.exploitability.pct_pot, "blueprint_seconds": blueprint.seconds,
+              "iterations": iterations, "methods": rows, "out": str(out) if len(resolves) == 1 else None,
+              "seconds": time.perf_counter() - started}
+    if as_json:
+        echo_json(record)
+        return
+    table = Table(title=f"{endgame.describe()}: re-solved in bets {fine_bets} against a blueprint in bets {coarse_bets} "
+                        f"({blueprint.exploitability.pct_pot:.3f} % pot in its own bets), {iterations} iterations",
+                  title_justify="left")
+    for column in ("method", "% pot", "gain p0/p1 (chips)", "worst hand p0/p1 (% pot)",
+                   f"hands > {RISE_TOLERANCE_PCT_POT} % pot", "s"):
+        table.add_column(column, justify="left" if column == "method" else "right")
+    for r in resolves:
+        table.add_row(r.method, f"{r.exploitability.pct_pot:.3f}", f"{r.value_change[0]:+.1f}/{r.value_change[1]:+.1f}",
+                      f"{r.worst_rise[0]:.2f}/{r.worst_rise[1]:.2f}", f"{r.hands_above[0]}/{r.hands_above[1]}",
+                      f"{r.seconds:.1f}")
+    show(table)
+    show("% pot: exploitability of the two re-solves under the ranges; gain: the opponent's best-response value "
+         "against each re-solver minus hers against the blueprint (chips per deal); worst hand: the largest rise of "
+         "one opponent hand's value over the blueprint's, per deal of that hand", wrap=True)
+    if len(resolves) == 1:
+        show(f"wrote {out}")
+
+
 def evaluate_holdem(file: Path, strategy: Strategy, as_json: bool) -> bool:
     """``subgame evaluate`` of a hold'em spot's strategy file under the ranges it records; False if it records none."""
     ranges_text = strategy.meta.extra.get("ranges")
@@ -265,4 +323,4 @@ def _progress(total: int, enabled: bool) -> Iterator[Callable[[SpotPoint], None]
         yield update
 
 
-__all__ = ["HoldemOptions", "evaluate_holdem", "is_holdem", "parse_target", "solve_holdem"]
+__all__ = ["HoldemOptions", "evaluate_holdem", "is_holdem", "parse_target", "resolve_holdem", "solve_holdem"]

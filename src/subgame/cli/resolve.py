@@ -21,6 +21,7 @@ from ..files import output_file
 from ..games import load_game
 from ..strategy import Strategy
 from ..subgame import METHODS, resolve_all, subgame_roots
+from ..subgame.holdem_resolve import SPOT_METHODS
 from ..tree.compile import compile_game
 from .app import (
     CommandLineError,
@@ -35,12 +36,15 @@ from .app import (
     show,
     strategy_game,
 )
+from .holdem import is_holdem, resolve_holdem
 
 
 @reports_errors
 def resolve_command(
-    file: Annotated[Path, typer.Argument(help="The blueprint: a strategy file written by 'subgame solve'.")],
-    method: Annotated[str, typer.Option(help=f"Subgame-solving method: {', '.join(METHODS)}.")] = "resolve",
+    file: Annotated[Path, typer.Argument(help="The blueprint: a strategy file written by 'subgame solve', a CFR-D file, "
+                                               "or a Libratus endgame file (.txt) to re-solve against a coarser blueprint.")],
+    method: Annotated[str | None, typer.Option(help=f"Subgame-solving method: {', '.join(METHODS)} (default resolve); for "
+                                                    f"an endgame, one or more of {', '.join(SPOT_METHODS)} (default all).")] = None,
     depth: Annotated[
         int | None,
         typer.Option(help="Root the subgames at the public nodes of this depth (default: the start of every betting "
@@ -74,9 +78,23 @@ def resolve_command(
     save_values: Annotated[Path | None, typer.Option(help="Write the leaf values used to this file.")] = None,
     weaken: Annotated[bool, typer.Option("--weaken", help="Weaken the continuations to do no better than the blueprint "
                                                           "against the re-solver's blueprint (depth-limited paper §4).")] = False,
+    bets: Annotated[str | None, typer.Option(help="Endgame: the bets it is re-solved in (default 0.5,1,allin).")] = None,
+    blueprint_bets: Annotated[str | None, typer.Option(help="Endgame: the blueprint's coarser bets, e.g. 1,allin.")] = None,
+    raise_cap: Annotated[int, typer.Option(min=0, help="Endgame: raises per street in both bet abstractions.")] = 3,
+    blueprint_target: Annotated[str | None, typer.Option(help="Endgame: solve the blueprint to this exploitability "
+                                                              "(default 0.5%pot).")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Apply a subgame-solving method to every subgame, for both players, and compare exploitability."""
+    endgame_options = {"--bets": bets, "--blueprint-bets": blueprint_bets, "--blueprint-target": blueprint_target}
+    if is_holdem(str(file)):
+        output_file(out, "--out")
+        resolve_holdem(file, method, bets, blueprint_bets, raise_cap, iterations, blueprint_target, out, as_json)
+        return
+    given = [name for name, v in endgame_options.items() if v is not None] + ["--raise-cap"] * (raise_cap != 3)
+    if given:
+        raise CommandLineError(f"{given[0]} is an option of re-solving a hold'em endgame file (.txt)")
+    method = method or "resolve"
     if method not in METHODS:
         raise CommandLineError(f"unknown method {method!r}; methods are: {', '.join(METHODS)}")
     output_file(out, "--out")

@@ -162,13 +162,17 @@ def root_hands(tree: PublicTree, player: int) -> np.ndarray:
     return hand_index(np.array([parse_cards(label) for label in labels], dtype=np.int64).reshape(-1, 2))
 
 
-def pair_mass(r0: np.ndarray, r1: np.ndarray) -> float:
-    """``Σ r0(h0) r1(h1)`` over pairs of hands [1326] without a common card (inclusion–exclusion over h0's cards)."""
+def disjoint_mass(r1: np.ndarray) -> np.ndarray:
+    """[1326] ``Σ r1(h1)`` over the hands h1 without a card of each hand h0 (inclusion–exclusion over h0's cards)."""
     by_card = np.zeros(NUM_CARDS)
     np.add.at(by_card, HANDS[:, 0], r1)
     np.add.at(by_card, HANDS[:, 1], r1)
-    disjoint = r1.sum() - by_card[HANDS[:, 0]] - by_card[HANDS[:, 1]] + r1
-    return float(np.dot(r0, disjoint))
+    return np.asarray(r1.sum() - by_card[HANDS[:, 0]] - by_card[HANDS[:, 1]] + r1)
+
+
+def pair_mass(r0: np.ndarray, r1: np.ndarray) -> float:
+    """``Σ r0(h0) r1(h1)`` over pairs of hands [1326] without a common card."""
+    return float(np.dot(r0, disjoint_mass(r1)))
 
 
 def deal_probability(game: PokerGame) -> float:
