@@ -5,12 +5,21 @@ blueprint is solved in the abstraction without 0.75, and player 0 opens with the
 0.75 bet. Player 1 answers it by
 
 * randomized pseudo-harmonic translation (Ganzfried & Sandholm 2013) of the bet to 0.5 or 1;
-* depth-limited solving: a subgame rooted after the bet and cut at the end of the first
-  betting round, whose leaves hold K self-generative values per leaf state (§4), re-solved
-  safely with player 0's alternative payoff at each root information set her
-  counterfactual best-response value in the abstraction (C̃BV, safe-and-nested §6); once
-  the board card is dealt, the rest of the game below the bet is solved safely with her
-  values at the leaves as alternative payoffs (as the paper did);
+* nested solving of the whole game below the bet (no depth limit), with player 0's
+  alternative payoff at each root information set her counterfactual best-response value
+  in the abstraction (C̃BV, safe-and-nested §6);
+* depth-limited solving: the same re-solve of a subgame cut at the end of the first
+  betting round, whose leaves hold K values per leaf state (§4); once the board card is
+  dealt, the rest of the game below the bet is solved safely with player 0's values at the
+  leaves as alternative payoffs (as the paper did). Three kinds of leaf values:
+
+  - the paper's: the self-generative set of the abstraction's depth-limited game at the
+    start, its value vectors at the leaves below the 0.5 and 1 bets averaged;
+  - exact values with player 1 playing her translated blueprint below the leaves, the
+    self-generative set generated in this subgame (player 0's first continuation is her
+    blueprint of the translated bet);
+  - a diagnostic: the same with player 1 playing, below the bet, the lower bound's
+    strategy, a near-equilibrium of the game with the bet.
 
 and the figure gives the exploitability of player 1's strategy against K, beside
 translation and beside the lower bound: a CFR+ solution, with the blueprint's iterations,
@@ -178,18 +187,27 @@ def offtree_values(
         rows.extend((name, k, e) for k, e in zip(ks, ys))
     mbb = 1000.0 / BIG_BLIND
     table = [(name, k, e, mbb * e) for name, k, e in rows]
+    kmax = max(ks)
+    last = {name: mbb * ys[list(ks).index(kmax)] for name, ys in curves.items()}
     notes = (
         f"Ours: {ranks} ranks x 2 suits, one hole card, one board card, blinds 1/2, stacks {chips} chips, bets of 0.5, "
         f"0.75, 1 pot and all-in at the first action ({bet} is the 0.75 bet), 0.5, 1 pot and all-in elsewhere; the "
-        f"blueprint is CFR+ {bp_its} iterations without 0.75. Every solve is CFR+ {its} iterations; the leaves assume "
-        "the responder plays her blueprint translated to the real game below them, with exact values. Exploitability "
-        "is player 0's best-response value against player 1's strategy minus the game value, in chips and mbb/hand "
-        f"(big blind 2 chips); the value comes from CFR+ {eq_its} iterations, whose NashConv/2 is "
-        f"{ref.exploitability:.2e} chips. Seed {seed} (deterministic); {time.perf_counter() - started:.0f} s.",
+        f"blueprint is CFR+ {bp_its} iterations without 0.75. Every solve is CFR+ {its} iterations, and the leaf values "
+        "are exact. Player 0's first continuation below the 0.75 bet is her blueprint of the translated bet (the "
+        "abstraction's blueprint has no trained rows below 0.75). Exploitability is player 0's best-response value "
+        "against player 1's strategy minus the game value, in chips and mbb/hand (big blind 2 chips); the value comes "
+        f"from CFR+ {eq_its} iterations, whose NashConv/2 is {ref.exploitability:.2e} chips. Seed {seed} "
+        f"(deterministic); {time.perf_counter() - started:.0f} s.",
+        f"What limits depth-limited solving here (mbb/hand, K = {kmax}): nested solving to the end of the game "
+        f"{mbb * rows[2][2]:.2f} against the lower bound {mbb * rows[1][2]:.2f}; depth-limited with the lower bound's "
+        f"own play below the bet under the leaves {last[GOOD_VALUES]:.2f}; with the translated blueprint under the "
+        f"leaves {last[TRANSLATED_VALUES]:.2f}; with the paper's averaged values {last[PAPER_VALUES]:.2f}; translation "
+        f"{mbb * rows[0][2]:.2f}. The first gap is the root gadget's (C̃BV alternatives, blueprint elsewhere), the "
+        "second the depth limit's with right values below it, and the third what the assumed play below the leaves "
+        "costs: the blueprint of a 0.5 or 1 pot played in the 0.75 pot, the same play translation makes. The paper's "
+        "averaged values assume that blueprint too (its values in the 0.5 and 1 pots).",
         "Where we differ from the paper: no-limit flop hold'em (52 cards, 200 big blinds) there, a Leduc-sized deck "
-        "here; the paper's 0.75 leaves took the average of the value vectors of the matching 0.5 and 1 leaves, ours "
-        "are valued exactly under the translated blueprint (translation maps 0.75 to 0.5 or 1 at random, the same "
-        "idea); the paper's leaf values came from a stored table. The lower bound is the paper's: the exploitability "
+        "here; the paper's leaf values came from a stored table. The lower bound is the paper's: the exploitability "
         "of the same CFR+ run on an abstraction that had the bet; re-solving below the bet with more values can go "
         "under it.",
         PAPER_SHAPE,
