@@ -318,7 +318,7 @@ def averaged_leaf_values(dl: PublicTree, start: PublicTree, values: LeafValues, 
     """
     images = [_matching_leaves(dl, start, t) for t in targets]
     leaves = np.flatnonzero(dl.kind == LEAF)
-    count = sum((im >= 0).astype(np.float64) for im in images)
+    count: np.ndarray = (np.stack(images) >= 0).sum(axis=0).astype(np.float64)
     bad = leaves[count[leaves] == 0]
     if bad.size:
         raise SubgameError(f"the off-tree leaf {dl.public_key[bad[0]]!r} matches no leaf with the same actions below "
