@@ -127,10 +127,15 @@ def offtree_values(
     bv_real = blueprint_values(real, translated)
     cbv_abstract = blueprint_values(abstract, blueprint).cbv[BETTOR]
     dl = restrict(game, depth_limited_tree(game, public_state=after, chance_limit=1), abstraction)
-    root_states = np.arange(*_slice(dl.plan.root_slice[BETTOR]))
     at_root = {abstract.players[BETTOR].label[g]: g for g in _node_states(abstract, BETTOR, 0)}  # footnote 4: I, not I·a
-    c_tilde = cbv_abstract[[at_root[dl.players[BETTOR].label[g]] for g in root_states]]
-    problem = replace(blueprint_problem(bv_real, dl, [real.node_of_key[after]], RESPONDER, "resolve"), alt=c_tilde)
+
+    def subgame_problem(tree: PublicTree) -> SubgameProblem:
+        """Re-solving below the bet in ``tree``, the bettor's alternatives her C̃BV at the start of the abstraction."""
+        c_tilde = cbv_abstract[[at_root[tree.players[BETTOR].label[g]]
+                                for g in range(*_slice(tree.plan.root_slice[BETTOR]))]]
+        return replace(blueprint_problem(bv_real, tree, [real.node_of_key[after]], RESPONDER, "resolve"), alt=c_tilde)
+
+    problem = subgame_problem(dl)
     dl_rows = rows_in(infoset_index(real, RESPONDER), infoset_keys(dl, RESPONDER), "depth-limited subgame")
 
     def answer(values: LeafValues) -> tuple[MultiValuedLeaf, np.ndarray]:
@@ -163,10 +168,8 @@ def offtree_values(
     # depth-limited solve approximates ("solving to the end of the game", §6.1).
     whole = restrict(game, compile_game(game, public_state=after), abstraction)
     whole_rows = rows_in(infoset_index(real, RESPONDER), infoset_keys(whole, RESPONDER), "subgame below the bet")
-    whole_problem = replace(blueprint_problem(bv_real, whole, [real.node_of_key[after]], RESPONDER, "resolve"),
-                            alt=c_tilde)
     rows.append(("nested solving to the end of the game (no depth limit)", "", responder_exploitability(
-        probs_into(translated.probs[RESPONDER], whole_rows, resolve_subgame(whole_problem, iterations=its).probs))))
+        probs_into(translated.probs[RESPONDER], whole_rows, resolve_subgame(subgame_problem(whole), iterations=its).probs))))
 
     # The paper's leaves: the self-generative set of the abstraction's depth-limited game at
     # the start, valued at the leaves below the neighbouring bets and averaged (§6.1).
