@@ -13,6 +13,7 @@ from subgame.strategy import Strategy
 from subgame.subgame import BetAbstraction, pseudo_harmonic, restrict, translate, translation_strategy
 from subgame.subgame.nested import reachable
 from subgame.tree.compile import compile_game
+from subgame.tree.public_tree import infoset_keys
 from tests.subgame.conftest import SMALL, small_game
 
 
@@ -86,3 +87,36 @@ def test_translation_strategy_is_a_valid_and_exploitable_real_game_strategy(smal
     real = exploitability(tree, strategy).exploitability
     abstract = exploitability(restrict(game, tree, abstraction), blueprint).exploitability
     assert real > abstract + 1e-3  # off-tree bets exploit the translated responder
+
+
+def test_own_off_tree_bet_is_followed_by_the_blueprint_of_the_translated_bet():
+    # Player 0 opens 0.75 pot (r5, off-tree at the first action only); the responder shoves (r20).
+    game = load_game("poker", **{**SMALL, "stack": 20})
+    full = compile_game(game)
+    abstraction = BetAbstraction(game, (0.5, 1.0), True)
+    root = full.public_key[0]
+    abstract = restrict(game, full, abstraction)
+    real = restrict(game, full, abstraction, open_at={root})
+    blueprint = CFRSolver(abstract, CFR_PLUS).run(50).average_strategy()
+    plain = translation_strategy(game, real, abstraction, blueprint, 0)
+    own = translation_strategy(game, real, abstraction, blueprint, 0, own_off_tree=True)
+    keys = infoset_keys(real, 0)
+    below = np.array([len(k[0]) > 2 and k[0][2] == "r5" for k in keys])
+    assert below.any()
+    np.testing.assert_array_equal(own[~below], plain[~below])  # elsewhere nothing changes
+    np.testing.assert_array_equal(plain[below], blueprint.probs[0][below])  # without it: rows the blueprint never trained
+    index = {k: i for i, k in enumerate(keys)}
+    p = pseudo_harmonic(0.75, 0.5, 1.0)  # the probability of translating to 0.5 pot (r4); else 1 pot (r6)
+    checked = 0
+    for label in sorted({k[1] for k in keys if k[0] == root}):
+        opening = blueprint.probs[0][index[(root, label)]]
+        names = real.players[0].action_names[index[(root, label)]]
+        w4, w6 = p * opening[names.index("r4")], (1 - p) * opening[names.index("r6")]
+        if w4 + w6 == 0:
+            continue
+        at = [index[(root + (b, "r20"), label)] for b in ("r4", "r6", "r5")]
+        want = (w4 * blueprint.probs[0][at[0]] + w6 * blueprint.probs[0][at[1]]) / (w4 + w6)
+        np.testing.assert_allclose(own[at[2]], want, atol=1e-12)
+        assert not np.allclose(own[at[2]], plain[at[2]])
+        checked += 1
+    assert checked > 0

@@ -223,7 +223,7 @@ def off_tree_targets(st: PokerState, names: tuple[str, ...], ids: np.ndarray, ab
 
 
 def translation_strategy(game: Game, tree: PublicTree, abstraction: BetAbstraction, blueprint: Strategy,
-                         responder: int) -> np.ndarray:
+                         responder: int, *, own_off_tree: bool = False) -> np.ndarray:
     """[I, A] the real-game strategy of ``responder`` who meets off-tree bets by pseudo-harmonic translation.
 
     ``blueprint`` is a strategy on ``tree`` that plays only abstract actions (solved on
@@ -234,6 +234,11 @@ def translation_strategy(game: Game, tree: PublicTree, abstraction: BetAbstracti
     over translations becomes a behaviour strategy by weighting each translated infoset
     with the responder's own blueprint reach there (Kuhn's theorem). Real infosets no
     translated path matches get the blueprint's own row there.
+
+    With ``own_off_tree`` her own off-tree bets (which the blueprint never makes, but a
+    re-solved strategy may, or which a depth-limited solve assumes she continues after,
+    depth-limited paper §6.1) are translated the same way, so below them she plays the
+    blueprint of the translated bet instead of rows the blueprint never trained.
 
     Raises:
         SubgameError: an off-tree bet outside every abstraction interval.
@@ -246,6 +251,7 @@ def translation_strategy(game: Game, tree: PublicTree, abstraction: BetAbstracti
     acts = node_actions(tree)
     abs_tree = restrict(game, tree, abstraction)
     abs_acts = node_actions_legal(abs_tree)
+    real_acts = node_actions_legal(tree) if own_off_tree else abs_acts
     pa = tree.players[responder]
     sigma = blueprint.probs[responder]
     reach = forward_reach(tree, responder, transition_weights(tree, responder, sigma))
@@ -271,19 +277,20 @@ def translation_strategy(game: Game, tree: PublicTree, abstraction: BetAbstracti
         ids, names = acts[n]  # type: ignore[misc]
         actor = int(tree.actor[n])
         live = [(m, w) for m, w in here if tree.kind[m] == DECISION and tree.actor[m] == actor]
-        if actor == opp:
+        if actor == opp or own_off_tree:
             st = states[n]
             legal_abs = abs_acts[n]
             for slot, name in enumerate(names):
                 c = key_node[key + (name,)]
-                if st is None:
+                if st is None or (actor != opp and (legal_abs[slot] or not real_acts[n][slot])):
                     continue
                 for want, p in off_tree_targets(st, names, ids, legal_abs, slot):
                     for m, w in live:
                         mids, mnames = acts[m]  # type: ignore[misc]
                         k = fallback_slot(mids, abs_acts[m], want)
                         branches[c].append((key_node[tree.public_key[m] + (mnames[k],)], w * p))
-            continue
+            if actor == opp:
+                continue
         rows, labels = node_infosets[n]
         real_legal = np.ones(len(names), dtype=bool)
         for m, w in live:
