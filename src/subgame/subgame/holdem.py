@@ -34,6 +34,8 @@ from ..solve import driver
 from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver
 from ..strategy import Strategy
 from ..tree.compile import compile_game
+from ..tree.isomorphism import SuitClasses, suit_classes
+from ..tree.poker_compile import compile_poker
 from ..tree.public_tree import PublicTree
 from ..tree.size import BYTES_PER_PRIVATE_STATE, available_bytes, gib
 from ..tree.sweep import forward_reach, transition_weights
@@ -123,6 +125,8 @@ class HoldemProblem:
         root_reach: per player [R_p] her range at her root private states, in tree order.
         mass: ``c · Σ r0(h0) r1(h1)`` over the pairs of hands that can be dealt together:
             the tree's chance-weighted chips divided by this are chips per deal of the spot.
+        suits: the interchangeable suits the tree was compiled with (suit isomorphism,
+            :mod:`~subgame.tree.isomorphism`), or ``None``: the plain tree.
     """
 
     spot: HoldemSpot
@@ -131,6 +135,7 @@ class HoldemProblem:
     tree: PublicTree
     root_reach: tuple[np.ndarray, np.ndarray]
     mass: float
+    suits: SuitClasses | None = None
 
     def solver(self, config: CFRConfig = CFR_PLUS) -> CFRSolver:
         return CFRSolver(self.tree, config, root_reach=self.root_reach)
@@ -179,7 +184,8 @@ def deal_probability(game: PokerGame) -> float:
     return float(first[0][1] * second[0][1])
 
 
-def holdem_problem(spot: HoldemSpot, ranges: tuple[Range, Range], *, max_bytes: int | None = None) -> HoldemProblem:
+def holdem_problem(spot: HoldemSpot, ranges: tuple[Range, Range], *, max_bytes: int | None = None,
+                   isomorphism: bool = True) -> HoldemProblem:
     """Check the ranges against the board, refuse a spot too large for memory, compile it.
 
     Args:
@@ -187,6 +193,9 @@ def holdem_problem(spot: HoldemSpot, ranges: tuple[Range, Range], *, max_bytes: 
         ranges: player 0's and player 1's ranges (see :class:`HoldemProblem`).
         max_bytes: the memory the compiled tree and its solve may take (``None``: the
             memory available now).
+        isomorphism: compile turn and river cards that are equivalent under suit
+            permutations fixing the board and both ranges once (:mod:`~subgame.tree.isomorphism`);
+            where no two suits are interchangeable the plain tree is compiled.
 
     Raises:
         InvalidRangeError: a range weighs a hand that holds a board card, or is empty.
@@ -205,13 +214,20 @@ def holdem_problem(spot: HoldemSpot, ranges: tuple[Range, Range], *, max_bytes: 
             "and solved); use fewer bet sizes, a lower raise cap, "
             "or start on a later street"
         )
-    tree = compile_game(game, max_bytes=max_bytes)
+    suits = spot_suits(spot, ranges) if isomorphism else None
+    tree = compile_game(game, max_bytes=max_bytes) if suits is None else compile_poker(game, max_bytes=max_bytes, suits=suits)
     reach = tuple(np.asarray(r.weights)[root_hands(tree, p)] for p, r in enumerate(ranges))
     mass = deal_probability(game) * pair_mass(ranges[0].weights, ranges[1].weights)
     if mass <= 0:
         raise GameDefinitionError("the two ranges share no pair of hands that can be dealt together (every pair "
                                   "holds a common card); widen one of them")
-    return HoldemProblem(spot, (ranges[0], ranges[1]), game, tree, (reach[0], reach[1]), mass)
+    return HoldemProblem(spot, (ranges[0], ranges[1]), game, tree, (reach[0], reach[1]), mass, suits)
+
+
+def spot_suits(spot: HoldemSpot, ranges: tuple[Range, Range]) -> SuitClasses | None:
+    """The suits interchangeable in ``spot`` under both ranges, or ``None`` if no two are."""
+    classes = suit_classes(13, 4, spot.board, [(HANDS, r.weights) for r in ranges])
+    return None if classes.trivial else classes
 
 
 @dataclass(frozen=True)
