@@ -171,9 +171,9 @@ class MirrorEdges:
     child: np.ndarray  #: [E] private state in a canonical child of a chance node
     parent: np.ndarray  #: [E] private state at the chance node it adds to
 
-    def level(self, lo: int, hi: int, plo: int) -> tuple[np.ndarray | None, np.ndarray | None]:
-        """The edges of the children ``lo:hi``, as (child - lo, parent - plo), or ``(None, None)`` if none."""
+    def level(self, lo: int, hi: int, plo: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """The edges of the children ``lo:hi``, as (child - lo, parent - plo), or ``None`` if none."""
         sel = (self.child >= lo) & (self.child < hi)
         if not sel.any():
-            return None, None
+            return None
         return (self.child[sel] - lo).astype(np.intp), (self.parent[sel] - plo).astype(np.intp)

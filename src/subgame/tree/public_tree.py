@@ -276,8 +276,7 @@ class LevelPlan:
     parent_local: np.ndarray  #: [hi-lo] intp, parent index minus plo
     ilo: int  #: infosets at depth d-1 are ilo:ihi
     ihi: int
-    mirror_child: np.ndarray | None = None  #: [E] intp, suit isomorphism: child index minus lo whose value ...
-    mirror_parent: np.ndarray | None = None  #: [E] intp, ... also adds to this parent index minus plo
+    mirror: tuple[np.ndarray, np.ndarray] | None = None  #: suit isomorphism: [E] child minus lo, [E] parent minus plo
 
 
 @dataclass(frozen=True, eq=False)
@@ -318,8 +317,8 @@ class SweepPlan:
                 lo, hi, plo, phi = int(lb[d]), int(lb[d + 1]), int(lb[d - 1]), int(lb[d])
                 parent_local = pa.parent[lo:hi].astype(np.intp)
                 parent_local -= plo
-                mirror = (None, None) if tree.mirrors is None else tree.mirrors[p].level(lo, hi, plo)
-                plist.append(LevelPlan(lo, hi, plo, phi, parent_local, int(inf_bounds[d - 1]), int(inf_bounds[d]), *mirror))
+                mirror = None if tree.mirrors is None else tree.mirrors[p].level(lo, hi, plo)
+                plist.append(LevelPlan(lo, hi, plo, phi, parent_local, int(inf_bounds[d - 1]), int(inf_bounds[d]), mirror))
             levels.append(tuple(plist))
             idx = np.flatnonzero(pa.child_seq >= 0)
             actor_idx.append(idx)
