@@ -13,7 +13,7 @@ from subgame.games.poker.holdem import BetSizing, HoldemSpot
 from subgame.games.poker.ranges import HANDS, Range, parse_board
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
 from subgame.strategy import Strategy
-from subgame.subgame.holdem import holdem_problem
+from subgame.subgame.holdem import canonical_deal_count, estimate_size, holdem_problem, spot_suits
 from subgame.tree.isomorphism import suit_classes
 from subgame.tree.poker_compile import compile_poker, deal_hands
 from subgame.tree.public_tree import CHANCE_NODE, PublicTree, infoset_index
@@ -167,3 +167,13 @@ def test_holdem_range_without_suit_symmetry_falls_back_to_the_plain_tree():
     symmetric = Range.parse("AdKd,AcKc,QQ", board)
     assert holdem_problem(SPOT, (uniform, symmetric)).suits is not None
     assert HANDS.shape == (1326, 2)
+
+
+def test_the_size_estimate_counts_the_isomorphic_tree_of_a_turn():
+    spot = HoldemSpot(parse_board("Js Ks 5c Qs"), 100, 50, BetSizing.parse("allin", raise_cap=1))
+    ranges = (Range.uniform(spot.board), Range.uniform(spot.board))
+    suits = spot_suits(spot, ranges)
+    assert suits is not None and canonical_deal_count(suits, spot) == 48 - 13  # hearts and diamonds interchangeable
+    size = estimate_size(spot.game(), first_deals=canonical_deal_count(suits, spot))
+    tree = holdem_problem(spot, ranges).tree
+    assert (size.public_nodes, size.private_states) == (tree.num_nodes, tree.num_private_states)
