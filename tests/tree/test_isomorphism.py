@@ -7,11 +7,14 @@ import zlib
 import numpy as np
 import pytest
 
+from subgame.errors import GameDefinitionError
 from subgame.eval.best_response import counterfactual_values, exploitability
 from subgame.games.poker import PokerGame, PokerSpec
 from subgame.games.poker.holdem import BetSizing, HoldemSpot
 from subgame.games.poker.ranges import HANDS, Range, parse_board
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
+from subgame.solve.lp import solve_lp
+from subgame.solve.mccfr import MCCFRSolver
 from subgame.strategy import Strategy
 from subgame.subgame.holdem import canonical_deal_count, estimate_size, holdem_problem, spot_suits
 from subgame.tree.isomorphism import suit_classes
@@ -177,3 +180,11 @@ def test_the_size_estimate_counts_the_isomorphic_tree_of_a_turn():
     size = estimate_size(spot.game(), first_deals=canonical_deal_count(suits, spot))
     tree = holdem_problem(spot, ranges).tree
     assert (size.public_nodes, size.private_states) == (tree.num_nodes, tree.num_private_states)
+
+
+def test_solvers_that_sum_children_themselves_refuse_an_isomorphic_tree():
+    game = small_game(MONOTONE, (4, 1), raise_cap=1)
+    iso = compile_poker(game, suits=suit_classes(R, S, MONOTONE))
+    for solve in (lambda: MCCFRSolver(iso), lambda: solve_lp(iso)):
+        with pytest.raises(GameDefinitionError, match="suit-isomorphic tree .* isomorphism=False"):
+            solve()
