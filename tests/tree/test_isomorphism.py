@@ -188,3 +188,9 @@ def test_solvers_that_sum_children_themselves_refuse_an_isomorphic_tree():
     for solve in (lambda: MCCFRSolver(iso), lambda: solve_lp(iso)):
         with pytest.raises(GameDefinitionError, match="suit-isomorphic tree .* isomorphism=False"):
             solve()
+
+
+def test_a_turn_too_large_even_folded_is_refused_before_it_is_built():
+    ranges = (Range.uniform(SPOT.board), Range.uniform(SPOT.board))
+    with pytest.raises(GameDefinitionError, match="would take more than the 0.01 GiB allowed .* use fewer bet sizes"):
+        holdem_problem(SPOT, ranges, max_bytes=10 * 2**20)
