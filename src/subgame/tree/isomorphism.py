@@ -19,6 +19,13 @@ are if swapping them fixes the board and both ranges, which is an equivalence (t
 of ``a, b`` and ``b, c`` give that of ``a, c``), so the group is the product of the
 symmetric groups of its classes. At each chance node below the root the classes are
 split further by the board dealt so far.
+
+What sums values from children into parents through :mod:`.sweep` (CFR, best responses,
+expected values) handles the folded tree; what sums them itself (sampling CFR, the
+sequence-form LP) refuses it (:func:`refuse_isomorphic`). Regret matching is discontinuous
+where an information set's regrets tie at zero, and the folded tree adds chance children in
+another order than the plain one, so long CFR+ runs on the two trees can part in the last
+digits (rounding noise settles a tie differently); each is a CFR run.
 """
 
 from __future__ import annotations
@@ -58,10 +65,6 @@ class SuitClasses:
     def trivial(self) -> bool:
         """Whether no two suits are interchangeable (the isomorphic tree is the plain one)."""
         return all(len(c) == 1 for c in self.classes)
-
-    @property
-    def group_size(self) -> int:
-        return int(np.prod([np.prod(np.arange(1, len(c) + 1)) for c in self.classes]))
 
     def refine(self, board: Sequence[int]) -> SuitClasses:
         """The classes whose suits also hold the same ranks of ``board``."""
