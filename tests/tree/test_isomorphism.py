@@ -18,7 +18,7 @@ from subgame.solve.mccfr import MCCFRSolver
 from subgame.strategy import Strategy
 from subgame.subgame.holdem import canonical_deal_count, estimate_size, holdem_problem, spot_suits
 from subgame.tree.isomorphism import suit_classes
-from subgame.tree.poker_compile import compile_poker, deal_hands
+from subgame.tree.poker_compile import compile_poker, deal_hands, state_hands
 from subgame.tree.public_tree import CHANCE_NODE, PublicTree, infoset_index
 
 R, S = 5, 4  # a 20-card deck with four suits: two, three or no suits can be interchangeable
@@ -49,24 +49,32 @@ def restricted(plain: PublicTree, iso: PublicTree, strategy: Strategy) -> Strate
 
 
 def symmetric_strategy(game: PokerGame, tree: PublicTree) -> Strategy:
-    """A strategy fixed by every suit permutation that fixes the board: each infoset's action weights
-    hash the betting so far and what suits cannot change (the ranks of the hole cards, whether
-    they share a suit, and the ranks of the board cards each shares its suit with)."""
+    """A strategy fixed by every suit permutation that fixes the board.
+
+    Each information set's action weights hash the betting so far and what such a
+    permutation cannot change: each hole card's rank with the ranks of the board cards of
+    its suit (as a bit mask), the two in rank order, and whether the hole cards share a suit.
+    """
     names = {game.cards_str((c,)): c for c in range(game.spec.deck_size)}
-    S = game.spec.num_suits
+    S, R = game.spec.num_suits, game.spec.num_ranks
     probs = []
     for p in range(2):
         pa = tree.players[p]
-        weights = np.zeros(pa.legal.shape)
-        for i, g in enumerate(pa.infoset_priv):
-            key = tree.public_key[pa.node[g]]
-            board = list(game.spec.board) + [names[k] for k in key if k in names]
-            label = pa.label[g]
-            hole = [names[label[j:j + 2]] for j in range(0, len(label), 2)]
-            same = [tuple(sorted(b // S for b in board if b % S == c % S)) for c in hole]
-            shape = tuple(sorted(zip((c // S for c in hole), same))) + (hole[0] % S == hole[1] % S,)
-            seed = zlib.crc32(repr((tuple(k for k in key if k not in names), shape)).encode())
-            weights[i] = np.random.default_rng(seed).random(pa.legal.shape[1]) * pa.legal[i]
+        hole = deal_hands(game)[state_hands(game, tree, p)[pa.infoset_priv]]  # [I, 2] ascending cards
+        node = pa.node[pa.infoset_priv]
+        masks = np.zeros((tree.num_nodes, S), dtype=np.int64)  # per node and suit: the board ranks, one bit each
+        betting = np.zeros(tree.num_nodes, dtype=np.int64)
+        for n in np.unique(node):
+            key = tree.public_key[n]
+            for b in list(game.spec.board) + [names[k] for k in key if k in names]:
+                masks[n, b % S] |= 1 << (b // S)
+            betting[n] = zlib.crc32(" ".join(k for k in key if k not in names).encode()) % 1_000_003
+        card = (hole // S) * 2**R + masks[node[:, None], hole % S]  # [I, 2] rank and same-suit board ranks
+        lo, hi = card.min(axis=1), card.max(axis=1)
+        shape = ((betting[node] * 7919 + lo) * 2**(R + 4) + hi) * 2 + (hole[:, 0] % S == hole[:, 1] % S)
+        slots = np.arange(pa.legal.shape[1])
+        weights = 0.1 + np.abs(np.sin((shape[:, None] % 1_000_003) * 12.9898 + slots * 78.233)) * pa.legal
+        weights *= pa.legal
         probs.append(weights / weights.sum(axis=1, keepdims=True))
     return Strategy(tree.game_id, (probs[0], probs[1]))
 
@@ -144,7 +152,7 @@ def test_a_range_that_tells_suits_apart_leaves_them_apart():
     assert suit_classes(R, S, board, [(hands, np.ones(len(hands))), (hands, weights)]).trivial
 
 
-SPOT = HoldemSpot(parse_board("Ks 7s 2h 5h"), 100, 100, BetSizing.parse("1,allin", 1))
+SPOT = HoldemSpot(parse_board("Ks 7s 2h 5h"), 100, 100, BetSizing.parse("allin", 1))
 
 
 def test_holdem_turn_spot_solves_like_the_plain_tree():
@@ -169,6 +177,15 @@ def test_holdem_range_without_suit_symmetry_falls_back_to_the_plain_tree():
     assert problem.tree.num_nodes == holdem_problem(SPOT, (uniform, lopsided), isomorphism=False).tree.num_nodes
     symmetric = Range.parse("AdKd,AcKc,QQ", board)
     assert holdem_problem(SPOT, (uniform, symmetric)).suits is not None
+
+
+def test_holdem_ranges_that_keep_the_symmetry_value_like_the_plain_tree():
+    ranges = (Range.parse("QQ+,AK,A5s-A2s,T9s:0.5", SPOT.board), Range.parse("JJ-88,AQs,KdQd,KcQc,76s:0.25", SPOT.board))
+    plain, iso = (holdem_problem(SPOT, ranges, isomorphism=flag) for flag in (False, True))
+    assert iso.suits is not None and iso.suits.classes == ((0,), (1,), (2, 3))
+    for p in range(2):
+        np.testing.assert_array_equal(iso.root_reach[p], plain.root_reach[p])
+    assert_same_values(plain.tree, iso.tree, symmetric_strategy(plain.game, plain.tree), plain.root_reach)
     assert HANDS.shape == (1326, 2)
 
 
