@@ -99,3 +99,16 @@ def test_endgame_re_solving_options_are_checked(args, message):
 def test_endgame_options_on_a_strategy_file_are_refused(tmp_path):
     result = invoke("resolve", tmp_path / "blueprint.npz", "--blueprint-bets", "allin")
     assert result.exit_code != 0 and "--blueprint-bets is an option of re-solving a hold'em endgame file" in result.output
+
+
+def test_suit_isomorphism_is_on_where_the_board_allows_it_and_evaluate_rebuilds_the_same_tree(tmp_path):
+    args = ("solve", "holdem-subgame", "--board", "Ks 7s 2s 5s", "--pot", "100", "--stack", "100", "--bets", "allin",
+            "--raise-cap", "1", "--iterations", "5", "--evaluate-every", "5")
+    folded = ok_json(*args, "--out", tmp_path / "folded.npz")
+    plain = ok_json(*args, "--no-isomorphism", "--out", tmp_path / "plain.npz")
+    assert folded["isomorphism"] == "suits h=d=c interchangeable" and plain["isomorphism"] == "no suit isomorphism"
+    assert folded["private_states"] < plain["private_states"] / 2
+    assert folded["exploitability_pct_pot"] == pytest.approx(plain["exploitability_pct_pot"], abs=1e-9)
+    for name, report in (("folded", folded), ("plain", plain)):
+        evaluated = ok_json("evaluate", tmp_path / f"{name}.npz")
+        assert evaluated["exploitability_pct_pot"] == pytest.approx(report["exploitability_pct_pot"], rel=1e-9)

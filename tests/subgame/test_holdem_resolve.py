@@ -53,3 +53,18 @@ def test_a_blueprint_of_another_spot_is_refused(coarse_blueprint):
     narrower = (RANGES[0], Range.parse("AK,AQ", BOARD))
     with pytest.raises(GameDefinitionError, match="range differs"):
         resolve_spot(holdem_problem(spot("1,allin"), narrower), coarse_blueprint, "resolve", iterations=5)
+
+
+def test_a_suit_isomorphic_turn_re_solves_as_the_plain_tree():
+    board = parse_board("Ks 7s 2s 5s")
+    ranges = (Range.uniform(board), Range.uniform(board))
+    results = []
+    for iso in (True, False):
+        coarse = holdem_problem(HoldemSpot(board, 100, 100, BetSizing.parse("allin", raise_cap=1)), ranges, isomorphism=iso)
+        fine = holdem_problem(HoldemSpot(board, 100, 100, BetSizing.parse("1,allin", raise_cap=1)), ranges, isomorphism=iso)
+        assert (fine.suits is not None) == iso
+        blueprint = spot_blueprint(coarse, target_pct_pot=5.0, iterations=3)
+        results.append([resolve_spot(fine, blueprint, m, iterations=3) for m in ("unsafe", "resolve", "maxmargin")])
+    for folded, plain in zip(*results):
+        assert folded.exploitability.pct_pot == pytest.approx(plain.exploitability.pct_pot, abs=1e-9)
+        assert folded.worst_rise == pytest.approx(plain.worst_rise, abs=1e-9)

@@ -25,11 +25,12 @@ from rich.table import Table
 from ..files import output_file, write_atomic
 from ..games.poker.holdem import GAME_NAME, BetSizing, HoldemSpot
 from ..games.poker.libratus import read_endgame
-from ..games.poker.ranges import Range, format_range, parse_board, read_ranges
+from ..games.poker.ranges import SUIT_CHARS, Range, format_range, parse_board, read_ranges
 from ..solve.cfr import PRESETS
 from ..strategy import Strategy
 from ..subgame.holdem import HandGrid, SpotPoint, hand_grid, holdem_problem, solve_spot
 from ..subgame.holdem_resolve import RISE_TOLERANCE_PCT_POT, SPOT_METHODS, resolve_endgame
+from ..tree.isomorphism import SuitClasses
 from .app import PLAIN_PROGRESS_SECONDS, CommandLineError, echo_json, exit_if_interrupted, save_strategy, show
 
 CLI_NAMES = (GAME_NAME, GAME_NAME.replace("_", "-"))
@@ -50,12 +51,14 @@ class HoldemOptions:
     seconds: float | None = None
     evaluate_every: int = 10
     grid: Path | None = None
+    isomorphism: bool = True
 
     def given(self) -> list[str]:
         names = {"board": "--board", "pot": "--pot", "stack": "--stack", "starting_stack": "--starting-stack",
                  "ranges": "--ranges", "bets": "--bets", "target": "--target", "seconds": "--time", "grid": "--grid"}
         out = [flag for field, flag in names.items() if getattr(self, field) is not None]
         out += ["--raise-cap"] * (self.raise_cap != 3) + ["--evaluate-every"] * (self.evaluate_every != 10)
+        out += ["--no-isomorphism"] * (not self.isomorphism)
         return out
 
 
@@ -118,19 +121,20 @@ def solve_holdem(game: str, opts: HoldemOptions, algo: str, iterations: int, out
     bets = BetSizing.parse(opts.bets or "0.5,1,allin", opts.raise_cap)
     spot, ranges, label = _spot_and_ranges(game, opts, bets)
     max_bytes = None if max_memory is None else int(max_memory * 2**30)
-    problem = holdem_problem(spot, ranges, max_bytes=max_bytes)
+    problem = holdem_problem(spot, ranges, max_bytes=max_bytes, isomorphism=opts.isomorphism)
     compiled = time.perf_counter() - started
     if not as_json:
         show(f"{label}: {spot.describe()}; {problem.tree.num_nodes:,} public nodes, "
              f"{problem.tree.players[0].num_states + problem.tree.players[1].num_states:,} private states "
-             f"(built in {compiled:.2f} s)")
+             f"(built in {compiled:.2f} s; {_suits_text(problem.suits)})")
     with _progress(iterations, not as_json) as update:
         solved = solve_spot(problem, PRESETS[algo], target_pct_pot=target, iterations=iterations, seconds=opts.seconds,
                             evaluate_every=opts.evaluate_every, progress=update)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
     if out is not None:
         avg = solved.strategy
-        strategy = Strategy(avg.game_id, avg.probs, replace(avg.meta, extra={"ranges": [format_range(r) for r in ranges]}))
+        extra = {"ranges": [format_range(r) for r in ranges], "isomorphism": problem.suits is not None}
+        strategy = Strategy(avg.game_id, avg.probs, replace(avg.meta, extra=extra))
         save_strategy(strategy, out, problem.tree, game=GAME_NAME, params={k: str(v) for k, v in spot.params().items()},
                       algo=algo, seed=seed)
     if opts.grid is not None:
@@ -144,6 +148,8 @@ def solve_holdem(game: str, opts: HoldemOptions, algo: str, iterations: int, out
         "curve": [{"iteration": p.iteration, "seconds": p.seconds, "pct_pot": p.exploitability.pct_pot}
                   for p in solved.curve],
         "out": None if out is None else str(out), "grid": None if opts.grid is None else str(opts.grid),
+        "isomorphism": _suits_text(problem.suits), "public_nodes": problem.tree.num_nodes,
+        "private_states": problem.tree.num_private_states,
     }
     if as_json:
         echo_json(record)
@@ -153,6 +159,13 @@ def solve_holdem(game: str, opts: HoldemOptions, algo: str, iterations: int, out
                         out if out is not None else Path("(not written: no --out)"))
     if out is not None and not as_json:
         show(f"wrote {out}")
+
+
+def _suits_text(suits: SuitClasses | None) -> str:
+    """``"suits h=d=c interchangeable"`` or ``"no suit isomorphism"``."""
+    if suits is None:
+        return "no suit isomorphism"
+    return "suits " + ", ".join("=".join(SUIT_CHARS[s] for s in c) for c in suits.classes if len(c) > 1) + " interchangeable"
 
 
 def _summary(record: dict[str, Any]) -> Table:
@@ -198,7 +211,8 @@ def resolve_holdem(file: Path, methods: str | None, bets: str | None, blueprint_
                                           blueprint_target=target)
     if len(resolves) == 1:
         strategy = Strategy(resolves[0].strategy.game_id, resolves[0].strategy.probs,
-                            replace(resolves[0].strategy.meta, extra={"ranges": [format_range(r) for r in endgame.ranges]}))
+                            replace(resolves[0].strategy.meta, extra={"ranges": [format_range(r) for r in endgame.ranges],
+                                                                      "isomorphism": fine.suits is not None}))
         save_strategy(strategy, out, fine.tree, game=GAME_NAME, params={k: str(v) for k, v in fine.spot.params().items()},
                       algo="cfr+", resolved=names[0])
     rows = [{"method": r.method, "exploitability_pct_pot": r.exploitability.pct_pot,
@@ -239,7 +253,7 @@ def evaluate_holdem(file: Path, strategy: Strategy, as_json: bool) -> bool:
     bets = BetSizing.parse(params.get("bets", "0.5,1,allin"), int(params.get("raise_cap", "3")))
     spot = HoldemSpot(parse_board(params.get("board", "")), int(params.get("pot", "0")), int(params.get("stack", "0")), bets)
     ranges = (Range.parse(ranges_text[0], spot.board), Range.parse(ranges_text[1], spot.board))
-    problem = holdem_problem(spot, ranges)
+    problem = holdem_problem(spot, ranges, isomorphism=strategy.meta.extra.get("isomorphism") is True)
     result = problem.exploitability(strategy.check(problem.tree))
     record = {"file": str(file), "game": GAME_NAME, "spot": spot.params(), "exploitability_pct_pot": result.pct_pot,
               "exploitability_chips": result.chips, "br_values_chips": list(result.br_values),

@@ -164,6 +164,10 @@ def solve_command(
     grid: Annotated[
         Path | None, typer.Option(help="Hold'em: draw the first player's strategy at the root as a 13x13 hand grid (PNG).")
     ] = None,
+    isomorphism: Annotated[
+        bool, typer.Option(help="Hold'em: compile suit-equivalent turn and river cards once where the board and "
+                                "both ranges allow it (the plain tree otherwise).")
+    ] = True,
     as_json: JsonOption = False,
 ) -> None:
     """Solve GAME and write the average strategy; prints exploitability at log-spaced iterations.
@@ -179,7 +183,8 @@ def solve_command(
     samples from --seed; --workers W averages W samples per pass, computed on W processes with
     --backend process (bitwise the serial run). --time bounds any CFR or sampling run by time.
     """
-    spot = HoldemOptions(board, pot, stack, starting_stack, ranges, bets, raise_cap, target, None, evaluate_every, grid)
+    spot = HoldemOptions(board, pot, stack, starting_stack, ranges, bets, raise_cap, target, None, evaluate_every, grid,
+                         isomorphism)
     if is_holdem(game):
         ignored = [flag for flag, used in (("-p", bool(param)), ("--checkpoint-file", checkpoint_file is not None),
                                            ("--resume", resume), ("--checkpoint-every", checkpoint_every is not None))

@@ -137,8 +137,19 @@ def expected_value(tree: PublicTree, strategy: Strategy, other: Strategy | None 
     """Player 0's expected utility when player 0 plays ``strategy`` and player 1 plays ``other`` (default: the same profile)."""
     _checked(tree, strategy)
     profile = strategy if other is None else Strategy(tree.game_id, (strategy.probs[0], _checked(tree, other).probs[1]))
-    _, reach = _reaches(tree, profile)
-    return float(np.dot(reach[0], counterfactual_leaf_values(tree, 0, reach, leaves, None)))
+    sws, reach = _reaches(tree, profile)
+    return _profile_value(tree, sws, reach, leaves)
+
+
+def _profile_value(tree: PublicTree, sws: Sequence[np.ndarray], reach: tuple[np.ndarray, np.ndarray],
+                   leaves: Sequence[Leaf]) -> float:
+    """Player 0's value: her reach times her terminal values; on a suit-isomorphic tree, whose left-out
+    chance children only the backward sweep counts (:mod:`~subgame.tree.isomorphism`), her root values."""
+    v = counterfactual_leaf_values(tree, 0, reach, leaves, None)
+    if tree.mirrors is None:
+        return float(np.dot(reach[0], v))
+    rs = tree.plan.root_slice[0]
+    return float(np.dot(reach[0][rs], backward_expected(tree, 0, v, sws[0])[rs]))
 
 
 def exploitability(
@@ -157,11 +168,11 @@ def exploitability(
             valid strategy of this tree, or a root reach that does not fit it.
     """
     roots = tuple(_checked_root(tree, p, r) for p, r in enumerate(root_reach))
-    _, reach = _reaches(tree, _checked(tree, strategy), (roots[0], roots[1]))
+    sws, reach = _reaches(tree, _checked(tree, strategy), (roots[0], roots[1]))
     br = []
     for p in (0, 1):
         resp = best_response_to_reach(tree, p, reach[1 - p], leaf_cfv=plug_in_values(p, reach, leaves, None), want_policy=False)
         own = roots[p]
         br.append(resp.value if own is None else float(np.dot(own, resp.cbv[tree.plan.root_slice[p]])))
-    value = float(np.dot(reach[0], counterfactual_leaf_values(tree, 0, reach, leaves, None)))
+    value = _profile_value(tree, sws, reach, leaves)
     return Exploitability((br[0], br[1]), value)

@@ -6,7 +6,10 @@ as an OpenSpiel ``TabularPolicy``, and :func:`from_tabular_policy` reads any Ope
 one of the tree's by replaying a history that reaches it in our game (an
 :class:`~subgame.games.openspiel.OpenSpielGame` already knows where its information sets
 lie). Besides wrapped OpenSpiel games, the native ``kuhn`` and ``leduc`` games map to
-OpenSpiel's ``kuhn_poker`` and ``leduc_poker``.
+OpenSpiel's ``kuhn_poker`` and ``leduc_poker``, and a poker game read from an ACPC
+``.game`` file (:mod:`~subgame.games.poker.acpc`) to ``universal_poker`` loaded from the
+same definition, where every deal is one card (both number a card ``rank * numSuits + suit``
+and a bet the same way: OpenSpiel's ``fcpa`` abstraction is our pot-size raise and all-in).
 """
 
 from __future__ import annotations
@@ -80,6 +83,8 @@ def _bridge(game: Game, tree: PublicTree, os_game: pyspiel.Game | None) -> _Brid
             raise GameDefinitionError(f"{game.name} wraps OpenSpiel's {game.os_game}, not {os_game}")
         return _AdapterBridge(game)
     if isinstance(game, PokerGame):
+        if os_game is not None and os_game.get_type().short_name == "universal_poker":
+            return _Bridge(game, os_game)  # the same ACPC definition: the same action ids (checked while matching)
         for os_name, spec, kind in _POKER_TWINS:
             if game.spec != spec:
                 continue
@@ -213,11 +218,13 @@ def to_tabular_policy(
     """``strategy`` as an OpenSpiel ``TabularPolicy`` of the corresponding OpenSpiel game.
 
     Args:
-        game: an :class:`OpenSpielGame`, or the native ``kuhn`` or ``leduc`` game.
+        game: an :class:`OpenSpielGame`, the native ``kuhn`` or ``leduc`` game, or a
+            poker game with one-card deals read from an ACPC definition.
         tree: the full game compiled from ``game``.
         strategy: a strategy on ``tree``.
         os_game: the OpenSpiel game; by default the wrapped game, or ``kuhn_poker`` /
-            ``leduc_poker`` for the native games.
+            ``leduc_poker`` for the native games; ``universal_poker`` of the same ACPC
+            definition for an ACPC game.
 
     Raises:
         GameDefinitionError: the games do not correspond (an information set or action

@@ -28,6 +28,7 @@ from scipy.optimize import linprog
 
 from ..errors import GameDefinitionError, InvalidRangeError
 from ..strategy import Strategy, StrategyMeta
+from ..tree.isomorphism import refuse_isomorphic
 from ..tree.public_tree import LEAF, PublicTree
 from ..tree.sweep import forward_reach, transition_weights
 
@@ -222,8 +223,9 @@ def solve_lp(tree: PublicTree, *, max_size: int = DEFAULT_MAX_SIZE, dual_plan: b
 
     Raises:
         GameDefinitionError: the tree has depth-limit leaves, a terminal operator without
-            an explicit matrix, or more than ``max_size`` sequences.
+            an explicit matrix, more than ``max_size`` sequences, or is suit-isomorphic.
     """
+    refuse_isomorphic(tree, "the sequence-form LP")
     if np.any(tree.kind == LEAF):
         raise GameDefinitionError(
             f"{tree.game_name}: the sequence-form LP solves complete games only; this tree has depth-limit "

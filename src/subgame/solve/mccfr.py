@@ -60,6 +60,7 @@ import numpy as np
 
 from ..errors import GameDefinitionError, StrategyFileError, SubgameError
 from ..games.base import Game
+from ..tree.isomorphism import refuse_isomorphic
 from ..tree.public_tree import CHANCE_NODE, LEAF, PublicTree
 from ..tree.sampled import (
     PartIndex,
@@ -397,6 +398,7 @@ class MCCFRSolver(CFRSolver):
         if not isinstance(scheme, SamplingScheme):
             raise GameDefinitionError(f"scheme must be a SamplingScheme, one of {', '.join(SCHEMES)} (SCHEMES[name]), got {scheme!r}")
         super().__init__(tree, config, abstraction=abstraction)
+        refuse_isomorphic(tree, "sampling CFR")
         if np.any(tree.kind == LEAF):
             raise GameDefinitionError(
                 f"{tree.game_name}: sampling CFR needs a tree without depth-limit leaves; compile it without depth_limit/chance_limit"

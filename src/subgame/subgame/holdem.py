@@ -34,6 +34,8 @@ from ..solve import driver
 from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver
 from ..strategy import Strategy
 from ..tree.compile import compile_game
+from ..tree.isomorphism import SuitClasses, canonical_deals, suit_classes
+from ..tree.poker_compile import compile_poker
 from ..tree.public_tree import PublicTree
 from ..tree.size import BYTES_PER_PRIVATE_STATE, available_bytes, gib
 from ..tree.sweep import forward_reach, transition_weights
@@ -63,7 +65,7 @@ def _bytes(private_states: int) -> int:
     return private_states * (BYTES_PER_PRIVATE_STATE + SOLVER_BYTES_PER_PRIVATE_STATE)
 
 
-def estimate_size(game: PokerGame, limit: int | None = None) -> SpotSize:
+def estimate_size(game: PokerGame, limit: int | None = None, *, first_deals: int | None = None) -> SpotSize:
     """Count the public nodes and private states of a hold'em game without compiling it.
 
     The betting tree is walked once per distinct betting state; a chance node counts its
@@ -71,7 +73,9 @@ def estimate_size(game: PokerGame, limit: int | None = None) -> SpotSize:
     ``C(52 - b, 2)`` private states per player. With a ``limit`` (bytes) the count stops as
     soon as the tree is known to exceed it (every distinct state is at least one node), so
     an abstraction with a huge tree is refused quickly; the result then has ``complete``
-    false and is a lower bound.
+    false and is a lower bound. ``first_deals``: the children of the first chance nodes
+    (the canonical deals of a suit-isomorphic tree there; the chance nodes below count
+    every deal, so the count stays an upper bound where isomorphism folds them too).
     """
     deck = game.spec.deck_size
     needed = np.cumsum(game.spec.board_cards)  # board cards on the table in each round
@@ -92,7 +96,8 @@ def estimate_size(game: PokerGame, limit: int | None = None) -> SpotSize:
         if who == CHANCE:
             k = int(needed[np.searchsorted(needed, b, side="right")]) - b  # the next round's board cards
             n, s = count(st._replace(board=st.board + (-1,) * k))
-            nodes, states = nodes + comb(deck - b, k) * n, states + comb(deck - b, k) * s
+            deals = first_deals if first_deals is not None and b == len(game.spec.board) else comb(deck - b, k)
+            nodes, states = nodes + deals * n, states + deals * s
         elif who != TERMINAL:
             for a in game.legal_actions(st):
                 n, s = count(game.next_state(st, a))
@@ -123,6 +128,8 @@ class HoldemProblem:
         root_reach: per player [R_p] her range at her root private states, in tree order.
         mass: ``c · Σ r0(h0) r1(h1)`` over the pairs of hands that can be dealt together:
             the tree's chance-weighted chips divided by this are chips per deal of the spot.
+        suits: the interchangeable suits the tree was compiled with (suit isomorphism,
+            :mod:`~subgame.tree.isomorphism`), or ``None``: the plain tree.
     """
 
     spot: HoldemSpot
@@ -131,6 +138,7 @@ class HoldemProblem:
     tree: PublicTree
     root_reach: tuple[np.ndarray, np.ndarray]
     mass: float
+    suits: SuitClasses | None = None
 
     def solver(self, config: CFRConfig = CFR_PLUS) -> CFRSolver:
         return CFRSolver(self.tree, config, root_reach=self.root_reach)
@@ -183,7 +191,8 @@ def deal_probability(game: PokerGame) -> float:
     return float(first[0][1] * second[0][1])
 
 
-def holdem_problem(spot: HoldemSpot, ranges: tuple[Range, Range], *, max_bytes: int | None = None) -> HoldemProblem:
+def holdem_problem(spot: HoldemSpot, ranges: tuple[Range, Range], *, max_bytes: int | None = None,
+                   isomorphism: bool = True) -> HoldemProblem:
     """Check the ranges against the board, refuse a spot too large for memory, compile it.
 
     Args:
@@ -191,6 +200,9 @@ def holdem_problem(spot: HoldemSpot, ranges: tuple[Range, Range], *, max_bytes: 
         ranges: player 0's and player 1's ranges (see :class:`HoldemProblem`).
         max_bytes: the memory the compiled tree and its solve may take (``None``: the
             memory available now).
+        isomorphism: compile turn and river cards that are equivalent under suit
+            permutations fixing the board and both ranges once (:mod:`~subgame.tree.isomorphism`);
+            where no two suits are interchangeable the plain tree is compiled.
 
     Raises:
         InvalidRangeError: a range weighs a hand that holds a board card, or is empty.
@@ -200,7 +212,8 @@ def holdem_problem(spot: HoldemSpot, ranges: tuple[Range, Range], *, max_bytes: 
         r.check_board(spot.board, f"player {p}'s range")
     game = spot.game()
     limit = max_bytes if max_bytes is not None else available_bytes()
-    size = estimate_size(game, limit)
+    suits = spot_suits(spot, ranges) if isomorphism else None
+    size = estimate_size(game, limit, first_deals=None if suits is None else canonical_deal_count(suits, spot))
     if not size.complete:
         raise GameDefinitionError(
             f"{spot.describe()}: the tree would take more than the {gib(limit or 0)} "
@@ -209,13 +222,25 @@ def holdem_problem(spot: HoldemSpot, ranges: tuple[Range, Range], *, max_bytes: 
             "and solved); use fewer bet sizes, a lower raise cap, "
             "or start on a later street"
         )
-    tree = compile_game(game, max_bytes=max_bytes)
+    tree = compile_game(game, max_bytes=max_bytes) if suits is None else compile_poker(game, max_bytes=max_bytes, suits=suits)
     reach = tuple(np.asarray(r.weights)[root_hands(tree, p)] for p, r in enumerate(ranges))
     mass = deal_probability(game) * pair_mass(ranges[0].weights, ranges[1].weights)
     if mass <= 0:
         raise GameDefinitionError("the two ranges share no pair of hands that can be dealt together (every pair "
                                   "holds a common card); widen one of them")
-    return HoldemProblem(spot, (ranges[0], ranges[1]), game, tree, (reach[0], reach[1]), mass)
+    return HoldemProblem(spot, (ranges[0], ranges[1]), game, tree, (reach[0], reach[1]), mass, suits)
+
+
+def canonical_deal_count(suits: SuitClasses, spot: HoldemSpot) -> int:
+    """How many of the next street's cards a suit-isomorphic tree of ``spot`` keeps."""
+    left = [(c,) for c in range(NUM_CARDS) if c not in spot.board]
+    return sum(perm is None for _, perm in canonical_deals(suits, spot.board, left))
+
+
+def spot_suits(spot: HoldemSpot, ranges: tuple[Range, Range]) -> SuitClasses | None:
+    """The suits interchangeable in ``spot`` under both ranges, or ``None`` if no two are."""
+    classes = suit_classes(13, 4, spot.board, [(HANDS, r.weights) for r in ranges])
+    return None if classes.trivial else classes
 
 
 @dataclass(frozen=True)

@@ -150,6 +150,6 @@ def resolve_endgame(fine: HoldemProblem, coarse_bets: BetSizing, methods: Sequen
                     iterations: int = 200, config: CFRConfig = CFR_PLUS,
                     blueprint_target: float = 0.5) -> tuple[SpotBlueprint, list[SpotResolve]]:
     """The blueprint of ``fine``'s spot in ``coarse_bets`` and the re-solves of ``fine`` against it, one per method."""
-    coarse = holdem_problem(replace(fine.spot, bets=coarse_bets), fine.ranges)
+    coarse = holdem_problem(replace(fine.spot, bets=coarse_bets), fine.ranges, isomorphism=fine.suits is not None)
     blueprint = spot_blueprint(coarse, config, target_pct_pot=blueprint_target)
     return blueprint, [resolve_spot(fine, blueprint, m, iterations=iterations, config=config) for m in methods]

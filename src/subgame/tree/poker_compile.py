@@ -33,6 +33,7 @@ from ..errors import GameDefinitionError
 from ..games.base import CHANCE, TERMINAL, game_fingerprint
 from ..games.poker import PokerGame, PokerState
 from .estimate import estimate_size
+from .isomorphism import MirrorEdges, SuitClasses, canonical_deals, inverse_hands
 from .operators import SparseTerminal
 from .poker_operators import (
     CardRemoval,
@@ -74,6 +75,7 @@ def compile_poker(
     board: Sequence[int] | None = None,
     leaf_histories: bool = False,
     max_bytes: int | None = None,
+    suits: SuitClasses | None = None,
 ) -> PublicTree:
     """Compile ``game`` (or a part of it) into a public tree without enumerating histories.
 
@@ -99,6 +101,11 @@ def compile_poker(
         leaf_histories: store the histories of each depth-limit leaf in ``leaf_data``
             (one Python object per history at the leaves, as costly as the whole cut-off
             part of the game: off unless leaf values are computed by walking histories).
+        suits: interchangeable suits (:func:`~subgame.tree.isomorphism.suit_classes`, which
+            checks the board and the ranges): each chance node keeps one child per class of
+            suit-equivalent deals (:mod:`~subgame.tree.isomorphism`). The tree then differs
+            from the generic compiler's and is valid for suit-symmetric strategies and root
+            reaches only. ``None`` or trivial classes: the plain tree.
 
     Raises:
         GameDefinitionError: not a poker game, a bad argument, or a public state or board
@@ -121,7 +128,8 @@ def compile_poker(
     deck = _Deck.of(game)
     fixed = _check_board(game, board)
     roots = [public_root(game, key, fixed) for key in keys]
-    builder = _Builder(game, deck, depth_limit, fixed, leaf_histories, sparse_threshold, chance_limit, budget)
+    builder = _Builder(game, deck, depth_limit, fixed, leaf_histories, sparse_threshold, chance_limit, budget,
+                       None if suits is None or suits.trivial or fixed is not None else suits)
     return builder.run(roots)
 
 
@@ -233,8 +241,10 @@ class _Builder:
 
     def __init__(self, game: PokerGame, deck: _Deck, depth_limit: int | None, fixed: tuple[int, ...] | None,
                  leaf_histories: bool, sparse_threshold: int, chance_limit: int | None = None,
-                 budget: SizeBudget | None = None):
+                 budget: SizeBudget | None = None, suits: SuitClasses | None = None):
         self.game = game
+        self.suits = suits
+        self.folded: list[tuple[int, _Node, np.ndarray]] = []  # (chance node, canonical child, card map onto it)
         self.budget = budget
         self.sparse_entries = 0  # payoff-matrix entries of terminals small enough to be one sparse matrix
         self.deck = deck
@@ -324,11 +334,30 @@ class _Builder:
             taken[i, list(c.board)] = True
         low = _lowest(~taken, 2 * k)
         order = np.lexsort((np.arange(len(kids)), colex_rank(low[:, k:]), colex_rank(low[:, :k])))
-        return [
+        out = [
             _Node(kids[i][0], node.key + (kids[i][1],), node.prob * kids[i][2], n, -1, self._board(kids[i][0].board),
                   chances=node.chances + 1)
             for i in order
         ]
+        return out if self.suits is None else self._fold_isomorphic(n, out, self.suits)
+
+    def _fold_isomorphic(self, n: int, kids: list[_Node], suits: SuitClasses) -> list[_Node]:
+        """The canonical children only; the others are remembered as (node, canonical child, card map)."""
+        board = self.nodes[n].state.board
+        deals = [kid.state.board[len(board):] for kid in kids]
+        folds = canonical_deals(suits, board, deals)
+        self.folded.extend((n, kids[j], perm) for j, perm in folds if perm is not None)
+        return [kid for kid, (_, perm) in zip(kids, folds) if perm is None]
+
+    def _mirrors(self, p: int) -> MirrorEdges:
+        """Player ``p``'s value edges from canonical children to the hands they stand for at their chance node."""
+        child, parent = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
+        for n, kid, perm in self.folded:
+            up, b = self.nodes[n], kid.board
+            pos = np.searchsorted(up.board.hands, inverse_hands(perm, self.deck.cards[b.hands]))
+            child.append(kid.start[p] + b.local[p])
+            parent.append(up.start[p] + up.board.local[p][pos])
+        return MirrorEdges(np.concatenate(child), np.concatenate(parent))
 
     # -- arrays ------------------------------------------------------------------------------
     def _finish(self) -> PublicTree:
@@ -351,6 +380,7 @@ class _Builder:
             terminals=self._terminals(num_states),
             utility_bound=float(game.utility_bound()),
             leaf_data=leaf_data,
+            mirrors=(self._mirrors(0), self._mirrors(1)) if self.folded else None,
         )
 
     def _player(self, p: int) -> PlayerArrays:

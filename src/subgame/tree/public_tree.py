@@ -21,6 +21,7 @@ import numpy as np
 
 from ..errors import GameDefinitionError
 from ..games.base import State
+from .isomorphism import MirrorEdges
 
 DECISION, CHANCE_NODE, TERMINAL_NODE, LEAF = 0, 1, 2, 3
 #: Trees with at most this many private states (both players) keep their best-response arrays.
@@ -218,6 +219,7 @@ class PublicTree:
     terminals: tuple[ValueOperator, ...]  #: operators giving values at terminal states
     utility_bound: float = 1.0
     leaf_data: LeafHistories = field(default_factory=LeafHistories)  #: per leaf node, what a leaf plug-in needs
+    mirrors: tuple[MirrorEdges, MirrorEdges] | None = None  #: per player, suit isomorphism's value edges (tree.isomorphism)
 
     @property
     def num_nodes(self) -> int:
@@ -274,6 +276,7 @@ class LevelPlan:
     parent_local: np.ndarray  #: [hi-lo] intp, parent index minus plo
     ilo: int  #: infosets at depth d-1 are ilo:ihi
     ihi: int
+    mirror: tuple[np.ndarray, np.ndarray] | None = None  #: suit isomorphism: [E] child minus lo, [E] parent minus plo
 
 
 @dataclass(frozen=True, eq=False)
@@ -314,7 +317,8 @@ class SweepPlan:
                 lo, hi, plo, phi = int(lb[d]), int(lb[d + 1]), int(lb[d - 1]), int(lb[d])
                 parent_local = pa.parent[lo:hi].astype(np.intp)
                 parent_local -= plo
-                plist.append(LevelPlan(lo, hi, plo, phi, parent_local, int(inf_bounds[d - 1]), int(inf_bounds[d])))
+                mirror = None if tree.mirrors is None else tree.mirrors[p].level(lo, hi, plo)
+                plist.append(LevelPlan(lo, hi, plo, phi, parent_local, int(inf_bounds[d - 1]), int(inf_bounds[d]), mirror))
             levels.append(tuple(plist))
             idx = np.flatnonzero(pa.child_seq >= 0)
             actor_idx.append(idx)

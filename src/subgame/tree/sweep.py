@@ -76,6 +76,8 @@ def backward_expected(tree: PublicTree, player: int, v: np.ndarray, sw: np.ndarr
     for lv in reversed(tree.plan.levels[player]):
         w = v[lv.lo : lv.hi] * sw[lv.lo : lv.hi]
         v[lv.plo : lv.phi] += np.bincount(lv.parent_local, weights=w, minlength=lv.phi - lv.plo)
+        if lv.mirror is not None:  # suit isomorphism: the chance children left out (tree.isomorphism)
+            v[lv.plo : lv.phi] += np.bincount(lv.mirror[1], weights=w[lv.mirror[0]], minlength=lv.phi - lv.plo)
     return v
 
 
@@ -108,6 +110,8 @@ def backward_best(tree: PublicTree, player: int, v: np.ndarray, *, want_policy: 
         n_par, n = lv.phi - lv.plo, lv.ihi - lv.ilo
         sums = np.bincount(bl.best_target, weights=v[lv.lo : lv.hi], minlength=n_par + n * A)
         v[lv.plo : lv.phi] += sums[:n_par]
+        if lv.mirror is not None:  # suit isomorphism: the chance children left out (tree.isomorphism)
+            v[lv.plo : lv.phi] += np.bincount(lv.mirror[1], weights=v[lv.lo : lv.hi][lv.mirror[0]], minlength=n_par)
         if n:
             sv = sums[n_par:].reshape(n, A) + bl.illegal_penalty
             v[bl.infoset_priv] = sv.max(axis=1)
