@@ -109,3 +109,19 @@ def test_subgame_match_runs_cdbr_on_leduc(tmp_path):
     record = json.loads(result.stdout)
     assert record["exact"] > 0  # CDBR1 exploits CFR after 5 iterations
     assert abs(record["winrate"]["aivat"]["mean"] - record["exact"]) < 1e-6
+
+
+def test_agent_eval_gives_the_exact_exploitability_of_a_counter_agent(tmp_path):
+    from subgame.eval import exploitability
+    from subgame.strategy import Strategy
+
+    model = tmp_path / "model.npz"
+    assert invoke("solve", "leduc", "--param", "num_ranks=2", "-n", "5", "--out", model).exit_code == 0
+    result = invoke("agent-eval", model, "--agent", f"cdbr:{model}:2", "--json")
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.stdout)
+    tree = compiled("leduc", **SMALL_LEDUC)
+    fitted = Strategy.load(model)
+    offline = Strategy(tree.game_id, (cdbr(tree, fitted, 0, 2), cdbr(tree, fitted, 1, 2)))
+    assert record["agent_spec"] == f"cdbr:{model}:2" and record["subgames_solved"] is None
+    assert record["agent"]["exploitability"] == pytest.approx(exploitability(tree, offline).exploitability, abs=1e-9)
