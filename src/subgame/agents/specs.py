@@ -13,6 +13,10 @@ spec                           agent
                                (``resolve``, ``maxmargin``, ``reach-maxmargin``, ...), N iterations
 ``search:FILE[:N]``            the depth-limited search agent on a blueprint file (K = 4 bias
                                continuations, Modicum's CFR schedule), N iterations per solve
+``cdbr:MODEL[:DEPTH]``         continual depth-limited best response to an opponent model file,
+                               DEPTH moves of look-ahead (default 1), solved exactly
+``cdrnr:MODEL:P[:DEPTH]``      continual depth-limited restricted Nash response (full gadget)
+                               with weight P in [0, 1] of the model
 =============================  =================================================================
 """
 
@@ -31,6 +35,7 @@ from ..tree.compile import compile_game
 from ..tree.public_tree import PublicTree
 from .base import Agent
 from .baselines import CallAgent, RandomAgent
+from .counter import CounterAgent
 from .resolving import ResolvingAgent, blueprint_source, cfr_d_source
 from .search import SearchAgent, SearchConfig
 from .strategy import StrategyAgent
@@ -38,7 +43,9 @@ from .translation import TranslationAgent
 
 BASELINES: dict[str, type[RandomAgent] | type[CallAgent]] = {"random": RandomAgent, "call": CallAgent}
 DEFAULT_RESOLVE_ITERATIONS = 200
-SPEC_HELP = "random, call, a strategy FILE, cfr-d:FILE[:N], resolve:FILE:METHOD[:N] or search:FILE[:N]"
+DEFAULT_COUNTER_DEPTH = 1
+SPEC_HELP = ("random, call, a strategy FILE, cfr-d:FILE[:N], resolve:FILE:METHOD[:N], search:FILE[:N], "
+             "cdbr:MODEL[:DEPTH] or cdrnr:MODEL:P[:DEPTH]")
 
 
 def load_agent(spec: str, tree: PublicTree, game: Game | None = None) -> Agent:
@@ -74,6 +81,8 @@ def load_agent(spec: str, tree: PublicTree, game: Game | None = None) -> Agent:
         blueprint = Strategy.load(_existing(file, spec), tree)
         config = SearchConfig(budget=Budget(iterations=iterations))
         return SearchAgent(_needs(game, spec), tree, blueprint, config, name=f"search:{Path(file).stem}")
+    if kind in ("cdbr", "cdrnr") and rest:
+        return _counter(kind, rest, spec, tree)
     path = _existing(spec, spec)
     if is_cfr_d_file(path):
         raise SubgameError(f"{spec} is a CFR-D file: play it as cfr-d:{spec}")
@@ -86,6 +95,31 @@ def load_agent(spec: str, tree: PublicTree, game: Game | None = None) -> Agent:
             return TranslationAgent(game, tree, abstract, compile_game(abstract), strategy, name=path.stem)
     raise SubgameError(f"{spec}: the strategy is of game {strategy.game_id!r}, the match is {tree.game_id!r}; "
                        "give a file of this game (or of a bet abstraction of a no-limit game)")
+
+
+def _counter(kind: str, rest: str, spec: str, tree: PublicTree) -> CounterAgent:
+    """``cdbr:MODEL[:DEPTH]`` or ``cdrnr:MODEL:P[:DEPTH]``."""
+    parts = rest.split(":")
+    depth = DEFAULT_COUNTER_DEPTH
+    if len(parts) > (2 if kind == "cdrnr" else 1) and parts[-1].lstrip("-").isdigit():
+        depth = int(parts.pop())
+    p: float | None = None
+    if kind == "cdrnr":
+        if len(parts) < 2:
+            raise SubgameError(f"agent {spec!r}: write cdrnr:MODEL:P[:DEPTH] with P in [0, 1], e.g. cdrnr:model.npz:0.5")
+        try:
+            p = float(parts.pop())
+        except ValueError:
+            raise SubgameError(f"agent {spec!r}: P must be a number in [0, 1], e.g. cdrnr:model.npz:0.5") from None
+    file = ":".join(parts)
+    model = Strategy.load(_existing(file, spec))
+    if model.game_id != tree.game_id:
+        raise SubgameError(f"agent {spec!r}: the model {file} is a strategy of {model.game_id!r}, the match is "
+                           f"{tree.game_id!r}; give a model of this game")
+    try:
+        return CounterAgent(tree, model.check(tree), depth, p, name=f"{kind}:{Path(file).stem}")
+    except SubgameError as e:
+        raise type(e)(f"agent {spec!r}: {e}") from None
 
 
 def _existing(file: str, spec: str) -> Path:

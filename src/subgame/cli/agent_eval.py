@@ -1,4 +1,4 @@
-"""``subgame agent-eval``: the exact exploitability of the search agent built on a blueprint file.
+"""``subgame agent-eval``: the exact exploitability of the search agent built on a blueprint file (or of any agent spec, ``--agent``).
 
 The agent (:class:`~subgame.agents.search.SearchAgent`, depth-limited paper Appendix A) is
 asked at every information set it can reach in both seats, solving as it would in play;
@@ -16,6 +16,7 @@ import typer
 
 from ..agents.exact import agent_exploitability
 from ..agents.search import SearchAgent, SearchConfig
+from ..agents.specs import load_agent
 from ..eval.best_response import exploitability
 from ..experiments.convergence import exploitability_record
 from ..files import output_file
@@ -60,6 +61,8 @@ def agent_eval_command(
     early: Annotated[str, typer.Option(help="Depth-limited subgames after the first: unsafe (Bayesian beliefs, "
                                             "Modicum) or safe (from the previous solve's values).")] = "unsafe",
     seed: Annotated[int, typer.Option(help="Seed of the agent (rollouts).")] = 0,
+    agent_spec: Annotated[str | None, typer.Option("--agent", help="Evaluate this agent spec instead of the search agent "
+                                                                   "(e.g. cdbr:FILE:2, cdrnr:FILE:0.5); FILE names the game.")] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the agent's strategy (both seats) here.")] = None,
     game: Annotated[str | None, typer.Option(help="The game, when the file does not record it.")] = None,
     param: ParamsOption = [],  # noqa: B006 (typer reads the default, never mutates it)
@@ -82,7 +85,7 @@ def agent_eval_command(
     game_obj = load_game(name, **params)
     tree = compile_game(game_obj)
     blueprint.check(tree)
-    agent = SearchAgent(game_obj, tree, blueprint, config, seed=seed)
+    agent = SearchAgent(game_obj, tree, blueprint, config, seed=seed) if agent_spec is None else load_agent(agent_spec, tree, game_obj)
     total = tree.players[0].num_infosets + tree.players[1].num_infosets
     answered = [0]
     with progress_bar(total, 0, not as_json, label="agent", unit="information set") as update:
@@ -94,18 +97,25 @@ def agent_eval_command(
     before = exploitability(tree, blueprint)
     seconds_taken = time.perf_counter() - started
     if out is not None:
-        save_strategy(profile, out, tree, game=name, params=params, algo=f"search agent on {blueprint.meta.algo or '?'}",
+        save_strategy(profile, out, tree, game=name, params=params,
+                      algo=agent.name if agent_spec is not None else f"search agent on {blueprint.meta.algo or '?'}",
                       seed=seed)
     record = {
         "file": str(file), "game": name, "params": params, "values": values, "continuations": continuations,
         "leaf_values": leaf_values, "iterations": iterations, "seconds_per_solve": seconds, "algo": algo,
         "chance_limit": chance_limit, "safe_gadget": safe_gadget, "first_final": first_final, "early": early, "seed": seed,
-        "subgames_solved": len(agent.solves), "information_sets_answered": answered[0],
+        "agent_spec": agent_spec, "subgames_solved": len(agent.solves) if isinstance(agent, SearchAgent) else None,
+        "information_sets_answered": answered[0],
         "blueprint": exploitability_record(before), "agent": exploitability_record(result),
         "out": None if out is None else str(out), "seconds": seconds_taken,
     }
     if as_json:
         echo_json(record)
+        return
+    if not isinstance(agent, SearchAgent):
+        title = f"{game_label(name, params)}: agent {agent_spec}"
+        show(exploitability_rows(title, (("file", before), (agent.name, result))))
+        show(f"{answered[0]} information sets answered in {seconds_taken:.1f} s" + (f"; wrote {out}" if out else ""))
         return
     title = (f"{game_label(name, params)}: search agent, K = {values} ({continuations}, {leaf_values} values), "
              f"{iterations} {algo} iterations per solve, {len(agent.solves)} subgames solved")
