@@ -11,12 +11,12 @@ from ..decompose import is_cfr_d_file
 from ..errors import StrategyFileError
 from ..eval.best_response import exploitability
 from ..eval.board_pass import BoardPassResult, board_pass_exploitability, strategy_rows
+from ..experiments.convergence import exploitability_record
 from ..games import load_game
 from ..games.poker import PokerGame
 from ..solve.card_abstraction import BucketStrategy, is_bucket_strategy_file
-from ..tree.size import human_bytes
-from ..experiments.convergence import exploitability_record
 from ..strategy import Strategy, StrategyMeta
+from ..tree.size import human_bytes
 from .app import (
     CommandLineError,
     JsonOption,

@@ -57,7 +57,7 @@ GAMES: dict[str, GameEntry] = {
         GameEntry("holdem_subgame", "Heads-up no-limit hold'em from a flop, turn or river: board, pot, chips behind, "
                   "bets as pot fractions (per street with '/') and all-in, raise cap per street", HOLDEM_DEFAULTS,
                   holdem_subgame),
-        GameEntry("nlfh", "No-limit flop hold'em (Brown & Sandholm 2017, §7): preflop and flop betting, pot-fraction bets per round", NLFH_DEFAULTS, nlfh),
+        GameEntry("nlfh", "No-limit flop hold'em (Brown & Sandholm 2017, §7): preflop and flop betting rounds", NLFH_DEFAULTS, nlfh),
         GameEntry("liars_dice", "Liar's dice (OpenSpiel's rules): dice per player, faces; the top face is wild",
                   {"num_dice": 1, "dice_sides": 6}, LiarsDice),
         GameEntry("goofspiel", "Goofspiel with a fixed prize order; imp_info=True is IIGS (only round winners are seen)",

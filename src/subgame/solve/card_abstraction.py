@@ -45,6 +45,7 @@ from ..files import read_npz, write_npz
 from ..games.base import game_fingerprint
 from ..games.poker.game import PokerGame
 from ..tree.poker_operators import CardRemoval, strength_keys
+from ..tree.poker_compile import deal_hands, state_hands
 from ..tree.public_tree import PublicTree
 from .abstraction import Abstraction, _hole, _split_public
 
@@ -346,15 +347,35 @@ class BucketStrategy:
         """
         if tree.game_id != self.game_id:
             raise GameDefinitionError(f"this blueprint is for game {self.game_id!r}, not {tree.game_id!r}")
+        pa, cb = tree.players[player], self.buckets
+        nodes, node_of = np.unique(pa.node[pa.infoset_priv], return_inverse=True)
+        hand = self._deal_cols(game)[state_hands(game, tree, player)[pa.infoset_priv]]
+        sizes = [b.shape[1] for b in cb.boards]
+        widest = max(cb.num_buckets)
+        row_of = np.full((nodes.size, widest), -1, dtype=np.int64)  # [U, B] blueprint row of each bucket at a node
+        rnd = np.empty(nodes.size, dtype=np.int64)
+        board_row = np.empty(nodes.size, dtype=np.int64)
         index = self._index[player]
-        pa = tree.players[player]
-        try:
-            at = np.fromiter((index[self.buckets.infoset_key(game, tree.public_key[pa.node[g]], pa.label[g])]
-                              for g in pa.infoset_priv), dtype=np.int64, count=pa.num_infosets)
-        except KeyError as exc:
-            raise GameDefinitionError(f"the blueprint has no row for the abstract information set {exc.args[0]!r} "
-                                      f"of player {player}") from None
+        for u, n in enumerate(nodes.tolist()):  # one per public node, never per private state
+            betting, board = _split_public(game, tree.public_key[n])
+            rnd[u] = sizes.index(len(board))
+            board_row[u] = cb._row(int(rnd[u]), tuple(sorted(board)))
+            row_of[u, : cb.num_buckets[rnd[u]]] = [index.get((betting, len(board), b), -1)
+                                                     for b in range(cb.num_buckets[rnd[u]])]
+        bucket = np.empty(pa.num_infosets, dtype=np.int64)
+        for r, table in enumerate(cb.buckets):
+            on = rnd[node_of] == r
+            bucket[on] = table[board_row[node_of[on]], hand[on]]
+        at = row_of[node_of, bucket]
+        if np.any(at < 0):
+            i = int(np.flatnonzero(at < 0)[0])
+            raise GameDefinitionError(f"the blueprint has no row for information set {pa.label[pa.infoset_priv[i]]!r} "
+                                      f"at {list(tree.public_key[pa.node[pa.infoset_priv[i]]])!r} of player {player}")
         return self.probs[player][at, : pa.max_actions]
+
+    def _deal_cols(self, game: PokerGame) -> np.ndarray:
+        """[H] the column of :attr:`CardBuckets.hands` of each hand in the deal's order."""
+        return np.fromiter((self.buckets._col(tuple(int(c) for c in h)) for h in deal_hands(game)), dtype=np.int64)
 
     @cached_property
     def _index(self) -> tuple[dict[tuple[tuple[str, ...], int, int], int], ...]:
