@@ -44,8 +44,8 @@ from ..errors import GameDefinitionError, StrategyFileError
 from ..files import read_npz, write_npz
 from ..games.base import game_fingerprint
 from ..games.poker.game import PokerGame
-from ..tree.poker_operators import CardRemoval, strength_keys
 from ..tree.poker_compile import deal_hands, state_hands
+from ..tree.poker_operators import CardRemoval, strength_keys
 from ..tree.public_tree import PublicTree
 from .abstraction import Abstraction, _hole, _split_public
 
