@@ -48,3 +48,15 @@ def test_evaluate_board_pass_flag_agrees_with_the_whole_tree(tmp_path):
     passed = ok_json("evaluate", out, "--board-pass", "--batch", "2")
     assert passed["br_values"] == pytest.approx(plain["br_values"], abs=1e-12, rel=0)
     assert passed["boards"] == 6
+
+
+def test_solve_writes_a_bucket_blueprint_that_evaluates_like_its_full_strategy(tmp_path):
+    params = ("-p", "num_ranks=4", "-p", "num_suits=2")
+    assert invoke("abstract", "nlfh", *params, "--buckets", "28,5", "--out", tmp_path / "b.npz").exit_code == 0
+    solved = ok_json("solve", "nlfh", *params, "--algo", "pcs", "-n", "8", "--abstraction", tmp_path / "b.npz",
+                     "--out", tmp_path / "full.npz", "--blueprint-out", tmp_path / "bp.npz")
+    blueprint = ok_json("evaluate", tmp_path / "bp.npz")
+    assert blueprint["br_values"] == pytest.approx(solved["final"]["br_values"], abs=1e-9, rel=0)
+    refused = invoke("solve", "nlfh", *params, "--algo", "pcs", "-n", "1", "--out", tmp_path / "x.npz",
+                     "--blueprint-out", tmp_path / "y.npz")
+    assert refused.exit_code != 0 and "--abstraction" in refused.output
