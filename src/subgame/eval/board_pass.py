@@ -1,21 +1,23 @@
 """Exact exploitability by a pass over boards: the trunk plus one batch of boards in memory.
 
 A game too big to compile whole (no-limit flop hold'em, Brown & Sandholm 2017 §7) is cut
-where CFR-D cuts it (Burch, Johanson & Bowling 2014, "Decomposition into Subgames"): the
-trunk is the public tree down to the first public chance event (``TrunkSplit(rounds=1)``),
-and each trunk leaf (a first-round betting sequence and the board dealt after it) roots a
-subgame. A best response composes over that cut: the best responder's counterfactual
-best-response value at a trunk leaf private state depends only on the opponent's reach of
-the leaf (fixed by the strategy) and on the strategy below it, never on her own choices
-above it. So:
+where CFR-D cuts it (Burch, Johanson & Bowling 2014, "Decomposition into Subgames"): at the
+first public deal. A best response composes over that cut: the best responder's
+counterfactual best-response value at a hand of a deal's chance node is the sum over the
+boards of her values at the subgames below it, and those depend only on the opponent's
+reach of the chance node (fixed by the strategy) and on the strategy below, never on her
+own choices above it. So:
 
-1. compile the trunk, give it the strategy's rows and compute both players' reaches;
+1. compile the trunk down to the first deal, keeping one board only (the compiler's
+   ``board=`` restriction: one leaf per betting sequence, never one per board), give it the
+   strategy's rows and compute both players' reaches;
 2. for each batch of boards, compile the forest of every subgame dealt one of those boards
-   (all the betting sequences that reach it), give it the strategy's rows, push the
-   opponent's trunk-leaf reach down the forest, take the best responder's counterfactual
-   best-response values at its roots (:func:`~subgame.eval.best_response.best_response_to_reach`)
+   (all the betting sequences that reach the deal), give it the strategy's rows, push the
+   opponent's reach of the chance node down the forest, add the best responder's
+   counterfactual best-response values at its roots
+   (:func:`~subgame.eval.best_response.best_response_to_reach`) to the chance node's hands,
    and drop the forest;
-3. one best-response pass over the trunk with those values fixed at its leaves.
+3. one best-response pass over the trunk with those values fixed at its chance nodes.
 
 The result is the whole tree's ``exploitability(tree, strategy)`` to rounding. The strategy
 comes as a :data:`RowSource`, a function giving a player's rows [I, A] in any tree compiled
