@@ -63,3 +63,8 @@ def test_the_full_deck_is_counted_without_building_it():
 def test_nlfh_refuses_a_deck_too_small_for_its_deal():
     with pytest.raises(GameDefinitionError, match="the deal needs 7 cards"):
         load_game("nlfh", num_ranks=3, num_suits=2)
+
+
+def test_nlfh_refuses_a_small_blind_above_the_big_blind():
+    with pytest.raises(GameDefinitionError, match="small blind"):
+        load_game("nlfh", small_blind=200)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...errors import GameDefinitionError
 from .game import PokerGame
 from .spec import PokerSpec
 
@@ -47,7 +48,14 @@ def nlfh_spec(
     all_in: bool = True,
     raise_cap: int = 2,
 ) -> PokerSpec:
-    """The :class:`PokerSpec` of NLFH (see the module docstring); the spec validates every value."""
+    """The :class:`PokerSpec` of NLFH (see the module docstring); the spec validates the other values.
+
+    Raises:
+        GameDefinitionError: the small blind is larger than the big blind, or the spec refuses a value.
+    """
+    if small_blind > big_blind:
+        raise GameDefinitionError(f"{GAME_NAME}: the small blind ({small_blind}) is larger than the big blind ({big_blind}); "
+                                  "swap them (-p big_blind=... -p small_blind=...)")
     return PokerSpec(
         num_ranks=num_ranks, num_suits=num_suits, hole_cards=2, board_cards=(0, 3), betting="nolimit", ante=0,
         blinds=(big_blind, small_blind), stack=stack, bet_fractions=tuple(preflop_fractions), all_in=all_in,
