@@ -17,8 +17,6 @@ import argparse
 import os
 import time
 
-import numpy as np
-
 from subgame.eval.best_response import exploitability
 from subgame.eval.board_pass import board_pass_exploitability
 from subgame.games import load_game
@@ -86,7 +84,6 @@ def main() -> None:
     print(f"- load average at the end: {os.getloadavg()[0]:.2f}")
     print()
     print("\n".join(rows))
-    np.set_printoptions()
 
 
 if __name__ == "__main__":
