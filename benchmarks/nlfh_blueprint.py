@@ -9,12 +9,14 @@ of flops at a time. With ``--whole`` the whole tree's exploitability is computed
 as a check. Prints a markdown table; ``--out`` saves the final blueprint.
 
     python benchmarks/nlfh_blueprint.py --ranks 5 --suits 3 --buckets 105,60 --checkpoints 30,60,120,240
+    python benchmarks/nlfh_blueprint.py --ranks 13 --suits 4 --uniform --batch 8   # the full deck, uniform strategy
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import time
 
 from subgame.eval.best_response import exploitability
@@ -38,7 +40,12 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--whole", action="store_true", help="also the whole tree's exploitability (a check)")
     ap.add_argument("--out", default=None, help="save the final blueprint here (.npz)")
+    ap.add_argument("--uniform", action="store_true", help="only the uniform strategy's exploitability by the board pass "
+                                                           "(no solve; any deck, the full one included)")
     args = ap.parse_args()
+    if args.uniform:
+        uniform_pass(args.ranks, args.suits, args.batch)
+        return
 
     params = {"num_ranks": args.ranks, "num_suits": args.suits}
     game = load_game("nlfh", **params)
@@ -84,6 +91,23 @@ def main() -> None:
     print(f"- load average at the end: {os.getloadavg()[0]:.2f}")
     print()
     print("\n".join(rows))
+
+
+def uniform_pass(ranks: int, suits: int, batch: int) -> None:
+    """The uniform strategy's exact exploitability, one batch of flops at a time."""
+    game = load_game("nlfh", num_ranks=ranks, num_suits=suits)
+
+    def uniform(tree, p):
+        legal = tree.players[p].legal.astype(float)
+        return legal / legal.sum(axis=1, keepdims=True)
+
+    r = board_pass_exploitability(game, uniform, batch=batch)
+    e = r.exploitability
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"- {ranks} x {suits}, uniform strategy: best-response values {e.br_values[0]:.2f} and {e.br_values[1]:.2f} chips, "
+          f"exploitability {e.exploitability:.2f} chips = {1000 * e.exploitability / game.spec.blinds[0]:,.0f} mbb/hand; "
+          f"{r.boards:,} flops in {r.batches:,} batches, {r.seconds:.0f} s, trunk {human_bytes(r.trunk_bytes)}, largest batch "
+          f"{human_bytes(r.largest_batch_bytes)}, peak RSS {peak:.0f} MiB, load average {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":
