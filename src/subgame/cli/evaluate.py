@@ -3,16 +3,33 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from ..decompose import is_cfr_d_file
 from ..errors import StrategyFileError
 from ..eval.best_response import exploitability
+from ..eval.board_pass import BoardPassResult, board_pass_exploitability, strategy_rows
 from ..experiments.convergence import exploitability_record
+from ..games import load_game
+from ..games.poker import PokerGame
+from ..solve.card_abstraction import BucketStrategy, is_bucket_strategy_file
 from ..strategy import Strategy, StrategyMeta
-from .app import JsonOption, ParamsOption, compile_named, echo_json, evaluation_table, game_label, reports_errors, show, strategy_game
+from ..tree.size import human_bytes
+from .app import (
+    CommandLineError,
+    JsonOption,
+    ParamsOption,
+    compile_named,
+    echo_json,
+    evaluation_table,
+    game_label,
+    parse_params,
+    reports_errors,
+    show,
+    strategy_game,
+)
 from .holdem import evaluate_holdem
 
 
@@ -23,13 +40,23 @@ def evaluate_command(
         str | None, typer.Option(help="The game, when the file does not record it (files from 'subgame solve' do).")
     ] = None,
     param: ParamsOption = [],  # noqa: B006 (typer reads the default, never mutates it)
+    board_pass: Annotated[
+        bool, typer.Option("--board-pass", help="Evaluate one batch of boards at a time below the first chance event "
+                           "(exact; automatic for a card-abstracted blueprint file).")
+    ] = False,
+    batch: Annotated[int, typer.Option("--batch", min=1, help="--board-pass: boards per compiled forest.")] = 8,
     as_json: JsonOption = False,
 ) -> None:
     """Exploitability, best-response values and the value of a strategy file.
 
     The game and its parameters come from the file; --game replaces both, -p alone
-    overrides single parameters.
+    overrides single parameters. A card-abstracted blueprint stored per bucket is
+    evaluated in the real game by a pass over boards that holds the trunk and one batch
+    of boards, never the whole tree (--board-pass asks the same of any strategy file).
     """
+    if is_bucket_strategy_file(file):
+        _evaluate_blueprint(file, game, param, batch, as_json)
+        return
     if is_cfr_d_file(file):
         raise StrategyFileError(
             f"{file} holds CFR-D's trunk strategy and root values, not a full strategy; "
@@ -40,11 +67,46 @@ def evaluate_command(
         return
     name, params = strategy_game(file, strategy, game, param)
     tree = compile_named(name, params)
+    if board_pass:
+        passed = board_pass_exploitability(load_game(name, **params), strategy_rows(tree, strategy), batch=batch)
+        _show_board_pass(file, name, params, passed, as_json)
+        return
     result = exploitability(tree, strategy.check(tree))
     if as_json:
         echo_json({"file": str(file), "game": name, "params": params, **exploitability_record(result)})
         return
     show(evaluation_table(result, f"{file}: {game_label(name, params)}{_provenance(strategy.meta)}"))
+
+
+def _evaluate_blueprint(file: Path, game: str | None, param: list[str], batch: int, as_json: bool) -> None:
+    """A :class:`BucketStrategy` file: its exact exploitability in the real game by the board pass."""
+    blueprint, meta = BucketStrategy.load(file)
+    name = game or meta.get("game")
+    if not isinstance(name, str):
+        raise StrategyFileError(f"{file}: the file does not record its game; pass --game NAME (and -p key=value)")
+    recorded = meta.get("params") if not game and isinstance(meta.get("params"), dict) else {}
+    params = {**recorded, **parse_params(param)}  # type: ignore[dict-item]
+    game_obj = load_game(name, **params)
+    if not isinstance(game_obj, PokerGame):
+        raise CommandLineError(f"{file}: a card-abstracted blueprint is for a poker game, not {name}")
+    result = board_pass_exploitability(game_obj, lambda t, p: blueprint.rows(game_obj, t, p), batch=batch)
+    _show_board_pass(file, name, params, result, as_json)
+
+
+def _show_board_pass(file: Path, name: str, params: dict[str, Any], result: BoardPassResult, as_json: bool) -> None:
+    game_obj = load_game(name, **params)
+    big_blind = max(game_obj.spec.blinds) if isinstance(game_obj, PokerGame) and max(game_obj.spec.blinds) > 0 else 1
+    record = {"file": str(file), "game": name, "params": params, **exploitability_record(result.exploitability),
+              "mbb_per_hand": 1000.0 * result.exploitability.exploitability / big_blind, "big_blind": big_blind,
+              "boards": result.boards, "batches": result.batches, "trunk_bytes": result.trunk_bytes,
+              "largest_batch_bytes": result.largest_batch_bytes, "seconds": result.seconds}
+    if as_json:
+        echo_json(record)
+        return
+    show(evaluation_table(result.exploitability, f"{file}: {game_label(name, params)}, by a pass over boards"))
+    show(f"exploitability {record['mbb_per_hand']:.3f} mbb/hand (big blind {big_blind} chips); {result.boards} boards "
+         f"in {result.batches} batches, trunk {human_bytes(result.trunk_bytes)}, largest batch "
+         f"{human_bytes(result.largest_batch_bytes)}, {result.seconds:.1f} s")
 
 
 def _provenance(meta: StrategyMeta) -> str:

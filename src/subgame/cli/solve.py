@@ -34,7 +34,7 @@ from ..games.base import Game
 from ..games.poker.game import PokerGame
 from ..solve import driver
 from ..solve.abstraction import Abstraction
-from ..solve.card_abstraction import CardBuckets
+from ..solve.card_abstraction import BucketStrategy, CardBuckets
 from ..solve.cfr import PRESETS, CFRSolver
 from ..solve.mccfr import SCHEMES, MCCFRSolver, SamplingScheme
 from ..tree.public_tree import PublicTree
@@ -97,6 +97,10 @@ def solve_command(
     abstraction_file: Annotated[
         Path | None, typer.Option("--abstraction", help="CFR and sampling algorithms: solve in the card abstraction of this "
                                                         "bucket file ('subgame abstract'); exploitability is the real game's.")
+    ] = None,
+    blueprint_out: Annotated[
+        Path | None, typer.Option("--blueprint-out", help="With --abstraction: also write the strategy per bucket, which "
+                                                          "'subgame evaluate' reads by a pass over boards.")
     ] = None,
     epsilon: Annotated[
         float, typer.Option(min=0.0, max=1.0, help="mccfr-os: exploration of the updating player's sampling (Lanctot et al. 2009).")
@@ -242,11 +246,14 @@ def solve_command(
         _solve_lp(tree, out, meta, title, started, as_json)
         return
     abstraction = None
+    if blueprint_out is not None and abstraction_file is None:
+        raise CommandLineError("--blueprint-out writes a strategy per bucket; give the buckets with --abstraction FILE")
     if abstraction_file is not None:
         game_obj = load_game(game, **params)
         if not isinstance(game_obj, PokerGame):
             raise CommandLineError(f"--abstraction: {game} is not a poker game; card buckets are for the poker family")
-        abstraction = CardBuckets.load(abstraction_file).abstraction(game_obj, tree)
+        buckets = CardBuckets.load(abstraction_file)
+        abstraction = buckets.abstraction(game_obj, tree)
         meta["abstraction"] = str(abstraction_file)
     solver: CFRSolver
     executor = None
@@ -283,6 +290,9 @@ def solve_command(
             executor.close()
     curve = list(run.evaluations)
     save_strategy(solver.average_strategy(), out, tree, game=game, params=params, algo=algo, seed=seed)
+    if blueprint_out is not None and abstraction is not None and isinstance(game_obj, PokerGame):
+        BucketStrategy.of(game_obj, buckets, tree, abstraction, solver.average_strategy().probs).save(
+            output_file(blueprint_out, "--blueprint-out"), game=game, params=params, algo=algo, iterations=solver.iteration)
     seconds = time.perf_counter() - started
     if as_json:
         echo_json({

@@ -20,6 +20,8 @@ from .goofspiel import Goofspiel
 from .poker import KUHN, LEDUC, LEDUC_NOLIMIT, PokerGame, PokerSpec
 from .poker.holdem import DEFAULTS as HOLDEM_DEFAULTS
 from .poker.holdem import holdem_subgame
+from .poker.nlfh import DEFAULTS as NLFH_DEFAULTS
+from .poker.nlfh import nlfh
 from .small import CoinToss, MatchingPenniesChoice, RedGreenCoin, RockPaperScissors, RPSPlus
 
 
@@ -55,6 +57,7 @@ GAMES: dict[str, GameEntry] = {
         GameEntry("holdem_subgame", "Heads-up no-limit hold'em from a flop, turn or river: board, pot, chips behind, "
                   "bets as pot fractions (per street with '/') and all-in, raise cap per street", HOLDEM_DEFAULTS,
                   holdem_subgame),
+        GameEntry("nlfh", "No-limit flop hold'em (Brown & Sandholm 2017, §7): preflop and flop betting rounds", NLFH_DEFAULTS, nlfh),
         GameEntry("liars_dice", "Liar's dice (OpenSpiel's rules): dice per player, faces; the top face is wild",
                   {"num_dice": 1, "dice_sides": 6}, LiarsDice),
         GameEntry("goofspiel", "Goofspiel with a fixed prize order; imp_info=True is IIGS (only round winners are seen)",

@@ -44,6 +44,7 @@ from ..errors import GameDefinitionError, StrategyFileError
 from ..files import read_npz, write_npz
 from ..games.base import game_fingerprint
 from ..games.poker.game import PokerGame
+from ..tree.poker_compile import deal_hands, state_hands
 from ..tree.poker_operators import CardRemoval, strength_keys
 from ..tree.public_tree import PublicTree
 from .abstraction import Abstraction, _hole, _split_public
@@ -260,10 +261,14 @@ class CardBuckets:
         cap = tuple(self.num_buckets)
 
         def key(player: int, public_key: tuple[str, ...], label: str) -> Hashable:
-            betting, board = _split_public(game, public_key)
-            return (betting, len(board), self.bucket(board, _hole(game, label)))
+            return self.infoset_key(game, public_key, label)
 
         return Abstraction.from_keys(tree, key, f"card-buckets-{'-'.join(map(str, cap))}")
+
+    def infoset_key(self, game: PokerGame, public_key: tuple[str, ...], label: str) -> tuple[tuple[str, ...], int, int]:
+        """The abstract information set of one information set: (betting sequence, board size, bucket)."""
+        betting, board = _split_public(game, public_key)
+        return (betting, len(board), self.bucket(board, _hole(game, label)))
 
     # -- files ----------------------------------------------------------------------------
     def save(self, path: str | Path) -> Path:
@@ -290,3 +295,126 @@ class CardBuckets:
             raise StrategyFileError(f"{path}: card-bucket file without its array {exc.args[0]!r}") from None
         return CardBuckets(header["game_id"], tuple(header["board_sizes"]), boards, hands, buckets,
                            tuple(header["num_buckets"]), int(header["bins"]))
+
+
+BUCKET_STRATEGY_FORMAT = "subgame-bucket-strategy"
+
+
+@dataclass(frozen=True, eq=False)
+class BucketStrategy:
+    """A card-abstracted blueprint stored per abstract information set, never per real one.
+
+    Each player's strategy is one row per (betting sequence, board size, bucket) key of
+    :meth:`CardBuckets.infoset_key`; a real information set plays its key's row. This is
+    the form a blueprint of a game too big to compile takes (Brown & Sandholm 2017 §7 solve
+    NLFH's flop in buckets): :meth:`rows` gives the rows of any tree compiled from the game,
+    a trunk or a forest of boards, which is what the board pass of
+    :mod:`subgame.eval.board_pass` reads.
+
+    Attributes:
+        buckets: the card abstraction.
+        keys: per player, [K_p] the abstract information sets.
+        probs: per player, [K_p, A_p] the strategy of each.
+    """
+
+    buckets: CardBuckets
+    keys: tuple[tuple[tuple[tuple[str, ...], int, int], ...], tuple[tuple[tuple[str, ...], int, int], ...]]
+    probs: tuple[np.ndarray, np.ndarray]
+
+    @staticmethod
+    def of(game: PokerGame, buckets: CardBuckets, tree: PublicTree, abstraction: Abstraction,
+           probs: Sequence[np.ndarray]) -> BucketStrategy:
+        """The blueprint of a solve in ``abstraction`` (``buckets.abstraction(game, tree)``): one row per bucket."""
+        keys, rows = [], []
+        for p, pa in enumerate(tree.players):
+            b = abstraction.buckets[p]
+            first = np.unique(b, return_index=True)[1]  # one information set per bucket, in bucket order
+            keys.append(tuple(buckets.infoset_key(game, tree.public_key[pa.node[pa.infoset_priv[i]]],
+                                                  pa.label[pa.infoset_priv[i]]) for i in first))
+            rows.append(np.asarray(probs[p])[first])
+        return BucketStrategy(buckets, (keys[0], keys[1]), (rows[0], rows[1]))
+
+    @property
+    def game_id(self) -> str:
+        return self.buckets.game_id
+
+    def rows(self, game: PokerGame, tree: PublicTree, player: int) -> np.ndarray:
+        """[I, A] the rows of ``player``'s information sets of ``tree`` (compiled from ``game``).
+
+        Raises:
+            GameDefinitionError: the tree is of another game, or an information set whose
+                key the blueprint lacks.
+        """
+        if tree.game_id != self.game_id:
+            raise GameDefinitionError(f"this blueprint is for game {self.game_id!r}, not {tree.game_id!r}")
+        pa, cb = tree.players[player], self.buckets
+        nodes, node_of = np.unique(pa.node[pa.infoset_priv], return_inverse=True)
+        hand = self._deal_cols(game)[state_hands(game, tree, player)[pa.infoset_priv]]
+        sizes = [b.shape[1] for b in cb.boards]
+        widest = max(cb.num_buckets)
+        row_of = np.full((nodes.size, widest), -1, dtype=np.int64)  # [U, B] blueprint row of each bucket at a node
+        rnd = np.empty(nodes.size, dtype=np.int64)
+        board_row = np.empty(nodes.size, dtype=np.int64)
+        index = self._index[player]
+        for u, n in enumerate(nodes.tolist()):  # one per public node, never per private state
+            betting, board = _split_public(game, tree.public_key[n])
+            rnd[u] = sizes.index(len(board))
+            board_row[u] = cb._row(int(rnd[u]), tuple(sorted(board)))
+            row_of[u, : cb.num_buckets[rnd[u]]] = [index.get((betting, len(board), b), -1)
+                                                     for b in range(cb.num_buckets[rnd[u]])]
+        bucket = np.empty(pa.num_infosets, dtype=np.int64)
+        for r, table in enumerate(cb.buckets):
+            on = rnd[node_of] == r
+            bucket[on] = table[board_row[node_of[on]], hand[on]]
+        at = row_of[node_of, bucket]
+        if np.any(at < 0):
+            i = int(np.flatnonzero(at < 0)[0])
+            raise GameDefinitionError(f"the blueprint has no row for information set {pa.label[pa.infoset_priv[i]]!r} "
+                                      f"at {list(tree.public_key[pa.node[pa.infoset_priv[i]]])!r} of player {player}")
+        return self.probs[player][at, : pa.max_actions]
+
+    def _deal_cols(self, game: PokerGame) -> np.ndarray:
+        """[H] the column of :attr:`CardBuckets.hands` of each hand in the deal's order."""
+        return np.fromiter((self.buckets._col(tuple(int(c) for c in h)) for h in deal_hands(game)), dtype=np.int64)
+
+    @cached_property
+    def _index(self) -> tuple[dict[tuple[tuple[str, ...], int, int], int], ...]:
+        return tuple({k: i for i, k in enumerate(ks)} for ks in self.keys)
+
+    def save(self, path: str | Path, **meta: object) -> Path:
+        """Write the blueprint with its buckets to one versioned ``.npz`` file (atomically)."""
+        b = self.buckets
+        header = {"format": BUCKET_STRATEGY_FORMAT, "version": 1, "game_id": b.game_id, "board_sizes": list(b.board_sizes),
+                  "num_buckets": list(b.num_buckets), "bins": b.bins, "meta": meta,
+                  "keys": [[[list(k[0]), k[1], k[2]] for k in ks] for ks in self.keys]}
+        arrays = {"hands": b.hands, "probs_0": self.probs[0], "probs_1": self.probs[1]}
+        for r, (boards, bk) in enumerate(zip(b.boards, b.buckets)):
+            arrays[f"boards_{r}"] = boards
+            arrays[f"buckets_{r}"] = bk
+        return write_npz(path, header, arrays)
+
+    @staticmethod
+    def load(path: str | Path) -> tuple[BucketStrategy, dict[str, object]]:
+        """Read a file written by :meth:`save`: the blueprint and the ``meta`` it records."""
+        header, arrays = read_npz(path, format=BUCKET_STRATEGY_FORMAT, version=1, kind="bucket-strategy",
+                                  expected="a card-abstracted blueprint (BucketStrategy.save)")
+        n = len(header["num_buckets"])
+        try:
+            buckets = CardBuckets(header["game_id"], tuple(header["board_sizes"]),
+                                  tuple(arrays[f"boards_{r}"] for r in range(n)), arrays["hands"],
+                                  tuple(arrays[f"buckets_{r}"] for r in range(n)), tuple(header["num_buckets"]),
+                                  int(header["bins"]))
+            probs = (arrays["probs_0"], arrays["probs_1"])
+        except KeyError as exc:
+            raise StrategyFileError(f"{path}: bucket-strategy file without its array {exc.args[0]!r}") from None
+        keys = tuple(tuple((tuple(k[0]), int(k[1]), int(k[2])) for k in ks) for ks in header["keys"])
+        return BucketStrategy(buckets, (keys[0], keys[1]), probs), dict(header.get("meta", {}))
+
+
+def is_bucket_strategy_file(path: str | Path) -> bool:
+    """Whether ``path`` is a file written by :meth:`BucketStrategy.save`."""
+    try:
+        BucketStrategy.load(path)
+    except StrategyFileError:
+        return False
+    return True
