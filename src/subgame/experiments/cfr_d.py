@@ -12,7 +12,7 @@ Differences from the paper, chosen for a 2-core machine: CFR+ (not CFR) everywhe
 smaller grid. CFR-D costs about T·K·0.3 ms of CPU here (two inner solves of all 30 subgames
 per trunk iteration, one vectorized CFR+ forest each: 0.29 ms of CPU per trunk × inner
 iteration measured, 0.44–0.6 ms of wall time on a shared machine); the paper's grid
-(T ∈ {500, 2000, 8000, 32000}, K from 100 to 12,800) would take about 3·10⁵ CPU-seconds,
+(T ∈ {500, 2000, 8000, 32000}, K from 100 to 12,800) would take about 2.5·10⁵ CPU-seconds,
 its largest point alone about 1.2·10⁵ s. One run per K goes up to the largest T, so a grid
 costs about max(T)·ΣK·0.3 ms: the full run takes the paper's T = 500, 2000 and 8000 (and
 125), K ∈ {25, …, 400}, about 1,900 CPU-seconds; with ``workers=2`` the K = 400 run
