@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import math
-from math import comb
 import re
 import time
 from dataclasses import asdict, replace
+from math import comb
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 
@@ -38,8 +38,8 @@ from ..solve.abstraction import Abstraction
 from ..solve.card_abstraction import CardBuckets
 from ..solve.cfr import PRESETS, CFRSolver
 from ..solve.mccfr import SCHEMES, MCCFRSolver, SamplingScheme
-from ..tree.public_tree import PublicTree
 from ..tree.estimate import estimate_size
+from ..tree.public_tree import PublicTree
 from ..tree.size import SizeBudget, available_bytes, gib
 from .app import (
     CommandLineError,
