@@ -14,6 +14,14 @@ temporary folder), then on Leduc hold'em:
 5. runs ``subgame solve --algo cfr-d --ray-address`` against the same cluster, which reports
    its workers' memory itself, and checks the file it writes is bitwise the serial solution.
 
+Then the same for external-sampling MCCFR (:class:`~subgame.solve.mccfr.MCCFRSolver`, W
+random streams per pass, one Ray task each) on a larger member of the poker family, so that
+a pass lasts long enough to be caught running: a run on the cluster is bitwise the serial
+run with the same seed and streams, and so is a run during which a worker is SIGKILLed while
+it computes a stream's sample (the task carries its stream's generator, so Ray's retry draws
+the same sample and no iteration is lost); ``subgame solve --algo mccfr-es --workers W
+--ray-address`` writes the same strategy file, bitwise, as ``--workers W`` run serially.
+
 Every address given to Ray is 127.0.0.1. Ray (2.x, Linux) replaces a loopback address by the
 machine's own interface address when it advertises a node, and its servers listen on all
 interfaces; the cluster therefore requires token authentication, with a fresh token kept in
@@ -40,6 +48,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -57,6 +66,11 @@ from subgame.decompose import (
     peak_rss_bytes,
 )
 from subgame.games import load_game
+from subgame.games.base import Game
+from subgame.solve.mccfr import EXTERNAL_SAMPLING, MCCFRSolver
+from subgame.strategy import Strategy
+from subgame.tree.compile import compile_game
+from subgame.tree.public_tree import PublicTree
 
 LOOPBACK = "127.0.0.1"
 TASK_TITLE = "ray::_ray_measured_call"
@@ -135,10 +149,11 @@ def stop_cluster(folder: str, wait: float = 15.0) -> int:
 class Killer(threading.Thread):
     """Waits (until :attr:`done` is set, at most ``timeout`` seconds) for a worker running a task, then SIGKILLs it."""
 
-    def __init__(self, folder: str, timeout: float) -> None:
+    def __init__(self, folder: str, timeout: float, during: Callable[[], int] | None = None) -> None:
         super().__init__(daemon=True)
-        self.folder, self.timeout = folder, timeout
+        self.folder, self.timeout, self.during = folder, timeout, during
         self.killed: int | None = None
+        self.at: int | None = None  #: what ``during`` said when the worker was killed (the iteration running)
         self.title = ""
         self.done = threading.Event()
 
@@ -150,6 +165,7 @@ class Killer(threading.Thread):
                 if title.startswith(TASK_TITLE):
                     os.kill(pid, signal.SIGKILL)
                     self.killed, self.title = pid, title
+                    self.at = self.during() if self.during is not None else None
                     return
             time.sleep(0.01)
 
@@ -177,8 +193,131 @@ def solve(executor: Executor, args: argparse.Namespace, kill: tuple[str, float] 
         solver.step()
         if killer is not None and t == args.kill_iteration:
             killer.done.set()
-            killer.join(kill[1])
+            killer.join(args.timeout)
     return solver.solution(), time.perf_counter() - started, killer
+
+
+def mccfr_state(solver: MCCFRSolver) -> list[np.ndarray]:
+    return [*solver.regrets, *solver.strategy_sum]
+
+
+def mccfr_digest(arrays: list[np.ndarray]) -> str:
+    h = hashlib.sha256()
+    for a in arrays:
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()[:16]
+
+
+def same_arrays(a: list[np.ndarray], b: list[np.ndarray]) -> bool:
+    return len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b))
+
+
+def solve_mccfr(tree: PublicTree, game: Game, executor: Executor | None, args: argparse.Namespace,
+                kill: tuple[str, float] | None = None) -> tuple[MCCFRSolver, float, Killer | None]:
+    """External-sampling MCCFR with ``args.streams`` streams; with ``kill``, a busy worker is killed from
+    ``args.mccfr_kill_iteration`` on (the first one seen running a task)."""
+    solver = MCCFRSolver(tree, EXTERNAL_SAMPLING, seed=args.seed, streams=args.streams, executor=executor, game=game)
+    started = time.perf_counter()
+    killer = None
+    for t in range(1, args.mccfr_iterations + 1):
+        if kill is not None and t == args.mccfr_kill_iteration:
+            killer = Killer(*kill, during=lambda: solver.iteration)
+            killer.start()
+        solver.step()
+    if killer is not None:
+        killer.done.set()
+        killer.join(args.timeout)
+    return solver, time.perf_counter() - started, killer
+
+
+def mccfr_on_cluster(ray_ex: RayExecutor, folder: str, port: int, env: dict[str, str], args: argparse.Namespace) -> bool:
+    """The MCCFR part: serial, Ray, Ray with a worker killed, and the command line; True when all are bitwise equal."""
+    game = load_game("leduc", **args.mccfr_params)
+    tree = compile_game(game)
+    name = ", ".join(f"{k}={v}" for k, v in args.mccfr_params.items())
+    print(f"\nMCCFR (external sampling), leduc {name}: {tree.players[0].num_states + tree.players[1].num_states} "
+          f"private states, {args.streams} streams per pass, seed {args.seed}, {args.mccfr_iterations} iterations")
+    serial, t_serial, _ = solve_mccfr(tree, game, None, args)
+    reference = mccfr_state(serial)
+    print(f"serial: {t_serial:.1f} s, regrets and strategy sums sha256 {mccfr_digest(reference)}")
+    plain, t_plain, _ = solve_mccfr(tree, game, ray_ex, args)
+    print(f"ray:    {t_plain:.1f} s, sha256 {mccfr_digest(mccfr_state(plain))}, "
+          f"bitwise equal to serial: {same_arrays(mccfr_state(plain), reference)}")
+    killed, t_killed, killer = solve_mccfr(tree, game, ray_ex, args, kill=(folder, args.timeout))
+    assert killer is not None
+    print(f"ray, worker {killer.killed} ({killer.title!r}) killed during iteration {killer.at}: {t_killed:.1f} s, "
+          f"iterations done {killed.iteration}, sha256 {mccfr_digest(mccfr_state(killed))}, "
+          f"bitwise equal to serial: {same_arrays(mccfr_state(killed), reference)}")
+
+    files = {}
+    for how, extra in (("serial", []), ("ray", ["--ray-address", f"{LOOPBACK}:{port}"])):
+        out = Path(folder) / f"mccfr-{how}.npz"
+        cli = [sys.executable, "-m", "subgame.cli", "solve", "leduc", *[a for kv in args.mccfr_param for a in ("-p", kv)],
+               "--algo", "mccfr-es", "--workers", str(args.streams), "--seed", str(args.seed),
+               "-n", str(args.mccfr_iterations), "--checkpoints", "1", *extra, "--out", str(out)]
+        print("\n$ subgame " + " ".join(cli[3:-2]) + f" --out mccfr-{how}.npz")
+        done = subprocess.run(cli, env=env, capture_output=True, text=True, timeout=args.timeout)
+        print("\n".join(line for line in done.stdout.splitlines() if not line.startswith("iteration")))
+        if done.returncode != 0:
+            raise RuntimeError(f"subgame solve failed:\n{done.stderr}")
+        files[how] = list(Strategy.load(out).probs)
+    cli_same = same_arrays(files["ray"], files["serial"])
+    print(f"the two files' strategies: sha256 {mccfr_digest(files['serial'])} and {mccfr_digest(files['ray'])}, "
+          f"bitwise equal: {cli_same}")
+    return (same_arrays(mccfr_state(plain), reference) and same_arrays(mccfr_state(killed), reference) and cli_same
+            and killer.killed is not None and killed.iteration == args.mccfr_iterations)
+
+
+def cfr_d_on_cluster(folder: str, port: int, env: dict[str, str], args: argparse.Namespace) -> bool:
+    """The CFR-D part: serial, Ray, Ray with a worker killed, worker memory, the command line; True when all agree."""
+    serial, t_serial, _ = solve(SerialExecutor(), args)
+    print(f"serial: {args.iterations} trunk iterations x {args.subgame_iterations} subgame iterations, "
+          f"{t_serial:.1f} s, sha256 {digest(serial)}")
+
+    with RayExecutor(address=f"{LOOPBACK}:{port}", timeout=args.timeout, _node_ip_address=LOOPBACK) as ray_ex:
+        import ray
+
+        nodes = [n for n in ray.nodes() if n["Alive"]]
+        head = {n["NodeID"]: ("head" if "node:__internal_head__" in n["Resources"] else "node 2") for n in nodes}
+        print(f"nodes alive: {len(nodes)}, CPUs: {ray_ex.workers}")
+        if len(nodes) != 2:
+            raise RuntimeError(f"expected two nodes, found {len(nodes)}")
+
+        plain, t_plain, _ = solve(ray_ex, args)
+        print(f"ray:    {t_plain:.1f} s, sha256 {digest(plain)}, bitwise equal to serial: {same(plain, serial)}")
+
+        killed, t_killed, killer = solve(ray_ex, args, kill=(folder, args.timeout))
+        assert killer is not None
+        print(f"ray, worker {killer.killed} ({killer.title!r}) killed during trunk iteration {args.kill_iteration}: "
+              f"{t_killed:.1f} s, iterations done {killed.iterations}, sha256 {digest(killed)}, "
+              f"bitwise equal to serial: {same(killed, serial)}")
+
+        workers = ray_ex.worker_memory()
+        print("\npeak resident memory per worker process (getrusage, all three Ray runs)")
+        print(f"{'node':8} {'node id':14} {'pid':>8} {'tasks':>6} {'peak RSS (MiB)':>15}")
+        for w in workers:
+            print(f"{head.get(w.node, '?'):8} {w.node[:12]:14} {w.pid:>8} {w.tasks:>6} {w.peak_rss / 2**20:>15.1f}")
+        print(f"this driver (trunk, serial run included): peak RSS {peak_rss_bytes() / 2**20:.1f} MiB")
+        served = {head.get(w.node) for w in workers}
+
+    # The command line joins the same cluster and reports its workers' memory itself.
+    cli = [sys.executable, "-m", "subgame.cli", "solve", "leduc", "--algo", "cfr-d", "-n", str(args.iterations),
+           "--subgame-iterations", str(args.subgame_iterations), "--subgame-batch", str(args.batch),
+           *[a for kv in args.param for a in ("-p", kv)],
+           "--ray-address", f"{LOOPBACK}:{port}", "--out", str(Path(folder) / "leduc-cfr-d.npz")]
+    print("\n$ subgame " + " ".join(cli[3:-2]) + " --out leduc-cfr-d.npz")
+    done = subprocess.run(cli, env=env, capture_output=True, text=True, timeout=args.timeout)
+    print("\n".join(line for line in done.stdout.splitlines() if not line.startswith("iteration")))
+    if done.returncode != 0:
+        raise RuntimeError(f"subgame solve failed:\n{done.stderr}")
+    written = load_cfr_d(Path(folder) / "leduc-cfr-d.npz")
+    print(f"its file: sha256 {digest(written)}, bitwise equal to serial: {same(written, serial)}")
+
+    ok = (same(plain, serial) and same(killed, serial) and same(written, serial) and killer.killed is not None
+          and killed.iterations == args.iterations and served == {"head", "node 2"})
+    print("\nOK: both nodes served tasks; a worker was killed mid-iteration, its task run again; every run "
+          "bitwise equal to the serial one" if ok else "\nFAILED")
+    return ok
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -190,10 +329,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds any one wait may take")
     ap.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
                     help="a parameter of the poker family, as 'subgame solve -p' takes it (default: Leduc)")
+    ap.add_argument("--parts", default="cfr-d,mccfr", help="what to run on the cluster: cfr-d, mccfr or both")
+    ap.add_argument("--mccfr-iterations", type=int, default=8, help="MCCFR iterations")
+    ap.add_argument("--mccfr-kill-iteration", type=int, default=4,
+                    help="from this MCCFR iteration on, the first worker seen running a task is killed")
+    ap.add_argument("--streams", type=int, default=2, help="MCCFR random streams per pass (one Ray task each)")
+    ap.add_argument("--seed", type=int, default=7, help="MCCFR seed")
+    ap.add_argument("--mccfr-param", action="append", default=None, metavar="KEY=VALUE",
+                    help="a parameter of the poker family for MCCFR (default: 6 ranks, 4 suits, 2 hole cards)")
     args = ap.parse_args(argv)
-    if any("=" not in kv for kv in args.param):
-        ap.error("--param takes KEY=VALUE")
+    args.mccfr_param = args.mccfr_param or ["num_ranks=6", "num_suits=4", "hole_cards=2"]
+    if any("=" not in kv for kv in args.param + args.mccfr_param):
+        ap.error("--param and --mccfr-param take KEY=VALUE")
     args.params = dict(kv.split("=", 1) for kv in args.param)
+    args.mccfr_params = dict(kv.split("=", 1) for kv in args.mccfr_param)
+    parts = set(args.parts.split(","))
+    if not parts or parts - {"cfr-d", "mccfr"}:
+        ap.error("--parts takes cfr-d, mccfr or cfr-d,mccfr")
+    if not 1 <= args.mccfr_kill_iteration <= args.mccfr_iterations:
+        ap.error("--mccfr-kill-iteration must be between 1 and --mccfr-iterations")
     if not 1 <= args.kill_iteration <= args.iterations:
         ap.error("--kill-iteration must be between 1 and --iterations")
 
@@ -217,51 +371,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"cluster: head {LOOPBACK}:{port} and a second node, 1 CPU each, files under {folder}; game: {game}")
         print(f"raylets (one per node): {raylets(folder)}")
 
-        serial, t_serial, _ = solve(SerialExecutor(), args)
-        print(f"serial: {args.iterations} trunk iterations x {args.subgame_iterations} subgame iterations, "
-              f"{t_serial:.1f} s, sha256 {digest(serial)}")
+        ok = True
+        if "cfr-d" in parts:
+            ok = cfr_d_on_cluster(folder, port, env, args)
+        if "mccfr" in parts:
+            with RayExecutor(address=f"{LOOPBACK}:{port}", timeout=args.timeout, _node_ip_address=LOOPBACK) as ray_ex:
+                import ray
 
-        with RayExecutor(address=f"{LOOPBACK}:{port}", timeout=args.timeout, _node_ip_address=LOOPBACK) as ray_ex:
-            import ray
-
-            nodes = [n for n in ray.nodes() if n["Alive"]]
-            head = {n["NodeID"]: ("head" if "node:__internal_head__" in n["Resources"] else "node 2") for n in nodes}
-            print(f"nodes alive: {len(nodes)}, CPUs: {ray_ex.workers}")
-            if len(nodes) != 2:
-                raise RuntimeError(f"expected two nodes, found {len(nodes)}")
-
-            plain, t_plain, _ = solve(ray_ex, args)
-            print(f"ray:    {t_plain:.1f} s, sha256 {digest(plain)}, bitwise equal to serial: {same(plain, serial)}")
-
-            killed, t_killed, killer = solve(ray_ex, args, kill=(folder, args.timeout))
-            assert killer is not None
-            print(f"ray, worker {killer.killed} ({killer.title!r}) killed during trunk iteration {args.kill_iteration}: "
-                  f"{t_killed:.1f} s, iterations done {killed.iterations}, sha256 {digest(killed)}, "
-                  f"bitwise equal to serial: {same(killed, serial)}")
-
-            workers = ray_ex.worker_memory()
-            print("\npeak resident memory per worker process (getrusage, all three Ray runs)")
-            print(f"{'node':8} {'node id':14} {'pid':>8} {'tasks':>6} {'peak RSS (MiB)':>15}")
-            for w in workers:
-                print(f"{head.get(w.node, '?'):8} {w.node[:12]:14} {w.pid:>8} {w.tasks:>6} {w.peak_rss / 2**20:>15.1f}")
-            print(f"this driver (trunk, serial run included): peak RSS {peak_rss_bytes() / 2**20:.1f} MiB")
-            served = {head.get(w.node) for w in workers}
-
-        # The command line joins the same cluster and reports its workers' memory itself.
-        cli = [sys.executable, "-m", "subgame.cli", "solve", "leduc", "--algo", "cfr-d", "-n", str(args.iterations),
-               "--subgame-iterations", str(args.subgame_iterations), "--subgame-batch", str(args.batch),
-               *[a for kv in args.param for a in ("-p", kv)],
-               "--ray-address", f"{LOOPBACK}:{port}", "--out", str(Path(folder) / "leduc-cfr-d.npz")]
-        print("\n$ subgame " + " ".join(cli[3:-2]) + " --out leduc-cfr-d.npz")
-        done = subprocess.run(cli, env=env, capture_output=True, text=True, timeout=args.timeout)
-        print("\n".join(line for line in done.stdout.splitlines() if not line.startswith("iteration")))
-        if done.returncode != 0:
-            raise RuntimeError(f"subgame solve failed:\n{done.stderr}")
-        written = load_cfr_d(Path(folder) / "leduc-cfr-d.npz")
-        print(f"its file: sha256 {digest(written)}, bitwise equal to serial: {same(written, serial)}")
-
-        ok = (same(plain, serial) and same(killed, serial) and same(written, serial) and killer.killed is not None
-              and killed.iterations == args.iterations and served == {"head", "node 2"})
+                nodes = {n["NodeID"]: ("head" if "node:__internal_head__" in n["Resources"] else "node 2")
+                         for n in ray.nodes() if n["Alive"]}
+                ok = mccfr_on_cluster(ray_ex, folder, port, env, args) and ok
+                served = {nodes.get(w.node) for w in ray_ex.worker_memory()}
+                print(f"MCCFR tasks served by: {', '.join(sorted(str(n) for n in served))}")
+                ok = ok and served == {"head", "node 2"}
         print("\nOK: both nodes served tasks; a worker was killed mid-iteration, its task run again; every run "
               "bitwise equal to the serial one" if ok else "\nFAILED")
         status = 0 if ok else 1

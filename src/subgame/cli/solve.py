@@ -6,6 +6,7 @@ import math
 import re
 import time
 from dataclasses import asdict, replace
+from math import comb
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 
@@ -37,8 +38,9 @@ from ..solve.abstraction import Abstraction
 from ..solve.card_abstraction import BucketStrategy, CardBuckets
 from ..solve.cfr import PRESETS, CFRSolver
 from ..solve.mccfr import SCHEMES, MCCFRSolver, SamplingScheme
+from ..tree.estimate import estimate_size
 from ..tree.public_tree import PublicTree
-from ..tree.size import available_bytes, gib
+from ..tree.size import SizeBudget, available_bytes, gib
 from .app import (
     CommandLineError,
     JsonOption,
@@ -238,6 +240,8 @@ def solve_command(
         _solve_cfr_d(game, params, iterations, split, config, workers, backend, out, seed, as_json, checkpoint_file, resume,
                      exact, cadence, ray_address)
         return
+    if abstraction_file is None:
+        _check_solver_fits(load_game(game, **params), algo, max_memory)
     tree = compile_named(game, params, max_memory)
     meta: dict[str, Any] = {"game": game, "params": params, "algo": algo, "seed": seed}
     title = f"{game_label(game, params)}: {algo}"
@@ -497,6 +501,31 @@ def _check_whole_tree_fits(decomposition: Decomposition) -> None:
             f"--exact needs about {gib(need)} (the whole tree, estimated from the trunk and every subgame compiled "
             f"one at a time, and its evaluation) but {gib(have)} are available; drop --exact: the exploitability the "
             "stored values certify is computed from the trunk alone"
+        )
+
+
+def _check_solver_fits(game_obj: Game, algo: str, max_memory_gib: float | None) -> None:
+    """Refuse, before anything is allocated, a poker game whose tree and solver state exceed the memory allowed.
+
+    The compiler refuses a tree that alone would not fit; this adds the solver's regrets and
+    strategy sums (:func:`~subgame.tree.estimate.estimate_size`, one walk of the betting tree)
+    and points to CFR-D, which holds the trunk and one subgame at a time.
+    """
+    if not isinstance(game_obj, PokerGame):
+        return
+    limit = int(max_memory_gib * 2**30) if max_memory_gib is not None else available_bytes()
+    if limit is None:
+        return
+    spec = game_obj.spec
+    SizeBudget.of(game_obj.name, limit).check_hands(comb(spec.deck_size, spec.hole_cards), spec.deck_size)
+    est = estimate_size(game_obj)
+    if est.tree_bytes <= limit < est.total_bytes:  # a tree too big alone is refused by the compiler
+        allowed = "--max-memory" if max_memory_gib is not None else "memory available now"
+        raise CommandLineError(
+            f"{est.game}: --algo {algo} needs about {gib(est.total_bytes)} (the tree, {sum(est.private_states):,} "
+            f"private states: {gib(est.tree_bytes)}; the solver state: {gib(est.solver_bytes)}; estimated before "
+            f"building anything), more than the {gib(limit)} allowed ({allowed}); use --algo cfr-d, which holds the "
+            "trunk and one subgame at a time, or a smaller game"
         )
 
 

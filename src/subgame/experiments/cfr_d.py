@@ -9,13 +9,17 @@ is a sum of trunk, subgame and re-solving errors; along a line (fixed T) only th
 error falls with K, so each line flattens at its trunk (plus re-solving) error.
 
 Differences from the paper, chosen for a 2-core machine: CFR+ (not CFR) everywhere, and a
-smaller grid. CFR-D costs about T·K·0.5 ms here (two inner solves of all 30 subgames per
-trunk iteration, one vectorized CFR+ forest each, measured at 0.44–0.6 ms per trunk ×
-inner iteration); the paper's largest point alone (T = 32,000, K = 12,800) would take
-about 2·10⁵ s. The full run uses T ∈ {25, 100, 400, 1600} and K ∈ {25, …, 1600}, about
-2,600 CPU-seconds: 26 minutes measured with ``workers=2`` on a 2-core machine (the run
-with K = 1600 alone takes 25 minutes). It re-solves with 4,000 CFR+ iterations (the
-paper: 200,000 CFR iterations).
+smaller grid. CFR-D costs about T·K·0.3 ms of CPU here (two inner solves of all 30 subgames
+per trunk iteration, one vectorized CFR+ forest each: 0.29 ms of CPU per trunk × inner
+iteration measured, 0.44–0.6 ms of wall time on a shared machine); the paper's grid
+(T ∈ {500, 2000, 8000, 32000}, K from 100 to 12,800) would take about 2.5·10⁵ CPU-seconds,
+its largest point alone about 1.2·10⁵ s. One run per K goes up to the largest T, so a grid
+costs about max(T)·ΣK·0.3 ms: the full run takes the paper's T = 500, 2000 and 8000 (and
+125), K ∈ {25, …, 400}, about 1,900 CPU-seconds; with ``workers=2`` the K = 400 run
+(8000·400·0.3 ms, 16 minutes) fills one worker and the other four the other, under 30
+minutes on an idle 2-core machine even at 0.5 ms. With T ≤ 1600 the lines flatten by
+K = 100–200, so the grid spends its time on trunk iterations rather than on K beyond 400.
+It re-solves with 4,000 CFR+ iterations (the paper: 200,000 CFR iterations).
 """
 
 from __future__ import annotations
@@ -39,8 +43,10 @@ from ..solve.cfr import CFR_PLUS, CFRConfig
 from ..tree.compile import compile_game
 from .report import ExperimentResult, Series
 
-FULL_TRUNK = (25, 100, 400, 1600)
-FULL_SUBGAME = (25, 50, 100, 200, 400, 800, 1600)
+FULL_TRUNK = (125, 500, 2000, 8000)
+FULL_SUBGAME = (25, 50, 100, 200, 400)
+PAPER_TRUNK = (500, 2000, 8000, 32000)
+PAPER_SUBGAME = (100, 200, 400, 800, 1600, 3200, 6400, 12800)
 REDUCED_TRUNK = (10, 40)
 REDUCED_SUBGAME = (4, 16, 64)
 
@@ -86,7 +92,7 @@ def cfr_d_experiment(
     """Fig. 4 of the decomposition paper: CFR-D exploitability against subgame iterations.
 
     Args:
-        full: the full grid (26 minutes with ``workers=2``); default the reduced
+        full: the full grid (under 30 minutes with ``workers=2``); default the reduced
             one the tests run (a few seconds).
         seed: recorded; CFR-D and the re-solves are deterministic.
         trunk_iterations: trunk counts T (one line each).
@@ -124,6 +130,8 @@ def cfr_d_experiment(
             f"The stored-value bound is the exploitability CFR-D's stored root values certify "
             f"(best responses in the trunk with the stored values at its leaves). Seed {seed} (deterministic). "
             f"Wall time {wall:.1f} s with {workers} worker(s).",
+            f"Grid: T in {{{', '.join(map(str, trunk))}}}, K in {{{', '.join(map(str, ks))}}}; the paper's: "
+            f"T in {{{', '.join(map(str, PAPER_TRUNK))}}}, K in {{{', '.join(map(str, PAPER_SUBGAME))}}}.",
             "Paper: each line flattens where the trunk and re-solving errors, constant along the line, "
             "dominate the subgame error that K reduces.",
         ),
