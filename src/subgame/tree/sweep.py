@@ -54,7 +54,7 @@ def forward_reach(tree: PublicTree, player: int, sw: np.ndarray, root: np.ndarra
     rs = plan.root_slice[player]
     reach[rs] = 1.0 if root is None else root
     for lv in plan.levels[player]:
-        reach[lv.lo : lv.hi] = reach[lv.plo : lv.phi][lv.parent_local] * sw[lv.lo : lv.hi]
+        np.multiply(np.take(reach, lv.parent), sw[lv.lo : lv.hi], out=reach[lv.lo : lv.hi])
     return reach
 
 
