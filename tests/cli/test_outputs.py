@@ -121,13 +121,13 @@ def test_a_game_too_big_for_memory_is_refused_before_it_is_built(tmp_path):
 
 
 def test_a_tree_that_fits_without_its_solver_state_is_refused_before_it_is_built(tmp_path):
-    """The three-round 6-rank game: tree 3.2 GiB, with CFR+'s regrets and sums 4.5 GiB (estimated, nothing built)."""
+    """The three-round 6-rank game: tree 2.1 GiB, with CFR+'s regrets and sums 3.5 GiB (estimated, nothing built)."""
     game = ("leduc", "-p", "num_ranks=6", "-p", "num_suits=4", "-p", "hole_cards=2", "-p", "board_cards=0,1,1",
             "-p", "raise_sizes=2,4,4", "-p", "max_raises=2,2,2", "-p", "first_player=0,0,0")
-    with_solver = invoke("solve", *game, "--algo", "cfr+", "--max-memory", "4", "-n", "1", "--out", tmp_path / "a.npz")
+    with_solver = invoke("solve", *game, "--algo", "cfr+", "--max-memory", "3", "-n", "1", "--out", tmp_path / "a.npz")
     assert with_solver.exit_code == 2 and "the solver state" in with_solver.output and "use --algo cfr-d" in with_solver.output
     assert not (tmp_path / "a.npz").exists()
-    tree_alone = invoke("solve", *game, "--algo", "mccfr-es", "--max-memory", "3", "-n", "1", "--out", tmp_path / "b.npz")
+    tree_alone = invoke("solve", *game, "--algo", "mccfr-es", "--max-memory", "2", "-n", "1", "--out", tmp_path / "b.npz")
     assert tree_alone.exit_code == 2 and "estimated before building it" in tree_alone.output
 
 

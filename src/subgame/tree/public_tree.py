@@ -273,10 +273,17 @@ class LevelPlan:
     hi: int
     plo: int
     phi: int
-    parent_local: np.ndarray  #: [hi-lo] intp, parent index minus plo
+    parent: np.ndarray  #: [hi-lo] a view of the player's parent array: each child's parent, a global index
     ilo: int  #: infosets at depth d-1 are ilo:ihi
     ihi: int
     mirror: tuple[np.ndarray, np.ndarray] | None = None  #: suit isomorphism: [E] child minus lo, [E] parent minus plo
+
+    @property
+    def parent_local(self) -> np.ndarray:
+        """[hi-lo] intp, parent index minus plo (computed when asked: the sweeps use :attr:`parent`)."""
+        out: np.ndarray = self.parent.astype(np.intp)
+        out -= self.plo
+        return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -290,23 +297,30 @@ class BestLevel:
 
 @dataclass(frozen=True, eq=False)
 class SweepPlan:
-    """Precomputed per-depth index arrays for forward (reach) and backward (value) sweeps.
+    """Per-depth bounds for forward (reach) and backward (value) sweeps.
 
-    They are ``intp`` (what numpy indexes with fastest) and hold, per private state, one
-    parent index and, for states reached by the player's own action, one position and one
-    sequence index; the best-response arrays are a separate, lazily built :meth:`best`.
+    A level keeps a view of the player's ``parent`` array, not a copy, so the plan costs
+    no memory per private state; the best-response arrays are a separate, lazily built
+    :meth:`best`.
     """
 
     levels: tuple[tuple[LevelPlan, ...], tuple[LevelPlan, ...]]
-    actor_idx: tuple[np.ndarray, np.ndarray]  #: private states reached by own action
-    actor_seq: tuple[np.ndarray, np.ndarray]  #: their flat sequence index
+    child_seq: tuple[np.ndarray, np.ndarray]  #: per player, the tree's [G] own action leading to each state
     root_slice: tuple[slice, slice]
+
+    @property
+    def actor_idx(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per player, the private states reached by her own action (computed when asked)."""
+        return (np.flatnonzero(self.child_seq[0] >= 0), np.flatnonzero(self.child_seq[1] >= 0))
+
+    @property
+    def actor_seq(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per player, the flat sequence index of each state of :attr:`actor_idx` (computed when asked)."""
+        return tuple(cs[cs >= 0].astype(np.intp) for cs in self.child_seq)  # type: ignore[return-value]
 
     @staticmethod
     def build(tree: PublicTree) -> SweepPlan:
         levels: list[tuple[LevelPlan, ...]] = []
-        actor_idx: list[np.ndarray] = []
-        actor_seq: list[np.ndarray] = []
         roots: list[slice] = []
         for p in range(2):
             pa = tree.players[p]
@@ -315,17 +329,13 @@ class SweepPlan:
             plist = []
             for d in range(1, len(lb) - 1):
                 lo, hi, plo, phi = int(lb[d]), int(lb[d + 1]), int(lb[d - 1]), int(lb[d])
-                parent_local = pa.parent[lo:hi].astype(np.intp)
-                parent_local -= plo
                 mirror = None if tree.mirrors is None else tree.mirrors[p].level(lo, hi, plo)
-                plist.append(LevelPlan(lo, hi, plo, phi, parent_local, int(inf_bounds[d - 1]), int(inf_bounds[d]), mirror))
+                plist.append(LevelPlan(lo, hi, plo, phi, pa.parent[lo:hi], int(inf_bounds[d - 1]), int(inf_bounds[d]),
+                                       mirror))
             levels.append(tuple(plist))
-            idx = np.flatnonzero(pa.child_seq >= 0)
-            actor_idx.append(idx)
-            actor_seq.append(pa.child_seq[idx].astype(np.intp))
             roots.append(slice(int(lb[0]), int(lb[1])))
         return SweepPlan(
-            (levels[0], levels[1]), (actor_idx[0], actor_idx[1]), (actor_seq[0], actor_seq[1]), (roots[0], roots[1])
+            (levels[0], levels[1]), (tree.players[0].child_seq, tree.players[1].child_seq), (roots[0], roots[1])
         )
 
     @staticmethod

@@ -89,16 +89,16 @@ def human_bytes(n: float) -> str:
     return f"{n / 1024:.1f} PiB"
 
 
-#: Bytes a compiled poker tree holds per private state (its int32 index arrays, intp sweep
-#: plan and card-removal operators; labels are computed on demand): 33.6 to 34.7 measured
-#: with :func:`tree_bytes` from 16 to 52 cards, two rounds and a fixed-board hold'em river.
+#: Bytes a compiled poker tree holds per private state (its int32 index arrays, a sweep plan
+#: of views into them and card-removal operators; labels are computed on demand): 22.3 and
+#: 23.3 measured with :func:`tree_bytes` on a 32-card two-round game and a hold'em river.
 #: On trees of at most 2^20 private states the first best response keeps about 15 more
 #: (:attr:`~subgame.tree.public_tree.PublicTree.best_plan`); larger trees keep nothing.
-BYTES_PER_PRIVATE_STATE = 35
+BYTES_PER_PRIVATE_STATE = 23
 #: Bytes per private state of a poker tree in the size estimate (:mod:`.estimate`), beside
 #: :data:`POKER_BYTES_PER_PUBLIC_NODE` per public node: 0.9 to 1.1 times :func:`tree_bytes`
 #: from Kuhn to a 52-card two-round game.
-POKER_BYTES_PER_PRIVATE_STATE = 35
+POKER_BYTES_PER_PRIVATE_STATE = 23
 #: Bytes per entry of an explicit sparse payoff matrix (stored with its transpose), used
 #: for terminals with few hands.
 BYTES_PER_SPARSE_ENTRY = 24
@@ -108,11 +108,11 @@ BYTES_PER_HAND = 64
 POKER_BYTES_PER_PUBLIC_NODE = 270
 #: Bytes a tree from the generic compiler (:func:`~subgame.tree.enumeration.enumerate_game`)
 #: holds per private state (stored labels, int64 index arrays, its share of the sparse
-#: payoffs): 114 to 161 measured with :func:`tree_bytes` on Leduc, Goofspiel and Liar's dice;
+#: payoffs): 131 to 152 measured with :func:`tree_bytes` on Goofspiel and Liar's dice;
 #: the size budget of that compiler counts states at this rate, the estimate adds
 #: :data:`ENUMERATED_BYTES_PER_PUBLIC_NODE` per public node and
 #: :data:`ENUMERATED_BYTES_PER_TERMINAL_HISTORY` per terminal history.
-ENUMERATED_BYTES_PER_PRIVATE_STATE = 150
+ENUMERATED_BYTES_PER_PRIVATE_STATE = 140
 #: Bytes per terminal history of a tree from the generic compiler (its share of the sparse payoffs).
 ENUMERATED_BYTES_PER_TERMINAL_HISTORY = 8
 #: Bytes per public node of a tree from the generic compiler.

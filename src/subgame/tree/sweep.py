@@ -26,19 +26,19 @@ def regret_matching(regrets: np.ndarray, legal: np.ndarray, uniform: np.ndarray 
     """
     pos = np.maximum(regrets, 0.0)
     total = pos.sum(axis=1, keepdims=True)
-    if uniform is None:
-        uniform = legal / legal.sum(axis=1, keepdims=True)
-    has = total > 0.0
-    np.divide(pos, total, out=pos, where=has)
-    return np.where(has, pos, uniform)
+    none = ~(total[:, 0] > 0.0)
+    total[none] = 1.0  # rows without positive regret are all zero here and become uniform below
+    pos /= total
+    if none.any():
+        pos[none] = (legal[none] / legal[none].sum(axis=1, keepdims=True)) if uniform is None else uniform[none]
+    return pos
 
 
 def transition_weights(tree: PublicTree, player: int, probs: np.ndarray) -> np.ndarray:
     """[G] probability of the player's own action leading to each private state (1 if none)."""
-    plan = tree.plan
-    sw = np.ones(tree.players[player].num_states)
-    sw[plan.actor_idx[player]] = probs.ravel()[plan.actor_seq[player]]
-    return sw
+    # child_seq is -1 where she did not act: that index reads the 1 appended after the strategy.
+    flat = np.append(probs.ravel(), 1.0)
+    return np.take(flat, tree.players[player].child_seq)
 
 
 def forward_reach(tree: PublicTree, player: int, sw: np.ndarray, root: np.ndarray | None = None) -> np.ndarray:
@@ -54,7 +54,7 @@ def forward_reach(tree: PublicTree, player: int, sw: np.ndarray, root: np.ndarra
     rs = plan.root_slice[player]
     reach[rs] = 1.0 if root is None else root
     for lv in plan.levels[player]:
-        reach[lv.lo : lv.hi] = reach[lv.plo : lv.phi][lv.parent_local] * sw[lv.lo : lv.hi]
+        np.multiply(np.take(reach, lv.parent), sw[lv.lo : lv.hi], out=reach[lv.lo : lv.hi])
     return reach
 
 
@@ -83,9 +83,9 @@ def backward_expected(tree: PublicTree, player: int, v: np.ndarray, sw: np.ndarr
 
 def sequence_values(tree: PublicTree, player: int, v: np.ndarray) -> np.ndarray:
     """[I, A] counterfactual value of taking each action at each of the player's infosets."""
-    plan = tree.plan
     pa = tree.players[player]
-    flat = np.bincount(plan.actor_seq[player], weights=v[plan.actor_idx[player]], minlength=pa.legal.size)
+    # Shifted by one, the states where she did not act fall in bin 0, which is dropped.
+    flat = np.bincount(pa.child_seq + 1, weights=v, minlength=pa.legal.size + 1)[1:]
     return flat.reshape(pa.legal.shape)
 
 
