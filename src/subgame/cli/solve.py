@@ -508,8 +508,8 @@ def _check_solver_fits(game_obj: Game, algo: str, max_memory_gib: float | None) 
     """Refuse, before anything is allocated, a poker game whose tree and solver state exceed the memory allowed.
 
     The compiler refuses a tree that alone would not fit; this adds the solver's regrets and
-    strategy sums (:func:`~subgame.tree.estimate.estimate_size`, one walk of the betting tree)
-    and points to CFR-D, which holds the trunk and one subgame at a time.
+    strategy sums and the buffers an iteration sweeps (:func:`~subgame.tree.estimate.estimate_size`,
+    one walk of the betting tree) and points to CFR-D, which holds the trunk and one subgame at a time.
     """
     if not isinstance(game_obj, PokerGame):
         return
@@ -519,13 +519,14 @@ def _check_solver_fits(game_obj: Game, algo: str, max_memory_gib: float | None) 
     spec = game_obj.spec
     SizeBudget.of(game_obj.name, limit).check_hands(comb(spec.deck_size, spec.hole_cards), spec.deck_size)
     est = estimate_size(game_obj)
-    if est.tree_bytes <= limit < est.total_bytes:  # a tree too big alone is refused by the compiler
+    if est.tree_bytes <= limit < est.peak_bytes:  # a tree too big alone is refused by the compiler
         allowed = "--max-memory" if max_memory_gib is not None else "memory available now"
         raise CommandLineError(
-            f"{est.game}: --algo {algo} needs about {gib(est.total_bytes)} (the tree, {sum(est.private_states):,} "
-            f"private states: {gib(est.tree_bytes)}; the solver state: {gib(est.solver_bytes)}; estimated before "
-            f"building anything), more than the {gib(limit)} allowed ({allowed}); use --algo cfr-d, which holds the "
-            "trunk and one subgame at a time, or a smaller game"
+            f"{est.game}: --algo {algo} needs about {gib(est.peak_bytes)} (the tree, {sum(est.private_states):,} "
+            f"private states: {gib(est.tree_bytes)}; the solver state: {gib(est.solver_bytes)}; the buffers an "
+            f"iteration sweeps: {gib(est.sweep_bytes)}; estimated before building anything), more than the "
+            f"{gib(limit)} allowed ({allowed}); use --algo cfr-d, which holds the trunk and one subgame at a time, "
+            "or a smaller game"
         )
 
 
