@@ -86,11 +86,12 @@ def test_a_strategy_file_is_not_a_bucket_blueprint(tmp_path):
 
 
 def test_the_full_deck_trunk_keeps_one_flop_per_betting_sequence():
-    from subgame.eval.board_pass import _trunk
+    from subgame.tree.board_cut import BoardCut
     from subgame.tree.public_tree import LEAF
 
-    trunk, size = _trunk(load_game("nlfh"))
-    assert size == 3
+    cut = BoardCut.of(load_game("nlfh"))
+    trunk = cut.trunk
+    assert cut.size == 3 and len(cut.deals) == 22_100
     leaves = np.flatnonzero(trunk.kind == LEAF)
     assert len({trunk.public_key[n][-1] for n in leaves}) == 1  # one flop, whatever the 22,100 dealt
     assert trunk.players[0].num_states < 100_000  # the preflop's 1,326 hands per node, not every flop's

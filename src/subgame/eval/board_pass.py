@@ -31,7 +31,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import combinations
 
 import numpy as np
 
@@ -39,9 +38,8 @@ from ..errors import GameDefinitionError
 from ..games.base import Game
 from ..games.poker import PokerGame
 from ..strategy import Strategy
-from ..tree.compile import compile_game
-from ..tree.poker_compile import compile_poker, deal_hands, state_hands
-from ..tree.public_tree import CHANCE_NODE, TERMINAL_NODE, PublicTree, infoset_index, infoset_keys, rows_in
+from ..tree.board_cut import BoardCut
+from ..tree.public_tree import PublicTree, infoset_index, infoset_keys, rows_in
 from ..tree.size import tree_bytes
 from ..tree.sweep import forward_reach, transition_weights
 from .best_response import Exploitability, best_response_to_reach
@@ -80,20 +78,6 @@ def strategy_rows(full_tree: PublicTree, strategy: Strategy) -> RowSource:
     return rows
 
 
-def _trunk(game: PokerGame) -> tuple[PublicTree, int]:
-    """The trunk cut at the first public deal, and how many cards that deal draws.
-
-    Without known board cards the trunk keeps one deal only (the lowest cards: the
-    compiler's ``board=`` restriction), so it holds the first round and one leaf per
-    betting sequence, never one per board; every board is then a forest of the pass.
-    """
-    spec = game.spec
-    size = next(n for n in np.diff(np.cumsum((len(spec.board),) + spec.board_cards), prepend=0)[1:] if n > 0)
-    if spec.board:
-        return compile_game(game, chance_limit=1), int(size)
-    return compile_poker(game, chance_limit=1, board=tuple(range(int(size)))), int(size)
-
-
 def board_pass_exploitability(
     game: Game, rows: RowSource, *, batch: int = 1, progress: Callable[[int, int], None] | None = None,
 ) -> BoardPassResult:
@@ -117,61 +101,26 @@ def board_pass_exploitability(
     if sum(game.spec.board_cards) == len(game.spec.board):
         raise GameDefinitionError(f"{game.name}: no public chance event to cut at; evaluate it whole with exploitability()")
     started = time.perf_counter()
-    trunk, size = _trunk(game)
+    cut = BoardCut.of(game)
+    trunk = cut.trunk
     reach = tuple(forward_reach(trunk, p, transition_weights(trunk, p, rows(trunk, p))) for p in (0, 1))
     leaf_cfv = [np.zeros(trunk.players[p].num_states) for p in (0, 1)]
-    deck = game.spec.deck_size
-    hand_of = {game.cards_str(h): i for i, h in enumerate(deal_hands(game).tolist())}
-    # the public chance nodes of the first deal, each with the trunk's own children by board name
-    chance = [int(n) for n in np.flatnonzero(trunk.kind == CHANCE_NODE)]
-    kids: dict[int, dict[str, int]] = {n: {} for n in chance}
-    for c in np.flatnonzero(np.isin(trunk.parent, chance)):
-        kids[int(trunk.parent[c])][trunk.public_key[c][-1]] = int(trunk.kind[c])
-    # per player, [chance node, hand] -> the trunk's private state holding that hand there
-    state_at = []
-    for p in (0, 1):
-        table = np.full((len(chance), len(hand_of)), -1, dtype=np.int64)
-        hands = state_hands(game, trunk, p)
-        node = trunk.players[p].node
-        for i, n in enumerate(chance):
-            g = np.flatnonzero(node == n)
-            table[i, hands[g]] = g
-        state_at.append(table)
-    known = game.spec.board
-    deals = list(combinations([c for c in range(deck) if c not in known], size))
-    num_batches = -(-len(deals) // int(batch))
+    num_batches = -(-len(cut.deals) // int(batch))
     largest = 0
     for k in range(num_batches):
-        keys: list[tuple[str, ...]] = []
-        key_chance: list[int] = []  # the chance node (index into chance) above each forest root
-        for cards in deals[k * int(batch) : (k + 1) * int(batch)]:
-            name = game.cards_str(cards)
-            for i, n in enumerate(chance):
-                if kids[n].get(name) == TERMINAL_NODE:
-                    continue  # the trunk holds this board's showdown itself
-                keys.append(trunk.public_key[n] + (name,))
-                key_chance.append(i)
-        if not keys:
-            continue
-        forest = compile_game(game, public_states=keys)
-        largest = max(largest, tree_bytes(forest))
-        gather = []
-        for p in (0, 1):
-            pa, rs = forest.players[p], forest.plan.root_slice[p]
-            hands = np.fromiter((hand_of[label.split("/")[0]] for label in pa.label[rs]), dtype=np.int64, count=rs.stop - rs.start)
-            g = state_at[p][np.asarray(key_chance)[pa.node[rs]], hands]
-            if np.any(g < 0):
-                raise GameDefinitionError(f"{game.name}: a root state of the forest of batch {k} has no trunk state")
-            gather.append(g)
-        sws = [transition_weights(forest, p, rows(forest, p)) for p in (0, 1)]
-        for p in (0, 1):
-            o = 1 - p
-            reach_o = forward_reach(forest, o, sws[o], reach[o][gather[o]])
-            cbv = best_response_to_reach(forest, p, reach_o, want_policy=False).cbv
-            np.add.at(leaf_cfv[p], gather[p], cbv[forest.plan.root_slice[p]])
-        del forest, sws
+        part = cut.forest(cut.deals[k * int(batch) : (k + 1) * int(batch)])
+        if part is not None:
+            forest = part.tree
+            largest = max(largest, tree_bytes(forest))
+            sws = [transition_weights(forest, p, rows(forest, p)) for p in (0, 1)]
+            for p in (0, 1):
+                o = 1 - p
+                reach_o = forward_reach(forest, o, sws[o], reach[o][part.gather[o]])
+                cbv = best_response_to_reach(forest, p, reach_o, want_policy=False).cbv
+                np.add.at(leaf_cfv[p], part.gather[p], cbv[forest.plan.root_slice[p]])
+            del forest, sws, part
         if progress is not None:
             progress(k + 1, num_batches)
     br = tuple(best_response_to_reach(trunk, p, reach[1 - p], leaf_cfv=leaf_cfv[p], want_policy=False).value for p in (0, 1))
-    return BoardPassResult(Exploitability((br[0], br[1])), len(deals), num_batches, tree_bytes(trunk), largest,
+    return BoardPassResult(Exploitability((br[0], br[1])), len(cut.deals), num_batches, tree_bytes(trunk), largest,
                            time.perf_counter() - started)

@@ -234,11 +234,12 @@ class CardBuckets:
 
     def bucket(self, board: Sequence[int], hand: Sequence[int]) -> int:
         """The bucket of one (board, hand) pair (cards in any order)."""
-        size = len(board)
-        r = [b.shape[1] for b in self.boards].index(size)
-        row = self._row(r, tuple(sorted(board)))
-        col = self._col(tuple(sorted(hand)))
-        return int(self.buckets[r][row, col])
+        return int(self.hand_buckets(board)[self._col(tuple(sorted(hand)))])
+
+    def hand_buckets(self, board: Sequence[int]) -> np.ndarray:
+        """[H] the bucket of every hand of :attr:`hands` on ``board`` (cards in any order; -1 where they overlap)."""
+        r = [b.shape[1] for b in self.boards].index(len(board))
+        return self.buckets[r][self._row(r, tuple(sorted(int(c) for c in board)))]
 
     @cached_property
     def _row_of(self) -> list[dict[tuple[int, ...], int]]:
@@ -350,23 +351,16 @@ class BucketStrategy:
         pa, cb = tree.players[player], self.buckets
         nodes, node_of = np.unique(pa.node[pa.infoset_priv], return_inverse=True)
         hand = self._deal_cols(game)[state_hands(game, tree, player)[pa.infoset_priv]]
-        sizes = [b.shape[1] for b in cb.boards]
         widest = max(cb.num_buckets)
         row_of = np.full((nodes.size, widest), -1, dtype=np.int64)  # [U, B] blueprint row of each bucket at a node
-        rnd = np.empty(nodes.size, dtype=np.int64)
-        board_row = np.empty(nodes.size, dtype=np.int64)
+        hand_bucket = np.empty((nodes.size, cb.hands.shape[0]), dtype=np.int64)  # [U, H] bucket of each hand at a node
         index = self._index[player]
         for u, n in enumerate(nodes.tolist()):  # one per public node, never per private state
             betting, board = _split_public(game, tree.public_key[n])
-            rnd[u] = sizes.index(len(board))
-            board_row[u] = cb._row(int(rnd[u]), tuple(sorted(board)))
-            row_of[u, : cb.num_buckets[rnd[u]]] = [index.get((betting, len(board), b), -1)
-                                                     for b in range(cb.num_buckets[rnd[u]])]
-        bucket = np.empty(pa.num_infosets, dtype=np.int64)
-        for r, table in enumerate(cb.buckets):
-            on = rnd[node_of] == r
-            bucket[on] = table[board_row[node_of[on]], hand[on]]
-        at = row_of[node_of, bucket]
+            hand_bucket[u] = cb.hand_buckets(board)
+            count = cb.num_buckets[[b.shape[1] for b in cb.boards].index(len(board))]
+            row_of[u, :count] = [index.get((betting, len(board), b), -1) for b in range(count)]
+        at = row_of[node_of, hand_bucket[node_of, hand]]
         if np.any(at < 0):
             i = int(np.flatnonzero(at < 0)[0])
             raise GameDefinitionError(f"the blueprint has no row for information set {pa.label[pa.infoset_priv[i]]!r} "
