@@ -28,8 +28,7 @@ from scipy.optimize import linprog
 
 from ..errors import GameDefinitionError, InvalidRangeError
 from ..strategy import Strategy, StrategyMeta
-from ..tree.isomorphism import refuse_isomorphic
-from ..tree.public_tree import LEAF, PublicTree
+from ..tree.public_tree import LEAF, PublicTree, refuse_isomorphic
 from ..tree.sweep import forward_reach, transition_weights
 
 #: Default bound on the number of sequences of both players together. Solve time grows

@@ -60,8 +60,7 @@ import numpy as np
 
 from ..errors import GameDefinitionError, StrategyFileError, SubgameError
 from ..games.base import Game
-from ..tree.isomorphism import refuse_isomorphic
-from ..tree.public_tree import CHANCE_NODE, LEAF, PublicTree
+from ..tree.public_tree import CHANCE_NODE, LEAF, PublicTree, refuse_isomorphic
 from ..tree.sampled import (
     PartIndex,
     TreePart,

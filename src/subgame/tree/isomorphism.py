@@ -33,15 +33,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import permutations, product
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import GameDefinitionError
 from .poker_operators import colex_rank
-
-if TYPE_CHECKING:
-    from .public_tree import PublicTree
 
 
 @dataclass(frozen=True)
@@ -165,15 +160,6 @@ def inverse_hands(perm: np.ndarray, hand_cards: np.ndarray) -> np.ndarray:
     inv = np.empty_like(perm)
     inv[perm] = np.arange(perm.size)
     return colex_rank(np.sort(inv[hand_cards], axis=1))
-
-
-def refuse_isomorphic(tree: PublicTree, what: str) -> None:
-    """A :class:`GameDefinitionError` if ``tree`` is suit-isomorphic and ``what`` sums children itself."""
-    if tree.mirrors is not None:
-        raise GameDefinitionError(
-            f"{tree.game_name}: {what} does not handle a suit-isomorphic tree (its chance nodes leave equivalent "
-            "cards out); compile the plain tree (compile_poker without suits, holdem_problem(..., isomorphism=False))"
-        )
 
 
 @dataclass(frozen=True, eq=False)

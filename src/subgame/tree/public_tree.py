@@ -419,3 +419,12 @@ def root_subgame(tree: PublicTree, player: int) -> np.ndarray:
     """[R] which root node (subgame of a forest, in root order) each root private state is in."""
     rs = tree.plan.root_slice[player]
     return np.searchsorted(np.flatnonzero(tree.parent < 0), tree.players[player].node[rs]).astype(np.int64)
+
+
+def refuse_isomorphic(tree: PublicTree, what: str) -> None:
+    """A :class:`GameDefinitionError` if ``tree`` is suit-isomorphic and ``what`` sums children itself."""
+    if tree.mirrors is not None:
+        raise GameDefinitionError(
+            f"{tree.game_name}: {what} does not handle a suit-isomorphic tree (its chance nodes leave equivalent "
+            "cards out); compile the plain tree (compile_poker without suits, holdem_problem(..., isomorphism=False))"
+        )
