@@ -22,7 +22,7 @@ split further by the board dealt so far.
 
 What sums values from children into parents through :mod:`.sweep` (CFR, best responses,
 expected values) handles the folded tree; what sums them itself (sampling CFR, the
-sequence-form LP) refuses it (:func:`refuse_isomorphic`). Regret matching is discontinuous
+sequence-form LP) refuses it (:func:`~subgame.tree.public_tree.refuse_isomorphic`). Regret matching is discontinuous
 where an information set's regrets tie at zero, and the folded tree adds chance children in
 another order than the plain one, so long CFR+ runs on the two trees can part in the last
 digits (rounding noise settles a tie differently); each is a CFR run.
