@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+import json
+from functools import cache
 from itertools import combinations
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
+from subgame.cli.main import app
 from subgame.errors import GameDefinitionError, StrategyFileError
 from subgame.eval.best_response import exploitability
 from subgame.eval.board_pass import BoardClasses, board_pass_exploitability, strategy_rows
@@ -66,15 +69,20 @@ def test_a_bucket_blueprint_gives_the_solver_its_own_strategy_and_the_same_explo
     for p in (0, 1):
         assert len(blueprint.keys[p]) == abstraction.num_buckets(p)
         np.testing.assert_array_equal(blueprint.rows(game, tree, p), avg.probs[p])
-    path = blueprint.save(tmp_path / "bp.npz", game="nlfh")
+    path = blueprint.save(tmp_path / "bp.npz", game="nlfh", params={"num_ranks": 4, "num_suits": 2})
     loaded, meta = BucketStrategy.load(path)
-    assert meta == {"game": "nlfh"} and is_bucket_strategy_file(path)
+    assert meta == {"game": "nlfh", "params": {"num_ranks": 4, "num_suits": 2}} and is_bucket_strategy_file(path)
     result = board_pass_exploitability(game, lambda t, p: loaded.rows(game, t, p), batch=7)
     assert result.exploitability.br_values == pytest.approx(exploitability(tree, avg).br_values, abs=1e-9, rel=0)
     # isomorphic (board, hand) pairs share a bucket, so the blueprint is suit-symmetric
     iso = board_pass_exploitability(game, lambda t, p: loaded.rows(game, t, p), batch=7, isomorphic=True, check_symmetry=5)
     assert (iso.compiled, iso.checked) == (29, 5)
     assert iso.exploitability.br_values == pytest.approx(result.exploitability.br_values, abs=1e-9, rel=0)
+    cli = CliRunner().invoke(app, ["evaluate", str(path), "--isomorphic", "--batch", "7", "--json"])
+    assert cli.exit_code == 0, cli.output
+    out = json.loads(cli.stdout)
+    assert (out["boards"], out["compiled_boards"], out["checked_boards"], out["batches"]) == (56, 29, 2, 5)
+    assert out["br_values"] == pytest.approx(list(result.exploitability.br_values), abs=1e-9, rel=0)
 
 
 def test_board_pass_refuses_a_game_without_public_chance_and_a_bad_batch(nlfh_small):
@@ -124,13 +132,13 @@ def suit_symmetric_rows(game, *, symmetric_board: bool = True):
     rng = np.random.default_rng(11)
     drawn: dict = {}
 
-    @lru_cache(maxsize=None)
+    @cache
     def image(board: tuple[int, ...], hand: tuple[int, ...]) -> tuple:
         if board and not symmetric_board:
             return board, hand
         return min((tuple(sorted(pi[c] for c in board)), tuple(sorted(pi[c] for c in hand))) for pi in perms.tolist())
 
-    @lru_cache(maxsize=None)
+    @cache
     def node_key(key: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[int, ...]]:
         return tuple(e for e in key if e not in boards), next((boards[e] for e in key if e in boards), ())
 
@@ -188,6 +196,13 @@ def test_a_strategy_that_is_not_suit_symmetric_is_refused(nlfh_small):
     whole = exploitability(tree, Strategy(tree.game_id, (rows(tree, 0), rows(tree, 1))))
     assert unchecked.checked == 0
     assert abs(unchecked.exploitability.nash_conv - whole.nash_conv) > 1e-3  # what the check is for
+
+
+def test_evaluate_isomorphic_refuses_a_strategy_file_that_is_not_suit_symmetric(nlfh_small, tmp_path):
+    game, tree = nlfh_small
+    path = random_strategy(tree, 5).save(tmp_path / "r.npz")
+    cli = CliRunner().invoke(app, ["evaluate", str(path), "--game", "nlfh", "-p", "num_ranks=4", "-p", "num_suits=2", "--isomorphic"])
+    assert cli.exit_code != 0 and "not suit-symmetric" in cli.output and "Traceback" not in cli.output
 
 
 def test_the_full_deck_compiles_one_flop_per_class_and_the_whole_class_the_trunk_keeps():
