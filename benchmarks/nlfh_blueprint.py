@@ -105,11 +105,12 @@ def uniform_pass(ranks: int, suits: int, batch: int, isomorphic: bool = False) -
 
     r = board_pass_exploitability(game, uniform, batch=batch, isomorphic=isomorphic)
     e = r.exploitability
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    peak, cpu = usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
     print(f"- {ranks} x {suits}, uniform strategy: best-response values {e.br_values[0]:.2f} and {e.br_values[1]:.2f} chips, "
           f"exploitability {e.exploitability:.2f} chips = {1000 * e.exploitability / game.spec.blinds[0]:,.0f} mbb/hand; "
           f"{r.compiled:,} of {r.boards:,} flops compiled (and {r.checked} to check symmetry) in {r.batches:,} batches, "
-          f"{r.seconds:.0f} s, trunk {human_bytes(r.trunk_bytes)}, largest batch "
+          f"{r.seconds:.0f} s ({cpu:.0f} s of CPU in the process), trunk {human_bytes(r.trunk_bytes)}, largest batch "
           f"{human_bytes(r.largest_batch_bytes)}, peak RSS {peak:.0f} MiB, load average {os.getloadavg()[0]:.1f}")
 
 
