@@ -23,6 +23,7 @@ import time
 from subgame.eval.best_response import exploitability
 from subgame.eval.board_pass import board_pass_exploitability
 from subgame.games import load_game
+from subgame.games.poker import PokerGame
 from subgame.solve.card_abstraction import BucketStrategy, CardBuckets
 from subgame.solve.mccfr import SCHEMES, MCCFRSolver
 from subgame.tree.compile import compile_game
@@ -98,6 +99,8 @@ def main() -> None:
 def uniform_pass(ranks: int, suits: int, batch: int, isomorphic: bool = False) -> None:
     """The uniform strategy's exact exploitability, one batch of flops at a time (one flop per suit class if ``isomorphic``)."""
     game = load_game("nlfh", num_ranks=ranks, num_suits=suits)
+    if not isinstance(game, PokerGame):
+        raise TypeError(f"nlfh loaded as {type(game).__name__}, not a poker game")
 
     def uniform(tree, p):
         legal = tree.players[p].legal.astype(float)

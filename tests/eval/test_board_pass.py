@@ -15,12 +15,19 @@ from subgame.errors import GameDefinitionError, StrategyFileError
 from subgame.eval.best_response import exploitability
 from subgame.eval.board_pass import BoardClasses, board_pass_exploitability, strategy_rows
 from subgame.games import load_game
+from subgame.games.poker import PokerGame
 from subgame.solve.card_abstraction import BucketStrategy, CardBuckets, is_bucket_strategy_file
 from subgame.solve.mccfr import PUBLIC_CHANCE_SAMPLING, MCCFRSolver
 from subgame.strategy import Strategy
 from subgame.tree.board_cut import BoardCut
 from subgame.tree.compile import compile_game
 from subgame.tree.isomorphism import suit_classes
+
+
+def poker(name: str, **params: int) -> PokerGame:
+    game = load_game(name, **params)
+    assert isinstance(game, PokerGame)
+    return game
 
 
 def random_strategy(tree, seed: int) -> Strategy:
@@ -108,7 +115,7 @@ def test_the_full_deck_trunk_keeps_one_flop_per_betting_sequence():
     from subgame.tree.board_cut import BoardCut
     from subgame.tree.public_tree import LEAF
 
-    cut = BoardCut.of(load_game("nlfh"))
+    cut = BoardCut.of(poker("nlfh"))
     trunk = cut.trunk
     assert cut.size == 3 and len(cut.deals) == 22_100
     leaves = np.flatnonzero(trunk.kind == LEAF)
@@ -157,7 +164,7 @@ def suit_symmetric_rows(game, *, symmetric_board: bool = True):
 
 @pytest.mark.parametrize(("ranks", "suits"), [(4, 2), (2, 4), (3, 3)])
 def test_the_isomorphic_pass_equals_the_plain_pass_and_the_whole_tree(ranks, suits):
-    game = load_game("nlfh", num_ranks=ranks, num_suits=suits)
+    game = poker("nlfh", num_ranks=ranks, num_suits=suits)
     tree = compile_game(game)
     uniform = Strategy(tree.game_id, tuple(pa.legal / pa.legal.sum(axis=1, keepdims=True) for pa in tree.players))
     rows = suit_symmetric_rows(game)
@@ -206,7 +213,7 @@ def test_evaluate_isomorphic_refuses_a_strategy_file_that_is_not_suit_symmetric(
 
 
 def test_the_full_deck_compiles_one_flop_per_class_and_the_whole_class_the_trunk_keeps():
-    cut = BoardCut.of(load_game("nlfh"))
+    cut = BoardCut.of(poker("nlfh"))
     classes = BoardClasses.of(cut, True)
     # 1,755 classes of flops; the trunk's own flop (2s2h2d, its showdown after an all-in) has 3 images compiled too
     assert classes.compiled.size == 1_755 + 3
