@@ -10,6 +10,7 @@ as a check. Prints a markdown table; ``--out`` saves the final blueprint.
 
     python benchmarks/nlfh_blueprint.py --ranks 5 --suits 3 --buckets 105,60 --checkpoints 30,60,120,240
     python benchmarks/nlfh_blueprint.py --ranks 13 --suits 4 --uniform --batch 8   # the full deck, uniform strategy
+    python benchmarks/nlfh_blueprint.py --ranks 13 --suits 4 --uniform --batch 8 --isomorphic   # one flop per suit class
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import time
 from subgame.eval.best_response import exploitability
 from subgame.eval.board_pass import board_pass_exploitability
 from subgame.games import load_game
+from subgame.games.poker import PokerGame
 from subgame.solve.card_abstraction import BucketStrategy, CardBuckets
 from subgame.solve.mccfr import SCHEMES, MCCFRSolver
 from subgame.tree.compile import compile_game
@@ -42,9 +44,10 @@ def main() -> None:
     ap.add_argument("--out", default=None, help="save the final blueprint here (.npz)")
     ap.add_argument("--uniform", action="store_true", help="only the uniform strategy's exploitability by the board pass "
                                                            "(no solve; any deck, the full one included)")
+    ap.add_argument("--isomorphic", action="store_true", help="--uniform: compile one flop per class of suit-isomorphic flops")
     args = ap.parse_args()
     if args.uniform:
-        uniform_pass(args.ranks, args.suits, args.batch)
+        uniform_pass(args.ranks, args.suits, args.batch, args.isomorphic)
         return
 
     params = {"num_ranks": args.ranks, "num_suits": args.suits}
@@ -93,20 +96,24 @@ def main() -> None:
     print("\n".join(rows))
 
 
-def uniform_pass(ranks: int, suits: int, batch: int) -> None:
-    """The uniform strategy's exact exploitability, one batch of flops at a time."""
+def uniform_pass(ranks: int, suits: int, batch: int, isomorphic: bool = False) -> None:
+    """The uniform strategy's exact exploitability, one batch of flops at a time (one flop per suit class if ``isomorphic``)."""
     game = load_game("nlfh", num_ranks=ranks, num_suits=suits)
+    if not isinstance(game, PokerGame):
+        raise TypeError(f"nlfh loaded as {type(game).__name__}, not a poker game")
 
     def uniform(tree, p):
         legal = tree.players[p].legal.astype(float)
         return legal / legal.sum(axis=1, keepdims=True)
 
-    r = board_pass_exploitability(game, uniform, batch=batch)
+    r = board_pass_exploitability(game, uniform, batch=batch, isomorphic=isomorphic)
     e = r.exploitability
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    peak, cpu = usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
     print(f"- {ranks} x {suits}, uniform strategy: best-response values {e.br_values[0]:.2f} and {e.br_values[1]:.2f} chips, "
           f"exploitability {e.exploitability:.2f} chips = {1000 * e.exploitability / game.spec.blinds[0]:,.0f} mbb/hand; "
-          f"{r.boards:,} flops in {r.batches:,} batches, {r.seconds:.0f} s, trunk {human_bytes(r.trunk_bytes)}, largest batch "
+          f"{r.compiled:,} of {r.boards:,} flops compiled (and {r.checked} to check symmetry) in {r.batches:,} batches, "
+          f"{r.seconds:.0f} s ({cpu:.0f} s of CPU in the process), trunk {human_bytes(r.trunk_bytes)}, largest batch "
           f"{human_bytes(r.largest_batch_bytes)}, peak RSS {peak:.0f} MiB, load average {os.getloadavg()[0]:.1f}")
 
 

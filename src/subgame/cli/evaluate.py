@@ -45,6 +45,10 @@ def evaluate_command(
                            "(exact; automatic for a card-abstracted blueprint file).")
     ] = False,
     batch: Annotated[int, typer.Option("--batch", min=1, help="--board-pass: boards per compiled forest.")] = 8,
+    isomorphic: Annotated[
+        bool, typer.Option("--isomorphic", help="Board pass compiling one board per class of suit-isomorphic boards "
+                           "(implies --board-pass; for suit-symmetric strategies, checked on the trunk and a few boards).")
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Exploitability, best-response values and the value of a strategy file.
@@ -53,9 +57,14 @@ def evaluate_command(
     overrides single parameters. A card-abstracted blueprint stored per bucket is
     evaluated in the real game by a pass over boards that holds the trunk and one batch
     of boards, never the whole tree (--board-pass asks the same of any strategy file).
+    --isomorphic compiles one board per class of suit-isomorphic boards and renames hands
+    for the others: exact for a strategy that suit permutations leave unchanged (a blueprint
+    whose buckets are suit-invariant, the uniform strategy), and refused otherwise (the
+    trunk's reaches and two boards are checked); it is not the default because per-hand
+    preflop rows solved by sampling need not be symmetric.
     """
     if is_bucket_strategy_file(file):
-        _evaluate_blueprint(file, game, param, batch, as_json)
+        _evaluate_blueprint(file, game, param, batch, isomorphic, as_json)
         return
     if is_cfr_d_file(file):
         raise StrategyFileError(
@@ -67,8 +76,9 @@ def evaluate_command(
         return
     name, params = strategy_game(file, strategy, game, param)
     tree = compile_named(name, params)
-    if board_pass:
-        passed = board_pass_exploitability(load_game(name, **params), strategy_rows(tree, strategy), batch=batch)
+    if board_pass or isomorphic:
+        passed = board_pass_exploitability(load_game(name, **params), strategy_rows(tree, strategy), batch=batch,
+                                           isomorphic=isomorphic)
         _show_board_pass(file, name, params, passed, as_json)
         return
     result = exploitability(tree, strategy.check(tree))
@@ -78,7 +88,7 @@ def evaluate_command(
     show(evaluation_table(result, f"{file}: {game_label(name, params)}{_provenance(strategy.meta)}"))
 
 
-def _evaluate_blueprint(file: Path, game: str | None, param: list[str], batch: int, as_json: bool) -> None:
+def _evaluate_blueprint(file: Path, game: str | None, param: list[str], batch: int, isomorphic: bool, as_json: bool) -> None:
     """A :class:`BucketStrategy` file: its exact exploitability in the real game by the board pass."""
     blueprint, meta = BucketStrategy.load(file)
     name = game or meta.get("game")
@@ -89,7 +99,7 @@ def _evaluate_blueprint(file: Path, game: str | None, param: list[str], batch: i
     game_obj = load_game(name, **params)
     if not isinstance(game_obj, PokerGame):
         raise CommandLineError(f"{file}: a card-abstracted blueprint is for a poker game, not {name}")
-    result = board_pass_exploitability(game_obj, lambda t, p: blueprint.rows(game_obj, t, p), batch=batch)
+    result = board_pass_exploitability(game_obj, lambda t, p: blueprint.rows(game_obj, t, p), batch=batch, isomorphic=isomorphic)
     _show_board_pass(file, name, params, result, as_json)
 
 
@@ -98,13 +108,16 @@ def _show_board_pass(file: Path, name: str, params: dict[str, Any], result: Boar
     big_blind = max(game_obj.spec.blinds) if isinstance(game_obj, PokerGame) and max(game_obj.spec.blinds) > 0 else 1
     record = {"file": str(file), "game": name, "params": params, **exploitability_record(result.exploitability),
               "mbb_per_hand": 1000.0 * result.exploitability.exploitability / big_blind, "big_blind": big_blind,
-              "boards": result.boards, "batches": result.batches, "trunk_bytes": result.trunk_bytes,
+              "boards": result.boards, "compiled_boards": result.compiled, "checked_boards": result.checked,
+              "batches": result.batches, "trunk_bytes": result.trunk_bytes,
               "largest_batch_bytes": result.largest_batch_bytes, "seconds": result.seconds}
     if as_json:
         echo_json(record)
         return
     show(evaluation_table(result.exploitability, f"{file}: {game_label(name, params)}, by a pass over boards"))
-    show(f"exploitability {record['mbb_per_hand']:.3f} mbb/hand (big blind {big_blind} chips); {result.boards} boards "
+    compiled = f"{result.compiled} of {result.boards} boards compiled" if result.compiled < result.boards else f"{result.boards} boards"
+    checked = f" (and {result.checked} to check suit symmetry)" if result.checked else ""
+    show(f"exploitability {record['mbb_per_hand']:.3f} mbb/hand (big blind {big_blind} chips); {compiled}{checked} "
          f"in {result.batches} batches, trunk {human_bytes(result.trunk_bytes)}, largest batch "
          f"{human_bytes(result.largest_batch_bytes)}, {result.seconds:.1f} s")
 

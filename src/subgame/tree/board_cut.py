@@ -130,6 +130,15 @@ class BoardCut:
             gather.append(g)
         return BoardForest(tree, tuple(kept), at, (gather[0], gather[1]))
 
+    def trunk_holds(self, board: Sequence[int]) -> np.ndarray:
+        """[C] bool: the chance nodes whose child for ``board`` is a terminal of the trunk.
+
+        There the trunk holds the showdown itself (after an all-in) and :meth:`forest` leaves
+        the board out; everywhere else the board's subgame is the forest's.
+        """
+        name = self.game.cards_str(tuple(int(c) for c in board))
+        return np.array([kids.get(name) == TERMINAL_NODE for kids in self._children], dtype=bool)
+
     @cached_property
     def _hand_of(self) -> dict[str, int]:
         """Hand label -> its index in the deal's order."""
