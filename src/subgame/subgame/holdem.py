@@ -279,9 +279,12 @@ def solve_spot(
 ) -> SpotSolve:
     """Run CFR (``config``) on the spot until its exploitability is at most ``target_pct_pot`` % of the pot.
 
-    The average strategy is evaluated every ``evaluate_every`` iterations and at the end;
-    the run stops at the target, after ``iterations`` or after ``seconds``, whichever
-    comes first, or cleanly on Ctrl-C (:func:`~subgame.solve.driver.run`).
+    Without a target the average strategy is evaluated every ``evaluate_every`` iterations;
+    with one, first after ``evaluate_every`` iterations and then where the curve so far
+    predicts the target, at least ``evaluate_every`` iterations apart
+    (:class:`~subgame.solve.driver.TargetSchedule`: a check costs about an iteration). It
+    is evaluated at the end too. The run stops at the target, after ``iterations`` or after
+    ``seconds``, whichever comes first, or cleanly on Ctrl-C (:func:`~subgame.solve.driver.run`).
     """
     if evaluate_every < 1:
         raise GameDefinitionError(f"evaluate_every must be at least 1, got {evaluate_every}")
@@ -289,16 +292,20 @@ def solve_spot(
         raise GameDefinitionError(f"the target must be a positive percentage of the pot, got {target_pct_pot}")
     solver = problem.solver(config).plan(iterations)
     started = time.perf_counter()
+    schedule = None if target_pct_pot is None else driver.TargetSchedule(target_pct_pot, evaluate_every)
 
     def evaluate(s: CFRSolver) -> SpotPoint:
         point = SpotPoint(s.iteration, time.perf_counter() - started, problem.exploitability(s.average_strategy()))
+        if schedule is not None:
+            schedule.record(point.iteration, point.exploitability.pct_pot)
         if progress is not None:
             progress(point)
         return point
 
     result = driver.run(
         solver, driver.Budget(iterations=iterations, seconds=seconds),
-        evaluate_at=range(evaluate_every, iterations + 1, evaluate_every), on_evaluation=evaluate,
+        evaluate_at=range(evaluate_every, iterations + 1, evaluate_every) if schedule is None else schedule,
+        on_evaluation=evaluate,
         until=None if target_pct_pot is None else (lambda p: p.exploitability.pct_pot <= target_pct_pot),
     )
     return SpotSolve(solver.average_strategy(), solver.iteration, time.perf_counter() - started, result.stopped,

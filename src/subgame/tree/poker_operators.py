@@ -212,14 +212,17 @@ class CardRemoval:
         stronger = cs[-1] - np.take(cs, self.stronger_lo[0][0], axis=0)
         for j in range(1, self.hand_cards.shape[1]):
             cs = self._prefix(j, reach)
-            sign = (-1.0) ** j
+            add = np.add if j % 2 == 0 else np.subtract  # the sign (-1)^j of inclusion–exclusion
 
-            def total(index: np.ndarray, cs: np.ndarray = cs) -> np.ndarray:  # summed over the hand's j-subsets
-                summed: np.ndarray = np.take(cs, index.ravel(), axis=0).reshape(index.shape[0], n, T).sum(axis=0)
-                return summed
+            def total(index: np.ndarray, cs: np.ndarray = cs) -> np.ndarray:
+                """[n, T] ``cs`` at each hand's entries summed over its j-subsets, row by row (no [C, n, T] temporary)."""
+                out: np.ndarray = np.take(cs, index[0], axis=0)
+                for r in index[1:]:
+                    out += np.take(cs, r, axis=0)
+                return out
 
-            weaker += sign * (total(self.weaker_hi[j]) - total(self.group_lo[j]))
-            stronger += sign * (total(self.group_hi[j]) - total(self.stronger_lo[j]))
+            add(weaker, np.subtract(total(self.weaker_hi[j]), total(self.group_lo[j])), out=weaker)
+            add(stronger, np.subtract(total(self.group_hi[j]), total(self.stronger_lo[j])), out=stronger)
         return weaker, stronger
 
     def _prefix(self, j: int, reach: np.ndarray) -> np.ndarray:
