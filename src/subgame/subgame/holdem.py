@@ -34,12 +34,13 @@ from ..solve import driver
 from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver
 from ..strategy import Strategy
 from ..tree.compile import compile_game
+from ..tree.estimate import SPARSE_THRESHOLD, SizeEstimate, poker_estimate, poker_state_bytes
 from ..tree.isomorphism import SuitClasses, canonical_deals, suit_classes
 from ..tree.poker_compile import compile_poker
 from ..tree.public_tree import PublicTree
-from ..tree.estimate import SPARSE_THRESHOLD, SizeEstimate, poker_estimate, poker_state_bytes
 from ..tree.size import available_bytes, gib
 from ..tree.sweep import forward_reach, transition_weights
+
 
 @dataclass(frozen=True)
 class SpotSize:
