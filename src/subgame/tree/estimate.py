@@ -14,7 +14,7 @@ allocate and allocate none of it:
 
 Bytes follow from the counts with per-item costs measured on compiled trees
 (:data:`~subgame.tree.size.BYTES_PER_PRIVATE_STATE` and its neighbours): the tree's arrays
-and the CFR solver's state (regrets, strategy sums, legal masks and uniform strategies:
+and the CFR solver's state (regrets, strategy sums and legal masks:
 :data:`SOLVER_BYTES_PER_INFOSET_ACTION` per information set and action slot), and the
 buffers an iteration or an evaluation sweeps (:data:`SWEEP_BYTES_PER_PRIVATE_STATE`): what a
 solve peaks at, for callers to compare with the memory they have. A poker game's counts
@@ -41,8 +41,8 @@ from .size import (
 )
 
 #: Bytes of CFR solver state per information set and action slot: regrets and strategy sums
-#: (float64 each), the uniform strategy (float64) and the legal mask (bool).
-SOLVER_BYTES_PER_INFOSET_ACTION = 25
+#: (float64 each) and the legal mask (bool).
+SOLVER_BYTES_PER_INFOSET_ACTION = 17
 #: Bytes per private state of the arrays a CFR iteration or an exploitability evaluation
 #: allocates while it runs (reaches, transition weights, values, operator temporaries): 38
 #: measured on a hold'em turn of 10.4 million private states and 41 on a 32-card two-round

@@ -61,6 +61,11 @@ def forward_reach(tree: PublicTree, player: int, sw: np.ndarray, root: np.ndarra
 def leaf_values(tree: PublicTree, player: int, reach: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     """[G] counterfactual values given by the terminal operators (zero elsewhere, leaves included)."""
     ops = tree.terminals
+    if all(hasattr(op, "cfv_into") for op in ops):  # operators that write their states in place (poker's)
+        v = np.zeros(tree.players[player].num_states)
+        for op in ops:
+            op.cfv_into(player, reach, v)
+        return v
     v = np.array(ops[0].cfv(player, reach), dtype=np.float64, copy=True)
     for op in ops[1:]:
         v += op.cfv(player, reach)
