@@ -25,6 +25,7 @@ from ..tree.sweep import (
     backward_expected,
     forward_reach,
     regret_matching,
+    row_sums,
     sequence_values,
     transition_weights,
 )
@@ -189,7 +190,7 @@ class CFRSolver:
         out = []
         for p, legal in enumerate(self._legal):
             s = self.strategy_sum[p].astype(np.float64, copy=False)
-            tot = s.sum(axis=1, keepdims=True)
+            tot = row_sums(s)[:, None]
             unreached = ~(tot[:, 0] > 0)  # uniform over the legal actions where the sum is zero
             avg = s / np.where(unreached[:, None], 1.0, tot)
             avg[unreached] = legal[unreached] / legal[unreached].sum(axis=1, keepdims=True)
