@@ -94,11 +94,13 @@ def forward_reach(tree: PublicTree, player: int, sw: np.ndarray, root: np.ndarra
 def leaf_values(tree: PublicTree, player: int, reach: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     """[G] counterfactual values given by the terminal operators (zero elsewhere, leaves included)."""
     ops = tree.terminals
-    if len(ops) > 1 and all(hasattr(op, "cfv_into") for op in ops):  # operators that write their states in place
-        v = np.zeros(tree.players[player].num_states)
-        for op in ops:
-            op.cfv_into(player, reach, v)
-        return v
+    if len(ops) > 1:  # operators that write their own states into one array (poker's): no array per operator
+        writers = [getattr(op, "cfv_into", None) for op in ops]
+        if all(w is not None for w in writers):
+            v = np.zeros(tree.players[player].num_states)
+            for write in writers:
+                write(player, reach, v)
+            return v
     v = np.array(ops[0].cfv(player, reach), dtype=np.float64, copy=True)
     for op in ops[1:]:
         v += op.cfv(player, reach)
