@@ -95,8 +95,8 @@ def leaf_values(tree: PublicTree, player: int, reach: tuple[np.ndarray, np.ndarr
     """[G] counterfactual values given by the terminal operators (zero elsewhere, leaves included)."""
     ops = tree.terminals
     if len(ops) > 1:  # operators that write their own states into one array (poker's): no array per operator
-        writers = [getattr(op, "cfv_into", None) for op in ops]
-        if all(w is not None for w in writers):
+        writers = [w for op in ops if (w := getattr(op, "cfv_into", None)) is not None]
+        if len(writers) == len(ops):
             v = np.zeros(tree.players[player].num_states)
             for write in writers:
                 write(player, reach, v)
