@@ -19,6 +19,7 @@ Run from the repository root::
 
     python benchmarks/bench_holdem.py                       # river and turn, writes benchmarks/results/holdem.md
     python benchmarks/bench_holdem.py --streets river --quick
+    python benchmarks/bench_holdem.py --streets river --river-bets 0.25,0.5,0.75,1,1.5 --algo dcfr --skip-openspiel
 """
 
 from __future__ import annotations
