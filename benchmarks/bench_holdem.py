@@ -1,4 +1,4 @@
-"""Full-deck hold'em river and turn subgames: time per CFR+ iteration, peak memory, time to a target.
+"""Full-deck hold'em river and turn subgames: time per CFR iteration, peak memory, time to a target.
 
 Games: heads-up no-limit hold'em from the river (five board cards fixed) or the turn (four
 fixed, the river dealt), 52 cards, both players' ranges uniform over the hands disjoint from
@@ -19,6 +19,7 @@ Run from the repository root::
 
     python benchmarks/bench_holdem.py                       # river and turn, writes benchmarks/results/holdem.md
     python benchmarks/bench_holdem.py --streets river --quick
+    python benchmarks/bench_holdem.py --streets river --river-bets 0.25,0.5,0.75,1,1.5 --algo dcfr --skip-openspiel
 """
 
 from __future__ import annotations
@@ -60,13 +61,14 @@ def chance_mass(fixed: int, deck: int = 52) -> float:
 
 
 def measure_one(street: str, board: str, pot: int, stack: int, bets: str, dtype: str, threads: int,
-                iterations: int, eval_every: int, targets: list[float], ranks: int = 13) -> dict[str, object]:
+                iterations: int, eval_every: int, targets: list[float], ranks: int = 13,
+                algo: str = "cfr+") -> dict[str, object]:
     """Compile, solve and evaluate one configuration in this process (called in a child process)."""
     import numpy as np
 
     from subgame.eval import exploitability
     from subgame.games.poker import PokerGame
-    from subgame.solve.cfr import CFR_PLUS, CFRSolver
+    from subgame.solve.cfr import PRESETS, CFRSolver
     from subgame.tree.poker_compile import compile_poker
     from subgame.tree.poker_operators import set_operator_threads
     from subgame.tree.size import tree_bytes
@@ -78,7 +80,7 @@ def measure_one(street: str, board: str, pot: int, stack: int, bets: str, dtype:
     tree = compile_poker(game, board=cards)
     _ = tree.plan
     compile_s = time.perf_counter() - started
-    solver = CFRSolver(tree, CFR_PLUS, dtype=np.dtype(dtype).type)
+    solver = CFRSolver(tree, PRESETS[algo], dtype=np.dtype(dtype).type)
     scale = 100.0 / (chance_mass(len(cards), 4 * ranks) * pot)
     curve: list[tuple[int, float, float]] = []
     reached: dict[str, tuple[int, float] | None] = {f"{t:g}": None for t in targets}
@@ -96,7 +98,7 @@ def measure_one(street: str, board: str, pot: int, stack: int, bets: str, dtype:
                 reached[f"{t:g}"] = (solver.iteration, solve_s)
     states = tree.players[0].num_states + tree.players[1].num_states
     solver_bytes = sum(a.nbytes for a in solver.regrets + solver.strategy_sum)
-    return {"street": street, "board": board, "bets": bets, "dtype": dtype, "threads": threads,
+    return {"street": street, "board": board, "bets": bets, "dtype": dtype, "threads": threads, "algo": algo,
             "public_nodes": tree.num_nodes, "private_states": states, "compile_s": compile_s,
             "tree_bytes": tree_bytes(tree), "solver_bytes": solver_bytes, "iteration_s": float(np.median(times)),
             "iterations": solver.iteration, "exploitability_pct": curve[-1][2], "reached": reached, "curve": curve,
@@ -163,6 +165,8 @@ def main() -> None:
     parser.add_argument("--turn-iterations", type=int, default=200)
     parser.add_argument("--openspiel-timeout", type=float, default=300.0)
     parser.add_argument("--quick", action="store_true", help="a smoke run: few iterations, no OpenSpiel")
+    parser.add_argument("--skip-openspiel", action="store_true", help="leave OpenSpiel's rows out")
+    parser.add_argument("--algo", default="cfr+", help="the CFR preset: cfr+, dcfr, ...")
     parser.add_argument("--output", default=str(OUT / "holdem.md"))
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -183,20 +187,21 @@ def main() -> None:
         every = 10
         configs = [(d, 1) for d in args.dtypes.split(",")] + [("float64", int(t)) for t in args.threads.split(",") if t != "1"]
         for dtype, threads in configs:
-            fig = run_child([street, BOARDS[street], args.pot, args.stack, bets, dtype, threads, iterations, every, targets])
+            fig = run_child([street, BOARDS[street], args.pot, args.stack, bets, dtype, threads, iterations, every, targets,
+                             13, args.algo])
             hit = fig["reached"]
             assert isinstance(hit, dict)
             cells = [f"{hit[f'{t:g}'][1]:.1f} s ({hit[f'{t:g}'][0]} it.)" if hit[f"{t:g}"] else "–" for t in targets]
-            rows.append((street, BOARDS[street], bets + ",allin", dtype, threads, fig["public_nodes"],
+            rows.append((street, BOARDS[street], bets + ",allin", args.algo, dtype, threads, fig["public_nodes"],
                          f"{fig['private_states']:,}", f"{fig['compile_s']:.2f}", f"{fig['iteration_s'] * 1e3:.1f}",
                          *cells, f"{fig['exploitability_pct']:.3f} after {fig['iterations']}",
                          f"{fig['tree_bytes'] / 2**20:.0f}", f"{fig['solver_bytes'] / 2**20:.0f}",
                          f"{fig['peak_mib']:.0f}"))
             print(*rows[-1], flush=True)
-    headers = ("street", "board", "bets (pot)", "dtype", "threads", "public nodes", "private states", "compile s",
+    headers = ("street", "board", "bets (pot)", "algorithm", "dtype", "threads", "public nodes", "private states", "compile s",
                "ms / iteration", *(f"to {t:g} % pot" for t in targets), "exploitability % pot",
                "tree MiB", "regrets + average MiB", "peak RSS MiB")
-    if "river" in args.streets and not args.quick:
+    if "river" in args.streets and not args.quick and not args.skip_openspiel:
         notes.extend(openspiel_rows(args, targets))
     import os
     import platform

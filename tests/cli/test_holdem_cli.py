@@ -22,8 +22,10 @@ def test_holdem_subgame_to_a_target_then_evaluate(tmp_path):
             "--out", out)
     report = ok_json(*args)
     assert report["stopped"] == "target" and report["exploitability_pct_pot"] <= 2.0
-    assert report["iterations"] % 10 == 0 and report["peak_rss_mib"] > 0 and report["seconds"] > 0
-    assert [p["iteration"] for p in report["curve"]] == list(range(10, report["iterations"] + 1, 10))
+    assert report["peak_rss_mib"] > 0 and report["seconds"] > 0
+    checked = [p["iteration"] for p in report["curve"]]  # first at --evaluate-every, then where the target is predicted
+    assert checked[0] == 10 and checked[-1] == report["iterations"] and all(b - a >= 10 for a, b in zip(checked, checked[1:]))
+    assert all(p["pct_pot"] > 2.0 for p in report["curve"][:-1])
     again = ok_json(*args)
     assert again["exploitability_pct_pot"] == report["exploitability_pct_pot"]  # deterministic
     evaluated = ok_json("evaluate", out)

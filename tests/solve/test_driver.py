@@ -16,7 +16,7 @@ from subgame.decompose import CFRDConfig, CFRDSolver, TrunkSplit
 from subgame.errors import SubgameError
 from subgame.games import load_game
 from subgame.solve.cfr import CFR_PLUS, DCFR, CFRSolver
-from subgame.solve.driver import STOP_SIGNALS, Budget, Cadence, Solver, run
+from subgame.solve.driver import STOP_SIGNALS, Budget, Cadence, Solver, TargetSchedule, run
 from tests.conftest import compiled
 
 
@@ -223,3 +223,43 @@ def test_an_error_in_a_callback_propagates_without_a_checkpoint_and_restores_the
             checkpoint_every=Cadence(iterations=2), progress=failing)
     assert [signal.getsignal(s) for s in STOP_SIGNALS] == before
     assert CFRSolver.load_checkpoint(tmp_path / "c.ckpt", compiled("kuhn")).iteration == 2
+
+
+def test_a_target_schedule_checks_where_the_power_law_predicts_the_target():
+    schedule = TargetSchedule(1.0, first=10)
+    assert [t for t in range(1, 30) if schedule(t)][:1] == [10]
+    schedule.record(10, 64.0)
+    assert schedule.next == 20  # one check: the count doubles
+    schedule.record(20, 16.0)  # e = 6400 / t^2: the target 1.0 at t = 80, beyond twice 20
+    assert schedule.next == 40
+    schedule.record(40, 4.0)
+    assert schedule.next == 80  # the predicted crossing
+    schedule.record(80, 1.2)  # slower than predicted: the next check at least the minimum gap further
+    assert schedule.next == 90
+    with pytest.raises(SubgameError, match="target > 0"):
+        TargetSchedule(0.0, first=10)
+
+
+def test_a_run_stops_at_a_target_checked_on_a_schedule():
+    class Countdown:
+        iteration = 0
+
+        def step(self) -> None:
+            self.iteration += 1
+
+        def average_strategy(self):  # never called here
+            raise AssertionError
+
+        def save_checkpoint(self, path):
+            return path
+
+    schedule = TargetSchedule(0.01, first=4)
+
+    def value(s: Countdown) -> float:
+        v = 1.0 / s.iteration**2
+        schedule.record(s.iteration, v)
+        return v
+
+    result = run(Countdown(), Budget(iterations=1000), evaluate_at=schedule, on_evaluation=value, until=lambda v: v <= 0.01)
+    assert result.stopped == "target" and result.evaluated_at[0] == 4 and result.iteration >= 10
+    assert len(result.evaluated_at) < 5

@@ -43,7 +43,7 @@ def test_the_estimate_counts_what_the_compiler_builds(name, params):
     measured = tree_bytes(tree)
     assert 0.75 <= est.tree_bytes / measured <= 1.25, (est.tree_bytes, measured)
     solver = CFRSolver(tree)
-    state = array_bytes([solver.regrets, solver.strategy_sum, solver._legal, solver._uniform])
+    state = array_bytes([solver.regrets, solver.strategy_sum, solver._legal])
     assert 0.75 <= est.solver_bytes / state <= 1.25, (est.solver_bytes, state)
 
 

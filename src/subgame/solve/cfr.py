@@ -25,6 +25,7 @@ from ..tree.sweep import (
     backward_expected,
     forward_reach,
     regret_matching,
+    row_sums,
     sequence_values,
     transition_weights,
 )
@@ -159,7 +160,6 @@ class CFRSolver:
         self._legal = [pa.legal for pa in tree.players]
         if abstraction is not None:
             self._legal = [abstraction.pool(p, pa.legal.astype(float)) > 0 for p, pa in enumerate(tree.players)]
-        self._uniform = [legal / legal.sum(axis=1, keepdims=True) for legal in self._legal]
         self.regrets = [np.zeros(legal.shape, dtype=self.dtype) for legal in self._legal]
         self.strategy_sum = [np.zeros(legal.shape, dtype=self.dtype) for legal in self._legal]
         rs = tree.plan.root_slice
@@ -177,7 +177,7 @@ class CFRSolver:
         regrets = self.regrets[p]
         if self.dtype is not np.float64:  # a float32 solver matches regrets in float64
             regrets = regrets.astype(np.float64)
-        sigma = self._lift(p, regret_matching(regrets, self._legal[p], self._uniform[p]))
+        sigma = self._lift(p, regret_matching(regrets, self._legal[p]))
         r = self.restriction[p]
         if r is not None and r.weight == 1.0:
             sigma = np.where(r.mask[:, None], r.probs, sigma)
@@ -188,10 +188,13 @@ class CFRSolver:
 
     def average_strategy(self) -> Strategy:
         out = []
-        for p, uniform in enumerate(self._uniform):
+        for p, legal in enumerate(self._legal):
             s = self.strategy_sum[p].astype(np.float64, copy=False)
-            tot = s.sum(axis=1, keepdims=True)
-            out.append(self._lift(p, np.where(tot > 0, s / np.where(tot > 0, tot, 1.0), uniform)))
+            tot = row_sums(s)[:, None]
+            unreached = ~(tot[:, 0] > 0)  # uniform over the legal actions where the sum is zero
+            avg = s / np.where(unreached[:, None], 1.0, tot)
+            avg[unreached] = legal[unreached] / legal[unreached].sum(axis=1, keepdims=True)
+            out.append(self._lift(p, avg))
         return Strategy(self.tree.game_id, (out[0], out[1]), StrategyMeta(iterations=self.iteration, config=asdict(self.config)))
 
     def average_root_range(self) -> np.ndarray:
@@ -236,11 +239,15 @@ class CFRSolver:
 
     def _update(self, p: int, t: int, sigma_p: np.ndarray, v: np.ndarray, reach_p: np.ndarray) -> None:
         pa = self.tree.players[p]
-        inst = sequence_values(self.tree, p, v) - v[pa.infoset_priv][:, None]
+        inst = sequence_values(self.tree, p, v)  # the arrays [I, A] are updated in place: fewer live at once
+        inst -= v[pa.infoset_priv][:, None]
         inst *= pa.legal
         self._add_regrets(p, t, inst)
+        del inst
         weight = self._average_weight(t)
-        self.strategy_sum[p] += weight * self._pool(p, reach_p[pa.infoset_priv][:, None] * sigma_p)
+        contribution = self._pool(p, np.multiply(reach_p[pa.infoset_priv][:, None], sigma_p))
+        contribution *= weight
+        self.strategy_sum[p] += contribution
         if self.root_range_sum is not None and self.gadget is not None and self.gadget.player == p:
             self.root_range_sum += weight * reach_p[self.tree.plan.root_slice[p]]
             self.root_range_weight += weight
@@ -274,10 +281,13 @@ class CFRSolver:
         (sw0, reach0), (sw1, reach1) = self._reach(0, sigma[0]), self._reach(1, sigma[1])
         seen1 = self._seen(1, sigma[1], reach1)
         if self.config.alternating:
-            self._update(0, t, sigma[0], self._values(0, sw0, (reach0, seen1)), reach0)
+            self._update(0, t, sigma.pop(0), self._values(0, sw0, (reach0, seen1)), reach0)
+            del sw0, reach0, seen1  # released before player 0's new reach is built: a smaller peak
             new0 = self._current(0)  # player 1 responds to player 0's new strategy
             sw0, reach0 = self._reach(0, new0)
-            self._update(1, t, sigma[1], self._values(1, sw1, (self._seen(0, new0, reach0), reach1)), reach1)
+            seen0 = self._seen(0, new0, reach0)
+            del new0, sw0
+            self._update(1, t, sigma.pop(0), self._values(1, sw1, (seen0, reach1)), reach1)
         else:
             seen0 = self._seen(0, sigma[0], reach0)
             v0, v1 = self._values(0, sw0, (reach0, seen1)), self._values(1, sw1, (seen0, reach1))

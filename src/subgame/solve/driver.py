@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from math import log
 from pathlib import Path
 from types import FrameType
 from typing import Any, Generic, Literal, Protocol, TypeVar, overload, runtime_checkable
@@ -111,6 +112,44 @@ class Cadence:
         )
 
 
+class TargetSchedule:
+    """Evaluation points that grow toward the iteration where a target is predicted to be met.
+
+    An exploitability check (a best-response pass) costs about an iteration, so checking a
+    long run every few iterations adds a large share to it. Here the first check is at
+    ``first``; after each one the next is where the power law ``e(t) = c · t^-k`` through
+    the last two checks reaches ``target`` (CFR+ and DCFR curves are close to straight on
+    log-log axes), at least ``min_gap`` iterations later and at most ``max_growth`` times
+    the iteration count; with one check, or a curve that did not fall, the count grows by
+    ``max_growth``. A run that stops at the target therefore needs a handful of checks and
+    overshoots the crossing by about one gap of the last prediction's error. Pass it as
+    :func:`run`'s ``evaluate_at`` and :meth:`record` every evaluation's value.
+    """
+
+    def __init__(self, target: float, first: int, min_gap: int | None = None, max_growth: float = 2.0) -> None:
+        if not target > 0 or first < 1 or (min_gap is not None and min_gap < 1) or not max_growth > 1:
+            raise SubgameError(f"a target schedule needs target > 0, first >= 1, min_gap >= 1 and max_growth > 1; got "
+                               f"{target}, {first}, {min_gap}, {max_growth}")
+        self.target, self.min_gap, self.max_growth = float(target), min_gap or first, float(max_growth)
+        self.next = int(first)
+        self.checks: list[tuple[int, float]] = []
+
+    def __call__(self, iteration: int) -> bool:
+        return iteration >= self.next
+
+    def record(self, iteration: int, value: float) -> None:
+        """The value checked at ``iteration``; sets the next point."""
+        self.checks.append((iteration, float(value)))
+        grown = int(iteration * self.max_growth)
+        step = grown
+        if len(self.checks) >= 2:
+            (t0, e0), (t1, e1) = self.checks[-2:]
+            if t1 > t0 and 0 < e1 < e0 and e1 > self.target:
+                k = log(e0 / e1) / log(t1 / t0)
+                step = min(grown, int(t1 * (e1 / self.target) ** (1.0 / k)) + 1)
+        self.next = max(iteration + self.min_gap, step)
+
+
 E = TypeVar("E")
 S = TypeVar("S", bound=Solver)
 
@@ -179,7 +218,7 @@ def _deferred_stop_signals() -> Iterator[_StopRequests]:
 
 @overload
 def run(
-    solver: S, budget: Budget, *, evaluate_at: Iterable[int] = (), on_evaluation: Callable[[S], E],
+    solver: S, budget: Budget, *, evaluate_at: Iterable[int] | Callable[[int], bool] = (), on_evaluation: Callable[[S], E],
     checkpoint: Path | None = None, checkpoint_every: Cadence = ..., progress: Callable[[int], None] | None = None,
     clock: Callable[[], float] = ..., until: Callable[[E], bool] | None = None,
 ) -> RunResult[E]: ...
@@ -187,7 +226,7 @@ def run(
 
 @overload
 def run(
-    solver: S, budget: Budget, *, evaluate_at: Iterable[int] = (), on_evaluation: None = None,
+    solver: S, budget: Budget, *, evaluate_at: Iterable[int] | Callable[[int], bool] = (), on_evaluation: None = None,
     checkpoint: Path | None = None, checkpoint_every: Cadence = ..., progress: Callable[[int], None] | None = None,
     clock: Callable[[], float] = ..., until: None = None,
 ) -> RunResult[None]: ...
@@ -197,7 +236,7 @@ def run(
     solver: S,
     budget: Budget,
     *,
-    evaluate_at: Iterable[int] = (),
+    evaluate_at: Iterable[int] | Callable[[int], bool] = (),
     on_evaluation: Callable[[S], E] | None = None,
     checkpoint: Path | None = None,
     checkpoint_every: Cadence = Cadence(),
@@ -218,7 +257,8 @@ def run(
     Args:
         solver: advanced in place.
         budget: iterations (a total) and/or seconds.
-        evaluate_at: iteration counts at which to call ``on_evaluation``.
+        evaluate_at: iteration counts at which to call ``on_evaluation``, or a function of the
+            iteration count that says whether to (a :class:`TargetSchedule`).
         on_evaluation: returns what the result collects (an exploitability, a curve point).
         checkpoint: where ``solver.save_checkpoint`` writes; ``None`` writes nothing.
         checkpoint_every: when to write during the run.
@@ -236,7 +276,7 @@ def run(
     (``KeyboardInterrupt`` included) propagates without a checkpoint being written, since
     the iteration it cut may be half done.
     """
-    points = frozenset(evaluate_at)
+    due = evaluate_at if callable(evaluate_at) else frozenset(evaluate_at).__contains__
     start_iteration = solver.iteration
     evaluations: list[E] = []
     evaluated_at: list[int] = []
@@ -264,7 +304,7 @@ def run(
             t = solver.iteration
             if progress is not None:
                 progress(t)
-            if t in points:
+            if due(t):
                 evaluate()
             if checkpoint_every.due(t, clock() - last_write):
                 write()

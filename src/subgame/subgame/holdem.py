@@ -34,35 +34,47 @@ from ..solve import driver
 from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver
 from ..strategy import Strategy
 from ..tree.compile import compile_game
+from ..tree.estimate import SPARSE_THRESHOLD, SizeEstimate, poker_estimate, poker_state_bytes
 from ..tree.isomorphism import SuitClasses, canonical_deals, suit_classes
 from ..tree.poker_compile import compile_poker
 from ..tree.public_tree import PublicTree
-from ..tree.size import BYTES_PER_PRIVATE_STATE, available_bytes, gib
+from ..tree.size import available_bytes, gib
 from ..tree.sweep import forward_reach, transition_weights
-
-#: Bytes of solver state and sweep buffers per private state beyond the compiled tree
-#: (regrets and strategy sums per action at decision states, reaches and values); with
-#: :data:`~subgame.tree.size.BYTES_PER_PRIVATE_STATE` the estimate of the turn endgame
-#: ``subgame2`` with bets of 1 pot and all-in (0.77 GiB) is above its measured peak (0.70 GiB).
-SOLVER_BYTES_PER_PRIVATE_STATE = 96
 
 
 @dataclass(frozen=True)
 class SpotSize:
-    """The size of a spot's public tree, counted on its betting tree before anything is built."""
+    """The size of a spot's public tree, counted on its betting tree before anything is built.
 
-    public_nodes: int
-    private_states: int  #: both players together
-    bytes: int  #: estimated memory of the compiled tree and its CFR solve
-    complete: bool = True  #: False: the count stopped at a limit, the tree is at least this large
+    The bytes come from :func:`~subgame.tree.estimate.poker_estimate`, the one estimate of
+    a poker tree's memory (tree, solver state, sweep buffers) that ``solve`` and ``games
+    --size`` use too; only the count differs (suit-isomorphic first deals, a limit).
+    """
+
+    estimate: SizeEstimate  #: the counts per player and the bytes (lower bounds unless ``exact``)
+
+    @property
+    def public_nodes(self) -> int:
+        return self.estimate.public_nodes
+
+    @property
+    def private_states(self) -> int:
+        """Both players together."""
+        return sum(self.estimate.private_states)
+
+    @property
+    def bytes(self) -> int:
+        """Estimated peak memory of the compiled tree and its CFR solve."""
+        return self.estimate.peak_bytes
+
+    @property
+    def complete(self) -> bool:
+        """False: the count stopped at a limit, the tree is at least this large."""
+        return self.estimate.exact
 
 
 class _Exceeded(Exception):
     """The count passed its limit."""
-
-
-def _bytes(private_states: int) -> int:
-    return private_states * (BYTES_PER_PRIVATE_STATE + SOLVER_BYTES_PER_PRIVATE_STATE)
 
 
 def estimate_size(game: PokerGame, limit: int | None = None, *, first_deals: int | None = None) -> SpotSize:
@@ -77,43 +89,53 @@ def estimate_size(game: PokerGame, limit: int | None = None, *, first_deals: int
     (the canonical deals of a suit-isomorphic tree there; the chance nodes below count
     every deal, so the count stays an upper bound where isomorphism folds them too).
     """
-    deck = game.spec.deck_size
+    deck, hole = game.spec.deck_size, game.spec.hole_cards
     needed = np.cumsum(game.spec.board_cards)  # board cards on the table in each round
-    memo: dict[PokerState, tuple[int, int]] = {}
+    memo: dict[PokerState, tuple[int, ...]] = {}
     seen = [0, 0]  # lower bounds on public nodes and private states (distinct states first, then subtrees)
+    widest = [1, 1]
 
-    def count(st: PokerState) -> tuple[int, int]:
+    def count(st: PokerState) -> tuple[int, ...]:
+        """Public nodes, private states (both players), each player's states where she acts, sparse entries."""
         got = memo.get(st)
         if got is not None:
             return got
         who = game.actor(st)
         b = len(st.board)
-        nodes, states = 1, 2 * comb(deck - b, 2)
+        hands = comb(deck - b, hole)
+        out = [1, 2 * hands, 0, 0, 0]
         seen[0] += 1
-        seen[1] += states
-        if limit is not None and _bytes(seen[1]) > limit:
+        seen[1] += 2 * hands
+        if limit is not None and poker_state_bytes(seen[1]) > limit:
             raise _Exceeded
         if who == CHANCE:
             k = int(needed[np.searchsorted(needed, b, side="right")]) - b  # the next round's board cards
-            n, s = count(st._replace(board=st.board + (-1,) * k))
+            sub = count(st._replace(board=st.board + (-1,) * k))
             deals = first_deals if first_deals is not None and b == len(game.spec.board) else comb(deck - b, k)
-            nodes, states = nodes + deals * n, states + deals * s
-        elif who != TERMINAL:
-            for a in game.legal_actions(st):
-                n, s = count(game.next_state(st, a))
-                nodes, states = nodes + n, states + s
-        if limit is not None and _bytes(states) > limit:
-            seen[0], seen[1] = max(seen[0], nodes), max(seen[1], states)
+            out = [x + deals * y for x, y in zip(out, sub)]
+        elif who == TERMINAL:
+            if hands <= SPARSE_THRESHOLD:
+                out[4] = hands * comb(deck - b - hole, hole)
+        else:
+            out[2 + who] = hands
+            actions = game.legal_actions(st)
+            widest[who] = max(widest[who], len(actions))
+            for a in actions:
+                out = [x + y for x, y in zip(out, count(game.next_state(st, a)))]
+        if limit is not None and poker_state_bytes(out[1]) > limit:
+            seen[0], seen[1] = max(seen[0], out[0]), max(seen[1], out[1])
             raise _Exceeded
-        memo[st] = (nodes, states)
-        return nodes, states
+        memo[st] = tuple(out)
+        return memo[st]
 
     root = game.root()._replace(hole=((), ()), board=(-1,) * len(game.spec.board))
     try:
-        nodes, states = count(root)
+        nodes, states, acting0, acting1, sparse = count(root)
     except _Exceeded:
-        return SpotSize(seen[0], seen[1], _bytes(seen[1]), complete=False)
-    return SpotSize(nodes, states, _bytes(states))
+        half = seen[1] // 2
+        return SpotSize(poker_estimate(game, seen[0], (half, half), (0, 0), 0, False, "betting tree, stopped at the limit"))
+    return SpotSize(poker_estimate(game, nodes, (states // 2, states // 2), (acting0 * widest[0], acting1 * widest[1]),
+                                   sparse, True, "betting tree, suit-isomorphic first deals"))
 
 
 @dataclass(frozen=True, eq=False)
@@ -279,9 +301,12 @@ def solve_spot(
 ) -> SpotSolve:
     """Run CFR (``config``) on the spot until its exploitability is at most ``target_pct_pot`` % of the pot.
 
-    The average strategy is evaluated every ``evaluate_every`` iterations and at the end;
-    the run stops at the target, after ``iterations`` or after ``seconds``, whichever
-    comes first, or cleanly on Ctrl-C (:func:`~subgame.solve.driver.run`).
+    Without a target the average strategy is evaluated every ``evaluate_every`` iterations;
+    with one, first after ``evaluate_every`` iterations and then where the curve so far
+    predicts the target, at least ``evaluate_every`` iterations apart
+    (:class:`~subgame.solve.driver.TargetSchedule`: a check costs about an iteration). It
+    is evaluated at the end too. The run stops at the target, after ``iterations`` or after
+    ``seconds``, whichever comes first, or cleanly on Ctrl-C (:func:`~subgame.solve.driver.run`).
     """
     if evaluate_every < 1:
         raise GameDefinitionError(f"evaluate_every must be at least 1, got {evaluate_every}")
@@ -289,16 +314,20 @@ def solve_spot(
         raise GameDefinitionError(f"the target must be a positive percentage of the pot, got {target_pct_pot}")
     solver = problem.solver(config).plan(iterations)
     started = time.perf_counter()
+    schedule = None if target_pct_pot is None else driver.TargetSchedule(target_pct_pot, evaluate_every)
 
     def evaluate(s: CFRSolver) -> SpotPoint:
         point = SpotPoint(s.iteration, time.perf_counter() - started, problem.exploitability(s.average_strategy()))
+        if schedule is not None:
+            schedule.record(point.iteration, point.exploitability.pct_pot)
         if progress is not None:
             progress(point)
         return point
 
     result = driver.run(
         solver, driver.Budget(iterations=iterations, seconds=seconds),
-        evaluate_at=range(evaluate_every, iterations + 1, evaluate_every), on_evaluation=evaluate,
+        evaluate_at=range(evaluate_every, iterations + 1, evaluate_every) if schedule is None else schedule,
+        on_evaluation=evaluate,
         until=None if target_pct_pot is None else (lambda p: p.exploitability.pct_pot <= target_pct_pot),
     )
     return SpotSolve(solver.average_strategy(), solver.iteration, time.perf_counter() - started, result.stopped,

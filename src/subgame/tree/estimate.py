@@ -14,10 +14,12 @@ allocate and allocate none of it:
 
 Bytes follow from the counts with per-item costs measured on compiled trees
 (:data:`~subgame.tree.size.BYTES_PER_PRIVATE_STATE` and its neighbours): the tree's arrays
-and the CFR solver's state (regrets, strategy sums, legal masks and uniform strategies:
+and the CFR solver's state (regrets, strategy sums and legal masks:
 :data:`SOLVER_BYTES_PER_INFOSET_ACTION` per information set and action slot), and the
 buffers an iteration or an evaluation sweeps (:data:`SWEEP_BYTES_PER_PRIVATE_STATE`): what a
-solve peaks at, for callers to compare with the memory they have.
+solve peaks at, for callers to compare with the memory they have. A poker game's counts
+become bytes in :func:`poker_estimate` only, whoever counted them (the hold'em spot's
+suit-isomorphic count too).
 """
 
 from __future__ import annotations
@@ -39,8 +41,8 @@ from .size import (
 )
 
 #: Bytes of CFR solver state per information set and action slot: regrets and strategy sums
-#: (float64 each), the uniform strategy (float64) and the legal mask (bool).
-SOLVER_BYTES_PER_INFOSET_ACTION = 25
+#: (float64 each) and the legal mask (bool).
+SOLVER_BYTES_PER_INFOSET_ACTION = 17
 #: Bytes per private state of the arrays a CFR iteration or an exploitability evaluation
 #: allocates while it runs (reaches, transition weights, values, operator temporaries): 38
 #: measured on a hold'em turn of 10.4 million private states and 41 on a 32-card two-round
@@ -131,15 +133,36 @@ def _poker_size(game: PokerGame) -> SizeEstimate:
         widest[who] = max(widest[who], len(kids))
         stack.extend((c, boards) for c, _, _ in kids)
     infoset_actions = (infoset_nodes[0] * widest[0], infoset_nodes[1] * widest[1])
+    return poker_estimate(game, nodes, (states, states), infoset_actions, sparse, True, "betting tree × boards")
+
+
+def poker_estimate(game: PokerGame, public_nodes: int, private_states: tuple[int, int], infoset_actions: tuple[int, int],
+                   sparse_entries: int, exact: bool, method: str) -> SizeEstimate:
+    """Bytes of a poker tree, its CFR solver and its sweeps from counts, by the one set of per-item costs.
+
+    Every count of a poker game's size turns into bytes here: :func:`estimate_size`'s walk
+    along one board and the hold'em spot's walk with suit-isomorphic first deals
+    (:func:`subgame.subgame.holdem.estimate_size`) alike.
+    """
+    deck, hole = game.spec.deck_size, game.spec.hole_cards
     tree = (
-        2 * states * POKER_BYTES_PER_PRIVATE_STATE + sparse * BYTES_PER_SPARSE_ENTRY
-        + nodes * POKER_BYTES_PER_PUBLIC_NODE + comb(deck, hole) * (BYTES_PER_HAND + deck)
+        sum(private_states) * POKER_BYTES_PER_PRIVATE_STATE + sparse_entries * BYTES_PER_SPARSE_ENTRY
+        + public_nodes * POKER_BYTES_PER_PUBLIC_NODE + comb(deck, hole) * (BYTES_PER_HAND + deck)
     )
     return SizeEstimate(
-        game.describe(), nodes, (states, states), infoset_actions, sparse, tree,
-        SOLVER_BYTES_PER_INFOSET_ACTION * sum(infoset_actions) + SOLVER_BYTES_FIXED, True, "betting tree × boards",
-        2 * states * SWEEP_BYTES_PER_PRIVATE_STATE,
+        game.describe(), public_nodes, private_states, infoset_actions, sparse_entries, tree,
+        SOLVER_BYTES_PER_INFOSET_ACTION * sum(infoset_actions) + SOLVER_BYTES_FIXED, exact, method,
+        sum(private_states) * SWEEP_BYTES_PER_PRIVATE_STATE,
     )
+
+
+def poker_state_bytes(private_states: int) -> int:
+    """A lower bound on :func:`poker_estimate`'s peak bytes from private states alone (both players).
+
+    The tree's arrays and the sweeps' buffers per private state; a walk that has counted
+    this many states so far can stop as soon as this exceeds the memory it may use.
+    """
+    return private_states * (POKER_BYTES_PER_PRIVATE_STATE + SWEEP_BYTES_PER_PRIVATE_STATE)
 
 
 def _enumerated_size(game: Game, max_histories: int) -> SizeEstimate:

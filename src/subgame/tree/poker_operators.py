@@ -212,14 +212,17 @@ class CardRemoval:
         stronger = cs[-1] - np.take(cs, self.stronger_lo[0][0], axis=0)
         for j in range(1, self.hand_cards.shape[1]):
             cs = self._prefix(j, reach)
-            sign = (-1.0) ** j
+            add = np.add if j % 2 == 0 else np.subtract  # the sign (-1)^j of inclusion–exclusion
 
-            def total(index: np.ndarray, cs: np.ndarray = cs) -> np.ndarray:  # summed over the hand's j-subsets
-                summed: np.ndarray = np.take(cs, index.ravel(), axis=0).reshape(index.shape[0], n, T).sum(axis=0)
-                return summed
+            def total(index: np.ndarray, cs: np.ndarray = cs) -> np.ndarray:
+                """[n, T] ``cs`` at each hand's entries summed over its j-subsets, row by row (no [C, n, T] temporary)."""
+                out: np.ndarray = np.take(cs, index[0], axis=0)
+                for r in index[1:]:
+                    out += np.take(cs, r, axis=0)
+                return out
 
-            weaker += sign * (total(self.weaker_hi[j]) - total(self.group_lo[j]))
-            stronger += sign * (total(self.group_hi[j]) - total(self.stronger_lo[j]))
+            add(weaker, np.subtract(total(self.weaker_hi[j]), total(self.group_lo[j])), out=weaker)
+            add(stronger, np.subtract(total(self.group_hi[j]), total(self.stronger_lo[j])), out=stronger)
         return weaker, stronger
 
     def _prefix(self, j: int, reach: np.ndarray) -> np.ndarray:
@@ -402,13 +405,18 @@ class FoldTerminal:
     num_states: tuple[int, int]  #: (G0, G1), the sizes of the value arrays
 
     def cfv(self, player: int, reach: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-        out = np.zeros(self.num_states[player])
+        return self.cfv_into(player, reach, np.zeros(self.num_states[player]))
+
+    def cfv_into(self, player: int, reach: tuple[np.ndarray, np.ndarray], out: np.ndarray) -> np.ndarray:
+        """Write the values at this operator's states into ``out`` [G_player] (other states untouched)."""
         opp = reach[1 - player]
         sign = 1.0 if player == 0 else -1.0
 
         def one(g: FoldGroup, cols: slice) -> None:
             mass = g.removal.disjoint_sum(np.take(opp, g.states[1 - player][:, cols]))
-            np.put(out, g.states[player][:, cols], (sign * g.value[cols]) * mass)
+            mass *= sign * g.value[cols]
+            mass += 0.0  # no negative zeros: the values read as if added to a zero array
+            np.put(out, g.states[player][:, cols], mass)
 
         run_split(one, self.groups)
         return out
@@ -431,15 +439,25 @@ class ShowdownTerminal:
     num_states: tuple[int, int]  #: (G0, G1), the sizes of the value arrays
 
     def cfv(self, player: int, reach: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-        out = np.zeros(self.num_states[player])
+        return self.cfv_into(player, reach, np.zeros(self.num_states[player]))
+
+    def cfv_into(self, player: int, reach: tuple[np.ndarray, np.ndarray], out: np.ndarray) -> np.ndarray:
+        """Write the values at this operator's states into ``out`` [G_player] (other states untouched)."""
         opp = reach[1 - player]
 
         def one(g: ShowdownGroup, cols: slice) -> None:
             weaker, stronger = g.removal.weaker_stronger(np.take(opp, g.states[1 - player][:, cols]))
             if player == 0:
-                np.put(out, g.states[0][:, cols], g.win[cols] * weaker + g.lose[cols] * stronger)
+                weaker *= g.win[cols]
+                stronger *= g.lose[cols]
             else:  # player 1's hand wins against weaker hands of player 0, where player 0 gets `lose`
-                np.put(out, g.states[1][:, cols], -(g.win[cols] * stronger + g.lose[cols] * weaker))
+                weaker *= g.lose[cols]
+                stronger *= g.win[cols]
+            value = np.add(weaker, stronger, out=weaker) if player == 0 else np.add(stronger, weaker, out=weaker)
+            if player == 1:
+                np.negative(value, out=value)
+            value += 0.0  # no negative zeros: the values read as if added to a zero array
+            np.put(out, g.states[player][:, cols], value)
 
         run_split(one, self.groups)
         return out

@@ -25,7 +25,7 @@ def regret_matching(regrets: np.ndarray, legal: np.ndarray, uniform: np.ndarray 
         [I, A] behaviour strategy, zero at illegal slots.
     """
     pos = np.maximum(regrets, 0.0)
-    total = pos.sum(axis=1, keepdims=True)
+    total = pos.sum(axis=1, keepdims=True) if pos.size < ROW_SUM_COLUMNS_FROM else row_sums(pos)[:, None]
     none = ~(total[:, 0] > 0.0)
     total[none] = 1.0  # rows without positive regret are all zero here and become uniform below
     pos /= total
@@ -34,11 +34,44 @@ def regret_matching(regrets: np.ndarray, legal: np.ndarray, uniform: np.ndarray 
     return pos
 
 
+#: Entries from which :func:`row_sums` adds columns (below it one reduction costs less than A calls) and
+#: :func:`transition_weights` gathers without wrapping.
+ROW_SUM_COLUMNS_FROM = 1 << 14
+
+
+def row_sums(x: np.ndarray) -> np.ndarray:
+    """[I] the sums of the rows of ``x`` [I, A], bitwise as ``x.sum(axis=1)`` and several times faster for small A.
+
+    numpy adds a short contiguous row in order when it has fewer than 8 entries and as
+    ``((x0+x1)+(x2+x3))+((x4+x5)+(x6+x7))`` followed by the rest in order when it has 8 to
+    15 (its pairwise summation); adding whole columns in that order gives the same sums
+    without a reduction per row.
+    """
+    A = x.shape[1]
+    if A == 0 or A >= 16 or x.size < ROW_SUM_COLUMNS_FROM:
+        out: np.ndarray = x.sum(axis=1)
+        return out
+    if A < 8:
+        out = x[:, 0] + 0.0
+        for k in range(1, A):
+            out += x[:, k]
+        return out
+    c = [x[:, k] for k in range(8)]
+    out = ((c[0] + c[1]) + (c[2] + c[3])) + ((c[4] + c[5]) + (c[6] + c[7]))
+    for k in range(8, A):
+        out += x[:, k]
+    return out
+
+
 def transition_weights(tree: PublicTree, player: int, probs: np.ndarray) -> np.ndarray:
     """[G] probability of the player's own action leading to each private state (1 if none)."""
-    # child_seq is -1 where she did not act: that index reads the 1 appended after the strategy.
-    flat = np.append(probs.ravel(), 1.0)
-    return np.take(flat, tree.players[player].child_seq)
+    seq = tree.players[player].child_seq  # -1 where she did not act
+    if seq.size < ROW_SUM_COLUMNS_FROM:  # -1 wraps to the 1 appended after the strategy (fewer calls on small trees)
+        small: np.ndarray = np.concatenate((probs.reshape(-1), (1.0,))).take(seq, mode="wrap")
+        return small
+    out: np.ndarray = np.take(probs.reshape(-1), seq, mode="clip")  # 3 to 4 times faster than wrapping on large ones
+    out[seq < 0] = 1.0
+    return out
 
 
 def forward_reach(tree: PublicTree, player: int, sw: np.ndarray, root: np.ndarray | None = None) -> np.ndarray:
@@ -61,6 +94,13 @@ def forward_reach(tree: PublicTree, player: int, sw: np.ndarray, root: np.ndarra
 def leaf_values(tree: PublicTree, player: int, reach: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     """[G] counterfactual values given by the terminal operators (zero elsewhere, leaves included)."""
     ops = tree.terminals
+    if len(ops) > 1:  # operators that write their own states into one array (poker's): no array per operator
+        writers = [w for op in ops if (w := getattr(op, "cfv_into", None)) is not None]
+        if len(writers) == len(ops):
+            v = np.zeros(tree.players[player].num_states)
+            for write in writers:
+                write(player, reach, v)
+            return v
     v = np.array(ops[0].cfv(player, reach), dtype=np.float64, copy=True)
     for op in ops[1:]:
         v += op.cfv(player, reach)
