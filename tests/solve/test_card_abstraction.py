@@ -246,3 +246,15 @@ def test_version_1_bucket_files_are_refused_clearly(nlfh_5x3, tmp_path):
     old = write_npz(tmp_path / "old.npz", {"format": "subgame-card-buckets", "version": 1, "game_id": cb.game_id}, {})
     with pytest.raises(StrategyFileError, match="version 1 is not supported"):
         CardBuckets.load(old)
+
+
+def test_the_abstraction_numbers_buckets_like_infoset_keys():
+    from subgame.solve.abstraction import Abstraction
+    game = load_game("nlfh", num_ranks=4, num_suits=2)
+    tree = compile_game(game)
+    cb = CardBuckets.build(game, [16, 6], seed=0)
+    fast = cb.abstraction(game, tree)
+    slow = Abstraction.from_keys(tree, lambda p, public, label: cb.infoset_key(game, public, label))
+    for p in (0, 1):
+        np.testing.assert_array_equal(fast.buckets[p], slow.buckets[p])
+        assert fast.num_buckets(p) > 6

@@ -48,7 +48,7 @@ and turn into an :class:`~subgame.solve.abstraction.Abstraction` of a compiled t
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import combinations
@@ -663,19 +663,52 @@ class CardBuckets:
     def _ranks(self) -> list[np.ndarray]:
         return [colex_rank(b) for b in self.boards]
 
+    @cached_property
+    def _col_of(self) -> dict[tuple[int, ...], int]:
+        return {tuple(int(c) for c in x): i for i, x in enumerate(self.hands)}
+
     def _col(self, hand: tuple[int, ...]) -> int:
-        return int(self._iso.hand_rows(np.array([hand], dtype=np.int64))[0])
+        return self._col_of[hand]
 
     def abstraction(self, game: PokerGame, tree: PublicTree) -> Abstraction:
-        """The tree's information sets bucketed by (betting sequence, round, bucket): imperfect recall."""
+        """The tree's information sets bucketed by (betting sequence, round, bucket): imperfect recall.
+
+        The buckets are those of ``Abstraction.from_keys`` with :meth:`infoset_key`, numbered
+        by first appearance, found with one lookup per public node instead of one per
+        information set.
+
+        Raises:
+            GameDefinitionError: the tree is of another game, or one bucket would hold
+                information sets with different legal actions.
+        """
         if game_fingerprint(game) != self.game_id or tree.game_id != self.game_id:
             raise GameDefinitionError(f"these buckets are for game {self.game_id!r}, not {tree.game_id!r}")
-        cap = tuple(self.num_buckets)
-
-        def key(player: int, public_key: tuple[str, ...], label: str) -> Hashable:
-            return self.infoset_key(game, public_key, label)
-
-        return Abstraction.from_keys(tree, key, f"card-buckets-{'-'.join(map(str, cap))}")
+        name = f"card-buckets-{'-'.join(map(str, self.num_buckets))}"
+        deal_rows = self._iso.hand_rows(deal_hands(game))
+        out = []
+        for p, pa in enumerate(tree.players):
+            nodes, node_of = np.unique(pa.node[pa.infoset_priv], return_inverse=True)
+            hand = deal_rows[state_hands(game, tree, p)[pa.infoset_priv]]
+            sequences: dict[tuple[tuple[str, ...], int], int] = {}
+            sequence = np.empty(nodes.size, dtype=np.int64)
+            hand_bucket = np.empty((nodes.size, self.hands.shape[0]), dtype=np.int64)
+            for u, n in enumerate(nodes.tolist()):  # one per public node, never per information set
+                betting, board = _split_public(game, tree.public_key[n])
+                sequence[u] = sequences.setdefault((betting, len(board)), len(sequences))
+                hand_bucket[u] = self.hand_buckets(board)
+            key = sequence[node_of] * (int(hand_bucket.max(initial=0)) + 1) + hand_bucket[node_of, hand]
+            _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+            order = np.empty(first.size, dtype=np.int64)
+            order[np.argsort(first)] = np.arange(first.size)
+            rep = first[inverse.reshape(-1)]
+            clash = np.flatnonzero((pa.action_ids != pa.action_ids[rep]).any(axis=1))
+            if clash.size:
+                i = int(clash[0])
+                raise GameDefinitionError(
+                    f"abstraction {name!r} puts information sets with different legal actions in one bucket "
+                    f"({pa.label[pa.infoset_priv[rep[i]]]!r} and {pa.label[pa.infoset_priv[i]]!r} of player {p})")
+            out.append(order[inverse.reshape(-1)])
+        return Abstraction((out[0], out[1]), name)
 
     def infoset_key(self, game: PokerGame, public_key: tuple[str, ...], label: str) -> tuple[tuple[str, ...], int, int]:
         """The abstract information set of one information set: (betting sequence, board size, bucket)."""
