@@ -4,9 +4,9 @@ A hand's *strength* on a complete board is its probability of beating a uniforml
 opponent hand that shares no card with it or the board (ties count one half). On an earlier
 round the strength still to come is a random variable over the board cards not yet dealt;
 its mean is the *expected hand strength* (EHS), its second moment EHS², and its histogram
-over ``bins`` equal-width bins the *hand-strength distribution* of Johanson, Zinkevich,
-Bowling et al. 2013 ("Evaluating State-Space Abstractions in Extensive-Form Games", AAMAS,
-distribution-aware abstraction). Per betting round every (board, hand) pair gets a bucket:
+over ``bins`` equal-width bins the *hand-strength distribution* of Johanson, Burch,
+Valenzano & Bowling 2013 ("Evaluating State-Space Abstractions in Extensive-Form Games",
+AAMAS; distribution-aware abstraction). Per betting round every (board, hand) pair gets a bucket:
 
 * on the last round, by k-means under L2 on the *opponent-cluster hand strength* (OCHS, same
   paper): the hand's strength against each of a few clusters of opponent hands (eight
@@ -615,7 +615,9 @@ class CardBuckets:
         if got is None:
             if len(self._cache) >= 4096:
                 self._cache.clear()
-            got = self._cache[key] = self.boards_buckets(np.array([key], dtype=np.int64).reshape(1, len(key)))[0]
+            got = self.boards_buckets(np.array([key], dtype=np.int64).reshape(1, len(key)))[0]
+            got.flags.writeable = False  # shared by every later call with this board
+            self._cache[key] = got
         return got
 
     def boards_buckets(self, boards: np.ndarray) -> np.ndarray:
