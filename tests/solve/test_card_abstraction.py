@@ -196,6 +196,8 @@ def test_a_permuted_board_gives_the_permuted_buckets(nlfh_5x3):
         cb.hand_buckets([0, 0, 1])
     with pytest.raises(GameDefinitionError, match="no round"):
         cb.hand_buckets([0, 1])
+    with pytest.raises(GameDefinitionError, match="not a hand"):
+        cb.bucket([0, 1, 2], [3, 99])
 
 
 def test_the_full_deck_has_1755_canonical_flops_and_1286792_flop_classes():

@@ -630,7 +630,10 @@ class CardBuckets:
             GameDefinitionError: no round has boards of ``b`` cards, or a board holds a card
                 twice or a card outside the deck.
         """
-        cards = np.sort(np.asarray(boards, dtype=np.int64).reshape(len(boards), -1), axis=1)
+        try:
+            cards = np.sort(np.asarray(boards, dtype=np.int64).reshape(len(boards), -1), axis=1)
+        except (TypeError, ValueError):
+            raise GameDefinitionError("boards must be a [boards, cards] array of whole numbers, one size for all") from None
         sizes = [b.shape[1] for b in self.boards]
         if cards.shape[1] not in sizes:
             raise GameDefinitionError(f"no round of these buckets has a board of {cards.shape[1]} cards (rounds: {sizes})")
@@ -670,7 +673,10 @@ class CardBuckets:
         return {tuple(int(c) for c in x): i for i, x in enumerate(self.hands)}
 
     def _col(self, hand: tuple[int, ...]) -> int:
-        return self._col_of[hand]
+        try:
+            return self._col_of[tuple(int(c) for c in hand)]
+        except KeyError:
+            raise GameDefinitionError(f"{list(hand)} is not a hand of these buckets' deck") from None
 
     def abstraction(self, game: PokerGame, tree: PublicTree) -> Abstraction:
         """The tree's information sets bucketed by (betting sequence, round, bucket): imperfect recall.
