@@ -553,7 +553,8 @@ class CardBuckets:
         """Bucket every round's pairs: ``num_buckets[r]`` buckets per distinct board size (see the module docstring).
 
         ``isomorphism=False`` computes the features on every board instead of canonical
-        ones (a check for small decks: the buckets are the same).
+        ones (a check for small decks): the buckets are the same wherever no round is
+        lossless, since every pair is then its own class.
 
         Raises:
             GameDefinitionError: not a poker game, a count that is not a whole number >= 1,
