@@ -1,8 +1,9 @@
 """A card-abstracted NLFH blueprint by public chance sampling, its exact exploitability against wall time.
 
 No-limit flop hold'em (Brown & Sandholm 2017, §7) is solved by public chance sampling
-(Johanson et al. 2012) in a card abstraction (``CardBuckets``: every preflop hand its own
-bucket when the count equals the hands, flop hands clustered); at each checkpoint of
+(Johanson et al. 2012) in a card abstraction (``CardBuckets``: every preflop class of hands
+its own bucket when the count covers the classes, 25 on 5 × 3 and 169 on the full deck; flop
+hands clustered by opponent-cluster hand strength); at each checkpoint of
 solving time the blueprint, stored per bucket (``BucketStrategy``), is evaluated exactly
 in the real, unabstracted game by the board pass (``subgame.eval.board_pass``), one batch
 of flops at a time. With ``--whole`` the whole tree's exploitability is computed beside it
