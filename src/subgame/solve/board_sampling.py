@@ -43,7 +43,6 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -125,8 +124,8 @@ class AbstractTables:
         return base[node_of] + bucket
 
 
-def _pool(ids: np.ndarray, x: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
-    """Sum the rows [I, a] of ``x`` into rows ``ids`` of a [K, A] table (a <= A)."""
+def _pool(ids: np.ndarray, x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Sum the rows [I, a] of ``x`` into rows ``ids`` of a [K, A] table ``shape`` (a <= A)."""
     k, width = shape
     flat = (ids[:, None] * width + np.arange(x.shape[1])).ravel()
     return np.bincount(flat, weights=x.ravel(), minlength=k * width).reshape(k, width)
