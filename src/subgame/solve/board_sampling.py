@@ -52,6 +52,7 @@ from ..games.base import Game, game_fingerprint
 from ..games.poker import PokerGame
 from ..strategy import Strategy, StrategyMeta
 from ..tree.board_cut import BoardCut, BoardForest
+from ..tree.poker_compile import state_hands
 from ..tree.public_tree import PublicTree
 from ..tree.sweep import backward_expected, forward_reach, leaf_values, regret_matching, sequence_values, transition_weights
 from .card_abstraction import BucketStrategy, CardBuckets, abstract_infosets
@@ -110,13 +111,14 @@ class AbstractTables:
             legal.append(np.concatenate(rows) if rows else np.zeros((0, width), dtype=bool))
         return AbstractTables((keys[0], keys[1]), (offsets[0], offsets[1]), (legal[0], legal[1]))
 
-    def rows(self, game: PokerGame, buckets: CardBuckets, tree: PublicTree, player: int) -> np.ndarray:
-        """[I] the row of each of ``player``'s information sets of ``tree``.
+    def rows(self, game: PokerGame, buckets: CardBuckets, tree: PublicTree, player: int,
+             hands: np.ndarray | None = None) -> np.ndarray:
+        """[I] the row of each of ``player``'s information sets of ``tree`` (``hands``: see :func:`abstract_infosets`).
 
         Raises:
             GameDefinitionError: an information set whose betting sequence the tables lack.
         """
-        sequences, node_of, bucket = abstract_infosets(game, buckets, tree, player)
+        sequences, node_of, bucket = abstract_infosets(game, buckets, tree, player, hands)
         try:
             base = np.array([self.offset[player][s] for s in sequences], dtype=np.int64)
         except KeyError as exc:
@@ -186,6 +188,7 @@ class BoardSamplingPCS:
         else:
             self.rng = np.random.default_rng(int(seed))
         trunk = self.cut.trunk
+        self._trunk_hands = tuple(state_hands(game, trunk, p) for p in (0, 1))  # [G_p] per trunk private state
         first = self.cut.forest(self.cut.deals if boards_per_pass is None else self.cut.deals[:1])
         self.tables = AbstractTables.of(game, buckets, (trunk,) if first is None else (trunk, first.tree))
         self._all = None if boards_per_pass is not None or first is None else self._with_rows(first)  # every flop: kept
@@ -198,8 +201,17 @@ class BoardSamplingPCS:
 
     def _with_rows(self, part: BoardForest) -> tuple[BoardForest, tuple[np.ndarray, np.ndarray]]:
         """A forest and the abstract row of each of its information sets, per player."""
-        rows = tuple(self.tables.rows(self.game, self.buckets, part.tree, p) for p in (0, 1))
+        rows = tuple(self.tables.rows(self.game, self.buckets, part.tree, p, self._forest_hands(part, p)) for p in (0, 1))
         return part, (rows[0], rows[1])
+
+    def _forest_hands(self, part: BoardForest, p: int) -> np.ndarray:
+        """[G] the hand of each of player p's private states of a forest: its trunk state's at the roots, then down."""
+        tree = part.tree
+        hand = np.empty(tree.players[p].num_states, dtype=np.int64)
+        hand[tree.plan.root_slice[p]] = self._trunk_hands[p][part.gather[p]]
+        for lv in tree.plan.levels[p]:  # a private state holds its parent's hand (perfect recall)
+            hand[lv.lo : lv.hi] = hand[lv.parent]
+        return hand
 
     # -- strategies -----------------------------------------------------------------------
     def _current(self, p: int) -> np.ndarray:

@@ -397,14 +397,16 @@ class BucketStrategy:
 
 
 def abstract_infosets(
-    game: PokerGame, buckets: CardBuckets, tree: PublicTree, player: int
+    game: PokerGame, buckets: CardBuckets, tree: PublicTree, player: int, hands: np.ndarray | None = None
 ) -> tuple[list[tuple[tuple[str, ...], int]], np.ndarray, np.ndarray]:
     """Where each of ``player``'s information sets of ``tree`` falls in the card abstraction.
 
     The abstract key of an information set (:meth:`CardBuckets.infoset_key`) is its public
     node's (betting sequence, board size) and its hand's bucket on the node's board; this
     computes both for every information set with one Python step per public node, never
-    per private state.
+    per private state. ``hands`` [G] gives the hand (row of
+    :func:`~subgame.tree.poker_compile.deal_hands`) of every private state where the caller
+    knows it without reading labels (default: :func:`~subgame.tree.poker_compile.state_hands`).
 
     Returns:
         ``(sequences, node_of, bucket)``: [U] the (betting sequence, board size) of each
@@ -414,7 +416,7 @@ def abstract_infosets(
     pa = tree.players[player]
     nodes, node_of = np.unique(pa.node[pa.infoset_priv], return_inverse=True)
     cols = np.fromiter((buckets._col(tuple(int(c) for c in h)) for h in deal_hands(game)), dtype=np.int64)
-    hand = cols[state_hands(game, tree, player)[pa.infoset_priv]]
+    hand = cols[(state_hands(game, tree, player) if hands is None else hands)[pa.infoset_priv]]
     hand_bucket = np.empty((nodes.size, buckets.hands.shape[0]), dtype=np.int64)  # [U, H] bucket of each hand at a node
     sequences = []
     for u, n in enumerate(nodes.tolist()):  # one per public node
