@@ -11,7 +11,7 @@ from subgame.games import load_game
 from subgame.games.poker import PokerGame
 from subgame.solve.board_sampling import BoardSamplingPCS
 from subgame.solve.card_abstraction import BucketStrategy, CardBuckets
-from subgame.solve.cfr import CFR_PLUS, LINEAR_CFR, CFRSolver
+from subgame.solve.cfr import CFR, CFR_PLUS, LINEAR_CFR, CFRSolver
 from subgame.tree.compile import compile_game
 
 TINY = {"num_ranks": 4, "num_suits": 2}  # 8 cards: 56 flops, 28 hands; the whole tree compiles in about a second
@@ -63,6 +63,36 @@ def test_every_flop_drawn_is_whole_tree_cfr_in_the_abstraction(tiny, tiny_whole,
     ref = BucketStrategy.of(game, buckets, tiny_tree, abstraction, whole.average_strategy().probs)
     for p in (0, 1):
         np.testing.assert_allclose(sampled.blueprint().rows(game, tiny_tree, p), ref.rows(game, tiny_tree, p), atol=1e-12)
+
+
+class _OneFlop(BoardSamplingPCS):
+    """Draws the flop it is told to (the test enumerates the draws)."""
+
+    flop = 0
+
+    def _draw(self) -> np.ndarray:
+        return np.array([self.flop])
+
+
+def test_importance_weights_make_the_sampled_regrets_unbiased(tiny):
+    """The mean over every possible one-flop draw of a pass's regrets and average increment is CFR's pass."""
+    game, buckets = tiny
+    exact = BoardSamplingPCS(game, buckets, CFR, boards_per_pass=None)
+    exact.step()
+    sampled = _OneFlop(game, buckets, CFR, boards_per_pass=1)
+    num_flops = len(sampled.cut.deals)
+    regrets, average = np.zeros_like(exact.regrets[0]), np.zeros_like(exact.strategy_sum[0])
+    for flop in range(num_flops):
+        sampled.flop, sampled.iteration = flop, 0
+        sampled.regrets = [np.zeros_like(r) for r in sampled.regrets]
+        sampled.strategy_sum = [np.zeros_like(s) for s in sampled.strategy_sum]
+        sampled.step()  # player 0's pass sees the starting strategies, as the exact one's does
+        regrets += sampled.regrets[0] / num_flops
+        average += sampled.strategy_sum[0] / num_flops
+        if flop == 0:
+            assert not np.allclose(sampled.regrets[0], exact.regrets[0])  # one flop alone is not CFR's pass
+    np.testing.assert_allclose(regrets, exact.regrets[0], rtol=0, atol=1e-10 * np.abs(exact.regrets[0]).max())
+    np.testing.assert_allclose(average, exact.strategy_sum[0], rtol=0, atol=1e-10 * np.abs(exact.strategy_sum[0]).max())
 
 
 def _exploitability_mbb(game, blueprint: BucketStrategy) -> float:

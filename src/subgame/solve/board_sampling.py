@@ -23,8 +23,9 @@ player 1 against player 0's new strategy, each drawing its own flops):
    values, added to the trunk's private states at the deal) is weighted by ``D / k``, the
    inverse of a flop's probability of being drawn (Lanctot et al. 2009's ``1/q(z)``), so
    the expected instantaneous regret is that of one CFR iteration in the abstract game;
-   the trunk's own terminal values (folds, and the showdowns the trunk holds after a
-   preflop all-in) are exact;
+   the trunk's own terminal values are exact (its folds, and after a preflop all-in the
+   showdown on the one flop it keeps; the other flops' showdowns are forest roots, drawn
+   like any flop);
 4. one backward sweep of the trunk, and the regrets of both parts added to the abstract
    tables under the :class:`~subgame.solve.cfr.CFRConfig` rule (RM+, linear or DCFR
    discounting), with the traverser's own reach times her strategy added to her average
@@ -263,10 +264,13 @@ class BoardSamplingPCS:
         """This pass's forest and the importance weight D/k of its flops."""
         if self.boards_per_pass is None:
             return self._all, 1.0
-        num_deals = len(self.cut.deals)
-        drawn = np.sort(self.rng.choice(num_deals, size=self.boards_per_pass, replace=False))
+        drawn = self._draw()
         part = self.cut.forest([self.cut.deals[i] for i in drawn.tolist()])
-        return None if part is None else self._with_rows(part), num_deals / self.boards_per_pass
+        return None if part is None else self._with_rows(part), len(self.cut.deals) / drawn.size
+
+    def _draw(self) -> np.ndarray:
+        """[k] indices into ``cut.deals``, uniformly without replacement, ascending."""
+        return np.sort(self.rng.choice(len(self.cut.deals), size=self.boards_per_pass, replace=False))
 
     def _pass(self, p: int, t: int) -> None:
         o = 1 - p
