@@ -48,6 +48,7 @@ def main() -> None:
                                                          "exploitability (a check)")
     ap.add_argument("--boards-per-pass", type=int, default=1, help="flops sampled per pass (without --whole)")
     ap.add_argument("--no-eval", action="store_true", help="no exploitability: iterations and seconds only")
+    ap.add_argument("--abstraction", default=None, help="load the card buckets from this file instead of building --buckets")
     ap.add_argument("--out", default=None, help="save the final blueprint here (.npz)")
     ap.add_argument("--uniform", action="store_true", help="only the uniform strategy's exploitability by the board pass "
                                                            "(no solve; any deck, the full one included)")
@@ -68,7 +69,10 @@ def main() -> None:
     print(f"- {args.ranks} ranks x {args.suits} suits: {est.public_nodes:,} public nodes, {est.private_states[0]:,} "
           f"private states per player, tree {human_bytes(est.tree_bytes)} + CFR state {human_bytes(est.solver_bytes)}")
     started = time.perf_counter()
-    buckets = CardBuckets.build(game, [int(x) for x in args.buckets.split(",")], seed=args.seed)
+    if args.abstraction:
+        buckets = CardBuckets.load(args.abstraction)
+    else:
+        buckets = CardBuckets.build(game, [int(x) for x in args.buckets.split(",")], seed=args.seed)
     tree = None
     if args.whole:
         tree = compile_game(game)

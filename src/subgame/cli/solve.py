@@ -422,6 +422,9 @@ def _solve_board_sampling(game: str, params: dict[str, str], abstraction_file: P
     elif passed is not None:
         show(evaluation_table(passed.exploitability, f"{title}, {solver.iteration} iterations; exact exploitability by a "
                                                       f"pass over {passed.boards:,} flops"))
+        big_blind = game_obj.spec.blinds[0]
+        show(f"exploitability {1000.0 * passed.exploitability.exploitability / big_blind:.3f} mbb/hand (big blind "
+             f"{big_blind} chips)")
     exit_if_interrupted(run.interrupted, solver.iteration, checkpoint, "blueprint per bucket", target)
     if not as_json:
         per = f", {run.seconds / run.iterations_run:.3f} s per iteration" if run.iterations_run else ""
