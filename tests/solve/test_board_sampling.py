@@ -146,8 +146,10 @@ def test_bad_inputs_get_one_clear_error(tiny):
         BoardSamplingPCS(game, object())  # type: ignore[arg-type]
     with pytest.raises(GameDefinitionError, match="boards_per_pass"):
         BoardSamplingPCS(game, buckets, boards_per_pass=57)
-    with pytest.raises(GameDefinitionError, match=">= 1"):
+    with pytest.raises(GameDefinitionError, match="boards_per_pass"):
         BoardSamplingPCS(game, buckets, boards_per_pass=0)
+    with pytest.raises(GameDefinitionError, match="no public chance event"):
+        BoardSamplingPCS(load_game("kuhn"), CardBuckets.build(load_game("kuhn"), [3]))  # type: ignore[arg-type]
     with pytest.raises(GameDefinitionError, match="seed"):
         BoardSamplingPCS(game, buckets, seed=-1)
 

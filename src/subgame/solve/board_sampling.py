@@ -178,9 +178,11 @@ class BoardSamplingPCS:
         self.cut = BoardCut.of(game)
         num_deals = len(self.cut.deals)
         if boards_per_pass is not None:
-            boards_per_pass = checked_iterations(boards_per_pass, 1)
-            if boards_per_pass > num_deals:
-                raise GameDefinitionError(f"{game.name}: boards_per_pass {boards_per_pass} exceeds the {num_deals} flops")
+            if (isinstance(boards_per_pass, bool) or not isinstance(boards_per_pass, (int, np.integer))
+                    or not 1 <= boards_per_pass <= num_deals):
+                raise GameDefinitionError(f"{game.name}: boards_per_pass must be a whole number from 1 to the {num_deals} "
+                                          f"flops (or None: all of them), got {boards_per_pass!r}")
+            boards_per_pass = int(boards_per_pass)
         self.boards_per_pass = boards_per_pass
         if isinstance(seed, np.random.Generator):
             self.rng = seed
