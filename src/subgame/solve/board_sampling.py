@@ -56,7 +56,7 @@ from ..tree.board_cut import BoardCut, BoardForest
 from ..tree.poker_compile import state_hands
 from ..tree.public_tree import PublicTree
 from ..tree.sweep import backward_expected, forward_reach, leaf_values, regret_matching, sequence_values, transition_weights
-from .card_abstraction import BucketStrategy, CardBuckets, abstract_infosets
+from .card_abstraction import BucketStrategy, CardBuckets, abstract_infosets, hand_columns
 from .cfr import LINEAR_CFR, CFRConfig, accumulate_regrets, average_weight, checked_iterations
 
 BOARD_SAMPLING_CHECKPOINT_FORMAT = "subgame-board-sampling-checkpoint"
@@ -113,13 +113,13 @@ class AbstractTables:
         return AbstractTables((keys[0], keys[1]), (offsets[0], offsets[1]), (legal[0], legal[1]))
 
     def rows(self, game: PokerGame, buckets: CardBuckets, tree: PublicTree, player: int,
-             hands: np.ndarray | None = None) -> np.ndarray:
-        """[I] the row of each of ``player``'s information sets of ``tree`` (``hands``: see :func:`abstract_infosets`).
+             columns: np.ndarray | None = None) -> np.ndarray:
+        """[I] the row of each of ``player``'s information sets of ``tree`` (``columns``: see :func:`abstract_infosets`).
 
         Raises:
             GameDefinitionError: an information set whose betting sequence the tables lack.
         """
-        sequences, node_of, bucket = abstract_infosets(game, buckets, tree, player, hands)
+        sequences, node_of, bucket = abstract_infosets(game, buckets, tree, player, columns)
         try:
             base = np.array([self.offset[player][s] for s in sequences], dtype=np.int64)
         except KeyError as exc:
@@ -191,11 +191,12 @@ class BoardSamplingPCS:
         else:
             self.rng = np.random.default_rng(int(seed))
         trunk = self.cut.trunk
-        self._trunk_hands = tuple(state_hands(game, trunk, p) for p in (0, 1))  # [G_p] per trunk private state
+        columns = hand_columns(game, buckets)
+        self._trunk_hands = tuple(columns[state_hands(game, trunk, p)] for p in (0, 1))  # [G_p] hand (buckets.hands row)
         first = self.cut.forest(self.cut.deals if boards_per_pass is None else self.cut.deals[:1])
         self.tables = AbstractTables.of(game, buckets, (trunk,) if first is None else (trunk, first.tree))
         self._all = None if boards_per_pass is not None or first is None else self._with_rows(first)  # every flop: kept
-        self._trunk_rows = tuple(self.tables.rows(game, buckets, trunk, p) for p in (0, 1))
+        self._trunk_rows = tuple(self.tables.rows(game, buckets, trunk, p, self._trunk_hands[p]) for p in (0, 1))
         self._uniform = [legal / np.maximum(legal.sum(axis=1, keepdims=True), 1) for legal in self.tables.legal]
         self.regrets = [np.zeros(legal.shape) for legal in self.tables.legal]
         self.strategy_sum = [np.zeros(legal.shape) for legal in self.tables.legal]
@@ -208,7 +209,7 @@ class BoardSamplingPCS:
         return part, (rows[0], rows[1])
 
     def _forest_hands(self, part: BoardForest, p: int) -> np.ndarray:
-        """[G] the hand of each of player p's private states of a forest: its trunk state's at the roots, then down."""
+        """[G] the hand (row of ``buckets.hands``) of player p's forest states: its trunk state's at the roots, then down."""
         tree = part.tree
         hand = np.empty(tree.players[p].num_states, dtype=np.int64)
         hand[tree.plan.root_slice[p]] = self._trunk_hands[p][part.gather[p]]

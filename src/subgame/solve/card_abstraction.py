@@ -47,7 +47,7 @@ from ..games.poker.game import PokerGame
 from ..tree.poker_compile import deal_hands, state_hands
 from ..tree.poker_operators import CardRemoval, strength_keys
 from ..tree.public_tree import PublicTree
-from .abstraction import Abstraction, _hole, _split_public
+from .abstraction import Abstraction, _card_index, _hole, _split_public
 
 BUCKETS_FORMAT = "subgame-card-buckets"
 #: (board, hand) pairs above this many per round are refused before any work (features are exact).
@@ -397,16 +397,16 @@ class BucketStrategy:
 
 
 def abstract_infosets(
-    game: PokerGame, buckets: CardBuckets, tree: PublicTree, player: int, hands: np.ndarray | None = None
+    game: PokerGame, buckets: CardBuckets, tree: PublicTree, player: int, columns: np.ndarray | None = None
 ) -> tuple[list[tuple[tuple[str, ...], int]], np.ndarray, np.ndarray]:
     """Where each of ``player``'s information sets of ``tree`` falls in the card abstraction.
 
     The abstract key of an information set (:meth:`CardBuckets.infoset_key`) is its public
     node's (betting sequence, board size) and its hand's bucket on the node's board; this
     computes both for every information set with one Python step per public node, never
-    per private state. ``hands`` [G] gives the hand (row of
-    :func:`~subgame.tree.poker_compile.deal_hands`) of every private state where the caller
-    knows it without reading labels (default: :func:`~subgame.tree.poker_compile.state_hands`).
+    per private state. ``columns`` [G] gives the hand of every private state as its row of
+    :attr:`CardBuckets.hands` where the caller knows it without reading labels (default:
+    from :func:`~subgame.tree.poker_compile.state_hands` and :func:`hand_columns`).
 
     Returns:
         ``(sequences, node_of, bucket)``: [U] the (betting sequence, board size) of each
@@ -415,15 +415,22 @@ def abstract_infosets(
     """
     pa = tree.players[player]
     nodes, node_of = np.unique(pa.node[pa.infoset_priv], return_inverse=True)
-    cols = np.fromiter((buckets._col(tuple(int(c) for c in h)) for h in deal_hands(game)), dtype=np.int64)
-    hand = cols[(state_hands(game, tree, player) if hands is None else hands)[pa.infoset_priv]]
+    if columns is None:
+        columns = hand_columns(game, buckets)[state_hands(game, tree, player)]
+    hand = columns[pa.infoset_priv]
     hand_bucket = np.empty((nodes.size, buckets.hands.shape[0]), dtype=np.int64)  # [U, H] bucket of each hand at a node
     sequences = []
+    cards = _card_index(game)
     for u, n in enumerate(nodes.tolist()):  # one per public node
-        betting, board = _split_public(game, tree.public_key[n])
+        betting, board = _split_public(game, tree.public_key[n], cards)
         hand_bucket[u] = buckets.hand_buckets(board)
         sequences.append((betting, len(board)))
     return sequences, node_of.reshape(-1), hand_bucket[node_of, hand]
+
+
+def hand_columns(game: PokerGame, buckets: CardBuckets) -> np.ndarray:
+    """[H] the row of :attr:`CardBuckets.hands` of each hand of :func:`~subgame.tree.poker_compile.deal_hands`."""
+    return np.fromiter((buckets._col(tuple(int(c) for c in h)) for h in deal_hands(game)), dtype=np.int64)
 
 
 def is_bucket_strategy_file(path: str | Path) -> bool:
