@@ -646,7 +646,7 @@ def _check_solver_fits(game_obj: Game, algo: str, max_memory_gib: float | None) 
             f"private states: {gib(est.tree_bytes)}; the solver state: {gib(est.solver_bytes)}; the buffers an "
             f"iteration sweeps: {gib(est.sweep_bytes)}; estimated before building anything), more than the "
             f"{gib(limit)} allowed ({allowed}); use --algo cfr-d, which holds the trunk and one subgame at a time, "
-            "or a smaller game"
+            "--algo pcs --abstraction FILE, which samples flops in a card abstraction, or a smaller game"
         )
 
 
