@@ -28,6 +28,7 @@ from ..decompose import (
 )
 from ..errors import StrategyFileError
 from ..eval.best_response import exploitability
+from ..eval.board_pass import board_pass_exploitability
 from ..experiments.convergence import curve_point, exploitability_record, log_spaced
 from ..files import output_file
 from ..games import load_game
@@ -35,6 +36,7 @@ from ..games.base import Game
 from ..games.poker.game import PokerGame
 from ..solve import driver
 from ..solve.abstraction import Abstraction
+from ..solve.board_sampling import BoardSamplingPCS
 from ..solve.card_abstraction import BucketStrategy, CardBuckets
 from ..solve.cfr import PRESETS, CFRSolver
 from ..solve.mccfr import SCHEMES, MCCFRSolver, SamplingScheme
@@ -146,7 +148,8 @@ def solve_command(
     ] = None,
     exact: Annotated[
         bool, typer.Option(help="cfr-d: also re-solve every subgame and compute the exact exploitability on the whole "
-                                "tree (refused when its size estimate does not fit in the available memory).")
+                                "tree (refused when its size estimate does not fit in the available memory); pcs with "
+                                "board sampling: the blueprint's exact exploitability by a pass over boards.")
     ] = False,
     board: Annotated[str | None, typer.Option(help="holdem-subgame: the board, e.g. 'Js Ks 5c Qs 7d'.")] = None,
     pot: Annotated[int | None, typer.Option(help="holdem-subgame: chips in the pot, half from each player.")] = None,
@@ -174,6 +177,10 @@ def solve_command(
         bool, typer.Option(help="Hold'em: compile suit-equivalent turn and river cards once where the board and "
                                 "both ranges allow it (the plain tree otherwise).")
     ] = True,
+    board_sampling: Annotated[
+        bool, typer.Option(help="pcs with --abstraction: sample flops, never compiling the whole tree (the default when it does not fit).")
+    ] = False,
+    boards_per_pass: Annotated[int, typer.Option(min=1, help="pcs with board sampling: flops drawn per pass, compiled as one forest.")] = 1,
     as_json: JsonOption = False,
 ) -> None:
     """Solve GAME and write the average strategy; prints exploitability at log-spaced iterations.
@@ -188,6 +195,9 @@ def solve_command(
     algorithms (mccfr-es, mccfr-os: Lanctot et al. 2009; pcs: Johanson et al. 2012) draw their
     samples from --seed; --workers W averages W samples per pass, computed on W processes with
     --backend process (bitwise the serial run). --time bounds any CFR or sampling run by time.
+    With --algo pcs --abstraction a game too big to compile whole (or any, with --board-sampling)
+    is solved over sampled flops, holding the preflop trunk and one forest of flops at a time;
+    it writes the blueprint per bucket (--blueprint-out, or --out) and no whole-game strategy.
     """
     spot = HoldemOptions(board, pot, stack, starting_stack, ranges, bets, raise_cap, target, None, evaluate_every, grid,
                          isomorphism)
@@ -205,19 +215,34 @@ def solve_command(
         return
     if spot.given():
         raise CommandLineError(f"{', '.join(spot.given())}: hold'em options; GAME must be 'holdem-subgame' or an endgame file")
-    if out is None:
-        raise CommandLineError("--out PATH is needed: where to write the average strategy")
     params = parse_params(param)
     cfr_d, iterative, parallel = ("cfr-d",), CFR_ALGORITHMS + SAMPLING_ALGORITHMS, ("cfr-d", *SAMPLING_ALGORITHMS)
     _refuse_foreign_options(algo, [
         ("--trunk-depth", trunk_depth, 1, cfr_d), ("--trunk-public-depth", trunk_public_depth, None, cfr_d),
         ("--subgame-iterations", subgame_iterations, 100, cfr_d), ("--subgame-batch", subgame_batch, 1, cfr_d),
         ("--cached-subgames", cached_subgames, 0, cfr_d), ("--workers", workers, 1, parallel),
-        ("--backend", backend, "serial", parallel), ("--exact", exact, False, cfr_d),
+        ("--backend", backend, "serial", parallel), ("--exact", exact, False, (*cfr_d, "pcs")),
         ("--ray-address", ray_address, None, parallel),
         ("--weighting", weighting, "lcfr", SAMPLING_ALGORITHMS), ("--epsilon", epsilon, DEFAULT_EPSILON, ("mccfr-os",)),
         ("--time", time_limit, None, iterative), ("--abstraction", abstraction_file, None, iterative),
+        ("--boards-per-pass", boards_per_pass, 1, ("pcs",)),
+        ("--board-sampling", board_sampling, False, ("pcs",)),
     ])
+    if algo == "pcs" and abstraction_file is not None and (board_sampling or _too_big_to_compile(load_game(game, **params),
+                                                                                                 max_memory)):
+        if workers != 1 or backend != "serial" or ray_address is not None:
+            raise CommandLineError("--workers, --backend and --ray-address: board sampling runs in this process; drop them")
+        _solve_board_sampling(game, params, abstraction_file, weighting, seed, iterations,
+                              None if time_limit is None else parse_duration(time_limit), out, blueprint_out, checkpoint_file,
+                              resume, force, checkpoint_every, checkpoint_seconds, boards_per_pass, exact, as_json)
+        return
+    if board_sampling or boards_per_pass != 1:
+        raise CommandLineError("--board-sampling and --boards-per-pass sample flops in a card abstraction: they need "
+                               "--abstraction FILE")
+    if exact and algo != "cfr-d":
+        raise CommandLineError("--exact applies to --algo cfr-d, or to pcs with board sampling; drop it")
+    if out is None:
+        raise CommandLineError("--out PATH is needed: where to write the average strategy")
     seconds_limit = None if time_limit is None else parse_duration(time_limit)
     if iterations is None and (seconds_limit is None or algo == "modicum"):
         iterations = DEFAULT_ITERATIONS  # modicum leaves a share of the planned run out of its average: it needs a length
@@ -310,6 +335,101 @@ def solve_command(
     exit_if_interrupted(run.interrupted, solver.iteration, checkpoint_file, "average strategy", out)
     if not as_json:
         show(f"wrote {out} ({solver.iteration} iterations, {seconds:.2f} s)")
+
+
+def _too_big_to_compile(game_obj: Game, max_memory_gib: float | None) -> bool:
+    """Whether a poker game's whole tree and solver state exceed the memory allowed (estimated, nothing built)."""
+    if not isinstance(game_obj, PokerGame) or sum(game_obj.spec.board_cards) == len(game_obj.spec.board):
+        return False
+    limit = int(max_memory_gib * 2**30) if max_memory_gib is not None else available_bytes()
+    return limit is not None and estimate_size(game_obj).peak_bytes > limit
+
+
+#: Flops per forest when ``solve`` evaluates a board-sampled blueprint with ``--exact``.
+EXACT_BOARD_BATCH = 8
+
+
+def _solve_board_sampling(game: str, params: dict[str, str], abstraction_file: Path, weighting: str, seed: int,
+                          iterations: int | None, seconds_limit: float | None, out: Path | None, blueprint_out: Path | None,
+                          checkpoint: Path | None, resume: bool, force: bool, checkpoint_every: int | None,
+                          checkpoint_seconds: float, boards_per_pass: int, exact: bool, as_json: bool) -> None:
+    """``solve --algo pcs --abstraction`` over sampled flops (:class:`BoardSamplingPCS`), never the whole tree.
+
+    Writes the blueprint per bucket (``--blueprint-out``, or ``--out``), which ``subgame
+    evaluate`` reads by a pass over boards; with ``exact`` that pass runs here at the end.
+    """
+    if out is not None and blueprint_out is not None:
+        raise CommandLineError("board sampling writes only the blueprint per bucket (no whole-game strategy): give "
+                               "--blueprint-out PATH (or --out PATH), not both")
+    target = blueprint_out if blueprint_out is not None else out
+    if target is None:
+        raise CommandLineError("--blueprint-out PATH is needed: where to write the blueprint per bucket")
+    _check_outputs(target, checkpoint, resume, force)
+    if resume and checkpoint is None:
+        raise CommandLineError("--resume needs --checkpoint-file PATH, the checkpoint to continue from")
+    if iterations is None and seconds_limit is None:
+        iterations = DEFAULT_ITERATIONS
+    started = time.perf_counter()
+    game_obj = load_game(game, **params)
+    if not isinstance(game_obj, PokerGame):
+        raise CommandLineError(f"--abstraction: {game} is not a poker game; card buckets are for the poker family")
+    buckets = CardBuckets.load(abstraction_file)
+    config = PRESETS[weighting]
+    if resume and checkpoint is not None:
+        if not checkpoint.exists():
+            raise StrategyFileError(f"{checkpoint}: no such checkpoint file to resume from")
+        solver = BoardSamplingPCS.load_checkpoint(checkpoint, game_obj, buckets)
+        if solver.config != config or solver.boards_per_pass != boards_per_pass:
+            written = next((name for name, c in PRESETS.items() if c == solver.config), str(solver.config))
+            raise CommandLineError(f"{checkpoint} was written with --weighting {written} --boards-per-pass "
+                                   f"{solver.boards_per_pass}; resume it with the same options")
+        if iterations is not None and solver.iteration >= iterations:
+            raise CommandLineError(f"{checkpoint} is already at iteration {solver.iteration}; ask for more with --iterations")
+    else:
+        solver = BoardSamplingPCS(game_obj, buckets, config, seed=seed, boards_per_pass=boards_per_pass)
+    if iterations is not None:
+        solver.plan(iterations)
+    cadence = driver.Cadence(iterations=checkpoint_every, seconds=checkpoint_seconds or None)
+    bar_total, bar_done = (iterations, solver.iteration) if iterations is not None else (math.ceil(seconds_limit or 1), 0)
+    with progress_bar(bar_total, bar_done, not as_json) as update:
+        started_run = time.perf_counter()
+
+        def tick(iteration: int) -> None:
+            update(iteration if iterations is not None else min(bar_total, int(time.perf_counter() - started_run)))
+
+        run = driver.run(solver, driver.Budget(iterations=iterations, seconds=seconds_limit), checkpoint=checkpoint,
+                         checkpoint_every=cadence, progress=tick)
+    blueprint = solver.blueprint()
+    blueprint.save(output_file(target, "--blueprint-out"), game=game, params=params, algo="pcs", weighting=weighting,
+                   seed=seed, board_sampling=True, boards_per_pass=boards_per_pass, iterations=solver.iteration)
+    passed = None
+    if exact and not run.interrupted:
+        passed = board_pass_exploitability(game_obj, lambda t, p: blueprint.rows(game_obj, t, p), batch=EXACT_BOARD_BATCH)
+    seconds = time.perf_counter() - started
+    title = f"{game_label(game, params)}: pcs over sampled flops ({boards_per_pass} of {len(solver.cut.deals):,} per pass)"
+    if as_json:
+        echo_json({
+            "game": game, "params": params, "algo": "pcs", "board_sampling": True, "boards_per_pass": boards_per_pass,
+            "flops": len(solver.cut.deals), "weighting": weighting, "seed": seed, "abstraction": str(abstraction_file),
+            "abstract_infosets": [len(k) for k in solver.tables.keys], "iterations": solver.iteration,
+            "interrupted": run.interrupted, "stopped": run.stopped, "solve_seconds": run.seconds,
+            "seconds_per_iteration": run.seconds / run.iterations_run if run.iterations_run else None,
+            "final": None if passed is None else {**exploitability_record(passed.exploitability),
+                                                  "mbb_per_hand": 1000.0 * passed.exploitability.exploitability
+                                                  / game_obj.spec.blinds[0]},
+            "blueprint": str(target), "checkpoint": None if checkpoint is None else str(checkpoint), "seconds": seconds,
+        })
+    elif passed is not None:
+        show(evaluation_table(passed.exploitability, f"{title}, {solver.iteration} iterations; exact exploitability by a "
+                                                      f"pass over {passed.boards:,} flops"))
+        big_blind = game_obj.spec.blinds[0]
+        show(f"exploitability {1000.0 * passed.exploitability.exploitability / big_blind:.3f} mbb/hand (big blind "
+             f"{big_blind} chips)")
+    exit_if_interrupted(run.interrupted, solver.iteration, checkpoint, "blueprint per bucket", target)
+    if not as_json:
+        per = f", {run.seconds / run.iterations_run:.3f} s per iteration" if run.iterations_run else ""
+        show(f"{title}: wrote {target} ({solver.iteration} iterations, {seconds:.2f} s{per}); evaluate it with "
+             f"'subgame evaluate {target}'")
 
 
 def _refuse_foreign_options(algo: str, options: list[tuple[str, object, object, tuple[str, ...]]]) -> None:
@@ -526,7 +646,7 @@ def _check_solver_fits(game_obj: Game, algo: str, max_memory_gib: float | None) 
             f"private states: {gib(est.tree_bytes)}; the solver state: {gib(est.solver_bytes)}; the buffers an "
             f"iteration sweeps: {gib(est.sweep_bytes)}; estimated before building anything), more than the "
             f"{gib(limit)} allowed ({allowed}); use --algo cfr-d, which holds the trunk and one subgame at a time, "
-            "or a smaller game"
+            "--algo pcs --abstraction FILE, which samples flops in a card abstraction, or a smaller game"
         )
 
 

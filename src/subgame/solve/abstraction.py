@@ -72,9 +72,11 @@ def _card_index(game: PokerGame) -> dict[str, int]:
     return {card_name(c, s.num_ranks, s.num_suits): c for c in range(s.deck_size)}
 
 
-def _split_public(game: PokerGame, public_key: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[int, ...]]:
-    """The betting actions and the board cards of a public observation sequence."""
-    cards = _card_index(game)
+def _split_public(
+    game: PokerGame, public_key: tuple[str, ...], cards: dict[str, int] | None = None
+) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """The betting actions and the board cards of a public observation sequence (``cards``: :func:`_card_index`, if kept)."""
+    cards = _card_index(game) if cards is None else cards
     betting, board = [], []
     for obs in public_key:
         if not obs:

@@ -67,7 +67,7 @@ from ..tree.isomorphism import SuitClasses
 from ..tree.poker_compile import deal_hands, state_hands
 from ..tree.poker_operators import CardRemoval, colex_rank, strength_keys
 from ..tree.public_tree import PublicTree
-from .abstraction import Abstraction, _hole, _split_public
+from .abstraction import Abstraction, _card_index, _hole, _split_public
 
 BUCKETS_FORMAT = "subgame-card-buckets"
 #: Version 2 stores canonical boards only (version 1 stored every board).
@@ -856,27 +856,18 @@ class BucketStrategy:
         if tree.game_id != self.game_id:
             raise GameDefinitionError(f"this blueprint is for game {self.game_id!r}, not {tree.game_id!r}")
         pa, cb = tree.players[player], self.buckets
-        nodes, node_of = np.unique(pa.node[pa.infoset_priv], return_inverse=True)
-        hand = self._deal_cols(game)[state_hands(game, tree, player)[pa.infoset_priv]]
-        widest = max(cb.num_buckets)
-        row_of = np.full((nodes.size, widest), -1, dtype=np.int64)  # [U, B] blueprint row of each bucket at a node
-        hand_bucket = np.empty((nodes.size, cb.hands.shape[0]), dtype=np.int64)  # [U, H] bucket of each hand at a node
+        sequences, node_of, bucket = abstract_infosets(game, cb, tree, player)
+        row_of = np.full((len(sequences), max(cb.num_buckets)), -1, dtype=np.int64)  # [U, B] row of each bucket at a node
         index = self._index[player]
-        for u, n in enumerate(nodes.tolist()):  # one per public node, never per private state
-            betting, board = _split_public(game, tree.public_key[n])
-            hand_bucket[u] = cb.hand_buckets(board)
-            count = cb.num_buckets[[b.shape[1] for b in cb.boards].index(len(board))]
-            row_of[u, :count] = [index.get((betting, len(board), b), -1) for b in range(count)]
-        at = row_of[node_of, hand_bucket[node_of, hand]]
+        for u, (betting, size) in enumerate(sequences):
+            count = cb.num_buckets[[b.shape[1] for b in cb.boards].index(size)]
+            row_of[u, :count] = [index.get((betting, size, b), -1) for b in range(count)]
+        at = row_of[node_of, bucket]
         if np.any(at < 0):
             i = int(np.flatnonzero(at < 0)[0])
             raise GameDefinitionError(f"the blueprint has no row for information set {pa.label[pa.infoset_priv[i]]!r} "
                                       f"at {list(tree.public_key[pa.node[pa.infoset_priv[i]]])!r} of player {player}")
         return self.probs[player][at, : pa.max_actions]
-
-    def _deal_cols(self, game: PokerGame) -> np.ndarray:
-        """[H] the column of :attr:`CardBuckets.hands` of each hand in the deal's order."""
-        return self.buckets._iso.hand_rows(deal_hands(game))
 
     @cached_property
     def _index(self) -> tuple[dict[tuple[tuple[str, ...], int, int], int], ...]:
@@ -901,6 +892,44 @@ class BucketStrategy:
             raise StrategyFileError(f"{path}: bucket-strategy file without its array {exc.args[0]!r}") from None
         keys = tuple(tuple((tuple(k[0]), int(k[1]), int(k[2])) for k in ks) for ks in header["keys"])
         return BucketStrategy(buckets, (keys[0], keys[1]), probs), dict(header.get("meta", {}))
+
+
+def abstract_infosets(
+    game: PokerGame, buckets: CardBuckets, tree: PublicTree, player: int, columns: np.ndarray | None = None
+) -> tuple[list[tuple[tuple[str, ...], int]], np.ndarray, np.ndarray]:
+    """Where each of ``player``'s information sets of ``tree`` falls in the card abstraction.
+
+    The abstract key of an information set (:meth:`CardBuckets.infoset_key`) is its public
+    node's (betting sequence, board size) and its hand's bucket on the node's board; this
+    computes both for every information set with one Python step per public node, never
+    per private state. ``columns`` [G] gives the hand of every private state as its row of
+    :attr:`CardBuckets.hands` where the caller knows it without reading labels (default:
+    from :func:`~subgame.tree.poker_compile.state_hands` and :func:`hand_columns`).
+
+    Returns:
+        ``(sequences, node_of, bucket)``: [U] the (betting sequence, board size) of each
+        public node holding ``player``'s information sets, [I] the index into it of each
+        information set, [I] the bucket of each (-1 never occurs in a tree of the game).
+    """
+    pa = tree.players[player]
+    nodes, node_of = np.unique(pa.node[pa.infoset_priv], return_inverse=True)
+    if columns is None:
+        columns = hand_columns(game, buckets)[state_hands(game, tree, player)]
+    hand = columns[pa.infoset_priv]
+    hand_bucket = np.empty((nodes.size, buckets.hands.shape[0]), dtype=np.int64)  # [U, H] bucket of each hand at a node
+    sequences = []
+    cards = _card_index(game)
+    for u, n in enumerate(nodes.tolist()):  # one per public node
+        betting, board = _split_public(game, tree.public_key[n], cards)
+        hand_bucket[u] = buckets.hand_buckets(board)
+        sequences.append((betting, len(board)))
+    return sequences, node_of.reshape(-1), hand_bucket[node_of, hand]
+
+
+def hand_columns(game: PokerGame, buckets: CardBuckets) -> np.ndarray:
+    """[H] the row of :attr:`CardBuckets.hands` of each hand of :func:`~subgame.tree.poker_compile.deal_hands`."""
+    out: np.ndarray = buckets._iso.hand_rows(deal_hands(game))
+    return out
 
 
 def is_bucket_strategy_file(path: str | Path) -> bool:

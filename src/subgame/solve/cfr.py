@@ -100,6 +100,27 @@ class Restriction:
     root: np.ndarray | None = None
 
 
+def accumulate_regrets(config: CFRConfig, regrets: np.ndarray, inst: np.ndarray, t: int) -> None:
+    """Add the instantaneous regrets ``inst`` of iteration t to ``regrets`` (in place), then floor/discount per ``config``."""
+    r = regrets
+    r += inst
+    if config.regret == "rm+":
+        np.maximum(r, 0.0, out=r)
+    if config.alpha is not None or config.beta is not None:
+        pos = t**config.alpha / (t**config.alpha + 1.0) if config.alpha is not None else 1.0
+        neg = t**config.beta / (t**config.beta + 1.0) if config.beta is not None else 1.0
+        r *= np.where(r > 0, pos, neg)
+    if t <= config.sqrt_discount:
+        r *= np.sqrt(t) / np.sqrt(t + 1.0)
+
+
+def average_weight(config: CFRConfig, t: int, horizon: int | None) -> float:
+    """The weight t^γ of iteration t in the average strategy (0 in the skipped prefix of a run planned to ``horizon``)."""
+    if config.average_skip > 0 and horizon is not None and t <= config.average_skip * horizon:
+        return 0.0
+    return float(t) ** config.gamma
+
+
 class CFRSolver:
     """Mutable solver state over one compiled tree.
 
@@ -254,24 +275,11 @@ class CFRSolver:
 
     def _add_regrets(self, p: int, t: int, inst: np.ndarray) -> None:
         """Add player p's instantaneous regrets [I, A] of iteration t, then floor/discount per the config."""
-        cfg = self.config
-        r = self.regrets[p]
-        r += self._pool(p, inst)
-        if cfg.regret == "rm+":
-            np.maximum(r, 0.0, out=r)
-        if cfg.alpha is not None or cfg.beta is not None:
-            pos = t**cfg.alpha / (t**cfg.alpha + 1.0) if cfg.alpha is not None else 1.0
-            neg = t**cfg.beta / (t**cfg.beta + 1.0) if cfg.beta is not None else 1.0
-            r *= np.where(r > 0, pos, neg)
-        if t <= cfg.sqrt_discount:
-            r *= np.sqrt(t) / np.sqrt(t + 1.0)
+        accumulate_regrets(self.config, self.regrets[p], self._pool(p, inst), t)
 
     def _average_weight(self, t: int) -> float:
         """The weight t^γ of iteration t in the average strategy (0 in a skipped prefix of the plan)."""
-        cfg = self.config
-        if cfg.average_skip > 0 and self.horizon is not None and t <= cfg.average_skip * self.horizon:
-            return 0.0
-        return float(t) ** cfg.gamma
+        return average_weight(self.config, t, self.horizon)
 
     def step(self) -> None:
         """One iteration (both players), then the leaves' ``end_iteration``."""
