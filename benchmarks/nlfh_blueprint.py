@@ -54,7 +54,8 @@ def main() -> None:
     ap.add_argument("--out", default=None, help="save the final blueprint here (.npz)")
     ap.add_argument("--uniform", action="store_true", help="only the uniform strategy's exploitability by the board pass "
                                                            "(no solve; any deck, the full one included)")
-    ap.add_argument("--isomorphic", action="store_true", help="--uniform: compile one flop per class of suit-isomorphic flops")
+    ap.add_argument("--isomorphic", action="store_true", help="compile one flop per class of suit-isomorphic flops in the board pass "
+                                                              "(the uniform strategy and bucket blueprints are suit-symmetric)")
     args = ap.parse_args()
     if args.uniform:
         uniform_pass(args.ranks, args.suits, args.batch, args.isomorphic)
@@ -107,7 +108,8 @@ def main() -> None:
             blueprint = solver.blueprint()
         mbb, seconds, whole = "", "", ""
         if not args.no_eval:
-            result = board_pass_exploitability(game, blueprint_rows(game, blueprint), batch=args.batch)
+            result = board_pass_exploitability(game, blueprint_rows(game, blueprint), batch=args.batch,
+                                               isomorphic=args.isomorphic)
             mbb, seconds = f"{1000.0 * result.exploitability.exploitability / bb:.3f}", f"{result.seconds:.1f}"
         if tree is not None and not args.no_eval:
             whole = f"{1000.0 * exploitability(tree, solver.average_strategy()).exploitability / bb:.3f}"
