@@ -168,7 +168,8 @@ def solve_command(
         str | None, typer.Option(help="Hold'em: stop at this exploitability, e.g. 0.5%pot (--iterations caps the run).")
     ] = None,
     evaluate_every: Annotated[
-        int, typer.Option(min=1, help="Hold'em: iterations between two exploitability evaluations.")
+        int, typer.Option(min=1, help="Hold'em: iterations between two exploitability evaluations; with --target the "
+                                         "first check and the least gap (later checks go where the curve predicts the target).")
     ] = 10,
     grid: Annotated[
         Path | None, typer.Option(help="Hold'em: draw the first player's strategy at the root as a 13x13 hand grid (PNG).")
