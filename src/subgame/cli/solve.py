@@ -304,7 +304,7 @@ def solve_command(
     # the bar counts iterations, or with a time budget only, whole seconds of it
     bar_total, bar_done = (iterations, solver.iteration) if iterations is not None else (math.ceil(seconds_limit or 1), 0)
     try:
-        with progress_bar(bar_total, bar_done, not as_json) as update:
+        with progress_bar(bar_total, bar_done, not as_json, unit="iteration" if iterations is not None else "second") as update:
             started_run = time.perf_counter()
 
             def tick(iteration: int) -> None:
@@ -392,7 +392,7 @@ def _solve_board_sampling(game: str, params: dict[str, str], abstraction_file: P
         solver.plan(iterations)
     cadence = driver.Cadence(iterations=checkpoint_every, seconds=checkpoint_seconds or None)
     bar_total, bar_done = (iterations, solver.iteration) if iterations is not None else (math.ceil(seconds_limit or 1), 0)
-    with progress_bar(bar_total, bar_done, not as_json) as update:
+    with progress_bar(bar_total, bar_done, not as_json, unit="iteration" if iterations is not None else "second") as update:
         started_run = time.perf_counter()
 
         def tick(iteration: int) -> None:
