@@ -21,6 +21,14 @@ from ..games.poker.hands import card_name
 from ..tree.public_tree import PublicTree
 
 
+def pool_rows(ids: np.ndarray, x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Sum the rows [I, a] of ``x`` into rows ``ids`` of a zero [K, A] table of ``shape`` (a <= A), in row order."""
+    k, width = shape
+    flat = (np.asarray(ids)[:, None] * width + np.arange(x.shape[1])).ravel()
+    out: np.ndarray = np.bincount(flat, weights=np.asarray(x, dtype=np.float64).ravel(), minlength=k * width).reshape(k, width)
+    return out
+
+
 @dataclass(frozen=True, eq=False)
 class Abstraction:
     """Per player, the bucket [I_p] of each information set; buckets are 0..num_buckets-1."""
@@ -33,10 +41,7 @@ class Abstraction:
 
     def pool(self, player: int, x: np.ndarray) -> np.ndarray:
         """Sum the rows [I, A] of ``x`` over each bucket: [B, A]."""
-        b = self.buckets[player]
-        out = np.zeros((self.num_buckets(player), x.shape[1]))
-        np.add.at(out, b, x)
-        return out
+        return pool_rows(self.buckets[player], x, (self.num_buckets(player), x.shape[1]))
 
     def lift(self, player: int, x: np.ndarray) -> np.ndarray:
         """Give each information set its bucket's row: [B, A] -> [I, A]."""

@@ -56,8 +56,10 @@ from ..tree.board_cut import BoardCut, BoardForest
 from ..tree.poker_compile import state_hands
 from ..tree.public_tree import PublicTree
 from ..tree.sweep import backward_expected, forward_reach, leaf_values, regret_matching, sequence_values, transition_weights
+from .abstraction import pool_rows
 from .card_abstraction import BucketStrategy, CardBuckets, abstract_infosets, hand_columns
-from .cfr import LINEAR_CFR, CFRConfig, accumulate_regrets, average_weight, checked_iterations
+from .cfr import LINEAR_CFR, CFRConfig, IterationPlan, accumulate_regrets, average_rows, average_weight
+from .mccfr import seeded_generator
 
 BOARD_SAMPLING_CHECKPOINT_FORMAT = "subgame-board-sampling-checkpoint"
 
@@ -127,14 +129,7 @@ class AbstractTables:
         return base[node_of] + bucket
 
 
-def _pool(ids: np.ndarray, x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """Sum the rows [I, a] of ``x`` into rows ``ids`` of a [K, A] table ``shape`` (a <= A)."""
-    k, width = shape
-    flat = (ids[:, None] * width + np.arange(x.shape[1])).ravel()
-    return np.bincount(flat, weights=x.ravel(), minlength=k * width).reshape(k, width)
-
-
-class BoardSamplingPCS:
+class BoardSamplingPCS(IterationPlan):
     """Card-abstracted public chance sampling over flops, holding the trunk and one forest at a time.
 
     See the module docstring. A :class:`~subgame.solve.driver.Solver` for the run driver:
@@ -184,12 +179,7 @@ class BoardSamplingPCS:
                                           f"flops (or None: all of them), got {boards_per_pass!r}")
             boards_per_pass = int(boards_per_pass)
         self.boards_per_pass = boards_per_pass
-        if isinstance(seed, np.random.Generator):
-            self.rng = seed
-        elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise GameDefinitionError(f"seed must be a whole number >= 0 or a numpy Generator, got {seed!r}")
-        else:
-            self.rng = np.random.default_rng(int(seed))
+        self.rng = seeded_generator(seed)
         trunk = self.cut.trunk
         columns = hand_columns(game, buckets)
         self._trunk_hands = tuple(columns[state_hands(game, trunk, p)] for p in (0, 1))  # [G_p] hand (buckets.hands row)
@@ -224,12 +214,7 @@ class BoardSamplingPCS:
 
     def average_tables(self) -> tuple[np.ndarray, np.ndarray]:
         """Per player [K_p, A] the average strategy at every abstract information set (uniform where never reached)."""
-        out = []
-        for p in (0, 1):
-            s = self.strategy_sum[p]
-            total = s.sum(axis=1, keepdims=True)
-            out.append(np.where(total > 0, s / np.where(total > 0, total, 1.0), self._uniform[p]))
-        return out[0], out[1]
+        return average_rows(self.strategy_sum[0], self.tables.legal[0]), average_rows(self.strategy_sum[1], self.tables.legal[1])
 
     def blueprint(self) -> BucketStrategy:
         """The average strategy as a blueprint per abstract information set (:meth:`BucketStrategy.rows`, ``.save``)."""
@@ -243,20 +228,6 @@ class BoardSamplingPCS:
         return Strategy(trunk.game_id, (probs[0], probs[1]), StrategyMeta(iterations=self.iteration, config=asdict(self.config)))
 
     # -- iterations -----------------------------------------------------------------------
-    def plan(self, total_iterations: int) -> BoardSamplingPCS:
-        """Say how many iterations the run will have in all (for ``config.average_skip``)."""
-        self.horizon = checked_iterations(total_iterations)
-        return self
-
-    def run(self, iterations: int) -> BoardSamplingPCS:
-        """Run ``iterations`` more iterations (budgets in seconds, checkpoints: :func:`.driver.run`)."""
-        iterations = checked_iterations(iterations)
-        if self.horizon is None:
-            self.plan(self.iteration + iterations)
-        for _ in range(iterations):
-            self.step()
-        return self
-
     def step(self) -> None:
         """One iteration: a pass of player 0, then one of player 1 against her new strategy."""
         self.iteration += 1
@@ -301,17 +272,17 @@ class BoardSamplingPCS:
             at_deal += weight * np.bincount(part.gather[p], weights=v[rs], minlength=pt.num_states)
             regret_f = sequence_values(forest, p, v) - v[pf.infoset_priv][:, None]
             regret_f *= weight * pf.legal
-            inst += _pool(rows[p], regret_f, shape)
+            inst += pool_rows(rows[p], regret_f, shape)
             reach_p = forward_reach(forest, p, sw_f[p], reach[p][part.gather[p]])
-            avg += _pool(rows[p], weight * reach_p[pf.infoset_priv][:, None] * sigma_f[p], shape)
+            avg += pool_rows(rows[p], weight * reach_p[pf.infoset_priv][:, None] * sigma_f[p], shape)
             del part, forest, sw_f, reach_o, v, reach_p, sample, sigma_f
         v = leaf_values(trunk, p, (reach[o], reach[o]))
         v += at_deal
         backward_expected(trunk, p, v, sw[p])
         regret_t = sequence_values(trunk, p, v) - v[pt.infoset_priv][:, None]
         regret_t *= pt.legal
-        inst += _pool(self._trunk_rows[p], regret_t, shape)
-        avg += _pool(self._trunk_rows[p], reach[p][pt.infoset_priv][:, None] * sigma_t[p], shape)
+        inst += pool_rows(self._trunk_rows[p], regret_t, shape)
+        avg += pool_rows(self._trunk_rows[p], reach[p][pt.infoset_priv][:, None] * sigma_t[p], shape)
         accumulate_regrets(self.config, self.regrets[p], inst, t)
         self.strategy_sum[p] += average_weight(self.config, t, self.horizon) * avg
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 
@@ -121,7 +121,39 @@ def average_weight(config: CFRConfig, t: int, horizon: int | None) -> float:
     return float(t) ** config.gamma
 
 
-class CFRSolver:
+PlannedSolver = TypeVar("PlannedSolver", bound="IterationPlan")
+
+
+class IterationPlan:
+    """:meth:`plan` and :meth:`run` of a solver whose ``step()`` is one iteration.
+
+    The plan (``horizon``, the run's total iterations) is what ``config.average_skip``
+    counts from; without one, the end of the first :meth:`run` is the plan and later runs
+    keep it.
+    """
+
+    iteration: int
+    horizon: int | None
+
+    def step(self) -> None:
+        raise NotImplementedError
+
+    def plan(self: PlannedSolver, total_iterations: int) -> PlannedSolver:
+        """Say how many iterations the run will have in all; replaces an earlier plan."""
+        self.horizon = checked_iterations(total_iterations)
+        return self
+
+    def run(self: PlannedSolver, iterations: int) -> PlannedSolver:
+        """Run ``iterations`` more iterations (budgets in seconds, evaluations, checkpoints: :func:`.driver.run`)."""
+        iterations = checked_iterations(iterations)
+        if self.horizon is None:
+            self.plan(self.iteration + iterations)
+        for _ in range(iterations):
+            self.step()
+        return self
+
+
+class CFRSolver(IterationPlan):
     """Mutable solver state over one compiled tree.
 
     Args:
@@ -208,14 +240,7 @@ class CFRSolver:
         return Strategy(self.tree.game_id, (self._current(0), self._current(1)))
 
     def average_strategy(self) -> Strategy:
-        out = []
-        for p, legal in enumerate(self._legal):
-            s = self.strategy_sum[p].astype(np.float64, copy=False)
-            tot = row_sums(s)[:, None]
-            unreached = ~(tot[:, 0] > 0)  # uniform over the legal actions where the sum is zero
-            avg = s / np.where(unreached[:, None], 1.0, tot)
-            avg[unreached] = legal[unreached] / legal[unreached].sum(axis=1, keepdims=True)
-            out.append(self._lift(p, avg))
+        out = [self._lift(p, average_rows(self.strategy_sum[p], legal)) for p, legal in enumerate(self._legal)]
         return Strategy(self.tree.game_id, (out[0], out[1]), StrategyMeta(iterations=self.iteration, config=asdict(self.config)))
 
     def average_root_range(self) -> np.ndarray:
@@ -303,23 +328,6 @@ class CFRSolver:
             self._update(1, t, sigma[1], v1, reach1)
         for leaf in self.leaves:
             leaf.end_iteration(t)
-
-    def plan(self, total_iterations: int) -> CFRSolver:
-        """Say how many iterations the run will have in all (for ``config.average_skip``); replaces an earlier plan."""
-        self.horizon = checked_iterations(total_iterations)
-        return self
-
-    def run(self, iterations: int) -> CFRSolver:
-        """Run ``iterations`` more iterations (budgets in seconds, evaluations, checkpoints: :func:`.driver.run`).
-
-        Without a :meth:`plan`, the end of this first run is the plan; later runs keep it.
-        """
-        iterations = checked_iterations(iterations)
-        if self.horizon is None:
-            self.plan(self.iteration + iterations)
-        for _ in range(iterations):
-            self.step()
-        return self
 
     # -- checkpoints --------------------------------------------------------------------
     def save_checkpoint(
@@ -420,6 +428,16 @@ def _checked_restrictions(
         out[r.player] = Restriction(r.player, np.asarray(r.mask, dtype=bool), np.asarray(r.probs, dtype=np.float64),
                                     float(r.weight), r.root)
     return out[0], out[1]
+
+
+def average_rows(strategy_sum: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """[I, A] the normalized rows of a strategy sum; uniform over the legal actions where a row's sum is zero."""
+    s = strategy_sum.astype(np.float64, copy=False)
+    tot = row_sums(s)[:, None]
+    unreached = ~(tot[:, 0] > 0)
+    avg: np.ndarray = s / np.where(unreached[:, None], 1.0, tot)
+    avg[unreached] = legal[unreached] / legal[unreached].sum(axis=1, keepdims=True)
+    return avg
 
 
 def checked_iterations(iterations: int, minimum: int = 0) -> int:

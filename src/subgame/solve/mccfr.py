@@ -405,7 +405,7 @@ class MCCFRSolver(CFRSolver):
         if isinstance(streams, bool) or not isinstance(streams, (int, np.integer)) or streams < 1:
             raise GameDefinitionError(f"streams (samples per pass) must be a whole number >= 1, got {streams!r}")
         self.scheme = scheme
-        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(_checked_seed(seed))
+        rng = seeded_generator(seed)
         self.streams = [rng] if streams == 1 else list(rng.spawn(int(streams)))
         self.walk = SampledWalk.of(tree, restrict)
         self.executor = executor
@@ -473,7 +473,14 @@ def _mean(parts: list[np.ndarray]) -> np.ndarray:
     return total
 
 
-def _checked_seed(seed: int) -> int:
+def seeded_generator(seed: int | np.random.Generator) -> np.random.Generator:
+    """``seed`` itself if it is a numpy Generator (advanced in place by its user), else a new one seeded by it.
+
+    Raises:
+        GameDefinitionError: not a whole number >= 0 nor a Generator.
+    """
+    if isinstance(seed, np.random.Generator):
+        return seed
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise GameDefinitionError(f"seed must be a whole number >= 0 or a numpy Generator, got {seed!r}")
-    return int(seed)
+    return np.random.default_rng(int(seed))
