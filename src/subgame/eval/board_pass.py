@@ -246,19 +246,10 @@ def _board_values(cut: BoardCut, boards: list[tuple[int, ...]], rows: RowSource,
         reach_o = forward_reach(forest, o, sws[o], reach[o][part.gather[o]])
         cbv = best_response_to_reach(forest, p, reach_o, want_policy=False).cbv
         rs = forest.plan.root_slice[p]
-        cell = _cells(cut, p)[part.gather[p]]
+        cell = cut.cells[p][part.gather[p]]
         at = board_of_node[forest.players[p].node[rs]] * (C * H) + cell
         out[p][:] = np.bincount(at, weights=cbv[rs], minlength=len(boards) * C * H).reshape(len(boards), C * H)
     return out, tree_bytes(forest)
-
-
-def _cells(cut: BoardCut, p: int) -> np.ndarray:
-    """[G_p] of the trunk: the (chance node, hand) cell ``c·H + h`` of each private state at a chance node, -1 elsewhere."""
-    table = cut.state_at[p]
-    out = np.full(cut.trunk.players[p].num_states, -1, dtype=np.int64)
-    valid = table >= 0
-    out[table[valid]] = np.flatnonzero(valid)
-    return out
 
 
 def _chance_values(cut: BoardCut, classes: BoardClasses, p: int, per_q: np.ndarray) -> np.ndarray:

@@ -140,6 +140,18 @@ class BoardCut:
         return np.array([kids.get(name) == TERMINAL_NODE for kids in self._children], dtype=bool)
 
     @cached_property
+    def cells(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per player, [G_p] of the trunk: the (chance node, hand) cell ``c·H + h`` of each private state at a chance node, -1 elsewhere."""
+        out = []
+        for p in (0, 1):
+            table = self.state_at[p]
+            cell = np.full(self.trunk.players[p].num_states, -1, dtype=np.int64)
+            valid = table >= 0
+            cell[table[valid]] = np.flatnonzero(valid)
+            out.append(cell)
+        return out[0], out[1]
+
+    @cached_property
     def _hand_of(self) -> dict[str, int]:
         """Hand label -> its index in the deal's order."""
         return {self.game.cards_str(h): i for i, h in enumerate(deal_hands(self.game).tolist())}
