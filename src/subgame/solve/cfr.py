@@ -20,6 +20,7 @@ import numpy as np
 from ..errors import GameDefinitionError, StrategyFileError
 from ..files import read_npz, write_npz
 from ..strategy import Strategy, StrategyMeta
+from ..tree import kernels
 from ..tree.public_tree import PublicTree
 from ..tree.sweep import (
     backward_expected,
@@ -218,6 +219,28 @@ class CFRSolver(IterationPlan):
         rs = tree.plan.root_slice
         self.root_range_sum = None if gadget is None else np.zeros(rs[gadget.player].stop - rs[gadget.player].start)
         self.root_range_weight = 0.0
+        self._buffers: dict[tuple[str, int, tuple[int, ...]], np.ndarray] = {}
+
+    def _buffer(self, name: str, p: int, shape: tuple[int, ...]) -> np.ndarray | None:
+        """A float64 work array kept from one iteration to the next, or ``None`` (a new array each time).
+
+        Kept where the compiled loops run and no leaf plug-in could hold on to what it is
+        given: there, fresh multi-megabyte arrays every iteration cost more in page faults
+        than the loops that fill them. With alternating updates one player's values are
+        dead before the other's are computed, so ``"v"`` and ``"sequence"`` are shared
+        between players of equal shapes.
+        """
+        if self.leaves or not kernels.active(int(np.prod(shape))):
+            return None
+        key = (name, -1 if self.config.alternating and name in ("v", "sequence") else p, shape)
+        b = self._buffers.get(key)
+        if b is None:
+            b = self._buffers[key] = np.empty(shape)
+        return b
+
+    def _sigma_buffer(self, p: int) -> np.ndarray | None:
+        """Where step() writes player p's current strategy (``None`` with an abstraction: lifting makes a new array)."""
+        return None if self.abstraction is not None else self._buffer("sigma", p, self._legal[p].shape)
 
     def _lift(self, p: int, x: np.ndarray) -> np.ndarray:
         return x if self.abstraction is None else self.abstraction.lift(p, x)
@@ -226,11 +249,11 @@ class CFRSolver(IterationPlan):
         return x if self.abstraction is None else self.abstraction.pool(p, x)
 
     # -- strategies ---------------------------------------------------------------------
-    def _current(self, p: int) -> np.ndarray:
+    def _current(self, p: int, out: np.ndarray | None = None) -> np.ndarray:
         regrets = self.regrets[p]
         if self.dtype is not np.float64:  # a float32 solver matches regrets in float64
             regrets = regrets.astype(np.float64)
-        sigma = self._lift(p, regret_matching(regrets, self._legal[p]))
+        sigma = self._lift(p, regret_matching(regrets, self._legal[p], out=out))
         r = self.restriction[p]
         if r is not None and r.weight == 1.0:
             sigma = np.where(r.mask[:, None], r.probs, sigma)
@@ -240,6 +263,12 @@ class CFRSolver(IterationPlan):
         return Strategy(self.tree.game_id, (self._current(0), self._current(1)))
 
     def average_strategy(self) -> Strategy:
+        """The average strategy (t^γ-weighted, per the config).
+
+        The work buffers of the iterations are let go here: what follows an average is
+        usually an evaluation, which needs the memory more (the next iteration allocates them again).
+        """
+        self._buffers.clear()
         out = [self._lift(p, average_rows(self.strategy_sum[p], legal)) for p, legal in enumerate(self._legal)]
         return Strategy(self.tree.game_id, (out[0], out[1]), StrategyMeta(iterations=self.iteration, config=asdict(self.config)))
 
@@ -262,8 +291,9 @@ class CFRSolver(IterationPlan):
 
     def _reach(self, q: int, sigma_q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Player q's transition weights and reach under her strategy ``sigma_q``."""
-        sw = transition_weights(self.tree, q, sigma_q)
-        return sw, forward_reach(self.tree, q, sw, self._root(q))
+        g = (self.tree.players[q].num_states,)
+        sw = transition_weights(self.tree, q, sigma_q, out=self._buffer("sw", q, g))
+        return sw, forward_reach(self.tree, q, sw, self._root(q), out=self._buffer("reach", q, g))
 
     def _seen(self, q: int, sigma_q: np.ndarray, reach_q: np.ndarray) -> np.ndarray:
         """[G_q] player q's reach as her opponent plays against it (her restricted copy mixed in)."""
@@ -277,7 +307,8 @@ class CFRSolver(IterationPlan):
     def _values(self, p: int, sw: np.ndarray, reach: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
         """[G_p] player p's counterfactual values; her root values go to the gadget."""
         tree = self.tree
-        v = counterfactual_leaf_values(tree, p, reach, self.leaves, self.iteration)
+        v = counterfactual_leaf_values(tree, p, reach, self.leaves, self.iteration,
+                                       out=self._buffer("v", p, (tree.players[p].num_states,)))
         backward_expected(tree, p, v, sw)
         if self.gadget is not None:
             self.gadget.update(p, v[tree.plan.root_slice[p]], self.iteration)
@@ -285,6 +316,8 @@ class CFRSolver(IterationPlan):
 
     def _update(self, p: int, t: int, sigma_p: np.ndarray, v: np.ndarray, reach_p: np.ndarray) -> None:
         pa = self.tree.players[p]
+        if self._compiled_update(p, t, sigma_p, v, reach_p):
+            return
         inst = sequence_values(self.tree, p, v)  # the arrays [I, A] are updated in place: fewer live at once
         inst -= v[pa.infoset_priv][:, None]
         inst *= pa.legal
@@ -298,6 +331,27 @@ class CFRSolver(IterationPlan):
             self.root_range_sum += weight * reach_p[self.tree.plan.root_slice[p]]
             self.root_range_weight += weight
 
+    def _compiled_update(self, p: int, t: int, sigma_p: np.ndarray, v: np.ndarray, reach_p: np.ndarray) -> bool:
+        """:meth:`_update` in one compiled loop (bitwise the same) where it applies; False where it does not."""
+        pa, r, s = self.tree.players[p], self.regrets[p], self.strategy_sum[p]
+        if not (kernels.active(r.size) and self.abstraction is None and r.dtype == np.float64
+                and kernels.takes(r, s, sigma_p, pa.legal, v, reach_p) and sigma_p.dtype == np.float64):
+            return False
+        c = self.config
+        discounts = None
+        if c.alpha is not None or c.beta is not None:
+            discounts = (t**c.alpha / (t**c.alpha + 1.0) if c.alpha is not None else 1.0,
+                         t**c.beta / (t**c.beta + 1.0) if c.beta is not None else 1.0)
+        scale = float(np.sqrt(t) / np.sqrt(t + 1.0)) if t <= c.sqrt_discount else None
+        weight = self._average_weight(t)
+        seqv = sequence_values(self.tree, p, v, out=self._buffer("sequence", p, r.shape))
+        kernels.update_regrets(r, s, seqv, v, reach_p, sigma_p, pa.legal,
+                               pa.infoset_priv, rm_plus=c.regret == "rm+", discounts=discounts, scale=scale, weight=weight)
+        if self.root_range_sum is not None and self.gadget is not None and self.gadget.player == p:
+            self.root_range_sum += weight * reach_p[self.tree.plan.root_slice[p]]
+            self.root_range_weight += weight
+        return True
+
     def _add_regrets(self, p: int, t: int, inst: np.ndarray) -> None:
         """Add player p's instantaneous regrets [I, A] of iteration t, then floor/discount per the config."""
         accumulate_regrets(self.config, self.regrets[p], self._pool(p, inst), t)
@@ -310,13 +364,13 @@ class CFRSolver(IterationPlan):
         """One iteration (both players), then the leaves' ``end_iteration``."""
         self.iteration += 1
         t = self.iteration
-        sigma = [self._current(0), self._current(1)]
+        sigma = [self._current(0, self._sigma_buffer(0)), self._current(1, self._sigma_buffer(1))]
         (sw0, reach0), (sw1, reach1) = self._reach(0, sigma[0]), self._reach(1, sigma[1])
         seen1 = self._seen(1, sigma[1], reach1)
         if self.config.alternating:
             self._update(0, t, sigma.pop(0), self._values(0, sw0, (reach0, seen1)), reach0)
             del sw0, reach0, seen1  # released before player 0's new reach is built: a smaller peak
-            new0 = self._current(0)  # player 1 responds to player 0's new strategy
+            new0 = self._current(0, self._sigma_buffer(0))  # player 1 responds to player 0's new strategy
             sw0, reach0 = self._reach(0, new0)
             seen0 = self._seen(0, new0, reach0)
             del new0, sw0

@@ -24,7 +24,6 @@ from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import linprog
 
 from ..errors import GameDefinitionError, InvalidRangeError
 from ..strategy import Strategy, StrategyMeta
@@ -193,6 +192,8 @@ def _solve_side(A: sp.csr_matrix, sf_max: SequenceForm, sf_min: SequenceForm) ->
     A_ub = sp.hstack([-A.T, F.T], format="csr")
     A_eq = sp.hstack([E, sp.csr_matrix((E.shape[0], nv))], format="csr")
     bounds = [(0.0, None)] * nx + [(None, None)] * nv
+    from scipy.optimize import linprog  # imported where used: scipy.optimize costs ~25 MB and most commands never solve an LP
+
     res = linprog(c, A_ub=A_ub, b_ub=np.zeros(A_ub.shape[0]), A_eq=A_eq, b_eq=sf_max.e, bounds=bounds, method="highs")
     if res.status != 0:
         raise RuntimeError(f"HiGHS could not solve the sequence-form LP of player {sf_max.player}: {res.message}")

@@ -53,10 +53,11 @@ class RootGadget(Protocol):
 
 
 def counterfactual_leaf_values(
-    tree: PublicTree, player: int, reach: tuple[np.ndarray, np.ndarray], leaves: Sequence[Leaf], iteration: int | None
+    tree: PublicTree, player: int, reach: tuple[np.ndarray, np.ndarray], leaves: Sequence[Leaf], iteration: int | None,
+    *, out: np.ndarray | None = None,
 ) -> np.ndarray:
-    """[G_player] the values of the terminal operators plus those of every leaf plug-in."""
-    v = leaf_values(tree, player, reach)
+    """[G_player] the values of the terminal operators plus those of every leaf plug-in (into ``out`` if given)."""
+    v = leaf_values(tree, player, reach, out=out)
     extra = plug_in_values(player, reach, leaves, iteration)
     if extra is not None:
         v += extra

@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.special import ndtr
 
 
 @dataclass
@@ -137,6 +136,8 @@ class DistributionalGadget:
         sd = self.sd()
         gap = self.smoothed - self.est
         safe = np.where(sd > 0, sd, 1.0)
+        from scipy.special import ndtr  # imported where used (scipy.special is slow to import)
+
         return np.where(sd > 0, ndtr(gap / safe), (gap > 0).astype(float) + 0.5 * (gap == 0))
 
     def root_range(self) -> np.ndarray:

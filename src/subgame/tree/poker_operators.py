@@ -30,7 +30,7 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from itertools import combinations
 from math import comb
 from typing import Any, Protocol, TypeVar
@@ -51,6 +51,7 @@ from ..games.poker.hands import (
     TRIPS,
     TWO_PAIR,
 )
+from . import kernels
 
 
 # -- hand strength, vectorized ---------------------------------------------------------------
@@ -194,6 +195,17 @@ class CardRemoval:
     @property
     def num_hands(self) -> int:
         return int(self.hand_cards.shape[0])
+
+    @cached_property
+    def by_strength(self) -> np.ndarray:
+        """[n] intp, the hands in ascending strength (ties adjacent), for the compiled showdown loop."""
+        order: np.ndarray = np.argsort(self.strength, kind="stable")
+        return order
+
+    @property
+    def compiled(self) -> bool:
+        """Whether the compiled operator loops handle these hands (one or two cards each)."""
+        return self.hand_cards.shape[1] <= kernels.MAX_HAND_CARDS and self.hand_cards.flags.c_contiguous
 
     def disjoint_sum(self, reach: np.ndarray) -> np.ndarray:
         """[n, T] for each hand, the sum of ``reach`` [n, T] over the hands disjoint from it."""
@@ -411,8 +423,14 @@ class FoldTerminal:
         """Write the values at this operator's states into ``out`` [G_player] (other states untouched)."""
         opp = reach[1 - player]
         sign = 1.0 if player == 0 else -1.0
+        compiled = kernels.active(self.num_states[player]) and kernels.takes(opp, out)
 
         def one(g: FoldGroup, cols: slice) -> None:
+            if compiled and g.removal.compiled:
+                me, them = g.states[player], g.states[1 - player]
+                kernels.fold_values(opp, out, (me.local, me.start), (them.local, them.start), sign * g.value,
+                                    g.removal.hand_cards, range(*cols.indices(me.start.size)))
+                return
             mass = g.removal.disjoint_sum(np.take(opp, g.states[1 - player][:, cols]))
             mass *= sign * g.value[cols]
             mass += 0.0  # no negative zeros: the values read as if added to a zero array
@@ -444,8 +462,15 @@ class ShowdownTerminal:
     def cfv_into(self, player: int, reach: tuple[np.ndarray, np.ndarray], out: np.ndarray) -> np.ndarray:
         """Write the values at this operator's states into ``out`` [G_player] (other states untouched)."""
         opp = reach[1 - player]
+        compiled = kernels.active(self.num_states[player]) and kernels.takes(opp, out)
 
         def one(g: ShowdownGroup, cols: slice) -> None:
+            if compiled and g.removal.compiled:
+                me, them, rm = g.states[player], g.states[1 - player], g.removal
+                kernels.showdown_values(opp, out, (me.local, me.start), (them.local, them.start), g.win, g.lose,
+                                        rm.hand_cards, rm.by_strength, rm.strength, player,
+                                        range(*cols.indices(me.start.size)))
+                return
             weaker, stronger = g.removal.weaker_stronger(np.take(opp, g.states[1 - player][:, cols]))
             if player == 0:
                 weaker *= g.win[cols]

@@ -11,19 +11,26 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from . import kernels
 from .public_tree import BEST_PLAN_CACHED_STATES, BestLevel, LevelPlan, PublicTree, SweepPlan
 
 
-def regret_matching(regrets: np.ndarray, legal: np.ndarray, uniform: np.ndarray | None = None) -> np.ndarray:
+def regret_matching(regrets: np.ndarray, legal: np.ndarray, uniform: np.ndarray | None = None, *,
+                    out: np.ndarray | None = None) -> np.ndarray:
     """Strategy proportional to positive regret; uniform over legal actions if none is positive.
 
     Args:
         regrets: [I, A] cumulative regrets (zero at illegal slots).
         legal: [I, A] bool.
         uniform: [I, A] the uniform strategy over legal actions, if the caller keeps it.
+        out: [I, A] float64, where to write the strategy (a solver's buffer kept between
+            iterations); a new array if ``None``.
     Returns:
-        [I, A] behaviour strategy, zero at illegal slots.
+        [I, A] behaviour strategy, zero at illegal slots (``out`` where given).
     """
+    if (kernels.active(regrets.size) and regrets.dtype == np.float64 and legal.dtype == np.bool_
+            and regrets.shape[1] < 16 and kernels.takes(regrets, legal)):
+        return kernels.regret_matching(regrets, legal, out)
     pos = np.maximum(regrets, 0.0)
     total = pos.sum(axis=1, keepdims=True) if pos.size < ROW_SUM_COLUMNS_FROM else row_sums(pos)[:, None]
     none = ~(total[:, 0] > 0.0)
@@ -31,7 +38,12 @@ def regret_matching(regrets: np.ndarray, legal: np.ndarray, uniform: np.ndarray 
     pos /= total
     if none.any():
         pos[none] = (legal[none] / legal[none].sum(axis=1, keepdims=True)) if uniform is None else uniform[none]
-    return pos
+    return pos if out is None else _into(out, pos)
+
+
+def _into(out: np.ndarray, x: np.ndarray | float) -> np.ndarray:
+    out[...] = x
+    return out
 
 
 #: Entries from which :func:`row_sums` adds columns (below it one reduction costs less than A calls) and
@@ -63,48 +75,57 @@ def row_sums(x: np.ndarray) -> np.ndarray:
     return out
 
 
-def transition_weights(tree: PublicTree, player: int, probs: np.ndarray) -> np.ndarray:
-    """[G] probability of the player's own action leading to each private state (1 if none)."""
+def transition_weights(tree: PublicTree, player: int, probs: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
+    """[G] probability of the player's own action leading to each private state (1 if none); into ``out`` if given."""
     seq = tree.players[player].child_seq  # -1 where she did not act
+    if kernels.active(seq.size) and seq.dtype == np.int32 and kernels.takes(seq):
+        return kernels.transition_weights(seq, np.ascontiguousarray(probs, dtype=np.float64).reshape(-1), out)
     if seq.size < ROW_SUM_COLUMNS_FROM:  # -1 wraps to the 1 appended after the strategy (fewer calls on small trees)
         small: np.ndarray = np.concatenate((probs.reshape(-1), (1.0,))).take(seq, mode="wrap")
-        return small
-    out: np.ndarray = np.take(probs.reshape(-1), seq, mode="clip")  # 3 to 4 times faster than wrapping on large ones
-    out[seq < 0] = 1.0
-    return out
+        return small if out is None else _into(out, small)
+    sw: np.ndarray = np.take(probs.reshape(-1), seq, mode="clip", out=out)  # 3 to 4 times faster than wrapping on large ones
+    sw[seq < 0] = 1.0
+    return sw
 
 
-def forward_reach(tree: PublicTree, player: int, sw: np.ndarray, root: np.ndarray | None = None) -> np.ndarray:
+def forward_reach(tree: PublicTree, player: int, sw: np.ndarray, root: np.ndarray | None = None, *,
+                  out: np.ndarray | None = None) -> np.ndarray:
     """[G] the player's own reach probability of every private state.
 
     Args:
         sw: transition weights from :func:`transition_weights`.
         root: the player's reach at the root private states (ones if ``None``), for
             subgames whose root range comes from a trunk or a gadget.
+        out: [G] where to write the reach (a new array if ``None``).
     """
     plan = tree.plan
-    reach = np.empty_like(sw)
+    reach = np.empty_like(sw) if out is None else out
     rs = plan.root_slice[player]
     reach[rs] = 1.0 if root is None else root
+    parent = tree.players[player].parent
+    if kernels.active(reach.size) and parent.dtype == np.int32 and kernels.takes(parent, sw, reach):
+        kernels.forward_reach(parent, sw, reach, rs.stop)
+        return reach
     for lv in plan.levels[player]:
         np.multiply(np.take(reach, lv.parent), sw[lv.lo : lv.hi], out=reach[lv.lo : lv.hi])
     return reach
 
 
-def leaf_values(tree: PublicTree, player: int, reach: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-    """[G] counterfactual values given by the terminal operators (zero elsewhere, leaves included)."""
+def leaf_values(tree: PublicTree, player: int, reach: tuple[np.ndarray, np.ndarray], *,
+                out: np.ndarray | None = None) -> np.ndarray:
+    """[G] counterfactual values given by the terminal operators (zero elsewhere, leaves included), into ``out`` if given."""
     ops = tree.terminals
     if len(ops) > 1:  # operators that write their own states into one array (poker's): no array per operator
         writers = [w for op in ops if (w := getattr(op, "cfv_into", None)) is not None]
         if len(writers) == len(ops):
-            v = np.zeros(tree.players[player].num_states)
+            v = np.zeros(tree.players[player].num_states) if out is None else _into(out, 0.0)
             for write in writers:
                 write(player, reach, v)
             return v
     v = np.array(ops[0].cfv(player, reach), dtype=np.float64, copy=True)
     for op in ops[1:]:
         v += op.cfv(player, reach)
-    return v
+    return v if out is None else _into(out, v)
 
 
 def backward_expected(tree: PublicTree, player: int, v: np.ndarray, sw: np.ndarray) -> np.ndarray:
@@ -113,6 +134,10 @@ def backward_expected(tree: PublicTree, player: int, v: np.ndarray, sw: np.ndarr
     ``v`` enters holding values at terminal/leaf private states and leaves holding the
     counterfactual value of every private state.
     """
+    pa = tree.players[player]
+    if kernels.active(v.size) and tree.mirrors is None and pa.parent.dtype == np.int32 and kernels.takes(pa.parent, sw, v):
+        kernels.backward_expected(pa.parent, sw, v, pa.level_bounds)
+        return v
     for lv in reversed(tree.plan.levels[player]):
         w = v[lv.lo : lv.hi] * sw[lv.lo : lv.hi]
         v[lv.plo : lv.phi] += np.bincount(lv.parent_local, weights=w, minlength=lv.phi - lv.plo)
@@ -121,12 +146,14 @@ def backward_expected(tree: PublicTree, player: int, v: np.ndarray, sw: np.ndarr
     return v
 
 
-def sequence_values(tree: PublicTree, player: int, v: np.ndarray) -> np.ndarray:
-    """[I, A] counterfactual value of taking each action at each of the player's infosets."""
+def sequence_values(tree: PublicTree, player: int, v: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
+    """[I, A] counterfactual value of taking each action at each of the player's infosets, into ``out`` if given."""
     pa = tree.players[player]
+    if kernels.active(v.size) and pa.child_seq.dtype == np.int32 and kernels.takes(v, pa.child_seq):
+        return kernels.sequence_values(pa.child_seq, v, pa.legal.shape, out)
     # Shifted by one, the states where she did not act fall in bin 0, which is dropped.
     flat = np.bincount(pa.child_seq + 1, weights=v, minlength=pa.legal.size + 1)[1:]
-    return flat.reshape(pa.legal.shape)
+    return flat.reshape(pa.legal.shape) if out is None else _into(out, flat.reshape(pa.legal.shape))
 
 
 def backward_best(tree: PublicTree, player: int, v: np.ndarray, *, want_policy: bool = True) -> tuple[np.ndarray, np.ndarray | None]:

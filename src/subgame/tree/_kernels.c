@@ -1,0 +1,188 @@
+/*
+ * Compiled loops of the public-tree sweeps and the poker terminal operators.
+ *
+ * Every function here is one loop that the numpy code of subgame.tree.sweep, subgame.solve.cfr
+ * and subgame.tree.poker_operators writes as several whole-array calls with temporaries. The
+ * sweeps and the regret update add and multiply in the order numpy does, so their results are
+ * bitwise those of the numpy code; the operators sum card removal in one pass over the hands
+ * sorted by strength (O(n) per terminal node for hands of one or two cards) and agree with the
+ * numpy operators to rounding. The functions are called through ctypes, which releases the GIL,
+ * so the operators' pieces run on several threads at once. Python's API is used only to make
+ * the shared library importable as a module (its path is where ctypes loads it from).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int32_t idx_t;
+
+/* numpy's maximum: the first argument unless the second is larger (so max(-0.0, 0.0) is -0.0) */
+static inline double np_max(double a, double b) { return (a >= b || a != a) ? a : b; }
+
+/* sw[i] = probs[seq[i]] where the player acted (seq >= 0), else 1; for every state i < n */
+void transition_weights(const idx_t *seq, const double *probs, double *sw, int64_t n) {
+    for (int64_t i = 0; i < n; i++) sw[i] = seq[i] >= 0 ? probs[seq[i]] : 1.0;
+}
+
+/* reach[i] = reach[parent[i]] * sw[i] for lo <= i < n; parents precede their children */
+void forward_reach(const idx_t *parent, const double *sw, double *reach, int64_t lo, int64_t n) {
+    for (int64_t i = lo; i < n; i++) reach[i] = reach[parent[i]] * sw[i];
+}
+
+/* v[parent[i]] += v[i] * sw[i], deepest level first, each level's children in ascending order */
+void backward_expected(const idx_t *parent, const double *sw, double *v, const int64_t *bounds, int64_t levels) {
+    for (int64_t d = levels - 1; d >= 1; d--)
+        for (int64_t i = bounds[d]; i < bounds[d + 1]; i++) v[parent[i]] += v[i] * sw[i];
+}
+
+/* out[seq[i]] += v[i] over the states reached by the player's own action; out starts at zero */
+void sequence_values(const idx_t *seq, const double *v, double *out, int64_t n) {
+    for (int64_t i = 0; i < n; i++)
+        if (seq[i] >= 0) out[seq[i]] += v[i];
+}
+
+/* numpy's sum of a short contiguous row (fewer than 16 entries), in its order of additions */
+static inline double row_sum(const double *x, int64_t a) {
+    if (a < 8) {
+        double s = x[0] + 0.0;
+        for (int64_t k = 1; k < a; k++) s += x[k];
+        return s;
+    }
+    double s = ((x[0] + x[1]) + (x[2] + x[3])) + ((x[4] + x[5]) + (x[6] + x[7]));
+    for (int64_t k = 8; k < a; k++) s += x[k];
+    return s;
+}
+
+/* strategy[i, :] proportional to the positive regrets, uniform over the legal slots without any (a < 16) */
+void regret_matching(const double *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a) {
+    for (int64_t i = 0; i < rows; i++) {
+        const double *r = regrets + i * a;
+        double *s = strategy + i * a;
+        for (int64_t k = 0; k < a; k++) s[k] = np_max(r[k], 0.0);
+        double total = row_sum(s, a);
+        if (total > 0.0) {
+            for (int64_t k = 0; k < a; k++) s[k] /= total;
+        } else {
+            const uint8_t *l = legal + i * a;
+            int64_t count = 0;
+            for (int64_t k = 0; k < a; k++) count += l[k] != 0;
+            for (int64_t k = 0; k < a; k++) s[k] = l[k] ? 1.0 / (double)count : 0.0;
+        }
+    }
+}
+
+/*
+ * One player's regret and average update at her information sets (subgame.solve.cfr):
+ *   regret += (sequence value - state value) * legal, floored at 0 (rm+), times the DCFR discount
+ *   of its sign, times the sqrt discount; strategy_sum += reach * strategy * weight.
+ * Flags: 1 rm+, 2 DCFR discounts (positive, negative), 4 the factor `scale`.
+ */
+void update_regrets(double *regrets, double *strategy_sum, const double *seqv, const double *v, const double *reach,
+                    const double *strategy, const uint8_t *legal, const int64_t *infoset_priv, int64_t rows, int64_t a,
+                    int flags, double positive, double negative, double scale, double weight) {
+    for (int64_t i = 0; i < rows; i++) {
+        const int64_t g = infoset_priv[i];
+        const double vi = v[g], ri = reach[g];
+        for (int64_t k = 0; k < a; k++) {
+            const int64_t j = i * a + k;
+            double r = regrets[j] + (seqv[j] - vi) * (double)legal[j];
+            if (flags & 1) r = np_max(r, 0.0);
+            if (flags & 2) r *= r > 0 ? positive : negative;
+            if (flags & 4) r *= scale;
+            regrets[j] = r;
+            strategy_sum[j] += (ri * strategy[j]) * weight;
+        }
+    }
+}
+
+/*
+ * Fold terminals of one board, columns [c0, c1): out[me(i, t)] = value[t] * (the opponent's reach over
+ * the hands sharing no card with hand i), by inclusion-exclusion over i's k <= 2 cards.
+ * me(i, t) = me_local[i] + me_start[t], likewise opp(i, t); `mass` is scratch of `cards` doubles.
+ */
+void fold_values(const double *opp, double *out, const int64_t *me_local, const int64_t *me_start,
+                 const int64_t *opp_local, const int64_t *opp_start, const double *value, const int64_t *hand_cards,
+                 int64_t n, int64_t k, int64_t c0, int64_t c1, double *mass, int64_t cards) {
+    for (int64_t t = c0; t < c1; t++) {
+        const double *r = opp + opp_start[t];
+        double total = 0.0;
+        memset(mass, 0, (size_t)cards * sizeof(double));
+        for (int64_t i = 0; i < n; i++) {
+            const double x = r[opp_local[i]];
+            total += x;
+            for (int64_t j = 0; j < k; j++) mass[hand_cards[i * k + j]] += x;
+        }
+        double *o = out + me_start[t];
+        for (int64_t i = 0; i < n; i++) {
+            double m = total - mass[hand_cards[i * k]];
+            if (k == 2) m = (m - mass[hand_cards[i * k + 1]]) + r[opp_local[i]];
+            o[me_local[i]] = value[t] * m + 0.0;
+        }
+    }
+}
+
+/*
+ * Showdown terminals of one board, columns [c0, c1): with the hands in ascending strength (`order`,
+ * ties adjacent), the opponent's reach over disjoint weaker hands is a running sum over the groups
+ * already passed less what those hands hold of i's cards; stronger hands likewise from the top.
+ * Player 0 gets win[t] * weaker + lose[t] * stronger, player 1 minus lose[t] * weaker + win[t] * stronger.
+ * `scratch` holds cards + n doubles.
+ */
+void showdown_values(const double *opp, double *out, const int64_t *me_local, const int64_t *me_start,
+                     const int64_t *opp_local, const int64_t *opp_start, const double *win, const double *lose,
+                     const int64_t *hand_cards, const int64_t *order, const int64_t *strength, int64_t n, int64_t k,
+                     int player, int64_t c0, int64_t c1, double *scratch, int64_t cards) {
+    double *mass = scratch, *weaker = scratch + cards;
+    for (int64_t t = c0; t < c1; t++) {
+        const double *r = opp + opp_start[t];
+        double *o = out + me_start[t];
+        const double w_below = player == 0 ? win[t] : lose[t], w_above = player == 0 ? lose[t] : win[t];
+        double total = 0.0;
+        memset(mass, 0, (size_t)cards * sizeof(double));
+        for (int64_t lo = 0; lo < n;) {
+            int64_t hi = lo + 1;
+            while (hi < n && strength[order[hi]] == strength[order[lo]]) hi++;
+            for (int64_t q = lo; q < hi; q++) {
+                const int64_t i = order[q];
+                double m = total - mass[hand_cards[i * k]];
+                if (k == 2) m -= mass[hand_cards[i * k + 1]];
+                weaker[i] = m;
+            }
+            for (int64_t q = lo; q < hi; q++) {
+                const int64_t i = order[q];
+                const double x = r[opp_local[i]];
+                total += x;
+                for (int64_t j = 0; j < k; j++) mass[hand_cards[i * k + j]] += x;
+            }
+            lo = hi;
+        }
+        total = 0.0;
+        memset(mass, 0, (size_t)cards * sizeof(double));
+        for (int64_t hi = n; hi > 0;) {
+            int64_t lo = hi - 1;
+            while (lo > 0 && strength[order[lo - 1]] == strength[order[hi - 1]]) lo--;
+            for (int64_t q = lo; q < hi; q++) {
+                const int64_t i = order[q];
+                double m = total - mass[hand_cards[i * k]];
+                if (k == 2) m -= mass[hand_cards[i * k + 1]];
+                const double value = w_below * weaker[i] + w_above * m;
+                o[me_local[i]] = (player == 0 ? value : -value) + 0.0;
+            }
+            for (int64_t q = lo; q < hi; q++) {
+                const int64_t i = order[q];
+                const double x = r[opp_local[i]];
+                total += x;
+                for (int64_t j = 0; j < k; j++) mass[hand_cards[i * k + j]] += x;
+            }
+            hi = lo;
+        }
+    }
+}
+
+static struct PyModuleDef kernels_module = {PyModuleDef_HEAD_INIT, "_kernels",
+                                            "Compiled sweep and poker-operator loops, called through ctypes.", -1, NULL};
+
+PyMODINIT_FUNC PyInit__kernels(void) { return PyModule_Create(&kernels_module); }

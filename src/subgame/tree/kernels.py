@@ -1,0 +1,189 @@
+"""Compiled loops for the sweeps, the regret update and the poker operators, where they are built.
+
+``pip install`` compiles ``_kernels.c`` when a C compiler is present; without one the
+extension is skipped and the numpy code runs alone. Each function here has a numpy twin
+(:mod:`.sweep`, :class:`~subgame.solve.cfr.CFRSolver`, :mod:`.poker_operators`) and is used
+in its place on trees of at least :data:`MIN_STATES` private states, where one loop without
+temporaries beats several whole-array calls; below that the numpy calls cost less than the
+calls through ctypes. The sweeps and the regret update give bitwise the numpy results; the
+poker operators sum card removal in one pass over the hands sorted by strength and agree with
+the numpy operators to rounding (tests check both). :func:`use_compiled` turns them off.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from ..errors import GameDefinitionError
+
+#: Private states (one player's) from which a sweep uses the compiled loops.
+MIN_STATES = 1 << 14
+
+_P = ctypes.c_void_p
+_I = ctypes.c_int64
+_D = ctypes.c_double
+_SIGNATURES: dict[str, list[Any]] = {
+    "transition_weights": [_P, _P, _P, _I],
+    "forward_reach": [_P, _P, _P, _I, _I],
+    "backward_expected": [_P, _P, _P, _P, _I],
+    "sequence_values": [_P, _P, _P, _I],
+    "regret_matching": [_P, _P, _P, _I, _I],
+    "update_regrets": [_P, _P, _P, _P, _P, _P, _P, _P, _I, _I, ctypes.c_int, _D, _D, _D, _D],
+    "fold_values": [_P, _P, _P, _P, _P, _P, _P, _P, _I, _I, _I, _I, _P, _I],
+    "showdown_values": [_P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, ctypes.c_int, _I, _I, _P, _I],
+}
+
+
+def _load() -> ctypes.CDLL | None:
+    try:
+        from . import _kernels  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    lib = ctypes.CDLL(_kernels.__file__)
+    for name, argtypes in _SIGNATURES.items():
+        fn = getattr(lib, name)
+        fn.argtypes, fn.restype = argtypes, None
+    return lib
+
+
+_lib = _load()
+_enabled = [_lib is not None]
+
+
+def available() -> bool:
+    """Whether the compiled extension was built and loaded."""
+    return _lib is not None
+
+
+def use_compiled(flag: bool) -> bool:
+    """Use the compiled loops from now on (where built) or the numpy code only; returns the old setting."""
+    if not isinstance(flag, bool):
+        raise GameDefinitionError(f"use_compiled takes True or False, got {flag!r}")
+    old = _enabled[0]
+    _enabled[0] = flag and _lib is not None
+    return old
+
+
+@contextmanager
+def compiled(flag: bool) -> Iterator[None]:
+    """:func:`use_compiled` for the duration of a ``with`` block."""
+    old = use_compiled(flag)
+    try:
+        yield
+    finally:
+        _enabled[0] = old
+
+
+def active(num_states: int) -> bool:
+    """Whether a sweep over ``num_states`` private states takes the compiled loops."""
+    return _enabled[0] and num_states >= MIN_STATES
+
+
+def takes(*arrays: np.ndarray) -> bool:
+    """Whether the arrays are C-contiguous, as the loops read them (views of other layouts go to numpy)."""
+    return all(a.flags.c_contiguous for a in arrays)
+
+
+def _ptr(a: np.ndarray) -> int:
+    return int(a.ctypes.data)
+
+
+# -- sweeps (subgame.tree.sweep) -----------------------------------------------------------------
+def _out(out: np.ndarray | None, shape: tuple[int, ...]) -> np.ndarray:
+    """``out`` if it is a contiguous float64 array of ``shape``, else a new one."""
+    if out is not None and out.shape == shape and out.dtype == np.float64 and out.flags.c_contiguous:
+        return out
+    return np.empty(shape)
+
+
+def transition_weights(seq: np.ndarray, probs: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """[G] ``probs.flat[seq]``, 1 where ``seq`` is -1; ``seq`` int32, ``probs`` float64, both contiguous."""
+    out = _out(out, seq.shape)
+    _lib.transition_weights(_ptr(seq), _ptr(probs), _ptr(out), seq.shape[0])  # type: ignore[union-attr]
+    return out
+
+
+def forward_reach(parent: np.ndarray, sw: np.ndarray, reach: np.ndarray, lo: int) -> None:
+    """``reach[i] = reach[parent[i]] * sw[i]`` for ``i >= lo``, in place."""
+    _lib.forward_reach(_ptr(parent), _ptr(sw), _ptr(reach), lo, reach.shape[0])  # type: ignore[union-attr]
+
+
+def backward_expected(parent: np.ndarray, sw: np.ndarray, v: np.ndarray, level_bounds: np.ndarray) -> None:
+    """Children's weighted values added into their parents, deepest level first, in place."""
+    bounds = np.ascontiguousarray(level_bounds, dtype=np.int64)
+    _lib.backward_expected(_ptr(parent), _ptr(sw), _ptr(v), _ptr(bounds), bounds.shape[0] - 1)  # type: ignore[union-attr]
+
+
+def sequence_values(seq: np.ndarray, v: np.ndarray, shape: tuple[int, ...], out: np.ndarray | None = None) -> np.ndarray:
+    """[I, A] the sum of ``v`` over the states of each own-action slot."""
+    out = _out(out, shape)
+    out.fill(0.0)
+    _lib.sequence_values(_ptr(seq), _ptr(v), _ptr(out), seq.shape[0])  # type: ignore[union-attr]
+    return out
+
+
+def regret_matching(regrets: np.ndarray, legal: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """[I, A] regret matching of float64 ``regrets`` with bool ``legal``, both contiguous, A < 16."""
+    out = _out(out, regrets.shape)
+    rows, a = regrets.shape
+    _lib.regret_matching(_ptr(regrets), _ptr(legal), _ptr(out), rows, a)  # type: ignore[union-attr]
+    return out
+
+
+# -- the regret update (subgame.solve.cfr) -----------------------------------------------------
+def update_regrets(
+    regrets: np.ndarray, strategy_sum: np.ndarray, seqv: np.ndarray, v: np.ndarray, reach: np.ndarray,
+    strategy: np.ndarray, legal: np.ndarray, infoset_priv: np.ndarray, *, rm_plus: bool,
+    discounts: tuple[float, float] | None, scale: float | None, weight: float,
+) -> None:
+    """One player's regrets and strategy sums [I, A] updated in place, as ``CFRSolver._update`` does without an abstraction.
+
+    ``discounts`` are DCFR's factors of positive and negative regrets, ``scale`` the
+    √t/√(t+1) factor of the first iterations; ``None`` leaves either out.
+    """
+    rows, a = regrets.shape
+    flags = (1 if rm_plus else 0) | (2 if discounts is not None else 0) | (4 if scale is not None else 0)
+    pos, neg = discounts if discounts is not None else (1.0, 1.0)
+    _lib.update_regrets(  # type: ignore[union-attr]
+        _ptr(regrets), _ptr(strategy_sum), _ptr(seqv), _ptr(v), _ptr(reach), _ptr(strategy), _ptr(legal),
+        _ptr(infoset_priv), rows, a, flags, pos, neg, 1.0 if scale is None else scale, weight,
+    )
+
+
+# -- poker terminals (subgame.tree.poker_operators) --------------------------------------------
+#: Cards per hand the operator loops handle (inclusion-exclusion written out for one and two cards).
+MAX_HAND_CARDS = 2
+
+
+def fold_values(
+    opp: np.ndarray, out: np.ndarray, me: tuple[np.ndarray, np.ndarray], them: tuple[np.ndarray, np.ndarray],
+    value: np.ndarray, hand_cards: np.ndarray, cols: range,
+) -> None:
+    """Fold values of one board's terminals ``cols`` written into ``out``; ``me``/``them`` are (local [n], start [T]) intp."""
+    n, k = hand_cards.shape
+    cards = int(hand_cards.max(initial=0)) + 1
+    mass = np.empty(cards)
+    _lib.fold_values(  # type: ignore[union-attr]
+        _ptr(opp), _ptr(out), _ptr(me[0]), _ptr(me[1]), _ptr(them[0]), _ptr(them[1]), _ptr(value), _ptr(hand_cards),
+        n, k, cols.start, cols.stop, _ptr(mass), cards,
+    )
+
+
+def showdown_values(
+    opp: np.ndarray, out: np.ndarray, me: tuple[np.ndarray, np.ndarray], them: tuple[np.ndarray, np.ndarray],
+    win: np.ndarray, lose: np.ndarray, hand_cards: np.ndarray, order: np.ndarray, strength: np.ndarray,
+    player: int, cols: range,
+) -> None:
+    """Showdown values of one board's terminals ``cols`` written into ``out`` (``order``: hands by ascending strength)."""
+    n, k = hand_cards.shape
+    cards = int(hand_cards.max(initial=0)) + 1
+    scratch = np.empty(cards + n)
+    _lib.showdown_values(  # type: ignore[union-attr]
+        _ptr(opp), _ptr(out), _ptr(me[0]), _ptr(me[1]), _ptr(them[0]), _ptr(them[1]), _ptr(win), _ptr(lose),
+        _ptr(hand_cards), _ptr(order), _ptr(strength), n, k, player, cols.start, cols.stop, _ptr(scratch), cards,
+    )
