@@ -19,8 +19,8 @@
 
 typedef int32_t idx_t;
 
-/* numpy's maximum: the first argument unless the second is larger (so max(-0.0, 0.0) is -0.0) */
-static inline double np_max(double a, double b) { return (a >= b || a != a) ? a : b; }
+/* numpy's maximum: the second argument unless the first is larger or NaN (so max(-0.0, 0.0) is 0.0) */
+static inline double np_max(double a, double b) { return (a > b || a != a) ? a : b; }
 
 /* sw[i] = probs[seq[i]] where the player acted (seq >= 0), else 1; for every state i < n */
 void transition_weights(const idx_t *seq, const double *probs, double *sw, int64_t n) {

@@ -1,0 +1,157 @@
+"""The compiled loops against the numpy code they replace: sweeps and regret updates bitwise, poker operators to rounding."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from subgame.errors import GameDefinitionError
+from subgame.games import load_game
+from subgame.games.poker import PokerGame
+from subgame.solve.cfr import CFR, CFR_PLUS, DCFR, LINEAR_CFR, MODICUM, CFRConfig, CFRSolver
+from subgame.strategy import Strategy
+from subgame.tree import kernels
+from subgame.tree.enumeration import enumerate_game
+from subgame.tree.poker_compile import compile_poker
+from subgame.tree.sweep import (
+    backward_expected,
+    forward_reach,
+    leaf_values,
+    regret_matching,
+    sequence_values,
+    transition_weights,
+)
+from tests.tree.test_poker_compile import GAMES, RIVER, RIVER_BOARD
+
+REQUIRED = os.environ.get("SUBGAME_REQUIRE_KERNELS") == "1"
+pytestmark = pytest.mark.skipif(not kernels.available() and not REQUIRED,
+                                reason="the compiled extension was not built (no C compiler at install)")
+
+#: poker trees whose operators the compiled loops take: hands of one and of two cards, several boards, a runout
+POKER = ("leduc", "leduc_nolimit", "two_hole_cards", "two_card_flop_blinds", "three_rounds", "all_in_runout")
+
+
+def test_built_where_required():
+    """The CI machine has a compiler: there the extension must have been built, not skipped in silence."""
+    assert kernels.available() or not REQUIRED
+
+
+@pytest.fixture
+def everywhere(monkeypatch):
+    """The compiled loops on trees of any size (the tests' trees are below MIN_STATES)."""
+    monkeypatch.setattr(kernels, "MIN_STATES", 0)
+
+
+def both(fn):
+    """``fn()`` with the numpy code only, then with the compiled loops."""
+    with kernels.compiled(False):
+        plain = fn()
+    with kernels.compiled(True):
+        fast = fn()
+    return plain, fast
+
+
+def poker_tree(key: str):
+    name, params = GAMES[key]
+    return compile_poker(load_game(name, **params), sparse_threshold=0)  # card-removal operators on every board
+
+
+def random_profile(tree, rng) -> tuple[np.ndarray, np.ndarray]:
+    """Regrets with rows all non-positive (uniform play), exact zeros and negative zeros, per player."""
+    out = []
+    for pa in tree.players:
+        r = rng.normal(size=pa.legal.shape)
+        r[rng.random(r.shape) < 0.2] = 0.0
+        r[rng.random(r.shape) < 0.1] = -0.0
+        r[: max(1, pa.num_infosets // 4)] = -np.abs(r[: max(1, pa.num_infosets // 4)])
+        out.append(np.where(pa.legal, r, 0.0))
+    return out[0], out[1]
+
+
+@pytest.mark.parametrize("key", POKER + ("generic_leduc",))
+def test_sweeps_bitwise(everywhere, key):
+    tree = enumerate_game(load_game("leduc")) if key == "generic_leduc" else poker_tree(key)
+    rng = np.random.default_rng(7)
+    regrets = random_profile(tree, rng)
+    for p, pa in enumerate(tree.players):
+        root = rng.random(tree.plan.root_slice[p].stop)
+
+        def sweep(p=p, pa=pa, root=root):
+            sigma = regret_matching(regrets[p], pa.legal)
+            sw = transition_weights(tree, p, sigma)
+            reach = forward_reach(tree, p, sw, root)
+            opp = forward_reach(tree, 1 - p, transition_weights(tree, 1 - p, regret_matching(regrets[1 - p],
+                                                                                            tree.players[1 - p].legal)))
+            v = backward_expected(tree, p, leaf_values(tree, p, (reach, opp) if p == 0 else (opp, reach)), sw)
+            return sigma, sw, reach, v, sequence_values(tree, p, v)
+
+        plain, fast = both(sweep)
+        names = ("strategy", "transition weights", "reach", "values", "sequence values")
+        for name, a, b in zip(names, plain, fast):
+            if name in ("values", "sequence values") and key != "generic_leduc":
+                np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-15, err_msg=name)  # the operators round differently
+            else:
+                assert a.tobytes() == b.tobytes(), f"player {p}: {name} differ"
+
+
+@pytest.mark.parametrize("config", [CFR, CFR_PLUS, DCFR, LINEAR_CFR, MODICUM, CFRConfig(regret="rm+", alternating=False)],
+                         ids=["cfr", "cfr+", "dcfr", "lcfr", "modicum", "simultaneous"])
+def test_solver_bitwise_without_poker_operators(everywhere, config):
+    """On a tree with the generic terminal operator every compiled step is the numpy step, bit for bit."""
+    tree = enumerate_game(load_game("leduc"))
+    reach = (np.linspace(0.2, 1.0, tree.plan.root_slice[0].stop), None)
+
+    def solve():
+        s = CFRSolver(tree, config, root_reach=reach).plan(20).run(20)
+        return s.regrets + s.strategy_sum + list(s.average_strategy().probs)
+
+    plain, fast = both(solve)
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(plain, fast))
+
+
+@pytest.mark.parametrize("key", POKER)
+def test_operators_match_numpy(everywhere, key):
+    tree = poker_tree(key)
+    rng = np.random.default_rng(3)
+    reach = tuple(rng.random(pa.num_states) * (rng.random(pa.num_states) < 0.8) for pa in tree.players)
+    for op in tree.terminals:
+        for p in (0, 1):
+            plain, fast = both(lambda op=op, p=p: op.cfv(p, reach))
+            np.testing.assert_allclose(fast, plain, rtol=1e-12, atol=1e-14 * np.abs(plain).max())
+
+
+def test_hold_em_river_operators_match_numpy():
+    """A 52-card river, 1,081 hands a board: above MIN_STATES, so the solver's own switch takes the compiled loops."""
+    tree = compile_poker(PokerGame(RIVER, "river"), board=RIVER_BOARD)
+    assert tree.players[0].num_states >= kernels.MIN_STATES
+    rng = np.random.default_rng(5)
+    reach = tuple(rng.random(pa.num_states) for pa in tree.players)
+    for op in tree.terminals:
+        for p in (0, 1):
+            plain, fast = both(lambda op=op, p=p: op.cfv(p, reach))
+            np.testing.assert_allclose(fast, plain, rtol=1e-11, atol=1e-13 * np.abs(plain).max())
+    plain, fast = both(lambda: CFRSolver(tree, DCFR).run(30).average_strategy().probs)
+    for a, b in zip(plain, fast):
+        np.testing.assert_allclose(b, a, atol=1e-6)
+
+
+def test_kept_buffers_never_leak_into_results(everywhere):
+    """The solver reuses its work arrays; strategies it hands out must not change with later iterations."""
+    tree = poker_tree("leduc")
+    s = CFRSolver(tree, CFR_PLUS).run(3)
+    current, average = s.current_strategy(), s.average_strategy()
+    kept = [x.copy() for x in current.probs + average.probs]
+    s.run(5)
+    assert all(np.array_equal(a, b) for a, b in zip(kept, current.probs + average.probs))
+    assert isinstance(current, Strategy)
+
+
+def test_switch():
+    with pytest.raises(GameDefinitionError, match="True or False"):
+        kernels.use_compiled(1)  # type: ignore[arg-type]
+    before = kernels.active(kernels.MIN_STATES)
+    with kernels.compiled(False):
+        assert not kernels.active(kernels.MIN_STATES)
+    assert kernels.active(kernels.MIN_STATES) == before
