@@ -15,6 +15,7 @@ from subgame.strategy import Strategy
 from subgame.tree import kernels
 from subgame.tree.enumeration import enumerate_game
 from subgame.tree.poker_compile import compile_poker
+from subgame.tree.public_tree import TERMINAL_NODE
 from subgame.tree.sweep import (
     backward_expected,
     forward_reach,
@@ -155,3 +156,19 @@ def test_switch():
     with kernels.compiled(False):
         assert not kernels.active(kernels.MIN_STATES)
     assert kernels.active(kernels.MIN_STATES) == before
+
+
+def test_backward_bitwise_on_a_suit_isomorphic_tree(everywhere):
+    """The chance children a suit-isomorphic tree leaves out are added by the numpy code after each compiled level."""
+    from subgame.tree.isomorphism import suit_classes
+    from tests.tree.test_isomorphism import MONOTONE, R, S, small_game
+
+    tree = compile_poker(small_game(MONOTONE, (4, 1), raise_cap=1), suits=suit_classes(R, S, MONOTONE), sparse_threshold=0)
+    assert tree.mirrors is not None
+    rng = np.random.default_rng(11)
+    regrets = random_profile(tree, rng)
+    for p, pa in enumerate(tree.players):
+        sw = transition_weights(tree, p, regret_matching(regrets[p], pa.legal))
+        v0 = np.where(tree.kind[pa.node] == TERMINAL_NODE, rng.normal(size=pa.num_states), 0.0)  # inner states enter at 0
+        plain, fast = both(lambda p=p, sw=sw, v0=v0: backward_expected(tree, p, v0.copy(), sw))
+        assert plain.tobytes() == fast.tobytes()

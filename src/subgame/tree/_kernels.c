@@ -32,7 +32,8 @@ void forward_reach(const idx_t *parent, const double *sw, double *reach, int64_t
     for (int64_t i = lo; i < n; i++) reach[i] = reach[parent[i]] * sw[i];
 }
 
-/* v[parent[i]] += v[i] * sw[i], deepest level first, each level's children in ascending order */
+/* v[parent[i]] += v[i] * sw[i], deepest level first, each level's children in ascending order (numpy's bincount
+   sums a level's children before adding them to the parent: the same bits where inner states enter at zero, as they do) */
 void backward_expected(const idx_t *parent, const double *sw, double *v, const int64_t *bounds, int64_t levels) {
     for (int64_t d = levels - 1; d >= 1; d--)
         for (int64_t i = bounds[d]; i < bounds[d + 1]; i++) v[parent[i]] += v[i] * sw[i];

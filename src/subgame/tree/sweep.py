@@ -135,10 +135,17 @@ def backward_expected(tree: PublicTree, player: int, v: np.ndarray, sw: np.ndarr
     counterfactual value of every private state.
     """
     pa = tree.players[player]
-    if kernels.active(v.size) and tree.mirrors is None and pa.parent.dtype == np.int32 and kernels.takes(pa.parent, sw, v):
+    compiled = kernels.active(v.size) and pa.parent.dtype == np.int32 and kernels.takes(pa.parent, sw, v)
+    if compiled and tree.mirrors is None:
         kernels.backward_expected(pa.parent, sw, v, pa.level_bounds)
         return v
     for lv in reversed(tree.plan.levels[player]):
+        if compiled:
+            kernels.backward_expected(pa.parent, sw, v, np.array([0, lv.lo, lv.hi]))
+            if lv.mirror is not None:
+                w = v[lv.lo : lv.hi][lv.mirror[0]] * sw[lv.lo : lv.hi][lv.mirror[0]]
+                v[lv.plo : lv.phi] += np.bincount(lv.mirror[1], weights=w, minlength=lv.phi - lv.plo)
+            continue
         w = v[lv.lo : lv.hi] * sw[lv.lo : lv.hi]
         v[lv.plo : lv.phi] += np.bincount(lv.parent_local, weights=w, minlength=lv.phi - lv.plo)
         if lv.mirror is not None:  # suit isomorphism: the chance children left out (tree.isomorphism)
