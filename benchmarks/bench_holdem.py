@@ -70,10 +70,10 @@ def measure_one(street: str, board: str, pot: int, stack: int, bets: str, dtype:
     from subgame.games.poker import PokerGame
     from subgame.solve.cfr import PRESETS, CFRSolver
     from subgame.tree.poker_compile import compile_poker
-    from subgame.tree.poker_operators import set_operator_threads
     from subgame.tree.size import tree_bytes
+    from subgame.tree.threads import set_threads
 
-    set_operator_threads(threads)
+    set_threads(threads)
     cards = board_cards(board, ranks)
     game = PokerGame(spec_for(street, pot, stack, bets, ranks), f"holdem {street}")
     started = time.perf_counter()

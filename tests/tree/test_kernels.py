@@ -172,3 +172,4 @@ def test_backward_bitwise_on_a_suit_isomorphic_tree(everywhere):
         v0 = np.where(tree.kind[pa.node] == TERMINAL_NODE, rng.normal(size=pa.num_states), 0.0)  # inner states enter at 0
         plain, fast = both(lambda p=p, sw=sw, v0=v0: backward_expected(tree, p, v0.copy(), sw))
         assert plain.tobytes() == fast.tobytes()
+

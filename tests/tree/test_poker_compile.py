@@ -25,6 +25,7 @@ from subgame.tree.poker_compile import compile_poker, deal_hands, state_hands
 from subgame.tree.poker_operators import CardRemoval, FoldTerminal, ShowdownTerminal, strength_keys
 from subgame.tree.public_tree import CHANCE_NODE, TERMINAL_NODE
 from subgame.tree.sweep import leaf_values
+from subgame.tree.threads import set_threads
 from tests.conftest import compiled
 
 # (registered name, parameters): each exercises something the others do not
@@ -378,15 +379,15 @@ def test_operators_on_threads_give_bitwise_the_same_values(river, monkeypatch):
     reach = tuple(rng.random(pa.num_states) for pa in tree.players)
     one = [leaf_values(tree, p, reach) for p in (0, 1)]
     monkeypatch.setattr(ops, "MIN_THREAD_ENTRIES", 1000)  # many pieces: column ranges of the river's one board
-    old = ops.set_operator_threads(3)
+    old = set_threads(3)
     try:
         three = [leaf_values(tree, p, reach) for p in (0, 1)]
     finally:
-        ops.set_operator_threads(old)
+        set_threads(old)
     for a, b in zip(one, three):
         np.testing.assert_array_equal(a, b)
-    with pytest.raises(GameDefinitionError, match="operator threads"):
-        ops.set_operator_threads(0)
+    with pytest.raises(GameDefinitionError, match="threads must be a whole number"):
+        set_threads(0)
 
 
 def test_best_response_without_its_cached_plan_is_bitwise_the_same(river, monkeypatch):

@@ -335,7 +335,8 @@ class CFRSolver(IterationPlan):
         """:meth:`_update` in one compiled loop (bitwise the same) where it applies; False where it does not."""
         pa, r, s = self.tree.players[p], self.regrets[p], self.strategy_sum[p]
         if not (kernels.active(r.size) and self.abstraction is None and r.dtype == np.float64
-                and kernels.takes(r, s, sigma_p, pa.legal, v, reach_p) and sigma_p.dtype == np.float64):
+                and kernels.takes(r, s, sigma_p, pa.legal, v, reach_p, pa.infoset_priv) and sigma_p.dtype == np.float64
+                and pa.infoset_priv.dtype == np.int64):
             return False
         c = self.config
         discounts = None

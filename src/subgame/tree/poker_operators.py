@@ -26,11 +26,9 @@ history reaches them), so every hand an operator sees is disjoint from its board
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cached_property, partial
 from itertools import combinations
 from math import comb
 from typing import Any, Protocol, TypeVar
@@ -52,6 +50,7 @@ from ..games.poker.hands import (
     TWO_PAIR,
 )
 from . import kernels
+from .threads import run_pieces, thread_count
 
 
 # -- hand strength, vectorized ---------------------------------------------------------------
@@ -303,37 +302,6 @@ G = TypeVar("G", bound=_Group)
 MIN_THREAD_ENTRIES = 1 << 16
 
 
-def usable_cores() -> int:
-    """The processors this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
-
-
-_threads = [usable_cores()]
-
-
-def set_operator_threads(workers: int | None) -> int:
-    """Threads for the fold and showdown operators from now on (``None``: the usable cores); returns the old count.
-
-    The usable cores by default: on a quiet 2-core machine two threads took a 52-card river
-    from 23 to 17.5 ms an iteration (``benchmarks/bench_holdem.py``); on one loaded by other
-    work they did not pay, and one thread may be better there. Results are bitwise the same
-    for any count.
-    """
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise GameDefinitionError(f"operator threads must be a whole number >= 1 or None, got {workers!r}")
-    old = _threads[0]
-    _threads[0] = usable_cores() if workers is None else workers
-    return old
-
-
-@cache
-def _pool(workers: int) -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(max_workers=workers, thread_name_prefix="poker-operator")
-
-
 def run_split(fn: Callable[[G, slice], None], groups: Sequence[G], workers: int | None = None) -> None:
     """Call ``fn(group, columns)`` over every group's terminal columns, split over threads where it pays.
 
@@ -341,10 +309,10 @@ def run_split(fn: Callable[[G, slice], None], groups: Sequence[G], workers: int 
     through the same numpy calls whichever piece holds it, so the result is bitwise the same
     for any split. The pieces (whole groups, or column ranges of a large group, of at
     least :data:`MIN_THREAD_ENTRIES` entries) run on a pool of ``workers`` threads (the
-    count :func:`set_operator_threads` set); numpy releases the GIL inside its array loops, so the cores
+    count :func:`~.threads.set_threads` set); numpy releases the GIL inside its array loops, so the cores
     work at once. ``fn`` must write only its own columns' private states.
     """
-    workers = _threads[0] if workers is None else workers
+    workers = thread_count() if workers is None else workers
     total = sum(g.states[0].size for g in groups)
     if workers < 2 or total < 2 * MIN_THREAD_ENTRIES:
         for g in groups:
@@ -356,8 +324,7 @@ def run_split(fn: Callable[[G, slice], None], groups: Sequence[G], workers: int 
         n, T = g.states[0].shape
         step = max(1, target // max(n, 1))
         pieces.extend((g, slice(lo, min(lo + step, T))) for lo in range(0, T, step))
-    for f in [_pool(workers).submit(fn, g, cols) for g, cols in pieces]:
-        f.result()
+    run_pieces([partial(fn, g, cols) for g, cols in pieces], workers)
 
 
 # -- operators ---------------------------------------------------------------------------------
