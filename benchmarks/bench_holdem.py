@@ -62,18 +62,20 @@ def chance_mass(fixed: int, deck: int = 52) -> float:
 
 def measure_one(street: str, board: str, pot: int, stack: int, bets: str, dtype: str, threads: int,
                 iterations: int, eval_every: int, targets: list[float], ranks: int = 13,
-                algo: str = "cfr+") -> dict[str, object]:
+                algo: str = "cfr+", loops: str = "compiled") -> dict[str, object]:
     """Compile, solve and evaluate one configuration in this process (called in a child process)."""
     import numpy as np
 
     from subgame.eval import exploitability
     from subgame.games.poker import PokerGame
     from subgame.solve.cfr import PRESETS, CFRSolver
+    from subgame.tree.kernels import use_compiled
     from subgame.tree.poker_compile import compile_poker
     from subgame.tree.size import tree_bytes
     from subgame.tree.threads import set_threads
 
     set_threads(threads)
+    use_compiled(loops == "compiled")
     cards = board_cards(board, ranks)
     game = PokerGame(spec_for(street, pot, stack, bets, ranks), f"holdem {street}")
     started = time.perf_counter()
@@ -98,7 +100,7 @@ def measure_one(street: str, board: str, pot: int, stack: int, bets: str, dtype:
                 reached[f"{t:g}"] = (solver.iteration, solve_s)
     states = tree.players[0].num_states + tree.players[1].num_states
     solver_bytes = sum(a.nbytes for a in solver.regrets + solver.strategy_sum)
-    return {"street": street, "board": board, "bets": bets, "dtype": dtype, "threads": threads, "algo": algo,
+    return {"street": street, "board": board, "bets": bets, "dtype": dtype, "threads": threads, "algo": algo, "loops": loops,
             "public_nodes": tree.num_nodes, "private_states": states, "compile_s": compile_s,
             "tree_bytes": tree_bytes(tree), "solver_bytes": solver_bytes, "iteration_s": float(np.median(times)),
             "iterations": solver.iteration, "exploitability_pct": curve[-1][2], "reached": reached, "curve": curve,
@@ -160,7 +162,9 @@ def main() -> None:
     parser.add_argument("--turn-bets", default=BETS["turn"])
     parser.add_argument("--dtypes", default="float64,float32")
     parser.add_argument("--threads", default="1,2", help="operator threads to compare (float64 runs)")
-    parser.add_argument("--targets", default="1,0.5", help="exploitability targets, % of the pot")
+    parser.add_argument("--loops", default="compiled,numpy",
+                        help="the compiled loops (subgame.tree.kernels), the numpy code, or both side by side (float64, one thread)")
+    parser.add_argument("--targets", default="1,0.5", help="exploitability targets, %% of the pot")
     parser.add_argument("--river-iterations", type=int, default=1000)
     parser.add_argument("--turn-iterations", type=int, default=200)
     parser.add_argument("--openspiel-timeout", type=float, default=300.0)
@@ -185,20 +189,22 @@ def main() -> None:
         if args.quick:
             iterations = 20
         every = 10
-        configs = [(d, 1) for d in args.dtypes.split(",")] + [("float64", int(t)) for t in args.threads.split(",") if t != "1"]
-        for dtype, threads in configs:
+        loops = args.loops.split(",")
+        configs = [(d, 1, loops[0]) for d in args.dtypes.split(",")] + [
+            ("float64", int(t), loops[0]) for t in args.threads.split(",") if t != "1"] + [("float64", 1, x) for x in loops[1:]]
+        for dtype, threads, loop in configs:
             fig = run_child([street, BOARDS[street], args.pot, args.stack, bets, dtype, threads, iterations, every, targets,
-                             13, args.algo])
+                             13, args.algo, loop])
             hit = fig["reached"]
             assert isinstance(hit, dict)
             cells = [f"{hit[f'{t:g}'][1]:.1f} s ({hit[f'{t:g}'][0]} it.)" if hit[f"{t:g}"] else "–" for t in targets]
-            rows.append((street, BOARDS[street], bets + ",allin", args.algo, dtype, threads, fig["public_nodes"],
+            rows.append((street, BOARDS[street], bets + ",allin", args.algo, loop, dtype, threads, fig["public_nodes"],
                          f"{fig['private_states']:,}", f"{fig['compile_s']:.2f}", f"{fig['iteration_s'] * 1e3:.1f}",
                          *cells, f"{fig['exploitability_pct']:.3f} after {fig['iterations']}",
                          f"{fig['tree_bytes'] / 2**20:.0f}", f"{fig['solver_bytes'] / 2**20:.0f}",
                          f"{fig['peak_mib']:.0f}"))
             print(*rows[-1], flush=True)
-    headers = ("street", "board", "bets (pot)", "algorithm", "dtype", "threads", "public nodes", "private states", "compile s",
+    headers = ("street", "board", "bets (pot)", "algorithm", "loops", "dtype", "threads", "public nodes", "private states", "compile s",
                "ms / iteration", *(f"to {t:g} % pot" for t in targets), "exploitability % pot",
                "tree MiB", "regrets + average MiB", "peak RSS MiB")
     if "river" in args.streets and not args.quick and not args.skip_openspiel:

@@ -22,7 +22,7 @@ import numpy as np
 from ..errors import GameDefinitionError
 
 #: Private states (one player's) from which a sweep uses the compiled loops.
-MIN_STATES = 1 << 14
+MIN_STATES = 1 << 10
 
 _P = ctypes.c_void_p
 _I = ctypes.c_int64
