@@ -99,13 +99,14 @@ def test_sweeps_bitwise(everywhere, key):
 
 @pytest.mark.parametrize("config", [CFR, CFR_PLUS, DCFR, LINEAR_CFR, MODICUM, CFRConfig(regret="rm+", alternating=False)],
                          ids=["cfr", "cfr+", "dcfr", "lcfr", "modicum", "simultaneous"])
-def test_solver_bitwise_without_poker_operators(everywhere, config):
-    """On a tree with the generic terminal operator every compiled step is the numpy step, bit for bit."""
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_solver_bitwise_without_poker_operators(everywhere, config, dtype):
+    """On a tree with the generic terminal operator every compiled step is the numpy step, bit for bit (float32 too)."""
     tree = enumerate_game(load_game("leduc"))
     reach = (np.linspace(0.2, 1.0, tree.plan.root_slice[0].stop), None)
 
     def solve():
-        s = CFRSolver(tree, config, root_reach=reach).plan(20).run(20)
+        s = CFRSolver(tree, config, root_reach=reach, dtype=dtype).plan(20).run(20)
         return s.regrets + s.strategy_sum + list(s.average_strategy().probs)
 
     plain, fast = both(solve)

@@ -252,7 +252,8 @@ class CFRSolver(IterationPlan):
     def _current(self, p: int, out: np.ndarray | None = None) -> np.ndarray:
         regrets = self.regrets[p]
         if self.dtype is not np.float64:  # a float32 solver matches regrets in float64
-            regrets = regrets.astype(np.float64)
+            copy = None if out is None else self._buffer("regrets64", p, regrets.shape)
+            regrets = regrets.astype(np.float64) if copy is None else _copied(copy, regrets)
         sigma = self._lift(p, regret_matching(regrets, self._legal[p], out=out))
         r = self.restriction[p]
         if r is not None and r.weight == 1.0:
@@ -334,7 +335,7 @@ class CFRSolver(IterationPlan):
     def _compiled_update(self, p: int, t: int, sigma_p: np.ndarray, v: np.ndarray, reach_p: np.ndarray) -> bool:
         """:meth:`_update` in one compiled loop (bitwise the same) where it applies; False where it does not."""
         pa, r, s = self.tree.players[p], self.regrets[p], self.strategy_sum[p]
-        if not (kernels.active(r.size) and self.abstraction is None and r.dtype == np.float64
+        if not (kernels.active(r.size) and self.abstraction is None
                 and kernels.takes(r, s, sigma_p, pa.legal, v, reach_p, pa.infoset_priv) and sigma_p.dtype == np.float64
                 and pa.infoset_priv.dtype == np.int64):
             return False
@@ -483,6 +484,11 @@ def _checked_restrictions(
         out[r.player] = Restriction(r.player, np.asarray(r.mask, dtype=bool), np.asarray(r.probs, dtype=np.float64),
                                     float(r.weight), r.root)
     return out[0], out[1]
+
+
+def _copied(out: np.ndarray, x: np.ndarray) -> np.ndarray:
+    np.copyto(out, x)
+    return out
 
 
 def average_rows(strategy_sum: np.ndarray, legal: np.ndarray) -> np.ndarray:

@@ -79,25 +79,31 @@ void regret_matching(const double *regrets, const uint8_t *legal, double *strate
  * One player's regret and average update at her information sets (subgame.solve.cfr):
  *   regret += (sequence value - state value) * legal, floored at 0 (rm+), times the DCFR discount
  *   of its sign, times the sqrt discount; strategy_sum += reach * strategy * weight.
- * Flags: 1 rm+, 2 DCFR discounts (positive, negative), 4 the factor `scale`.
+ * Flags: 1 rm+, 2 DCFR discounts (positive, negative), 4 the factor `scale`. The values are float64;
+ * the stored regrets and sums are T (float64, or float32 rounded after every step, as numpy's
+ * in-place operations on a float32 array round them).
  */
-void update_regrets(double *regrets, double *strategy_sum, const double *seqv, const double *v, const double *reach,
-                    const double *strategy, const uint8_t *legal, const int64_t *infoset_priv, int64_t rows, int64_t a,
-                    int flags, double positive, double negative, double scale, double weight) {
-    for (int64_t i = 0; i < rows; i++) {
-        const int64_t g = infoset_priv[i];
-        const double vi = v[g], ri = reach[g];
-        for (int64_t k = 0; k < a; k++) {
-            const int64_t j = i * a + k;
-            double r = regrets[j] + (seqv[j] - vi) * (double)legal[j];
-            if (flags & 1) r = np_max(r, 0.0);
-            if (flags & 2) r *= r > 0 ? positive : negative;
-            if (flags & 4) r *= scale;
-            regrets[j] = r;
-            strategy_sum[j] += (ri * strategy[j]) * weight;
-        }
+#define UPDATE_REGRETS(NAME, T)                                                                                        \
+    void NAME(T *regrets, T *strategy_sum, const double *seqv, const double *v, const double *reach,                   \
+              const double *strategy, const uint8_t *legal, const int64_t *infoset_priv, int64_t rows, int64_t a,       \
+              int flags, double positive, double negative, double scale, double weight) {                               \
+        for (int64_t i = 0; i < rows; i++) {                                                                           \
+            const int64_t g = infoset_priv[i];                                                                         \
+            const double vi = v[g], ri = reach[g];                                                                     \
+            for (int64_t k = 0; k < a; k++) {                                                                          \
+                const int64_t j = i * a + k;                                                                           \
+                T r = (T)((double)regrets[j] + (seqv[j] - vi) * (double)legal[j]);                                     \
+                if (flags & 1) r = (r > 0 || r != r) ? r : (T)0;                                                       \
+                if (flags & 2) r = (T)((double)r * (r > 0 ? positive : negative));                                     \
+                if (flags & 4) r = (T)((double)r * scale);                                                             \
+                regrets[j] = r;                                                                                        \
+                strategy_sum[j] = (T)((double)strategy_sum[j] + (ri * strategy[j]) * weight);                          \
+            }                                                                                                          \
+        }                                                                                                              \
     }
-}
+
+UPDATE_REGRETS(update_regrets, double)
+UPDATE_REGRETS(update_regrets_f32, float)
 
 /*
  * Fold terminals of one board, columns [c0, c1): out[me(i, t)] = value[t] * (the opponent's reach over

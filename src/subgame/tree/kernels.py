@@ -34,6 +34,7 @@ _SIGNATURES: dict[str, list[Any]] = {
     "sequence_values": [_P, _P, _P, _I],
     "regret_matching": [_P, _P, _P, _I, _I],
     "update_regrets": [_P, _P, _P, _P, _P, _P, _P, _P, _I, _I, ctypes.c_int, _D, _D, _D, _D],
+    "update_regrets_f32": [_P, _P, _P, _P, _P, _P, _P, _P, _I, _I, ctypes.c_int, _D, _D, _D, _D],
     "fold_values": [_P, _P, _P, _P, _P, _P, _P, _P, _I, _I, _I, _I, _P, _I],
     "showdown_values": [_P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, ctypes.c_int, _I, _I, _P, _I],
 }
@@ -144,12 +145,14 @@ def update_regrets(
     """One player's regrets and strategy sums [I, A] updated in place, as ``CFRSolver._update`` does without an abstraction.
 
     ``discounts`` are DCFR's factors of positive and negative regrets, ``scale`` the
-    √t/√(t+1) factor of the first iterations; ``None`` leaves either out.
+    √t/√(t+1) factor of the first iterations; ``None`` leaves either out. ``regrets`` and
+    ``strategy_sum`` are both float64 or both float32, the other arrays float64.
     """
     rows, a = regrets.shape
     flags = (1 if rm_plus else 0) | (2 if discounts is not None else 0) | (4 if scale is not None else 0)
     pos, neg = discounts if discounts is not None else (1.0, 1.0)
-    _lib.update_regrets(  # type: ignore[union-attr]
+    update = _lib.update_regrets_f32 if regrets.dtype == np.float32 else _lib.update_regrets  # type: ignore[union-attr]
+    update(
         _ptr(regrets), _ptr(strategy_sum), _ptr(seqv), _ptr(v), _ptr(reach), _ptr(strategy), _ptr(legal),
         _ptr(infoset_priv), rows, a, flags, pos, neg, 1.0 if scale is None else scale, weight,
     )
