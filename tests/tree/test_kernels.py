@@ -174,3 +174,27 @@ def test_backward_bitwise_on_a_suit_isomorphic_tree(everywhere):
         plain, fast = both(lambda p=p, sw=sw, v0=v0: backward_expected(tree, p, v0.copy(), sw))
         assert plain.tobytes() == fast.tobytes()
 
+
+
+@pytest.mark.parametrize("key", POKER + ("generic_leduc", "isomorphic"))
+def test_best_response_bitwise(everywhere, key):
+    """The compiled best-response levels: the same values and best actions as the numpy sweep, bit for bit."""
+    from subgame.tree.isomorphism import suit_classes
+    from subgame.tree.sweep import backward_best
+    from tests.tree.test_isomorphism import MONOTONE, R, S, small_game
+
+    if key == "generic_leduc":
+        tree = enumerate_game(load_game("leduc"))
+    elif key == "isomorphic":
+        tree = compile_poker(small_game(MONOTONE, (4, 1), raise_cap=1), suits=suit_classes(R, S, MONOTONE), sparse_threshold=0)
+    else:
+        tree = poker_tree(key)
+    rng = np.random.default_rng(13)
+    regrets = random_profile(tree, rng)
+    for p in (0, 1):
+        q = 1 - p
+        opp = forward_reach(tree, q, transition_weights(tree, q, regret_matching(regrets[q], tree.players[q].legal)))
+        v0 = leaf_values(tree, p, (opp, opp))
+        plain, fast = both(lambda p=p, v0=v0: backward_best(tree, p, v0.copy()))
+        assert plain[0].tobytes() == fast[0].tobytes()
+        assert np.array_equal(plain[1], fast[1])

@@ -39,6 +39,34 @@ void backward_expected(const idx_t *parent, const double *sw, double *v, const i
         for (int64_t i = bounds[d]; i < bounds[d + 1]; i++) v[parent[i]] += v[i] * sw[i];
 }
 
+/*
+ * One level of a best-response sweep (subgame.tree.sweep.backward_best): the children [lo, hi) add their
+ * values to their parents, or to the action slots of the player's information sets [ilo, ihi) where her
+ * own action leads to them; each of those information sets then takes its best legal slot (the first
+ * of equal ones), and `best` (if not NULL) records which. `sums` is scratch of (ihi - ilo) * a doubles.
+ */
+void best_level(const idx_t *parent, const idx_t *seq, double *v, int64_t lo, int64_t hi, const uint8_t *legal,
+                const int64_t *infoset_priv, int64_t ilo, int64_t ihi, int64_t a, double *sums, int64_t *best) {
+    memset(sums, 0, (size_t)((ihi - ilo) * a) * sizeof(double));
+    const int64_t first = ilo * a;
+    for (int64_t i = lo; i < hi; i++) {
+        if (seq[i] >= 0) sums[seq[i] - first] += v[i];
+        else v[parent[i]] += v[i];
+    }
+    for (int64_t r = 0; r < ihi - ilo; r++) {
+        const double *x = sums + r * a;
+        const uint8_t *l = legal + (ilo + r) * a;
+        double top = -INFINITY;
+        int64_t arg = 0;
+        for (int64_t k = 0; k < a; k++) {
+            const double y = l[k] ? x[k] + 0.0 : -INFINITY;
+            if (y > top) top = y, arg = k;
+        }
+        v[infoset_priv[ilo + r]] = top;
+        if (best) best[ilo + r] = arg;
+    }
+}
+
 /* out[seq[i]] += v[i] over the states reached by the player's own action; out starts at zero */
 void sequence_values(const idx_t *seq, const double *v, double *out, int64_t n) {
     for (int64_t i = 0; i < n; i++)

@@ -32,6 +32,7 @@ _SIGNATURES: dict[str, list[Any]] = {
     "forward_reach": [_P, _P, _P, _I, _I],
     "backward_expected": [_P, _P, _P, _P, _I],
     "sequence_values": [_P, _P, _P, _I],
+    "best_level": [_P, _P, _P, _I, _I, _P, _P, _I, _I, _I, _P, _P],
     "regret_matching": [_P, _P, _P, _I, _I],
     "update_regrets": [_P, _P, _P, _P, _P, _P, _P, _P, _I, _I, ctypes.c_int, _D, _D, _D, _D],
     "update_regrets_f32": [_P, _P, _P, _P, _P, _P, _P, _P, _I, _I, ctypes.c_int, _D, _D, _D, _D],
@@ -118,6 +119,16 @@ def backward_expected(parent: np.ndarray, sw: np.ndarray, v: np.ndarray, level_b
     """Children's weighted values added into their parents, deepest level first, in place."""
     bounds = np.ascontiguousarray(level_bounds, dtype=np.int64)
     _lib.backward_expected(_ptr(parent), _ptr(sw), _ptr(v), _ptr(bounds), bounds.shape[0] - 1)  # type: ignore[union-attr]
+
+
+def best_level(parent: np.ndarray, seq: np.ndarray, v: np.ndarray, level: tuple[int, int, int, int], legal: np.ndarray,
+               infoset_priv: np.ndarray, best: np.ndarray | None) -> None:
+    """One level of a best-response sweep in place (``level`` = children lo, hi and information sets ilo, ihi)."""
+    lo, hi, ilo, ihi = level
+    a = legal.shape[1]
+    sums = np.empty(max((ihi - ilo) * a, 1))
+    _lib.best_level(_ptr(parent), _ptr(seq), _ptr(v), lo, hi, _ptr(legal), _ptr(infoset_priv), ilo, ihi, a,  # type: ignore[union-attr]
+                    _ptr(sums), 0 if best is None else _ptr(best))
 
 
 def sequence_values(seq: np.ndarray, v: np.ndarray, shape: tuple[int, ...], out: np.ndarray | None = None) -> np.ndarray:

@@ -174,6 +174,13 @@ def backward_best(tree: PublicTree, player: int, v: np.ndarray, *, want_policy: 
     A = pa.max_actions
     best_action = np.zeros(pa.num_infosets, dtype=np.int64) if want_policy else None
     levels = tree.plan.levels[player]
+    if (kernels.active(v.size) and pa.parent.dtype == np.int32 and pa.child_seq.dtype == np.int32
+            and pa.infoset_priv.dtype == np.int64 and kernels.takes(pa.parent, pa.child_seq, v, pa.legal, pa.infoset_priv)):
+        for lv in reversed(levels):
+            kernels.best_level(pa.parent, pa.child_seq, v, (lv.lo, lv.hi, lv.ilo, lv.ihi), pa.legal, pa.infoset_priv, best_action)
+            if lv.mirror is not None:  # suit isomorphism: the chance children left out (tree.isomorphism)
+                v[lv.plo : lv.phi] += np.bincount(lv.mirror[1], weights=v[lv.lo : lv.hi][lv.mirror[0]], minlength=lv.phi - lv.plo)
+        return v, best_action
     if tree.num_private_states <= BEST_PLAN_CACHED_STATES:
         pairs: Iterable[tuple[LevelPlan, BestLevel]] = zip(reversed(levels), reversed(tree.best_plan[player]))
     else:  # a large tree keeps nothing: each level's arrays are built when it is swept
