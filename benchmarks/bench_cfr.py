@@ -72,10 +72,11 @@ import pyspiel  # noqa: E402
 from subgame.eval import exploitability  # noqa: E402
 from subgame.games import load_game  # noqa: E402
 from subgame.solve.cfr import CFR_PLUS, CFRSolver  # noqa: E402
+from subgame.tree import kernels  # noqa: E402
 from subgame.tree.compile import compile_game  # noqa: E402
 from subgame.tree.public_tree import PublicTree  # noqa: E402
 
-OURS = "subgame (numpy)"
+OURS = "subgame (compiled loops)" if kernels.available() else "subgame (numpy)"
 OS_CPP = "OpenSpiel C++"
 OS_PY = "OpenSpiel Python"
 LITEEFG = "LiteEFG"

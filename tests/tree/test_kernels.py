@@ -89,6 +89,8 @@ def test_sweeps_bitwise(everywhere, key):
             return sigma, sw, reach, v, sequence_values(tree, p, v)
 
         plain, fast = both(sweep)
+        for reach in both(lambda p=p, root=root: forward_reach(tree, p, None, root, probs=plain[0])):  # weights read from the strategy
+            assert reach.tobytes() == plain[2].tobytes()
         names = ("strategy", "transition weights", "reach", "values", "sequence values")
         for name, a, b in zip(names, plain, fast):
             if name in ("values", "sequence values") and key != "generic_leduc":
@@ -170,9 +172,12 @@ def test_backward_bitwise_on_a_suit_isomorphic_tree(everywhere):
     regrets = random_profile(tree, rng)
     for p, pa in enumerate(tree.players):
         sw = transition_weights(tree, p, regret_matching(regrets[p], pa.legal))
+        sigma = regret_matching(regrets[p], pa.legal)
         v0 = np.where(tree.kind[pa.node] == TERMINAL_NODE, rng.normal(size=pa.num_states), 0.0)  # inner states enter at 0
         plain, fast = both(lambda p=p, sw=sw, v0=v0: backward_expected(tree, p, v0.copy(), sw))
         assert plain.tobytes() == fast.tobytes()
+        from_strategy = both(lambda p=p, v0=v0, sigma=sigma: backward_expected(tree, p, v0.copy(), None, probs=sigma))
+        assert all(x.tobytes() == plain.tobytes() for x in from_strategy)
 
 
 

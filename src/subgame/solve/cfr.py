@@ -290,11 +290,17 @@ class CFRSolver(IterationPlan):
             return self.gadget.root_range()
         return self.root_reach[q]
 
-    def _reach(self, q: int, sigma_q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Player q's transition weights and reach under her strategy ``sigma_q``."""
+    def _reach(self, q: int, sigma_q: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:
+        """Player q's transition weights and reach under her strategy ``sigma_q``.
+
+        Where the compiled loops run the weights are read from ``sigma_q`` itself and no
+        [G] array of them is made (``None``).
+        """
         g = (self.tree.players[q].num_states,)
-        sw = transition_weights(self.tree, q, sigma_q, out=self._buffer("sw", q, g))
-        return sw, forward_reach(self.tree, q, sw, self._root(q), out=self._buffer("reach", q, g))
+        if kernels.active(g[0]):
+            return None, forward_reach(self.tree, q, None, self._root(q), probs=sigma_q, out=self._buffer("reach", q, g))
+        sw = transition_weights(self.tree, q, sigma_q)
+        return sw, forward_reach(self.tree, q, sw, self._root(q))
 
     def _seen(self, q: int, sigma_q: np.ndarray, reach_q: np.ndarray) -> np.ndarray:
         """[G_q] player q's reach as her opponent plays against it (her restricted copy mixed in)."""
@@ -305,12 +311,12 @@ class CFRSolver(IterationPlan):
         fixed = forward_reach(self.tree, q, sw, r.root if r.root is not None else self._root(q))
         return fixed if r.weight == 1.0 else (1.0 - r.weight) * reach_q + r.weight * fixed
 
-    def _values(self, p: int, sw: np.ndarray, reach: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-        """[G_p] player p's counterfactual values; her root values go to the gadget."""
+    def _values(self, p: int, sw: np.ndarray | None, sigma_p: np.ndarray, reach: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        """[G_p] player p's counterfactual values (her weights ``sw``, or read from ``sigma_p``); her root values go to the gadget."""
         tree = self.tree
         v = counterfactual_leaf_values(tree, p, reach, self.leaves, self.iteration,
                                        out=self._buffer("v", p, (tree.players[p].num_states,)))
-        backward_expected(tree, p, v, sw)
+        backward_expected(tree, p, v, sw, probs=sigma_p)
         if self.gadget is not None:
             self.gadget.update(p, v[tree.plan.root_slice[p]], self.iteration)
         return v
@@ -370,16 +376,18 @@ class CFRSolver(IterationPlan):
         (sw0, reach0), (sw1, reach1) = self._reach(0, sigma[0]), self._reach(1, sigma[1])
         seen1 = self._seen(1, sigma[1], reach1)
         if self.config.alternating:
-            self._update(0, t, sigma.pop(0), self._values(0, sw0, (reach0, seen1)), reach0)
-            del sw0, reach0, seen1  # released before player 0's new reach is built: a smaller peak
+            s0 = sigma.pop(0)
+            self._update(0, t, s0, self._values(0, sw0, s0, (reach0, seen1)), reach0)
+            del s0, sw0, reach0, seen1  # released before player 0's new reach is built: a smaller peak
             new0 = self._current(0, self._sigma_buffer(0))  # player 1 responds to player 0's new strategy
             sw0, reach0 = self._reach(0, new0)
             seen0 = self._seen(0, new0, reach0)
             del new0, sw0
-            self._update(1, t, sigma.pop(0), self._values(1, sw1, (seen0, reach1)), reach1)
+            s1 = sigma.pop(0)
+            self._update(1, t, s1, self._values(1, sw1, s1, (seen0, reach1)), reach1)
         else:
             seen0 = self._seen(0, sigma[0], reach0)
-            v0, v1 = self._values(0, sw0, (reach0, seen1)), self._values(1, sw1, (seen0, reach1))
+            v0, v1 = self._values(0, sw0, sigma[0], (reach0, seen1)), self._values(1, sw1, sigma[1], (seen0, reach1))
             self._update(0, t, sigma[0], v0, reach0)
             self._update(1, t, sigma[1], v1, reach1)
         for leaf in self.leaves:

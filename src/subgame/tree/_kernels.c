@@ -27,16 +27,23 @@ void transition_weights(const idx_t *seq, const double *probs, double *sw, int64
     for (int64_t i = 0; i < n; i++) sw[i] = seq[i] >= 0 ? probs[seq[i]] : 1.0;
 }
 
-/* reach[i] = reach[parent[i]] * sw[i] for lo <= i < n; parents precede their children */
-void forward_reach(const idx_t *parent, const double *sw, double *reach, int64_t lo, int64_t n) {
-    for (int64_t i = lo; i < n; i++) reach[i] = reach[parent[i]] * sw[i];
+/* the transition weight of state i: sw[i] where the caller has the array, else read from the strategy */
+static inline double weight(const double *sw, const idx_t *seq, const double *probs, int64_t i) {
+    return sw ? sw[i] : (seq[i] >= 0 ? probs[seq[i]] : 1.0);
 }
 
-/* v[parent[i]] += v[i] * sw[i], deepest level first, each level's children in ascending order (numpy's bincount
+/* reach[i] = reach[parent[i]] * weight(i) for lo <= i < n; parents precede their children */
+void forward_reach(const idx_t *parent, const double *sw, const idx_t *seq, const double *probs, double *reach,
+                   int64_t lo, int64_t n) {
+    for (int64_t i = lo; i < n; i++) reach[i] = reach[parent[i]] * weight(sw, seq, probs, i);
+}
+
+/* v[parent[i]] += v[i] * weight(i), deepest level first, each level's children in ascending order (numpy's bincount
    sums a level's children before adding them to the parent: the same bits where inner states enter at zero, as they do) */
-void backward_expected(const idx_t *parent, const double *sw, double *v, const int64_t *bounds, int64_t levels) {
+void backward_expected(const idx_t *parent, const double *sw, const idx_t *seq, const double *probs, double *v,
+                       const int64_t *bounds, int64_t levels) {
     for (int64_t d = levels - 1; d >= 1; d--)
-        for (int64_t i = bounds[d]; i < bounds[d + 1]; i++) v[parent[i]] += v[i] * sw[i];
+        for (int64_t i = bounds[d]; i < bounds[d + 1]; i++) v[parent[i]] += v[i] * weight(sw, seq, probs, i);
 }
 
 /*

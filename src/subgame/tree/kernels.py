@@ -29,8 +29,8 @@ _I = ctypes.c_int64
 _D = ctypes.c_double
 _SIGNATURES: dict[str, list[Any]] = {
     "transition_weights": [_P, _P, _P, _I],
-    "forward_reach": [_P, _P, _P, _I, _I],
-    "backward_expected": [_P, _P, _P, _P, _I],
+    "forward_reach": [_P, _P, _P, _P, _P, _I, _I],
+    "backward_expected": [_P, _P, _P, _P, _P, _P, _I],
     "sequence_values": [_P, _P, _P, _I],
     "best_level": [_P, _P, _P, _I, _I, _P, _P, _I, _I, _I, _P, _P],
     "regret_matching": [_P, _P, _P, _I, _I],
@@ -110,15 +110,26 @@ def transition_weights(seq: np.ndarray, probs: np.ndarray, out: np.ndarray | Non
     return out
 
 
-def forward_reach(parent: np.ndarray, sw: np.ndarray, reach: np.ndarray, lo: int) -> None:
-    """``reach[i] = reach[parent[i]] * sw[i]`` for ``i >= lo``, in place."""
-    _lib.forward_reach(_ptr(parent), _ptr(sw), _ptr(reach), lo, reach.shape[0])  # type: ignore[union-attr]
+def _weights(sw: np.ndarray | None, seq: np.ndarray, probs: np.ndarray | None) -> tuple[int, int, int]:
+    """Pointers to the transition weights: the array ``sw``, or the own-action index ``seq`` and the strategy."""
+    if sw is not None:
+        return _ptr(sw), 0, 0
+    if probs is None:
+        raise TypeError("the compiled sweeps need the transition weights sw or the strategy probs")
+    return 0, _ptr(seq), _ptr(probs)
 
 
-def backward_expected(parent: np.ndarray, sw: np.ndarray, v: np.ndarray, level_bounds: np.ndarray) -> None:
-    """Children's weighted values added into their parents, deepest level first, in place."""
+def forward_reach(parent: np.ndarray, sw: np.ndarray | None, reach: np.ndarray, lo: int, seq: np.ndarray,
+                  probs: np.ndarray | None = None) -> None:
+    """``reach[i] = reach[parent[i]] * w(i)`` for ``i >= lo``, in place; ``w`` is ``sw``, or read from ``probs`` [I·A] at ``seq``."""
+    _lib.forward_reach(_ptr(parent), *_weights(sw, seq, probs), _ptr(reach), lo, reach.shape[0])  # type: ignore[union-attr]
+
+
+def backward_expected(parent: np.ndarray, sw: np.ndarray | None, v: np.ndarray, level_bounds: np.ndarray, seq: np.ndarray,
+                      probs: np.ndarray | None = None) -> None:
+    """Children's weighted values added into their parents, deepest level first, in place (weights as :func:`forward_reach`)."""
     bounds = np.ascontiguousarray(level_bounds, dtype=np.int64)
-    _lib.backward_expected(_ptr(parent), _ptr(sw), _ptr(v), _ptr(bounds), bounds.shape[0] - 1)  # type: ignore[union-attr]
+    _lib.backward_expected(_ptr(parent), *_weights(sw, seq, probs), _ptr(v), _ptr(bounds), bounds.shape[0] - 1)  # type: ignore[union-attr]
 
 
 def best_level(parent: np.ndarray, seq: np.ndarray, v: np.ndarray, level: tuple[int, int, int, int], legal: np.ndarray,

@@ -88,27 +88,44 @@ def transition_weights(tree: PublicTree, player: int, probs: np.ndarray, *, out:
     return sw
 
 
-def forward_reach(tree: PublicTree, player: int, sw: np.ndarray, root: np.ndarray | None = None, *,
-                  out: np.ndarray | None = None) -> np.ndarray:
+def forward_reach(tree: PublicTree, player: int, sw: np.ndarray | None, root: np.ndarray | None = None, *,
+                  out: np.ndarray | None = None, probs: np.ndarray | None = None) -> np.ndarray:
     """[G] the player's own reach probability of every private state.
 
     Args:
-        sw: transition weights from :func:`transition_weights`.
+        sw: transition weights from :func:`transition_weights`, or ``None`` with ``probs``.
         root: the player's reach at the root private states (ones if ``None``), for
             subgames whose root range comes from a trunk or a gadget.
         out: [G] where to write the reach (a new array if ``None``).
+        probs: [I, A] the player's strategy, in place of ``sw``: the compiled loop reads each
+            weight from it and no [G] array of weights is made.
     """
     plan = tree.plan
-    reach = np.empty_like(sw) if out is None else out
+    pa = tree.players[player]
+    reach = np.empty(pa.num_states) if out is None else out
     rs = plan.root_slice[player]
     reach[rs] = 1.0 if root is None else root
-    parent = tree.players[player].parent
-    if kernels.active(reach.size) and parent.dtype == np.int32 and kernels.takes(parent, sw, reach):
-        kernels.forward_reach(parent, sw, reach, rs.stop)
-        return reach
+    if kernels.active(reach.size) and pa.parent.dtype == np.int32 and pa.child_seq.dtype == np.int32:
+        flat = _flat_probs(probs) if sw is None else None
+        if kernels.takes(pa.parent, pa.child_seq, reach, *([sw] if sw is not None else [])):
+            kernels.forward_reach(pa.parent, sw, reach, rs.stop, pa.child_seq, flat)
+            return reach
+    sw = transition_weights(tree, player, _given(probs)) if sw is None else sw
     for lv in plan.levels[player]:
         np.multiply(np.take(reach, lv.parent), sw[lv.lo : lv.hi], out=reach[lv.lo : lv.hi])
     return reach
+
+
+def _flat_probs(probs: np.ndarray | None) -> np.ndarray:
+    """The strategy [I, A] as the contiguous float64 rows the compiled loops index with ``child_seq``."""
+    return np.ascontiguousarray(_given(probs), dtype=np.float64).reshape(-1)
+
+
+def _given(probs: np.ndarray | None) -> np.ndarray:
+    """``probs``, given where ``sw`` is not."""
+    if probs is None:
+        raise TypeError("the sweeps need the transition weights sw or the strategy probs")
+    return probs
 
 
 def leaf_values(tree: PublicTree, player: int, reach: tuple[np.ndarray, np.ndarray], *,
@@ -128,25 +145,33 @@ def leaf_values(tree: PublicTree, player: int, reach: tuple[np.ndarray, np.ndarr
     return v if out is None else _into(out, v)
 
 
-def backward_expected(tree: PublicTree, player: int, v: np.ndarray, sw: np.ndarray) -> np.ndarray:
+def backward_expected(tree: PublicTree, player: int, v: np.ndarray, sw: np.ndarray | None, *,
+                      probs: np.ndarray | None = None) -> np.ndarray:
     """Fill ``v`` (in place) with counterfactual values under the player's own strategy.
 
     ``v`` enters holding values at terminal/leaf private states and leaves holding the
-    counterfactual value of every private state.
+    counterfactual value of every private state. The weights are ``sw`` or, with ``sw``
+    ``None``, read from the strategy ``probs`` as in :func:`forward_reach`.
     """
     pa = tree.players[player]
-    compiled = kernels.active(v.size) and pa.parent.dtype == np.int32 and kernels.takes(pa.parent, sw, v)
+    compiled = (kernels.active(v.size) and pa.parent.dtype == np.int32 and pa.child_seq.dtype == np.int32
+                and kernels.takes(pa.parent, pa.child_seq, v, *([sw] if sw is not None else [])))
+    flat = _flat_probs(probs) if compiled and sw is None else None
     if compiled and tree.mirrors is None:
-        kernels.backward_expected(pa.parent, sw, v, pa.level_bounds)
+        kernels.backward_expected(pa.parent, sw, v, pa.level_bounds, pa.child_seq, flat)
         return v
-    for lv in reversed(tree.plan.levels[player]):
-        if compiled:
-            kernels.backward_expected(pa.parent, sw, v, np.array([0, lv.lo, lv.hi]))
+    if compiled:  # level by level, the chance children a suit-isomorphic tree leaves out added after each
+        for lv in reversed(tree.plan.levels[player]):
+            kernels.backward_expected(pa.parent, sw, v, np.array([0, lv.lo, lv.hi]), pa.child_seq, flat)
             if lv.mirror is not None:
-                w = v[lv.lo : lv.hi][lv.mirror[0]] * sw[lv.lo : lv.hi][lv.mirror[0]]
-                v[lv.plo : lv.phi] += np.bincount(lv.mirror[1], weights=w, minlength=lv.phi - lv.plo)
-            continue
-        w = v[lv.lo : lv.hi] * sw[lv.lo : lv.hi]
+                edge = lv.lo + lv.mirror[0]
+                seq = pa.child_seq[edge]
+                weights = sw[edge] if sw is not None else np.where(seq >= 0, _given(flat)[np.maximum(seq, 0)], 1.0)
+                v[lv.plo : lv.phi] += np.bincount(lv.mirror[1], weights=v[edge] * weights, minlength=lv.phi - lv.plo)
+        return v
+    weights_of = transition_weights(tree, player, _given(probs)) if sw is None else sw
+    for lv in reversed(tree.plan.levels[player]):
+        w = v[lv.lo : lv.hi] * weights_of[lv.lo : lv.hi]
         v[lv.plo : lv.phi] += np.bincount(lv.parent_local, weights=w, minlength=lv.phi - lv.plo)
         if lv.mirror is not None:  # suit isomorphism: the chance children left out (tree.isomorphism)
             v[lv.plo : lv.phi] += np.bincount(lv.mirror[1], weights=w[lv.mirror[0]], minlength=lv.phi - lv.plo)
