@@ -95,6 +95,15 @@ def _ptr(a: np.ndarray) -> int:
     return int(a.ctypes.data)
 
 
+def _i64(*arrays: np.ndarray) -> list[np.ndarray]:
+    """The index arrays as the contiguous int64 the operator loops read (no copy where they are already)."""
+    return [np.ascontiguousarray(a, dtype=np.int64) for a in arrays]
+
+
+def _f64(*arrays: np.ndarray) -> list[np.ndarray]:
+    return [np.ascontiguousarray(a, dtype=np.float64) for a in arrays]
+
+
 # -- sweeps (subgame.tree.sweep) -----------------------------------------------------------------
 def _out(out: np.ndarray | None, shape: tuple[int, ...]) -> np.ndarray:
     """``out`` if it is a contiguous float64 array of ``shape``, else a new one."""
@@ -189,13 +198,13 @@ def fold_values(
     opp: np.ndarray, out: np.ndarray, me: tuple[np.ndarray, np.ndarray], them: tuple[np.ndarray, np.ndarray],
     value: np.ndarray, hand_cards: np.ndarray, cols: range,
 ) -> None:
-    """Fold values of one board's terminals ``cols`` written into ``out``; ``me``/``them`` are (local [n], start [T]) intp."""
+    """Fold values of one board's terminals ``cols`` written into ``out`` (float64, contiguous); ``me``/``them`` are (local [n], start [T])."""
     n, k = hand_cards.shape
     cards = int(hand_cards.max(initial=0)) + 1
     mass = np.empty(cards)
+    idx, (v,) = _i64(*me, *them, hand_cards), _f64(value)
     _lib.fold_values(  # type: ignore[union-attr]
-        _ptr(opp), _ptr(out), _ptr(me[0]), _ptr(me[1]), _ptr(them[0]), _ptr(them[1]), _ptr(value), _ptr(hand_cards),
-        n, k, cols.start, cols.stop, _ptr(mass), cards,
+        _ptr(opp), _ptr(out), *(_ptr(x) for x in idx[:4]), _ptr(v), _ptr(idx[4]), n, k, cols.start, cols.stop, _ptr(mass), cards,
     )
 
 
@@ -208,7 +217,8 @@ def showdown_values(
     n, k = hand_cards.shape
     cards = int(hand_cards.max(initial=0)) + 1
     scratch = np.empty(cards + n)
+    idx, vals = _i64(*me, *them, hand_cards, order, strength), _f64(win, lose)
     _lib.showdown_values(  # type: ignore[union-attr]
-        _ptr(opp), _ptr(out), _ptr(me[0]), _ptr(me[1]), _ptr(them[0]), _ptr(them[1]), _ptr(win), _ptr(lose),
-        _ptr(hand_cards), _ptr(order), _ptr(strength), n, k, player, cols.start, cols.stop, _ptr(scratch), cards,
+        _ptr(opp), _ptr(out), *(_ptr(x) for x in idx[:4]), *(_ptr(x) for x in vals), *(_ptr(x) for x in idx[4:]),
+        n, k, player, cols.start, cols.stop, _ptr(scratch), cards,
     )
