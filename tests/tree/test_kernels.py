@@ -89,7 +89,7 @@ def test_sweeps_bitwise(everywhere, key):
             return sigma, sw, reach, v, sequence_values(tree, p, v)
 
         plain, fast = both(sweep)
-        for reach in both(lambda p=p, root=root: forward_reach(tree, p, None, root, probs=plain[0])):  # weights read from the strategy
+        for reach in both(lambda p=p, root=root, sigma=plain[0]: forward_reach(tree, p, None, root, probs=sigma)):  # weights read from the strategy
             assert reach.tobytes() == plain[2].tobytes()
         names = ("strategy", "transition weights", "reach", "values", "sequence values")
         for name, a, b in zip(names, plain, fast):
