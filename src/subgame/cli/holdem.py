@@ -30,6 +30,7 @@ from ..solve.cfr import PRESETS
 from ..strategy import Strategy
 from ..subgame.holdem import HandGrid, SpotPoint, hand_grid, holdem_problem, solve_spot
 from ..subgame.holdem_resolve import RISE_TOLERANCE_PCT_POT, SPOT_METHODS, resolve_endgame
+from ..tree import kernels
 from ..tree.isomorphism import SuitClasses
 from .app import PLAIN_PROGRESS_SECONDS, CommandLineError, echo_json, exit_if_interrupted, save_strategy, show
 
@@ -150,6 +151,7 @@ def solve_holdem(game: str, opts: HoldemOptions, algo: str, iterations: int, out
         "out": None if out is None else str(out), "grid": None if opts.grid is None else str(opts.grid),
         "isomorphism": _suits_text(problem.suits), "public_nodes": problem.tree.num_nodes,
         "private_states": problem.tree.num_private_states,
+        "loops": "compiled" if kernels.active(min(pa.num_states for pa in problem.tree.players)) else "numpy",
     }
     if as_json:
         echo_json(record)
@@ -176,6 +178,7 @@ def _summary(record: dict[str, Any]) -> Table:
         ("iterations", f"{record['iterations']}"),
         ("seconds (solve, evaluations included)", f"{record['seconds']:.2f}"),
         ("seconds (building the tree)", f"{record['build_seconds']:.2f}"),
+        ("loops (subgame.tree.kernels)", record["loops"]),
         ("peak memory (max RSS, MiB)", f"{record['peak_rss_mib']:.0f}"),
         ("exploitability (% of the pot)", f"{record['exploitability_pct_pot']:.4f}"),
         ("exploitability (chips per deal)", f"{record['exploitability_chips']:.3f}"),

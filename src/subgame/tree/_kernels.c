@@ -38,30 +38,38 @@ void forward_reach(const idx_t *parent, const double *sw, const idx_t *seq, cons
     for (int64_t i = lo; i < n; i++) reach[i] = reach[parent[i]] * weight(sw, seq, probs, i);
 }
 
-/* v[parent[i]] += v[i] * weight(i), deepest level first, each level's children in ascending order (numpy's bincount
-   sums a level's children before adding them to the parent: the same bits where inner states enter at zero, as they do) */
+/* v[parent[i]] += v[i] * weight(i), deepest level first: as numpy's bincount does it, each level's children are
+   summed in ascending order into `sums` (zeroed, as long as the widest level of parents) and then added to the parents */
 void backward_expected(const idx_t *parent, const double *sw, const idx_t *seq, const double *probs, double *v,
-                       const int64_t *bounds, int64_t levels) {
-    for (int64_t d = levels - 1; d >= 1; d--)
-        for (int64_t i = bounds[d]; i < bounds[d + 1]; i++) v[parent[i]] += v[i] * weight(sw, seq, probs, i);
+                       const int64_t *bounds, int64_t levels, double *sums) {
+    for (int64_t d = levels - 1; d >= 1; d--) {
+        const int64_t plo = bounds[d - 1], width = bounds[d] - plo;
+        memset(sums, 0, (size_t)width * sizeof(double));
+        for (int64_t i = bounds[d]; i < bounds[d + 1]; i++) sums[parent[i] - plo] += v[i] * weight(sw, seq, probs, i);
+        for (int64_t j = 0; j < width; j++) v[plo + j] += sums[j];
+    }
 }
 
 /*
  * One level of a best-response sweep (subgame.tree.sweep.backward_best): the children [lo, hi) add their
- * values to their parents, or to the action slots of the player's information sets [ilo, ihi) where her
- * own action leads to them; each of those information sets then takes its best legal slot (the first
- * of equal ones), and `best` (if not NULL) records which. `sums` is scratch of (ihi - ilo) * a doubles.
+ * values to their parents [plo, lo), or to the action slots of the player's information sets [ilo, ihi)
+ * where her own action leads to them (summed first, as numpy's bincount does); each of those information
+ * sets then takes its best legal slot (the first of equal ones), and `best` (if not NULL) records which.
+ * `sums` is scratch of (lo - plo) + (ihi - ilo) * a doubles.
  */
-void best_level(const idx_t *parent, const idx_t *seq, double *v, int64_t lo, int64_t hi, const uint8_t *legal,
-                const int64_t *infoset_priv, int64_t ilo, int64_t ihi, int64_t a, double *sums, int64_t *best) {
-    memset(sums, 0, (size_t)((ihi - ilo) * a) * sizeof(double));
-    const int64_t first = ilo * a;
+void best_level(const idx_t *parent, const idx_t *seq, double *v, int64_t plo, int64_t lo, int64_t hi,
+                const uint8_t *legal, const int64_t *infoset_priv, int64_t ilo, int64_t ihi, int64_t a, double *sums,
+                int64_t *best) {
+    const int64_t width = lo - plo, first = ilo * a;
+    double *slots = sums + width;
+    memset(sums, 0, (size_t)(width + (ihi - ilo) * a) * sizeof(double));
     for (int64_t i = lo; i < hi; i++) {
-        if (seq[i] >= 0) sums[seq[i] - first] += v[i];
-        else v[parent[i]] += v[i];
+        if (seq[i] >= 0) slots[seq[i] - first] += v[i];
+        else sums[parent[i] - plo] += v[i];
     }
+    for (int64_t j = 0; j < width; j++) v[plo + j] += sums[j];
     for (int64_t r = 0; r < ihi - ilo; r++) {
-        const double *x = sums + r * a;
+        const double *x = slots + r * a;
         const uint8_t *l = legal + (ilo + r) * a;
         double top = -INFINITY;
         int64_t arg = 0;

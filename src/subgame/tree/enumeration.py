@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import GameDefinitionError
 from ..games.base import CHANCE, TERMINAL, Game, State, game_fingerprint
 from .operators import SparseTerminal
-from .public_tree import CHANCE_NODE, DECISION, LEAF, TERMINAL_NODE, HistoryAtNode, LeafHistories, PlayerArrays, PublicTree
+from .public_tree import CHANCE_NODE, DECISION, LEAF, TERMINAL_NODE, HistoryAtNode, LeafHistories, PlayerArrays, PublicTree, index_dtype
 from .size import ENUMERATED_BYTES_PER_PRIVATE_STATE, SizeBudget
 
 
@@ -300,11 +300,12 @@ class _Compiler:
             for i, acts in enumerate(self.inf_actions[p]):
                 legal[i, : len(acts)] = True
                 ids[i, : len(acts)] = acts
-            seq = np.array([-1 if s is None else s[0] * A + s[1] for s in self.p_seq[p]], dtype=np.int64)
+            index = index_dtype(len(self.p_node[p]), n_inf * A, len(self.kind))  # int32 where it fits, as the poker compiler's
+            seq = np.array([-1 if s is None else s[0] * A + s[1] for s in self.p_seq[p]], dtype=index)
             players.append(
                 PlayerArrays(
-                    node=np.asarray(self.p_node[p], dtype=np.int64),
-                    parent=np.asarray(self.p_parent[p], dtype=np.int64),
+                    node=np.asarray(self.p_node[p], dtype=index),
+                    parent=np.asarray(self.p_parent[p], dtype=index),
                     label=tuple(self.p_label[p]),
                     level_bounds=np.asarray(self.level_bounds[p], dtype=np.int64),
                     child_seq=seq,

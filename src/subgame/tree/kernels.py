@@ -30,9 +30,9 @@ _D = ctypes.c_double
 _SIGNATURES: dict[str, list[Any]] = {
     "transition_weights": [_P, _P, _P, _I],
     "forward_reach": [_P, _P, _P, _P, _P, _I, _I],
-    "backward_expected": [_P, _P, _P, _P, _P, _P, _I],
+    "backward_expected": [_P, _P, _P, _P, _P, _P, _I, _P],
     "sequence_values": [_P, _P, _P, _I],
-    "best_level": [_P, _P, _P, _I, _I, _P, _P, _I, _I, _I, _P, _P],
+    "best_level": [_P, _P, _P, _I, _I, _I, _P, _P, _I, _I, _I, _P, _P],
     "regret_matching": [_P, _P, _P, _I, _I],
     "update_regrets": [_P, _P, _P, _P, _P, _P, _P, _P, _I, _I, ctypes.c_int, _D, _D, _D, _D],
     "update_regrets_f32": [_P, _P, _P, _P, _P, _P, _P, _P, _I, _I, ctypes.c_int, _D, _D, _D, _D],
@@ -138,16 +138,18 @@ def backward_expected(parent: np.ndarray, sw: np.ndarray | None, v: np.ndarray, 
                       probs: np.ndarray | None = None) -> None:
     """Children's weighted values added into their parents, deepest level first, in place (weights as :func:`forward_reach`)."""
     bounds = np.ascontiguousarray(level_bounds, dtype=np.int64)
-    _lib.backward_expected(_ptr(parent), *_weights(sw, seq, probs), _ptr(v), _ptr(bounds), bounds.shape[0] - 1)  # type: ignore[union-attr]
+    sums = np.empty(max(int(np.diff(bounds[:-1]).max(initial=0)), 1))
+    _lib.backward_expected(_ptr(parent), *_weights(sw, seq, probs), _ptr(v), _ptr(bounds), bounds.shape[0] - 1,  # type: ignore[union-attr]
+                           _ptr(sums))
 
 
-def best_level(parent: np.ndarray, seq: np.ndarray, v: np.ndarray, level: tuple[int, int, int, int], legal: np.ndarray,
+def best_level(parent: np.ndarray, seq: np.ndarray, v: np.ndarray, level: tuple[int, int, int, int, int], legal: np.ndarray,
                infoset_priv: np.ndarray, best: np.ndarray | None) -> None:
-    """One level of a best-response sweep in place (``level`` = children lo, hi and information sets ilo, ihi)."""
-    lo, hi, ilo, ihi = level
+    """One level of a best-response sweep in place (``level`` = parents plo, children lo, hi, information sets ilo, ihi)."""
+    plo, lo, hi, ilo, ihi = level
     a = legal.shape[1]
-    sums = np.empty(max((ihi - ilo) * a, 1))
-    _lib.best_level(_ptr(parent), _ptr(seq), _ptr(v), lo, hi, _ptr(legal), _ptr(infoset_priv), ilo, ihi, a,  # type: ignore[union-attr]
+    sums = np.empty(max((lo - plo) + (ihi - ilo) * a, 1))
+    _lib.best_level(_ptr(parent), _ptr(seq), _ptr(v), plo, lo, hi, _ptr(legal), _ptr(infoset_priv), ilo, ihi, a,  # type: ignore[union-attr]
                     _ptr(sums), 0 if best is None else _ptr(best))
 
 

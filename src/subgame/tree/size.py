@@ -107,12 +107,13 @@ BYTES_PER_HAND = 64
 #: Bytes per public node of a poker tree (kind, actor, parent, depth, public key, sweep plan).
 POKER_BYTES_PER_PUBLIC_NODE = 270
 #: Bytes a tree from the generic compiler (:func:`~subgame.tree.enumeration.enumerate_game`)
-#: holds per private state (stored labels, int64 index arrays, its share of the sparse
-#: payoffs): 131 to 152 measured with :func:`tree_bytes` on Goofspiel and Liar's dice;
+#: holds per private state (stored labels, int32 index arrays where they fit, its share of
+#: the sparse payoffs): 115 to 136 measured with :func:`tree_bytes` on Liar's dice and
+#: Goofspiel (up to 192 on the small test games, whose labels are long);
 #: the size budget of that compiler counts states at this rate, the estimate adds
 #: :data:`ENUMERATED_BYTES_PER_PUBLIC_NODE` per public node and
 #: :data:`ENUMERATED_BYTES_PER_TERMINAL_HISTORY` per terminal history.
-ENUMERATED_BYTES_PER_PRIVATE_STATE = 140
+ENUMERATED_BYTES_PER_PRIVATE_STATE = 125
 #: Bytes per terminal history of a tree from the generic compiler (its share of the sparse payoffs).
 ENUMERATED_BYTES_PER_TERMINAL_HISTORY = 8
 #: Bytes per public node of a tree from the generic compiler.

@@ -162,7 +162,7 @@ def backward_expected(tree: PublicTree, player: int, v: np.ndarray, sw: np.ndarr
         return v
     if compiled:  # level by level, the chance children a suit-isomorphic tree leaves out added after each
         for lv in reversed(tree.plan.levels[player]):
-            kernels.backward_expected(pa.parent, sw, v, np.array([0, lv.lo, lv.hi]), pa.child_seq, flat)
+            kernels.backward_expected(pa.parent, sw, v, np.array([lv.plo, lv.lo, lv.hi]), pa.child_seq, flat)
             if lv.mirror is not None:
                 edge = lv.lo + lv.mirror[0]
                 seq = pa.child_seq[edge]
@@ -202,7 +202,8 @@ def backward_best(tree: PublicTree, player: int, v: np.ndarray, *, want_policy: 
     if (kernels.active(v.size) and pa.parent.dtype == np.int32 and pa.child_seq.dtype == np.int32
             and pa.infoset_priv.dtype == np.int64 and kernels.takes(pa.parent, pa.child_seq, v, pa.legal, pa.infoset_priv)):
         for lv in reversed(levels):
-            kernels.best_level(pa.parent, pa.child_seq, v, (lv.lo, lv.hi, lv.ilo, lv.ihi), pa.legal, pa.infoset_priv, best_action)
+            kernels.best_level(pa.parent, pa.child_seq, v, (lv.plo, lv.lo, lv.hi, lv.ilo, lv.ihi), pa.legal, pa.infoset_priv,
+                               best_action)
             if lv.mirror is not None:  # suit isomorphism: the chance children left out (tree.isomorphism)
                 v[lv.plo : lv.phi] += np.bincount(lv.mirror[1], weights=v[lv.lo : lv.hi][lv.mirror[0]], minlength=lv.phi - lv.plo)
         return v, best_action
