@@ -311,7 +311,7 @@ class _Compiler:
                     child_seq=seq,
                     infoset_priv=np.asarray(self.inf_priv[p], dtype=np.int64),
                     legal=legal,
-                    action_ids=ids,
+                    action_rows=ids,
                     action_names=tuple(self.inf_names[p]),
                 )
             )

@@ -414,14 +414,15 @@ class _Builder:
                 pos = np.searchsorted(up.board.hands, b.hands[b.order[p]])
                 parent[lo:hi] = up.start[p] + up.board.local[p][pos]
         legal = np.zeros((n_inf, A), dtype=bool)
-        ids = np.full((n_inf, A), -1, dtype=index_dtype(max((max(nodes[n].actions) for n in acting), default=0) + 1))
+        # the action ids are the same at every information set of a public node: one row per acting node
+        ids = np.full((len(acting), A), -1, dtype=index_dtype(max((max(nodes[n].actions) for n in acting), default=0) + 1))
         priv = np.empty(n_inf, dtype=np.intp)  # intp: the CFR update gathers with it every iteration
-        for n in acting:
+        for r, n in enumerate(acting):
             nd = nodes[n]
             size, L = nd.board.hands.size, len(nd.actions)
             rows = slice(nd.inf_start, nd.inf_start + size)
             legal[rows, :L] = True
-            ids[rows, :L] = nd.actions
+            ids[r, :L] = nd.actions
             priv[rows] = np.arange(nd.start[p], nd.start[p] + size)
         boards = list(self.boards.values())
         return PlayerArrays(
@@ -433,9 +434,10 @@ class _Builder:
             child_seq=seq,
             infoset_priv=priv,
             legal=legal,
-            action_ids=ids,
+            action_rows=ids,
             action_names=BlockSequence([nodes[n].inf_start for n in acting] + [n_inf], range(len(acting)),
                                        [Repeat(nodes[n].names, nodes[n].board.hands.size) for n in acting]),
+            action_row_bounds=np.asarray([nodes[n].inf_start for n in acting] + [n_inf], dtype=np.int64),
         )
 
     def _removal(self, b: _Board, showdown: bool) -> CardRemoval:

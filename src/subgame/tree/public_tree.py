@@ -155,8 +155,19 @@ class PlayerArrays:
     child_seq: np.ndarray  #: [G] own action leading here as flat index I*A + k, -1 if she did not act
     infoset_priv: np.ndarray  #: [I] private state of each information set
     legal: np.ndarray  #: [I, A] bool, action slot k legal at infoset I
-    action_ids: np.ndarray  #: [I, A] the game's action id of each slot, -1 where illegal
+    action_rows: np.ndarray  #: [R, A] the game's action ids of the slots of each row, -1 where illegal
     action_names: tuple[tuple[str, ...], ...] | BlockSequence[tuple[str, ...]]  #: [I][k] names of the legal actions
+    #: [R+1] information sets action_row_bounds[r]:action_row_bounds[r+1] share row r of ``action_rows``
+    #: (a poker tree: one row per acting public node); ``None``: one row per information set
+    action_row_bounds: np.ndarray | None = None
+
+    @cached_property
+    def action_ids(self) -> np.ndarray:
+        """[I, A] the game's action id of each slot, -1 where illegal (expanded from the rows when first asked)."""
+        if self.action_row_bounds is None:
+            return self.action_rows
+        out: np.ndarray = np.repeat(self.action_rows, np.diff(self.action_row_bounds), axis=0)
+        return out
 
     @property
     def num_states(self) -> int:
