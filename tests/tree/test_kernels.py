@@ -203,3 +203,10 @@ def test_best_response_bitwise(everywhere, key):
         plain, fast = both(lambda p=p, v0=v0: backward_best(tree, p, v0.copy()))
         assert plain[0].tobytes() == fast[0].tobytes()
         assert np.array_equal(plain[1], fast[1])
+
+
+def test_a_library_built_from_other_signatures_is_refused(monkeypatch):
+    """A build left over from another version of _kernels.c (an editable install not reinstalled) must never be called."""
+    monkeypatch.setattr(kernels, "ABI", kernels.ABI + 1)
+    with pytest.warns(RuntimeWarning, match="another version of _kernels.c"):
+        assert kernels._load() is None

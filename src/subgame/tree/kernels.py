@@ -13,6 +13,7 @@ the numpy operators to rounding (tests check both). :func:`use_compiled` turns t
 from __future__ import annotations
 
 import ctypes
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -41,12 +42,26 @@ _SIGNATURES: dict[str, list[Any]] = {
 }
 
 
+#: The signatures' version ``_kernels.c`` must report (``kernels_abi``); bumped with every change to them.
+ABI = 4
+
+
 def _load() -> ctypes.CDLL | None:
     try:
         from . import _kernels  # type: ignore[attr-defined]
     except ImportError:
         return None
     lib = ctypes.CDLL(_kernels.__file__)
+    abi = getattr(lib, "kernels_abi", None)  # absent from a library built before it existed
+    built = 0
+    if abi is not None:
+        abi.restype = ctypes.c_int64
+        built = int(abi())
+    if built != ABI:
+        warnings.warn(f"subgame: the compiled loops in {_kernels.__file__} were built from another version of _kernels.c "
+                      f"(interface {built}, this code needs {ABI}); the numpy code runs instead. Reinstall to rebuild them "
+                      "(python3 -m pip install -e .)", RuntimeWarning, stacklevel=2)
+        return None
     for name, argtypes in _SIGNATURES.items():
         fn = getattr(lib, name)
         fn.argtypes, fn.restype = argtypes, None
