@@ -21,7 +21,7 @@ typedef int32_t idx_t;
 
 /* The version of these functions' signatures: subgame.tree.kernels refuses a library built from another one (bump
    both together whenever a signature changes, so that a stale build left in place falls back to numpy). */
-int64_t kernels_abi(void) { return 4; }
+int64_t kernels_abi(void) { return 5; }
 
 /* numpy's maximum: the second argument unless the first is larger or NaN (so max(-0.0, 0.0) is 0.0) */
 static inline double np_max(double a, double b) { return (a > b || a != a) ? a : b; }
@@ -179,59 +179,48 @@ void fold_values(const double *opp, double *out, const int64_t *me_local, const 
 }
 
 /*
- * Showdown terminals of one board, columns [c0, c1): with the hands in ascending strength (`order`,
- * ties adjacent), the opponent's reach over disjoint weaker hands is a running sum over the groups
- * already passed less what those hands hold of i's cards; stronger hands likewise from the top.
- * Player 0 gets win[t] * weaker + lose[t] * stronger, player 1 minus lose[t] * weaker + win[t] * stronger.
- * `scratch` holds cards + n doubles.
+ * Showdown terminals of one board, columns [c0, c1): with the hands in ascending strength (the ladder: their
+ * cards, where each group of tied hands starts, each player's private-state position of them), the opponent's
+ * reach over disjoint weaker hands is a running sum over the groups already passed less what those hands hold
+ * of the hand's cards; stronger hands likewise from the top. Player 0 gets win[t] * weaker + lose[t] * stronger,
+ * player 1 minus lose[t] * weaker + win[t] * stronger. `scratch` holds cards + 2 n doubles.
  */
 void showdown_values(const double *opp, double *out, const int64_t *me_local, const int64_t *me_start,
                      const int64_t *opp_local, const int64_t *opp_start, const double *win, const double *lose,
-                     const int64_t *hand_cards, const int64_t *order, const int64_t *strength, int64_t n, int64_t k,
-                     int player, int64_t c0, int64_t c1, double *scratch, int64_t cards) {
-    double *mass = scratch, *weaker = scratch + cards;
+                     const int64_t *hand_cards, const int64_t *ties, int64_t groups, int64_t n, int64_t k, int player,
+                     int64_t c0, int64_t c1, double *scratch, int64_t cards) {
+    double *mass = scratch, *weaker = scratch + cards, *x = scratch + cards + n;
     for (int64_t t = c0; t < c1; t++) {
         const double *r = opp + opp_start[t];
         double *o = out + me_start[t];
         const double w_below = player == 0 ? win[t] : lose[t], w_above = player == 0 ? lose[t] : win[t];
+        for (int64_t q = 0; q < n; q++) x[q] = r[opp_local[q]];
         double total = 0.0;
         memset(mass, 0, (size_t)cards * sizeof(double));
-        for (int64_t lo = 0; lo < n;) {
-            int64_t hi = lo + 1;
-            while (hi < n && strength[order[hi]] == strength[order[lo]]) hi++;
-            for (int64_t q = lo; q < hi; q++) {
-                const int64_t i = order[q];
-                double m = total - mass[hand_cards[i * k]];
-                if (k == 2) m -= mass[hand_cards[i * k + 1]];
-                weaker[i] = m;
+        for (int64_t g = 0; g < groups; g++) {
+            for (int64_t q = ties[g]; q < ties[g + 1]; q++) {
+                double m = total - mass[hand_cards[q * k]];
+                if (k == 2) m -= mass[hand_cards[q * k + 1]];
+                weaker[q] = m;
             }
-            for (int64_t q = lo; q < hi; q++) {
-                const int64_t i = order[q];
-                const double x = r[opp_local[i]];
-                total += x;
-                for (int64_t j = 0; j < k; j++) mass[hand_cards[i * k + j]] += x;
+            for (int64_t q = ties[g]; q < ties[g + 1]; q++) {
+                total += x[q];
+                for (int64_t j = 0; j < k; j++) mass[hand_cards[q * k + j]] += x[q];
             }
-            lo = hi;
         }
         total = 0.0;
         memset(mass, 0, (size_t)cards * sizeof(double));
-        for (int64_t hi = n; hi > 0;) {
-            int64_t lo = hi - 1;
-            while (lo > 0 && strength[order[lo - 1]] == strength[order[hi - 1]]) lo--;
-            for (int64_t q = lo; q < hi; q++) {
-                const int64_t i = order[q];
-                double m = total - mass[hand_cards[i * k]];
-                if (k == 2) m -= mass[hand_cards[i * k + 1]];
-                const double value = w_below * weaker[i] + w_above * m;
-                o[me_local[i]] = (player == 0 ? value : -value) + 0.0;
+        for (int64_t g = groups - 1; g >= 0; g--) {
+            for (int64_t q = ties[g]; q < ties[g + 1]; q++) {
+                double m = total - mass[hand_cards[q * k]];
+                if (k == 2) m -= mass[hand_cards[q * k + 1]];
+                const double value = w_below * weaker[q] + w_above * m;
+                o[me_local[q]] = (player == 0 ? value : -value) + 0.0;
             }
-            for (int64_t q = lo; q < hi; q++) {
-                const int64_t i = order[q];
-                const double x = r[opp_local[i]];
-                total += x;
-                for (int64_t j = 0; j < k; j++) mass[hand_cards[i * k + j]] += x;
+            for (int64_t q = ties[g]; q < ties[g + 1]; q++) {
+                total += x[q];
+                for (int64_t j = 0; j < k; j++) mass[hand_cards[q * k + j]] += x[q];
             }
-            hi = lo;
         }
     }
 }

@@ -38,12 +38,12 @@ _SIGNATURES: dict[str, list[Any]] = {
     "update_regrets": [_P, _P, _P, _P, _P, _P, _P, _P, _I, _I, ctypes.c_int, _D, _D, _D, _D],
     "update_regrets_f32": [_P, _P, _P, _P, _P, _P, _P, _P, _I, _I, ctypes.c_int, _D, _D, _D, _D],
     "fold_values": [_P, _P, _P, _P, _P, _P, _P, _P, _I, _I, _I, _I, _P, _I],
-    "showdown_values": [_P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, ctypes.c_int, _I, _I, _P, _I],
+    "showdown_values": [_P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, _I, ctypes.c_int, _I, _I, _P, _I],
 }
 
 
 #: The signatures' version ``_kernels.c`` must report (``kernels_abi``); bumped with every change to them.
-ABI = 4
+ABI = 5
 
 
 def _load() -> ctypes.CDLL | None:
@@ -227,15 +227,18 @@ def fold_values(
 
 def showdown_values(
     opp: np.ndarray, out: np.ndarray, me: tuple[np.ndarray, np.ndarray], them: tuple[np.ndarray, np.ndarray],
-    win: np.ndarray, lose: np.ndarray, hand_cards: np.ndarray, order: np.ndarray, strength: np.ndarray,
-    player: int, cols: range,
+    win: np.ndarray, lose: np.ndarray, hand_cards: np.ndarray, ties: np.ndarray, player: int, cols: range,
 ) -> None:
-    """Showdown values of one board's terminals ``cols`` written into ``out`` (``order``: hands by ascending strength)."""
+    """Showdown values of one board's terminals ``cols`` written into ``out``.
+
+    The hands are taken in ascending strength: ``hand_cards`` [n, k] and the ``local`` positions
+    of ``me``/``them`` in that order, ``ties`` [L+1] where each group of tied hands starts.
+    """
     n, k = hand_cards.shape
     cards = int(hand_cards.max(initial=0)) + 1
-    scratch = np.empty(cards + n)
-    idx, vals = _i64(*me, *them, hand_cards, order, strength), _f64(win, lose)
+    scratch = np.empty(cards + 2 * n)
+    idx, vals = _i64(*me, *them, hand_cards, ties), _f64(win, lose)
     _lib.showdown_values(  # type: ignore[union-attr]
-        _ptr(opp), _ptr(out), *(_ptr(x) for x in idx[:4]), *(_ptr(x) for x in vals), *(_ptr(x) for x in idx[4:]),
-        n, k, player, cols.start, cols.stop, _ptr(scratch), cards,
+        _ptr(opp), _ptr(out), *(_ptr(x) for x in idx[:4]), *(_ptr(x) for x in vals), _ptr(idx[4]), _ptr(idx[5]),
+        ties.shape[0] - 1, n, k, player, cols.start, cols.stop, _ptr(scratch), cards,
     )

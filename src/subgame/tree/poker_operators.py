@@ -196,10 +196,16 @@ class CardRemoval:
         return int(self.hand_cards.shape[0])
 
     @cached_property
-    def by_strength(self) -> np.ndarray:
-        """[n] intp, the hands in ascending strength (ties adjacent), for the compiled showdown loop."""
-        order: np.ndarray = np.argsort(self.strength, kind="stable")
-        return order
+    def ladder(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The hands in ascending strength for the compiled showdown loop: ``(order [n], cards [n, k], ties [L+1])``.
+
+        ``order`` lists the hands from the weakest, ``cards`` their cards in that order, and
+        the ``L`` groups of tied hands start at ``ties[:-1]`` (``ties[-1] == n``).
+        """
+        order = np.argsort(self.strength, kind="stable")
+        s = self.strength[order]
+        ties = np.flatnonzero(np.r_[True, s[1:] != s[:-1], True]).astype(np.int64)
+        return order, np.ascontiguousarray(self.hand_cards[order]), ties
 
     @property
     def compiled(self) -> bool:
@@ -352,6 +358,13 @@ class ShowdownGroup:
     win: np.ndarray  #: [T] chance probability × player 0's payoff when her hand is stronger
     lose: np.ndarray  #: [T] chance probability × player 0's payoff when her hand is weaker
 
+    @cached_property
+    def ladder_local(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per player [n] int64, the private-state position of each hand in ascending strength (the compiled loop's order)."""
+        order = self.removal.ladder[0]
+        return (np.ascontiguousarray(self.states[0].local[order], dtype=np.int64),
+                np.ascontiguousarray(self.states[1].local[order], dtype=np.int64))
+
     def entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(g0, g1, U)`` of every decided (non-tied) pair of disjoint hands."""
         i, j = self.removal.disjoint_pairs()
@@ -433,10 +446,11 @@ class ShowdownTerminal:
 
         def one(g: ShowdownGroup, cols: slice) -> None:
             if compiled and g.removal.compiled:
-                me, them, rm = g.states[player], g.states[1 - player], g.removal
-                kernels.showdown_values(opp, out, (me.local, me.start), (them.local, them.start), g.win, g.lose,
-                                        rm.hand_cards, rm.by_strength, rm.strength, player,
-                                        range(*cols.indices(me.start.size)))
+                me, them = g.states[player], g.states[1 - player]
+                _, cards, ties = g.removal.ladder
+                local = g.ladder_local
+                kernels.showdown_values(opp, out, (local[player], me.start), (local[1 - player], them.start), g.win, g.lose,
+                                        cards, ties, player, range(*cols.indices(me.start.size)))
                 return
             weaker, stronger = g.removal.weaker_stronger(np.take(opp, g.states[1 - player][:, cols]))
             if player == 0:
