@@ -101,18 +101,31 @@ class Restriction:
     root: np.ndarray | None = None
 
 
+def regret_discounts(config: CFRConfig, t: int) -> tuple[tuple[float, float] | None, float | None]:
+    """After iteration t: DCFR's factors of positive and negative cumulative regrets, and the √t/√(t+1) factor.
+
+    ``None`` where the config has no such discount. The √t/√(t+1) factor is a numpy float64,
+    so that float32 regrets are multiplied in float64 and rounded once.
+    """
+    signs = None
+    if config.alpha is not None or config.beta is not None:
+        signs = (t**config.alpha / (t**config.alpha + 1.0) if config.alpha is not None else 1.0,
+                 t**config.beta / (t**config.beta + 1.0) if config.beta is not None else 1.0)
+    scale = np.sqrt(t) / np.sqrt(t + 1.0) if t <= config.sqrt_discount else None
+    return signs, scale
+
+
 def accumulate_regrets(config: CFRConfig, regrets: np.ndarray, inst: np.ndarray, t: int) -> None:
     """Add the instantaneous regrets ``inst`` of iteration t to ``regrets`` (in place), then floor/discount per ``config``."""
     r = regrets
     r += inst
     if config.regret == "rm+":
         np.maximum(r, 0.0, out=r)
-    if config.alpha is not None or config.beta is not None:
-        pos = t**config.alpha / (t**config.alpha + 1.0) if config.alpha is not None else 1.0
-        neg = t**config.beta / (t**config.beta + 1.0) if config.beta is not None else 1.0
-        r *= np.where(r > 0, pos, neg)
-    if t <= config.sqrt_discount:
-        r *= np.sqrt(t) / np.sqrt(t + 1.0)
+    signs, scale = regret_discounts(config, t)
+    if signs is not None:
+        r *= np.where(r > 0, *signs)
+    if scale is not None:
+        r *= scale
 
 
 def average_weight(config: CFRConfig, t: int, horizon: int | None) -> float:
@@ -334,6 +347,10 @@ class CFRSolver(IterationPlan):
         contribution = self._pool(p, np.multiply(reach_p[pa.infoset_priv][:, None], sigma_p))
         contribution *= weight
         self.strategy_sum[p] += contribution
+        self._add_root_range(p, weight, reach_p)
+
+    def _add_root_range(self, p: int, weight: float, reach_p: np.ndarray) -> None:
+        """Add the gadget player's root range of this iteration, weighted like the strategies, to its average."""
         if self.root_range_sum is not None and self.gadget is not None and self.gadget.player == p:
             self.root_range_sum += weight * reach_p[self.tree.plan.root_slice[p]]
             self.root_range_weight += weight
@@ -345,19 +362,12 @@ class CFRSolver(IterationPlan):
                 and kernels.takes(r, s, sigma_p, pa.legal, v, reach_p, pa.infoset_priv) and sigma_p.dtype == np.float64
                 and pa.infoset_priv.dtype == np.int64):
             return False
-        c = self.config
-        discounts = None
-        if c.alpha is not None or c.beta is not None:
-            discounts = (t**c.alpha / (t**c.alpha + 1.0) if c.alpha is not None else 1.0,
-                         t**c.beta / (t**c.beta + 1.0) if c.beta is not None else 1.0)
-        scale = float(np.sqrt(t) / np.sqrt(t + 1.0)) if t <= c.sqrt_discount else None
+        signs, scale = regret_discounts(self.config, t)
         weight = self._average_weight(t)
         seqv = sequence_values(self.tree, p, v, out=self._buffer("sequence", p, r.shape))
-        kernels.update_regrets(r, s, seqv, v, reach_p, sigma_p, pa.legal,
-                               pa.infoset_priv, rm_plus=c.regret == "rm+", discounts=discounts, scale=scale, weight=weight)
-        if self.root_range_sum is not None and self.gadget is not None and self.gadget.player == p:
-            self.root_range_sum += weight * reach_p[self.tree.plan.root_slice[p]]
-            self.root_range_weight += weight
+        kernels.update_regrets(r, s, seqv, v, reach_p, sigma_p, pa.legal, pa.infoset_priv, rm_plus=self.config.regret == "rm+",
+                               discounts=signs, scale=None if scale is None else float(scale), weight=weight)
+        self._add_root_range(p, weight, reach_p)
         return True
 
     def _add_regrets(self, p: int, t: int, inst: np.ndarray) -> None:
