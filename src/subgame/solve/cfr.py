@@ -263,11 +263,7 @@ class CFRSolver(IterationPlan):
 
     # -- strategies ---------------------------------------------------------------------
     def _current(self, p: int, out: np.ndarray | None = None) -> np.ndarray:
-        regrets = self.regrets[p]
-        if self.dtype is not np.float64:  # a float32 solver matches regrets in float64
-            copy = None if out is None else self._buffer("regrets64", p, regrets.shape)
-            regrets = regrets.astype(np.float64) if copy is None else _copied(copy, regrets)
-        sigma = self._lift(p, regret_matching(regrets, self._legal[p], out=out))
+        sigma = self._lift(p, regret_matching(self.regrets[p], self._legal[p], out=out))  # float32 regrets matched in float64
         r = self.restriction[p]
         if r is not None and r.weight == 1.0:
             sigma = np.where(r.mask[:, None], r.probs, sigma)
@@ -502,11 +498,6 @@ def _checked_restrictions(
         out[r.player] = Restriction(r.player, np.asarray(r.mask, dtype=bool), np.asarray(r.probs, dtype=np.float64),
                                     float(r.weight), r.root)
     return out[0], out[1]
-
-
-def _copied(out: np.ndarray, x: np.ndarray) -> np.ndarray:
-    np.copyto(out, x)
-    return out
 
 
 def average_rows(strategy_sum: np.ndarray, legal: np.ndarray) -> np.ndarray:

@@ -21,7 +21,7 @@ typedef int32_t idx_t;
 
 /* The version of these functions' signatures: subgame.tree.kernels refuses a library built from another one (bump
    both together whenever a signature changes, so that a stale build left in place falls back to numpy). */
-int64_t kernels_abi(void) { return 5; }
+int64_t kernels_abi(void) { return 6; }
 
 /* numpy's maximum: the second argument unless the first is larger or NaN (so max(-0.0, 0.0) is 0.0) */
 static inline double np_max(double a, double b) { return (a > b || a != a) ? a : b; }
@@ -104,23 +104,28 @@ static inline double row_sum(const double *x, int64_t a) {
     return s;
 }
 
-/* strategy[i, :] proportional to the positive regrets, uniform over the legal slots without any (a < 16) */
-void regret_matching(const double *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a) {
-    for (int64_t i = 0; i < rows; i++) {
-        const double *r = regrets + i * a;
-        double *s = strategy + i * a;
-        for (int64_t k = 0; k < a; k++) s[k] = np_max(r[k], 0.0);
-        double total = row_sum(s, a);
-        if (total > 0.0) {
-            for (int64_t k = 0; k < a; k++) s[k] /= total;
-        } else {
-            const uint8_t *l = legal + i * a;
-            int64_t count = 0;
-            for (int64_t k = 0; k < a; k++) count += l[k] != 0;
-            for (int64_t k = 0; k < a; k++) s[k] = l[k] ? 1.0 / (double)count : 0.0;
-        }
+/* strategy[i, :] proportional to the positive regrets, uniform over the legal slots without any (a < 16); the
+   regrets are T (float64, or float32 read as float64), the strategy float64 */
+#define REGRET_MATCHING(NAME, T)                                                                                      \
+    void NAME(const T *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a) {                   \
+        for (int64_t i = 0; i < rows; i++) {                                                                         \
+            const T *r = regrets + i * a;                                                                            \
+            double *s = strategy + i * a;                                                                            \
+            for (int64_t k = 0; k < a; k++) s[k] = np_max((double)r[k], 0.0);                                        \
+            double total = row_sum(s, a);                                                                            \
+            if (total > 0.0) {                                                                                       \
+                for (int64_t k = 0; k < a; k++) s[k] /= total;                                                       \
+            } else {                                                                                                 \
+                const uint8_t *l = legal + i * a;                                                                    \
+                int64_t count = 0;                                                                                   \
+                for (int64_t k = 0; k < a; k++) count += l[k] != 0;                                                  \
+                for (int64_t k = 0; k < a; k++) s[k] = l[k] ? 1.0 / (double)count : 0.0;                             \
+            }                                                                                                        \
+        }                                                                                                            \
     }
-}
+
+REGRET_MATCHING(regret_matching, double)
+REGRET_MATCHING(regret_matching_f32, float)
 
 /*
  * One player's regret and average update at her information sets (subgame.solve.cfr):

@@ -35,6 +35,7 @@ _SIGNATURES: dict[str, list[Any]] = {
     "sequence_values": [_P, _P, _P, _I],
     "best_level": [_P, _P, _P, _I, _I, _I, _P, _P, _I, _I, _I, _P, _P],
     "regret_matching": [_P, _P, _P, _I, _I],
+    "regret_matching_f32": [_P, _P, _P, _I, _I],
     "update_regrets": [_P, _P, _P, _P, _P, _P, _P, _P, _I, _I, ctypes.c_int, _D, _D, _D, _D],
     "update_regrets_f32": [_P, _P, _P, _P, _P, _P, _P, _P, _I, _I, ctypes.c_int, _D, _D, _D, _D],
     "fold_values": [_P, _P, _P, _P, _P, _P, _P, _P, _I, _I, _I, _I, _P, _I],
@@ -43,7 +44,7 @@ _SIGNATURES: dict[str, list[Any]] = {
 
 
 #: The signatures' version ``_kernels.c`` must report (``kernels_abi``); bumped with every change to them.
-ABI = 5
+ABI = 6
 
 
 def _load() -> ctypes.CDLL | None:
@@ -177,10 +178,11 @@ def sequence_values(seq: np.ndarray, v: np.ndarray, shape: tuple[int, ...], out:
 
 
 def regret_matching(regrets: np.ndarray, legal: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """[I, A] regret matching of float64 ``regrets`` with bool ``legal``, both contiguous, A < 16."""
+    """[I, A] float64 regret matching of float64 or float32 ``regrets`` with bool ``legal``, both contiguous, A < 16."""
     out = _out(out, regrets.shape)
     rows, a = regrets.shape
-    _lib.regret_matching(_ptr(regrets), _ptr(legal), _ptr(out), rows, a)  # type: ignore[union-attr]
+    match = _lib.regret_matching_f32 if regrets.dtype == np.float32 else _lib.regret_matching  # type: ignore[union-attr]
+    match(_ptr(regrets), _ptr(legal), _ptr(out), rows, a)
     return out
 
 

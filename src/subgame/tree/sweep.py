@@ -20,7 +20,8 @@ def regret_matching(regrets: np.ndarray, legal: np.ndarray, uniform: np.ndarray 
     """Strategy proportional to positive regret; uniform over legal actions if none is positive.
 
     Args:
-        regrets: [I, A] cumulative regrets (zero at illegal slots).
+        regrets: [I, A] cumulative regrets (zero at illegal slots); float32 regrets are
+            matched in float64.
         legal: [I, A] bool.
         uniform: [I, A] the uniform strategy over legal actions, if the caller keeps it.
         out: [I, A] float64, where to write the strategy (a solver's buffer kept between
@@ -28,10 +29,10 @@ def regret_matching(regrets: np.ndarray, legal: np.ndarray, uniform: np.ndarray 
     Returns:
         [I, A] behaviour strategy, zero at illegal slots (``out`` where given).
     """
-    if (kernels.active(regrets.size) and regrets.dtype == np.float64 and legal.dtype == np.bool_
+    if (kernels.active(regrets.size) and regrets.dtype in (np.float64, np.float32) and legal.dtype == np.bool_
             and regrets.shape[1] < 16 and kernels.takes(regrets, legal)):
         return kernels.regret_matching(regrets, legal, out)
-    pos = np.maximum(regrets, 0.0)
+    pos = np.maximum(regrets.astype(np.float64, copy=False), 0.0)
     total = pos.sum(axis=1, keepdims=True) if pos.size < ROW_SUM_COLUMNS_FROM else row_sums(pos)[:, None]
     none = ~(total[:, 0] > 0.0)
     total[none] = 1.0  # rows without positive regret are all zero here and become uniform below
