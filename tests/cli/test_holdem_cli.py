@@ -116,3 +116,14 @@ def test_suit_isomorphism_is_on_where_the_board_allows_it_and_evaluate_rebuilds_
     for name, report in (("folded", folded), ("plain", plain)):
         evaluated = ok_json("evaluate", tmp_path / f"{name}.npz")
         assert evaluated["exploitability_pct_pot"] == pytest.approx(report["exploitability_pct_pot"], rel=1e-9)
+
+
+def test_float32_halves_the_solver_state_from_the_command_line(tmp_path):
+    """--dtype float32 reaches the same target (its regrets and average in half the memory); an LP has no such state."""
+    args = ("solve", "holdem-subgame", "--board", RIVER, "--pot", "1000", "--stack", "2000", "--ranges", "uniform",
+            "--bets", "allin", "--raise-cap", "1", "--algo", "dcfr", "--target", "1%pot", "--iterations", "300")
+    single, double = ok_json(*args, "--dtype", "float32"), ok_json(*args)
+    assert (single["dtype"], double["dtype"]) == ("float32", "float64")
+    assert single["exploitability_pct_pot"] <= 1.0 and abs(single["iterations"] - double["iterations"]) <= 10
+    lp = invoke("solve", "kuhn", "--algo", "lp", "--dtype", "float32", "--out", tmp_path / "k.npz")
+    assert lp.exit_code == 2 and "--dtype applies to --algo cfr, cfr+" in lp.output

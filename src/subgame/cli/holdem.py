@@ -53,6 +53,7 @@ class HoldemOptions:
     evaluate_every: int = 10
     grid: Path | None = None
     isomorphism: bool = True
+    dtype: str = "float64"  #: the precision of the stored regrets and average (also taken by other CFR solves)
 
     def given(self) -> list[str]:
         names = {"board": "--board", "pot": "--pot", "stack": "--stack", "starting_stack": "--starting-stack",
@@ -130,7 +131,7 @@ def solve_holdem(game: str, opts: HoldemOptions, algo: str, iterations: int, out
              f"(built in {compiled:.2f} s; {_suits_text(problem.suits)})")
     with _progress(iterations, not as_json) as update:
         solved = solve_spot(problem, PRESETS[algo], target_pct_pot=target, iterations=iterations, seconds=opts.seconds,
-                            evaluate_every=opts.evaluate_every, progress=update)
+                            evaluate_every=opts.evaluate_every, progress=update, dtype=opts.dtype)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
     if out is not None:
         avg = solved.strategy
@@ -152,6 +153,7 @@ def solve_holdem(game: str, opts: HoldemOptions, algo: str, iterations: int, out
         "isomorphism": _suits_text(problem.suits), "public_nodes": problem.tree.num_nodes,
         "private_states": problem.tree.num_private_states,
         "loops": "compiled" if kernels.active(min(pa.num_states for pa in problem.tree.players)) else "numpy",
+        "dtype": opts.dtype,
     }
     if as_json:
         echo_json(record)

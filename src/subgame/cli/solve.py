@@ -64,6 +64,7 @@ from .holdem import HoldemOptions, is_holdem, solve_holdem
 Algorithm = Literal["cfr", "cfr+", "lcfr", "dcfr", "modicum", "lp", "cfr-d", "mccfr-es", "mccfr-os", "pcs"]
 Backend = Literal["serial", "process", "ray"]
 Weighting = Literal["cfr", "cfr+", "lcfr", "dcfr"]
+Precision = Literal["float64", "float32"]
 CFR_ALGORITHMS: tuple[str, ...] = tuple(a for a in get_args(Algorithm) if a in PRESETS)
 SAMPLING_ALGORITHMS: tuple[str, ...] = tuple(a for a in get_args(Algorithm) if a in SCHEMES)
 DEFAULT_ITERATIONS = 1000
@@ -182,6 +183,9 @@ def solve_command(
         bool, typer.Option(help="pcs with --abstraction: sample flops, never compiling the whole tree (the default when it does not fit).")
     ] = False,
     boards_per_pass: Annotated[int, typer.Option(min=1, help="pcs with board sampling: flops drawn per pass, compiled as one forest.")] = 1,
+    dtype: Annotated[Precision, typer.Option(help="cfr, cfr+, lcfr, dcfr, modicum and hold'em spots: float32 stores the regrets and "
+                                             "average strategy in half the memory (the sweeps still compute in float64); a "
+                                             "resumed run keeps its checkpoint's precision.")] = "float64",
     as_json: JsonOption = False,
 ) -> None:
     """Solve GAME and write the average strategy; prints exploitability at log-spaced iterations.
@@ -201,7 +205,7 @@ def solve_command(
     it writes the blueprint per bucket (--blueprint-out, or --out) and no whole-game strategy.
     """
     spot = HoldemOptions(board, pot, stack, starting_stack, ranges, bets, raise_cap, target, None, evaluate_every, grid,
-                         isomorphism)
+                         isomorphism, dtype)
     if is_holdem(game):
         ignored = [flag for flag, used in (("-p", bool(param)), ("--checkpoint-file", checkpoint_file is not None),
                                            ("--resume", resume), ("--checkpoint-every", checkpoint_every is not None))
@@ -228,6 +232,7 @@ def solve_command(
         ("--time", time_limit, None, iterative), ("--abstraction", abstraction_file, None, iterative),
         ("--boards-per-pass", boards_per_pass, 1, ("pcs",)),
         ("--board-sampling", board_sampling, False, ("pcs",)),
+        ("--dtype", dtype, "float64", CFR_ALGORITHMS),
     ])
     if algo == "pcs" and abstraction_file is not None and (board_sampling or _too_big_to_compile(load_game(game, **params),
                                                                                                  max_memory)):
@@ -296,7 +301,7 @@ def solve_command(
         meta.update(weighting=weighting, **({"epsilon": epsilon} if algo == "mccfr-os" else {}),
                     streams=len(solver.streams), backend=backend)
     else:
-        solver = _start_solver(tree, algo, iterations, checkpoint_file, resume, abstraction)
+        solver = _start_solver(tree, algo, iterations, checkpoint_file, resume, abstraction, dtype)
     if iterations is not None:
         solver.plan(iterations)
     # with a time budget only, evaluate at powers of two (and where the run stops)
@@ -505,10 +510,10 @@ def _start_sampling_solver(tree: PublicTree, scheme: SamplingScheme, config: Any
 
 
 def _start_solver(tree: PublicTree, algo: str, iterations: int | None, checkpoint: Path | None, resume: bool,
-                  abstraction: Abstraction | None = None) -> CFRSolver:
-    """A fresh solver, or with ``resume`` the one saved in ``checkpoint`` (same game and algorithm)."""
+                  abstraction: Abstraction | None = None, dtype: Precision = "float64") -> CFRSolver:
+    """A fresh solver in ``dtype``, or with ``resume`` the one saved in ``checkpoint`` (same game and algorithm, its precision)."""
     if not resume:
-        return CFRSolver(tree, PRESETS[algo], abstraction=abstraction)
+        return CFRSolver(tree, PRESETS[algo], abstraction=abstraction, dtype=dtype)
     if checkpoint is None:
         raise CommandLineError("--resume needs --checkpoint-file PATH, the checkpoint to continue from")
     if not checkpoint.exists():
