@@ -355,8 +355,8 @@ class CFRSolver(IterationPlan):
         """:meth:`_update` in one compiled loop (bitwise the same) where it applies; False where it does not."""
         pa, r, s = self.tree.players[p], self.regrets[p], self.strategy_sum[p]
         if not (kernels.active(r.size) and self.abstraction is None
-                and kernels.takes(r, s, sigma_p, pa.legal, v, reach_p, pa.infoset_priv) and sigma_p.dtype == np.float64
-                and pa.infoset_priv.dtype == np.int64):
+                and kernels.takes(r, s, pa.legal, pa.infoset_priv) and kernels.takes_values(sigma_p, v, reach_p)
+                and pa.infoset_priv.dtype == np.int64 and r.dtype == s.dtype):
             return False
         signs, scale = regret_discounts(self.config, t)
         weight = self._average_weight(t)

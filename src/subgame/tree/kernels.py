@@ -107,6 +107,11 @@ def takes(*arrays: np.ndarray) -> bool:
     return all(a.flags.c_contiguous for a in arrays)
 
 
+def takes_values(*arrays: np.ndarray | None) -> bool:
+    """Whether the value arrays given (``None``: not given) are contiguous float64, as the loops read and write them."""
+    return all(a is None or (a.dtype == np.float64 and a.flags.c_contiguous) for a in arrays)
+
+
 def _ptr(a: np.ndarray) -> int:
     return int(a.ctypes.data)
 

@@ -106,11 +106,10 @@ def forward_reach(tree: PublicTree, player: int, sw: np.ndarray | None, root: np
     reach = np.empty(pa.num_states) if out is None else out
     rs = plan.root_slice[player]
     reach[rs] = 1.0 if root is None else root
-    if kernels.active(reach.size) and pa.parent.dtype == np.int32 and pa.child_seq.dtype == np.int32:
-        flat = _flat_probs(probs) if sw is None else None
-        if kernels.takes(pa.parent, pa.child_seq, reach, *([sw] if sw is not None else [])):
-            kernels.forward_reach(pa.parent, sw, reach, rs.stop, pa.child_seq, flat)
-            return reach
+    if (kernels.active(reach.size) and pa.parent.dtype == np.int32 and pa.child_seq.dtype == np.int32
+            and kernels.takes(pa.parent, pa.child_seq) and kernels.takes_values(reach, sw)):
+        kernels.forward_reach(pa.parent, sw, reach, rs.stop, pa.child_seq, _flat_probs(probs) if sw is None else None)
+        return reach
     sw = transition_weights(tree, player, _given(probs)) if sw is None else sw
     for lv in plan.levels[player]:
         np.multiply(np.take(reach, lv.parent), sw[lv.lo : lv.hi], out=reach[lv.lo : lv.hi])
@@ -156,7 +155,7 @@ def backward_expected(tree: PublicTree, player: int, v: np.ndarray, sw: np.ndarr
     """
     pa = tree.players[player]
     compiled = (kernels.active(v.size) and pa.parent.dtype == np.int32 and pa.child_seq.dtype == np.int32
-                and kernels.takes(pa.parent, pa.child_seq, v, *([sw] if sw is not None else [])))
+                and kernels.takes(pa.parent, pa.child_seq) and kernels.takes_values(v, sw))
     flat = _flat_probs(probs) if compiled and sw is None else None
     if compiled and tree.mirrors is None:
         kernels.backward_expected(pa.parent, sw, v, pa.level_bounds, pa.child_seq, flat)
@@ -182,7 +181,7 @@ def backward_expected(tree: PublicTree, player: int, v: np.ndarray, sw: np.ndarr
 def sequence_values(tree: PublicTree, player: int, v: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
     """[I, A] counterfactual value of taking each action at each of the player's infosets, into ``out`` if given."""
     pa = tree.players[player]
-    if kernels.active(v.size) and pa.child_seq.dtype == np.int32 and kernels.takes(v, pa.child_seq):
+    if kernels.active(v.size) and pa.child_seq.dtype == np.int32 and kernels.takes(pa.child_seq) and kernels.takes_values(v):
         return kernels.sequence_values(pa.child_seq, v, pa.legal.shape, out)
     # Shifted by one, the states where she did not act fall in bin 0, which is dropped.
     flat = np.bincount(pa.child_seq + 1, weights=v, minlength=pa.legal.size + 1)[1:]
@@ -201,7 +200,8 @@ def backward_best(tree: PublicTree, player: int, v: np.ndarray, *, want_policy: 
     best_action = np.zeros(pa.num_infosets, dtype=np.int64) if want_policy else None
     levels = tree.plan.levels[player]
     if (kernels.active(v.size) and pa.parent.dtype == np.int32 and pa.child_seq.dtype == np.int32
-            and pa.infoset_priv.dtype == np.int64 and kernels.takes(pa.parent, pa.child_seq, v, pa.legal, pa.infoset_priv)):
+            and pa.infoset_priv.dtype == np.int64 and kernels.takes(pa.parent, pa.child_seq, pa.legal, pa.infoset_priv)
+            and kernels.takes_values(v)):
         for lv in reversed(levels):
             kernels.best_level(pa.parent, pa.child_seq, v, (lv.plo, lv.lo, lv.hi, lv.ilo, lv.ihi), pa.legal, pa.infoset_priv,
                                best_action)
