@@ -52,8 +52,13 @@ def _load() -> ctypes.CDLL | None:
         from . import _kernels  # type: ignore[attr-defined]
     except ImportError:
         return None
-    lib = ctypes.CDLL(_kernels.__file__)
-    abi = getattr(lib, "kernels_abi", None)  # absent from a library built before it existed
+    try:
+        lib = ctypes.CDLL(_kernels.__file__)
+    except OSError as exc:  # built but not loadable here: numpy instead
+        warnings.warn(f"subgame: the compiled loops in {_kernels.__file__} cannot be loaded ({exc}); the numpy code runs "
+                      "instead", RuntimeWarning, stacklevel=2)
+        return None
+    abi = getattr(lib, "kernels_abi", None)  # absent from a library built before it existed (or not exported)
     built = 0
     if abi is not None:
         abi.restype = ctypes.c_int64
@@ -64,7 +69,7 @@ def _load() -> ctypes.CDLL | None:
                       "(python3 -m pip install -e .)", RuntimeWarning, stacklevel=2)
         return None
     for name, argtypes in _SIGNATURES.items():
-        fn = getattr(lib, name)
+        fn = getattr(lib, name)  # all present: the interface version matched
         fn.argtypes, fn.restype = argtypes, None
     return lib
 
