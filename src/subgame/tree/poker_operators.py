@@ -403,7 +403,7 @@ class FoldTerminal:
         """Write the values at this operator's states into ``out`` [G_player] (other states untouched)."""
         opp = reach[1 - player]
         sign = 1.0 if player == 0 else -1.0
-        compiled = kernels.active(self.num_states[player]) and kernels.takes(opp, out) and opp.dtype == out.dtype == np.float64
+        compiled = kernels.active(self.num_states[player]) and kernels.takes_values(opp, out)
 
         def one(g: FoldGroup, cols: slice) -> None:
             if compiled and g.removal.compiled:
@@ -442,7 +442,7 @@ class ShowdownTerminal:
     def cfv_into(self, player: int, reach: tuple[np.ndarray, np.ndarray], out: np.ndarray) -> np.ndarray:
         """Write the values at this operator's states into ``out`` [G_player] (other states untouched)."""
         opp = reach[1 - player]
-        compiled = kernels.active(self.num_states[player]) and kernels.takes(opp, out) and opp.dtype == out.dtype == np.float64
+        compiled = kernels.active(self.num_states[player]) and kernels.takes_values(opp, out)
 
         def one(g: ShowdownGroup, cols: slice) -> None:
             if compiled and g.removal.compiled:
