@@ -21,6 +21,7 @@ from ..errors import GameDefinitionError, StrategyFileError
 from ..files import read_npz, write_npz
 from ..strategy import Strategy, StrategyMeta
 from ..tree import kernels
+from ..tree.poker_layout import cfr_pass, usable
 from ..tree.public_tree import PublicTree
 from ..tree.sweep import (
     backward_expected,
@@ -374,10 +375,40 @@ class CFRSolver(IterationPlan):
         """The weight t^γ of iteration t in the average strategy (0 in a skipped prefix of the plan)."""
         return average_weight(self.config, t, self.horizon)
 
+    def _layout_step(self, t: int) -> bool:
+        """Iteration t as two depth-first passes over the tree's poker layout (:mod:`~subgame.tree.poker_layout`).
+
+        Bitwise the sweeps' alternating iteration, without their arrays over every private
+        state; taken where the layout and the compiled library are there and nothing needs
+        the sweeps (leaves, a gadget, an abstraction, restrictions, simultaneous updates).
+        False where it does not apply.
+        """
+        tree = self.tree
+        if not (self.config.alternating and not self.leaves and self.gadget is None and self.abstraction is None
+                and self.restriction == (None, None)
+                and usable(tree.layout, *self.regrets, *self.strategy_sum, *self._legal)):
+            return False
+        signs, scale = regret_discounts(self.config, t)
+        weight = self._average_weight(t)
+        roots = (self._root_rows(0), self._root_rows(1))
+        for p in (0, 1):
+            cfr_pass(tree.layout, p, (self.regrets[0], self.regrets[1]), self.strategy_sum[p], (self._legal[0], self._legal[1]),
+                     roots, rm_plus=self.config.regret == "rm+", discounts=signs, scale=None if scale is None else float(scale),
+                     weight=weight)
+        return True
+
+    def _root_rows(self, q: int) -> np.ndarray:
+        """[R_q] player q's reach at her root private states (ones where none is given)."""
+        r = self._root(q)
+        rs = self.tree.plan.root_slice[q]
+        return np.ones(rs.stop - rs.start) if r is None else r
+
     def step(self) -> None:
         """One iteration (both players), then the leaves' ``end_iteration``."""
         self.iteration += 1
         t = self.iteration
+        if self._layout_step(t):
+            return
         sigma = [self._current(0, self._sigma_buffer(0)), self._current(1, self._sigma_buffer(1))]
         (sw0, reach0), (sw1, reach1) = self._reach(0, sigma[0]), self._reach(1, sigma[1])
         seen1 = self._seen(1, sigma[1], reach1)

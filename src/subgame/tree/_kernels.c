@@ -21,7 +21,7 @@ typedef int32_t idx_t;
 
 /* The version of these functions' signatures: subgame.tree.kernels refuses a library built from another one (bump
    both together whenever a signature changes, so that a stale build left in place falls back to numpy). */
-int64_t kernels_abi(void) { return 6; }
+int64_t kernels_abi(void) { return 7; }
 
 /* numpy's maximum: the second argument unless the first is larger or NaN (so max(-0.0, 0.0) is 0.0) */
 static inline double np_max(double a, double b) { return (a > b || a != a) ? a : b; }
@@ -228,6 +228,204 @@ void showdown_values(const double *opp, double *out, const int64_t *me_local, co
             }
         }
     }
+}
+
+/*
+ * Depth-first passes over a poker tree (subgame.tree.poker_layout): one row over the hands of a board per public
+ * node and player, kept only along the path being walked, instead of the sweeps' arrays over every private state.
+ * Each node's arithmetic is the sweeps' (children summed in slot order from zero, weights multiplied as the forward
+ * sweep does, the terminal loops above, update_regrets), so a CFR pass gives bitwise what CFRSolver's compiled
+ * sweeps give, in the memory of the regrets and strategy sums alone.
+ */
+enum { NK_KIND, NK_ACTOR, NK_CHILD_LO, NK_CHILD_HI, NK_SIZE, NK_INF, NK_MAP, NK_TERM, NK_BOARD, NK_SHOWDOWN, NK_COLS };
+enum { K_DECISION = 0, K_CHANCE = 1, K_TERMINAL = 2 };
+enum { SRC_REGRETS = 0, SRC_PROBS = 1, SRC_SUMS = 2 };
+enum { PASS_CFR = 0, PASS_BEST = 1, PASS_VALUES = 2 };
+
+typedef struct {
+    const int64_t *node;                   /* [N, NK_COLS] */
+    const int64_t *board;                  /* [B, 4]: hands n, first row of its hands, first tie, tie groups */
+    const int64_t *hand_cards;             /* [rows, k] each board's hands in canonical order */
+    const int64_t *ladder_cards;           /* [rows, k] in ascending strength */
+    const int64_t *local[2];               /* [rows] each player's row of each canonical hand */
+    const int64_t *ladder_local[2];        /* [rows] the same in ascending strength */
+    const int64_t *ties;                   /* per board, where each group of tied hands starts, then n */
+    const int64_t *maps[2];                /* chance children: the parent's row of each of the child's rows */
+    const double *term;                    /* [T, 2] fold: (player 0's value, 0); showdown: (win, lose) */
+    int64_t k, cards;
+} Layout;
+
+typedef struct {
+    int kind, f32;                         /* SRC_*; float32 regrets or sums */
+    const void *data;                      /* [I, a] regrets, sums (T) or probabilities (float64) */
+    const uint8_t *legal;                  /* [I, a] */
+    int64_t a;
+} Source;
+
+typedef struct {
+    void *regrets, *sums;                  /* the traverser's, as her Source's regrets */
+    int flags;
+    double positive, negative, scale, weight;
+} Update;
+
+typedef struct {
+    const Layout *L;
+    int p, mode;
+    Source src[2];
+    Update up;
+    const int64_t *iota;                   /* 0, 1, ... (the rows of a node are its own information sets) */
+    double *scratch;                       /* cards + 2 * max hands */
+    int failed;
+} Pass;
+
+/* the strategy of rows [lo, lo + rows) of player q into out [rows, a] */
+static void source_rows(const Source *s, int64_t lo, int64_t rows, double *out) {
+    const int64_t a = s->a;
+    const uint8_t *legal = s->legal + lo * a;
+    if (s->kind == SRC_REGRETS) {
+        if (s->f32) regret_matching_f32((const float *)s->data + lo * a, legal, out, rows, a);
+        else regret_matching((const double *)s->data + lo * a, legal, out, rows, a);
+        return;
+    }
+    if (s->kind == SRC_PROBS) {
+        memcpy(out, (const double *)s->data + lo * a, (size_t)(rows * a) * sizeof(double));
+        return;
+    }
+    for (int64_t i = 0; i < rows; i++) { /* the normalized sums (subgame.solve.cfr.average_rows) */
+        double *o = out + i * a;
+        for (int64_t k = 0; k < a; k++)
+            o[k] = s->f32 ? (double)((const float *)s->data)[(lo + i) * a + k] : ((const double *)s->data)[(lo + i) * a + k];
+        const double total = row_sum(o, a);
+        if (total > 0.0) {
+            for (int64_t k = 0; k < a; k++) o[k] /= total;
+        } else {
+            const uint8_t *l = legal + i * a;
+            int64_t count = 0;
+            for (int64_t k = 0; k < a; k++) count += l[k] != 0;
+            for (int64_t k = 0; k < a; k++) o[k] = l[k] ? 1.0 / (double)count : 0.0;
+        }
+    }
+}
+
+static void terminal_row(Pass *P, const int64_t *nd, const double *opp, double *out) {
+    const Layout *L = P->L;
+    const int64_t *b = L->board + nd[NK_BOARD] * 4, row = b[1], n = b[0], k = L->k, q = 1 - P->p;
+    const double *t = L->term + nd[NK_TERM] * 2;
+    static const int64_t zero = 0;
+    if (nd[NK_SHOWDOWN]) {
+        showdown_values(opp, out, L->ladder_local[P->p] + row, &zero, L->ladder_local[q] + row, &zero, t, t + 1,
+                        L->ladder_cards + row * k, L->ties + b[2], b[3], n, k, P->p, 0, 1, P->scratch, L->cards);
+    } else {
+        const double value = P->p == 0 ? t[0] : -1.0 * t[0];
+        fold_values(opp, out, L->local[P->p] + row, &zero, L->local[q] + row, &zero, &value, L->hand_cards + row * k, n, k,
+                    0, 1, P->scratch, L->cards);
+    }
+}
+
+/* out [rows of n] = the traverser's values at node n, given her reach `own` (NULL outside CFR passes) and the
+   opponent's `opp` there */
+static void visit(Pass *P, int64_t n, const double *own, const double *opp, double *out) {
+    if (P->failed) return;
+    const Layout *L = P->L;
+    const int64_t *nd = L->node + n * NK_COLS;
+    const int64_t H = nd[NK_SIZE], lo = nd[NK_CHILD_LO], hi = nd[NK_CHILD_HI];
+    const int p = P->p;
+    if (nd[NK_KIND] == K_TERMINAL) {
+        terminal_row(P, nd, opp, out);
+        return;
+    }
+    if (nd[NK_KIND] == K_CHANCE) {
+        int64_t width = 1;
+        for (int64_t c = lo; c < hi; c++) width = L->node[c * NK_COLS + NK_SIZE] > width ? L->node[c * NK_COLS + NK_SIZE] : width;
+        double *buf = malloc((size_t)(3 * width) * sizeof(double));
+        if (!buf) { P->failed = 1; return; }
+        double *own_c = buf, *opp_c = buf + width, *val = buf + 2 * width;
+        for (int64_t j = 0; j < H; j++) out[j] = 0.0;
+        for (int64_t c = lo; c < hi && !P->failed; c++) {
+            const int64_t *cd = L->node + c * NK_COLS, Hc = cd[NK_SIZE];
+            const int64_t *mp = L->maps[p] + cd[NK_MAP], *mq = L->maps[1 - p] + cd[NK_MAP];
+            if (own) for (int64_t j = 0; j < Hc; j++) own_c[j] = own[mp[j]] * 1.0;
+            for (int64_t j = 0; j < Hc; j++) opp_c[j] = opp[mq[j]] * 1.0;
+            visit(P, c, own ? own_c : NULL, opp_c, val);
+            for (int64_t j = 0; j < Hc; j++) out[mp[j]] += val[j] * 1.0;
+        }
+        free(buf);
+        return;
+    }
+    const int actor = (int)nd[NK_ACTOR];
+    const Source *s = &P->src[actor];
+    const int64_t a = s->a, inf = nd[NK_INF];
+    double *buf = malloc((size_t)(H * (2 * a + 3)) * sizeof(double));
+    if (!buf) { P->failed = 1; return; }
+    double *sigma = buf, *slots = buf + H * a, *reach_c = buf + 2 * H * a, *val = reach_c + H, *acc = val + H;
+    source_rows(s, inf, H, sigma);
+    for (int64_t j = 0; j < H * a; j++) slots[j] = 0.0;
+    for (int64_t j = 0; j < H; j++) acc[j] = 0.0;
+    for (int64_t c = lo; c < hi && !P->failed; c++) {
+        const int64_t slot = c - lo;
+        if (actor == p) {
+            if (own) for (int64_t j = 0; j < H; j++) reach_c[j] = own[j] * sigma[j * a + slot];
+            visit(P, c, own ? reach_c : NULL, opp, val);
+            for (int64_t j = 0; j < H; j++) slots[j * a + slot] += val[j];
+            if (P->mode != PASS_BEST)
+                for (int64_t j = 0; j < H; j++) acc[j] += val[j] * sigma[j * a + slot];
+        } else {
+            for (int64_t j = 0; j < H; j++) reach_c[j] = opp[j] * sigma[j * a + slot];
+            visit(P, c, own, reach_c, val);
+            for (int64_t j = 0; j < H; j++) acc[j] += val[j] * 1.0;
+        }
+    }
+    if (actor == p && P->mode == PASS_BEST) {
+        for (int64_t j = 0; j < H; j++) {
+            const uint8_t *l = s->legal + (inf + j) * a;
+            double top = -INFINITY;
+            for (int64_t k = 0; k < a; k++) {
+                const double y = l[k] ? slots[j * a + k] + 0.0 : -INFINITY;
+                if (y > top) top = y;
+            }
+            out[j] = top;
+        }
+    } else {
+        for (int64_t j = 0; j < H; j++) out[j] = 0.0 + acc[j];
+    }
+    if (actor == p && P->mode == PASS_CFR && !P->failed) {
+        const Update *u = &P->up;
+        const size_t at = (size_t)(inf * a);
+        if (s->f32)
+            update_regrets_f32((float *)u->regrets + at, (float *)u->sums + at, slots, out, own, sigma, s->legal + at, P->iota,
+                               H, a, u->flags, u->positive, u->negative, u->scale, u->weight);
+        else
+            update_regrets((double *)u->regrets + at, (double *)u->sums + at, slots, out, own, sigma, s->legal + at, P->iota,
+                           H, a, u->flags, u->positive, u->negative, u->scale, u->weight);
+    }
+    free(buf);
+}
+
+/*
+ * One pass for player p from the root nodes [0, roots): the CFR update of her regrets and sums (mode PASS_CFR, her
+ * reach from `own`), her counterfactual best-response values (PASS_BEST) or her counterfactual values
+ * (PASS_VALUES). `own` and `opp` hold each player's reach at the roots' rows one after the other; her values there
+ * are written to `out`. The strategies come from `src0` and `src1`. Returns 0, or -1 where memory ran out.
+ */
+int64_t poker_pass(const Layout *L, int p, int mode, const Source *src0, const Source *src1, const Update *up,
+                   int64_t roots, const double *own, const double *opp, double *out, int64_t max_hands) {
+    Pass P = {L, p, mode, {*src0, *src1}, {0}, NULL, NULL, 0};
+    if (up) P.up = *up;
+    int64_t *iota = malloc((size_t)(max_hands > 0 ? max_hands : 1) * sizeof(int64_t));
+    double *scratch = malloc((size_t)(L->cards + 2 * max_hands + 1) * sizeof(double));
+    if (!iota || !scratch) {
+        free(iota), free(scratch);
+        return -1;
+    }
+    for (int64_t j = 0; j < max_hands; j++) iota[j] = j;
+    P.iota = iota, P.scratch = scratch;
+    int64_t at = 0;
+    for (int64_t r = 0; r < roots && !P.failed; r++) {
+        visit(&P, r, mode == PASS_CFR ? own + at : NULL, opp + at, out + at);
+        at += L->node[r * NK_COLS + NK_SIZE];
+    }
+    free(iota), free(scratch);
+    return P.failed ? -1 : 0;
 }
 
 static struct PyModuleDef kernels_module = {PyModuleDef_HEAD_INIT, "_kernels",

@@ -43,8 +43,24 @@ _SIGNATURES: dict[str, list[Any]] = {
 }
 
 
+class _Layout(ctypes.Structure):
+    """``Layout`` of ``_kernels.c``: pointers into a :class:`~subgame.tree.poker_layout.PokerLayout`'s arrays."""
+
+    _fields_ = [("node", _P), ("board", _P), ("hand_cards", _P), ("ladder_cards", _P), ("local", _P * 2),
+                ("ladder_local", _P * 2), ("ties", _P), ("maps", _P * 2), ("term", _P), ("k", _I), ("cards", _I)]
+
+
+class _Source(ctypes.Structure):
+    _fields_ = [("kind", ctypes.c_int), ("f32", ctypes.c_int), ("data", _P), ("legal", _P), ("a", _I)]
+
+
+class _Update(ctypes.Structure):
+    _fields_ = [("regrets", _P), ("sums", _P), ("flags", ctypes.c_int), ("positive", _D), ("negative", _D),
+                ("scale", _D), ("weight", _D)]
+
+
 #: The signatures' version ``_kernels.c`` must report (``kernels_abi``); bumped with every change to them.
-ABI = 6
+ABI = 7
 
 
 def _load() -> ctypes.CDLL | None:
@@ -71,6 +87,9 @@ def _load() -> ctypes.CDLL | None:
     for name, argtypes in _SIGNATURES.items():
         fn = getattr(lib, name)  # all present: the interface version matched
         fn.argtypes, fn.restype = argtypes, None
+    lib.poker_pass.argtypes = [ctypes.POINTER(_Layout), ctypes.c_int, ctypes.c_int, ctypes.POINTER(_Source),
+                               ctypes.POINTER(_Source), ctypes.POINTER(_Update), _I, _P, _P, _P, _I]
+    lib.poker_pass.restype = ctypes.c_int64
     return lib
 
 
@@ -254,3 +273,39 @@ def showdown_values(
         _ptr(opp), _ptr(out), *(_ptr(x) for x in idx[:4]), *(_ptr(x) for x in vals), _ptr(idx[4]), _ptr(idx[5]),
         ties.shape[0] - 1, n, k, player, cols.start, cols.stop, _ptr(scratch), cards,
     )
+
+
+# -- depth-first poker passes (subgame.tree.poker_layout) -----------------------------------------
+def poker_pass(layout: Any, player: int, mode: int, sources: tuple[Any, Any], update: tuple[Any, ...] | None,
+               root_reach: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """One ``poker_pass`` of ``_kernels.c`` over ``layout``; returns the player's values at her root rows.
+
+    ``sources`` are :class:`~subgame.tree.poker_layout.Source` per player; ``update`` is
+    ``(regrets, sums, flags, positive, negative, scale, weight)`` for a CFR pass, else ``None``.
+    """
+    L = layout
+    keep = [L.node, L.board, L.hand_cards, L.ladder_cards, L.local, L.ladder_local, L.ties, L.maps, L.term]
+    lay = _Layout(_ptr(L.node), _ptr(L.board), _ptr(L.hand_cards), _ptr(L.ladder_cards),
+                  (_P * 2)(_ptr(L.local[0]), _ptr(L.local[1])), (_P * 2)(_ptr(L.ladder_local[0]), _ptr(L.ladder_local[1])),
+                  _ptr(L.ties), (_P * 2)(_ptr(L.maps[0]), _ptr(L.maps[1])), _ptr(L.term), L.hand_cards.shape[1], L.cards)
+    src = []
+    for s in sources:
+        if not (s.data.flags.c_contiguous and s.legal.flags.c_contiguous and s.legal.dtype == np.bool_
+                and s.data.dtype in (np.float64, np.float32) and s.data.shape == s.legal.shape):
+            raise GameDefinitionError("poker_pass: strategies must be contiguous [I, A] float64 or float32 arrays with their legal masks")
+        src.append(_Source(s.kind, int(s.data.dtype == np.float32), _ptr(s.data), _ptr(s.legal), s.data.shape[1]))
+    up = None
+    if update is not None:
+        regrets, sums = update[0], update[1]
+        if not (regrets.dtype == sums.dtype == np.dtype(sources[player].data.dtype) and takes(regrets, sums)):
+            raise GameDefinitionError("poker_pass: the regrets and sums updated must be contiguous and of one precision")
+        up = _Update(_ptr(regrets), _ptr(sums), *update[2:])
+    own, opp = (np.ascontiguousarray(r, dtype=np.float64) for r in (root_reach[player], root_reach[1 - player]))
+    out = np.empty(opp.shape[0])
+    failed = _lib.poker_pass(ctypes.byref(lay), player, mode, ctypes.byref(src[0]), ctypes.byref(src[1]),  # type: ignore[union-attr]
+                             None if up is None else ctypes.byref(up), L.roots, _ptr(own), _ptr(opp), _ptr(out),
+                             int(L.node[:, 4].max(initial=1)))
+    del keep
+    if failed:
+        raise MemoryError("poker_pass: out of memory for the rows of a public node")
+    return out

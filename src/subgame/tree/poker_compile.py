@@ -46,6 +46,9 @@ from .poker_operators import (
     disjoint_pairs,
     strength_keys,
 )
+from . import kernels
+from . import poker_layout as pl
+from .poker_layout import PokerLayout
 from .poker_states import public_children, public_root
 from .public_tree import (
     CHANCE_NODE,
@@ -261,6 +264,7 @@ class _Builder:
         self.count = [0, 0]
         self.infosets = [0, 0]
         self.level_bounds: list[list[int]] = [[0], [0]]
+        self.removals: dict[tuple[int, ...], CardRemoval] = {}  # per board with terminals, filled by _terminals
 
     def _board(self, cards: tuple[int, ...]) -> _Board:
         key = tuple(sorted(cards))
@@ -365,6 +369,7 @@ class _Builder:
         nodes = self.nodes
         players = [self._player(p) for p in range(2)]
         num_states = (players[0].num_states, players[1].num_states)
+        terminals = self._terminals(num_states)
         leaf_data = LeafHistories()
         if self.leaf_histories:
             leaf_data = LeafHistories({n: self._histories(n) for n, kind in enumerate(self.kind) if kind == LEAF})
@@ -377,10 +382,80 @@ class _Builder:
             depth=np.asarray(self.depth, dtype=np.int64),
             public_key=tuple(nd.key for nd in nodes),
             players=(players[0], players[1]),
-            terminals=self._terminals(num_states),
+            terminals=terminals,
             utility_bound=float(game.utility_bound()),
             leaf_data=leaf_data,
             mirrors=(self._mirrors(0), self._mirrors(1)) if self.folded else None,
+            layout=self._layout(),
+        )
+
+    def _layout(self) -> PokerLayout | None:
+        """The tree as betting nodes × hand rows (:mod:`.poker_layout`); ``None`` with leaves, folded suits or hands of over two cards."""
+        if LEAF in self.kind or self.folded or self.deck.hole > kernels.MAX_HAND_CARDS:
+            return None
+        nodes = self.nodes
+        boards = {cards: i for i, cards in enumerate(self.removals)}
+        rows = np.cumsum([0] + [r.num_hands for r in self.removals.values()])
+        ties_at = np.cumsum([0] + [r.ladder[2].size for r in self.removals.values()])
+        table = np.full((len(nodes), 10), -1, dtype=np.int64)
+        table[:, pl.KIND] = self.kind
+        table[:, pl.ACTOR] = self.actor
+        table[:, pl.SIZE] = [nd.board.hands.size for nd in nodes]
+        table[:, pl.INFOSET] = [nd.inf_start for nd in nodes]
+        parent = np.array([nd.parent for nd in nodes], dtype=np.int64)
+        child = np.flatnonzero(parent >= 0)  # breadth-first: each node's children are consecutive
+        first, last = np.full(len(nodes), len(nodes)), np.zeros(len(nodes), dtype=np.int64)
+        np.minimum.at(first, parent[child], child)
+        np.maximum.at(last, parent[child], child + 1)
+        table[:, pl.CHILD_LO], table[:, pl.CHILD_HI] = np.minimum(first, last), last
+        maps: tuple[list[np.ndarray], list[np.ndarray]] = ([], [])
+        at: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}
+        size = 0
+        term = []
+        for n, nd in enumerate(nodes):
+            if nd.parent >= 0 and nd.slot < 0:  # after chance: the parent's row of each of the node's rows
+                up = nodes[nd.parent].board
+                key = (up.cards, nd.board.cards)
+                if key not in at:
+                    at[key] = size
+                    pos = np.searchsorted(up.hands, nd.board.hands)
+                    for p in range(2):
+                        maps[p].append(up.local[p][pos[nd.board.order[p]]])
+                    size += nd.board.hands.size
+                table[n, pl.MAP] = at[key]
+            if self.kind[n] == TERMINAL_NODE:
+                table[n, pl.TERMINAL], table[n, pl.BOARD] = len(term), boards[nd.board.cards]
+                table[n, pl.SHOWDOWN] = int(nd.state.folded < 0)
+                term.append(n)
+        term_value = np.zeros((len(term), 2))
+        folds = [i for i, n in enumerate(term) if nodes[n].state.folded >= 0]
+        shows = [i for i, n in enumerate(term) if nodes[n].state.folded < 0]
+        if folds:  # as FoldGroup and ShowdownGroup have them
+            payoff = np.array([self.game.utility(nodes[term[i]].state) for i in folds], dtype=np.float64)
+            term_value[folds, 0] = self._chance([term[i] for i in folds]) * payoff
+        if shows:
+            contrib = np.array([nodes[term[i]].state.contrib for i in shows], dtype=np.float64)
+            c = self._chance([term[i] for i in shows])
+            term_value[shows, 0], term_value[shows, 1] = c * contrib[:, 1], c * -contrib[:, 0]
+        removal = list(self.removals.values())
+        local = [[self.boards[cards].local[p] for cards in self.removals] for p in range(2)]
+        order = [r.ladder[0] for r in removal]
+        cat = lambda parts, k=None: np.ascontiguousarray(  # noqa: E731
+            np.concatenate(parts) if parts else np.zeros((0,) if k is None else (0, k)), dtype=np.int64)
+        k = self.deck.hole
+        return PokerLayout(
+            node=table,
+            board=np.array([[r.num_hands, rows[i], ties_at[i], r.ladder[2].size - 1] for i, r in enumerate(removal)],
+                           dtype=np.int64).reshape(-1, 4),
+            hand_cards=cat([r.hand_cards for r in removal], k),
+            ladder_cards=cat([r.ladder[1] for r in removal], k),
+            local=np.stack([cat(local[p]) for p in range(2)]),
+            ladder_local=np.stack([cat([loc[o] for loc, o in zip(local[p], order)]) for p in range(2)]),
+            ties=cat([r.ladder[2] for r in removal]),
+            maps=np.stack([cat(maps[p]) for p in range(2)]),
+            term=term_value,
+            cards=self.deck.size,
+            roots=int(np.sum(parent < 0)),
         )
 
     def _player(self, p: int) -> PlayerArrays:
@@ -462,7 +537,7 @@ class _Builder:
         shows: list[ShowdownGroup] = []
         for cards, (fold_nodes, show_nodes) in by_board.items():
             b = self.boards[cards]
-            removal = self._removal(b, bool(show_nodes))
+            removal = self.removals[cards] = self._removal(b, bool(show_nodes))
             sparse = b.hands.size <= self.sparse_threshold
             if fold_nodes:
                 payoff = np.array([self.game.utility(self.nodes[n].state) for n in fold_nodes], dtype=np.float64)

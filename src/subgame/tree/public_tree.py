@@ -22,6 +22,7 @@ import numpy as np
 from ..errors import GameDefinitionError
 from ..games.base import State
 from .isomorphism import MirrorEdges
+from .poker_layout import PokerLayout
 
 DECISION, CHANCE_NODE, TERMINAL_NODE, LEAF = 0, 1, 2, 3
 #: Trees with at most this many private states (both players) keep their best-response arrays.
@@ -231,6 +232,7 @@ class PublicTree:
     utility_bound: float = 1.0
     leaf_data: LeafHistories = field(default_factory=LeafHistories)  #: per leaf node, what a leaf plug-in needs
     mirrors: tuple[MirrorEdges, MirrorEdges] | None = None  #: per player, suit isomorphism's value edges (tree.isomorphism)
+    layout: PokerLayout | None = None  #: a poker tree as betting nodes × hand rows, for depth-first passes (tree.poker_layout)
 
     @property
     def num_nodes(self) -> int:

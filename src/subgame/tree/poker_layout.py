@@ -1,0 +1,103 @@
+"""A poker tree as betting nodes × rows of hands, for depth-first CFR passes that keep no per-state arrays.
+
+The sweeps of :mod:`.sweep` hold reaches and values of every private state at once: eight
+bytes a private state each, several of them, which on a hold'em turn of a quarter of a
+billion private states is many times the solver's own regrets and strategy sums. A
+dedicated poker solver walks the betting tree depth first instead and keeps, per public
+node on the path being walked, one row over the hands of its board (postflop-solver's
+shape); memory is then the regrets and strategy sums and a few rows.
+
+:class:`PokerLayout` is that description of a tree compiled by
+:func:`~subgame.tree.poker_compile.compile_poker`: per public node its kind, acting player,
+children, hands and first information set; per board its hands' cards and order (the
+tree's private-state order of each player) and the hands in ascending strength; per
+chance child the row of its parent of each of its rows; per terminal its payoffs. Its
+size is per public node and per board, none of it per private state.
+
+The passes (:func:`cfr_pass`, :func:`root_values`) run in the compiled library
+(``poker_pass`` in ``_kernels.c``) with the sweeps' arithmetic node by node, so a CFR
+iteration made of them gives bitwise the regrets and strategy sums of
+:class:`~subgame.solve.cfr.CFRSolver`'s compiled sweeps (tests check it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import kernels
+
+#: Columns of :attr:`PokerLayout.node`.
+KIND, ACTOR, CHILD_LO, CHILD_HI, SIZE, INFOSET, MAP, TERMINAL, BOARD, SHOWDOWN = range(10)
+#: Where a pass's strategy of a player comes from.
+REGRETS, PROBS, SUMS = 0, 1, 2
+#: What a pass computes.
+CFR_UPDATE, BEST_RESPONSE, VALUES = 0, 1, 2
+
+
+@dataclass(frozen=True, eq=False)
+class PokerLayout:
+    """A compiled poker tree as betting nodes × hand rows (see the module docstring).
+
+    Rows: a node's rows are its board's hands in the tree's order of one player's private
+    states there (``row j`` is private state ``start + j``, information set ``inf + j``).
+    """
+
+    node: np.ndarray  #: [N, 10] int64: kind, actor, first and one-past-last child, hands, first infoset, map offset, terminal, board, showdown
+    board: np.ndarray  #: [B, 4] int64: hands n, first of its rows in the per-hand arrays, first tie, tie groups
+    hand_cards: np.ndarray  #: [R, k] int64, each board's hands in canonical order
+    ladder_cards: np.ndarray  #: [R, k] int64, each board's hands in ascending strength
+    local: np.ndarray  #: [2, R] int64, each player's row of each canonical hand
+    ladder_local: np.ndarray  #: [2, R] int64, the same in ascending strength
+    ties: np.ndarray  #: int64, per board where each group of tied hands starts, then n
+    maps: np.ndarray  #: [2, M] int64, per chance child the parent's row of each of its rows
+    term: np.ndarray  #: [T, 2] float64, fold: (chance × player 0's payoff, 0); showdown: (chance × win, chance × lose)
+    cards: int  #: cards in the deck
+    roots: int  #: root nodes (the first ones)
+
+    @property
+    def max_hands(self) -> int:
+        return int(self.node[:, SIZE].max(initial=1))
+
+    @property
+    def nbytes(self) -> int:
+        return sum(int(a.nbytes) for a in (self.node, self.board, self.hand_cards, self.ladder_cards, self.local,
+                                           self.ladder_local, self.ties, self.maps, self.term))
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a pass reads a player's strategy: her regrets (regret matching), a strategy, or strategy sums (the average)."""
+
+    kind: int  #: REGRETS, PROBS or SUMS
+    data: np.ndarray  #: [I, A] float64 (or float32 regrets and sums)
+    legal: np.ndarray  #: [I, A] bool
+
+
+def usable(layout: PokerLayout | None, *arrays: np.ndarray) -> bool:
+    """Whether the compiled passes run: a layout, the library loaded and switched on, contiguous arrays."""
+    return layout is not None and kernels.active(kernels.MIN_STATES) and kernels.takes(*arrays)
+
+
+def cfr_pass(layout: PokerLayout, player: int, regrets: tuple[np.ndarray, np.ndarray], strategy_sum: np.ndarray,
+             legal: tuple[np.ndarray, np.ndarray], root_reach: tuple[np.ndarray, np.ndarray], *, rm_plus: bool,
+             discounts: tuple[float, float] | None, scale: float | None, weight: float) -> None:
+    """One CFR update of ``player``'s regrets and strategy sums (in place), both players playing regret matching.
+
+    The opponent's strategy is matched from her regrets as they are now, so calling it for
+    player 0 and then player 1 is one alternating iteration
+    (:meth:`~subgame.solve.cfr.CFRSolver.step`); the update rule's parameters are those of
+    :func:`~subgame.tree.kernels.update_regrets`.
+    """
+    sources = (Source(REGRETS, regrets[0], legal[0]), Source(REGRETS, regrets[1], legal[1]))
+    flags = (1 if rm_plus else 0) | (2 if discounts is not None else 0) | (4 if scale is not None else 0)
+    pos, neg = discounts if discounts is not None else (1.0, 1.0)
+    update = (regrets[player], strategy_sum, flags, pos, neg, 1.0 if scale is None else scale, weight)
+    kernels.poker_pass(layout, player, CFR_UPDATE, sources, update, root_reach)
+
+
+def root_values(layout: PokerLayout, player: int, mode: int, sources: tuple[Source, Source],
+                root_reach: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """[R] ``player``'s counterfactual values at her root rows: best-response (``BEST_RESPONSE``) or under her strategy (``VALUES``)."""
+    return kernels.poker_pass(layout, player, mode, sources, None, root_reach)
