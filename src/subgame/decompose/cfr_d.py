@@ -135,13 +135,13 @@ def solve_chunk(
         record: also return each player's reach-weighted average strategy.
     """
     if not (root_reach[0].any() or root_reach[1].any()):
-        zeros = tuple(np.zeros(tree.plan.root_slice[p].stop - tree.plan.root_slice[p].start) for p in (0, 1))
+        zeros = tuple(np.zeros(tree.root_slice[p].stop - tree.root_slice[p].start) for p in (0, 1))
         real = tuple(np.zeros(pa.legal.shape) for pa in tree.players) if record else None
         return ChunkValues(zeros, real)  # type: ignore[arg-type]
     solver = CFRSolver(tree, config, root_reach=root_reach).run(iterations)
     avg = solver.average_strategy().probs
     reach = [forward_reach(tree, q, transition_weights(tree, q, avg[q]), solver.root_reach[q]) for q in (0, 1)]
-    values = [best_response_to_reach(tree, p, reach[1 - p], want_policy=False).cbv[tree.plan.root_slice[p]].copy()
+    values = [best_response_to_reach(tree, p, reach[1 - p], want_policy=False).cbv[tree.root_slice[p]].copy()
               for p in (0, 1)]
     real = None
     if record:

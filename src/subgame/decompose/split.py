@@ -164,7 +164,7 @@ class Decomposition:
             forest = cache.get(keys, partial(compile_chunk, game, keys))
             states, subgame = [], []
             for p, pa in enumerate(forest.players):
-                rs = forest.plan.root_slice[p]
+                rs = forest.root_slice[p]
                 root_node = pa.node[rs]
                 sub = np.searchsorted(np.flatnonzero(forest.parent < 0), root_node)
                 try:

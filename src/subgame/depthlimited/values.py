@@ -143,7 +143,7 @@ class ExactValues:
         sigma = _strategy_below(self.full_tree, below, player, probs)
         reach = forward_reach(below, player, transition_weights(below, player, sigma))
         anc = _root_ancestor(below, player)
-        rs = below.plan.root_slice[player]
+        rs = below.root_slice[player]
         return sp.csr_matrix((reach, (anc, np.arange(reach.size))), shape=(rs.stop - rs.start, reach.size))
 
 
@@ -161,7 +161,7 @@ def _root_ancestor(tree: PublicTree, player: int) -> np.ndarray:
 def _roots_to(below: PublicTree, tree: PublicTree, player: int) -> np.ndarray:
     """[R] the leaf private state of ``tree`` matching each root private state of ``below``."""
     index = _leaf_state_index(tree, player)
-    pa, rs = below.players[player], below.plan.root_slice[player]
+    pa, rs = below.players[player], below.root_slice[player]
     try:
         return np.fromiter((index[(below.public_key[pa.node[g]], pa.label[g])] for g in range(rs.start, rs.stop)),
                            dtype=np.int64, count=rs.stop - rs.start)

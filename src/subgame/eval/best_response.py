@@ -16,6 +16,7 @@ import numpy as np
 from ..errors import GameDefinitionError, InvalidRangeError, StrategyFileError
 from ..solve.plugins import Leaf, counterfactual_leaf_values, plug_in_values
 from ..strategy import Strategy
+from ..tree.poker_layout import BEST_RESPONSE, PROBS, VALUES, Source, root_values, usable
 from ..tree.public_tree import PublicTree
 from ..tree.sweep import backward_best, backward_expected, forward_reach, leaf_values, transition_weights
 
@@ -84,7 +85,7 @@ def _checked(tree: PublicTree, strategy: Strategy) -> Strategy:
 def _checked_root(tree: PublicTree, player: int, reach: np.ndarray | None) -> np.ndarray | None:
     if reach is None:
         return None
-    rs = tree.plan.root_slice[player]
+    rs = tree.root_slice[player]
     out = np.asarray(reach, dtype=np.float64)
     if out.shape != (rs.stop - rs.start,) or not np.all(np.isfinite(out)) or out.min(initial=0.0) < 0:
         raise InvalidRangeError(f"root reach of player {player}: expected {rs.stop - rs.start} finite non-negative "
@@ -123,7 +124,7 @@ def best_response_to_reach(
     if leaf_cfv is not None:
         v += leaf_cfv
     v, best = backward_best(tree, player, v, want_policy=want_policy)
-    return BestResponse(player, float(v[tree.plan.root_slice[player]].sum()), v, best, tree.players[player].max_actions)
+    return BestResponse(player, float(v[tree.root_slice[player]].sum()), v, best, tree.players[player].max_actions)
 
 
 def counterfactual_values(tree: PublicTree, strategy: Strategy, *, leaves: Sequence[Leaf] = ()) -> tuple[np.ndarray, np.ndarray]:
@@ -148,8 +149,31 @@ def _profile_value(tree: PublicTree, sws: Sequence[np.ndarray], reach: tuple[np.
     v = counterfactual_leaf_values(tree, 0, reach, leaves, None)
     if tree.mirrors is None:
         return float(np.dot(reach[0], v))
-    rs = tree.plan.root_slice[0]
+    rs = tree.root_slice[0]
     return float(np.dot(reach[0][rs], backward_expected(tree, 0, v, sws[0])[rs]))
+
+
+def layout_exploitability(tree: PublicTree, sources: tuple[Source, Source],
+                          root_reach: tuple[np.ndarray | None, np.ndarray | None]) -> Exploitability:
+    """:func:`exploitability` from depth-first passes over the tree's poker layout (:mod:`~subgame.tree.poker_layout`).
+
+    Three passes (each player's best response, player 0's values) that keep rows along
+    the path walked instead of arrays over every private state; the strategies come from
+    ``sources``: given behaviour strategies, or a solver's strategy sums read as their
+    average without making it (:meth:`~subgame.solve.cfr.CFRSolver.exploitability`).
+    """
+    layout = tree.layout
+    if layout is None:
+        raise GameDefinitionError("layout_exploitability needs a tree with a poker layout (compile_poker without leaves)")
+    rs = tree.root_slice
+    rows = tuple(np.ones(rs[p].stop - rs[p].start) if r is None else r for p, r in enumerate(root_reach))
+    br = []
+    for p in (0, 1):
+        v = root_values(layout, p, BEST_RESPONSE, sources, (rows[0], rows[1]))
+        own = root_reach[p]
+        br.append(float(v.sum()) if own is None else float(np.dot(own, v)))
+    value = float(np.dot(rows[0], root_values(layout, 0, VALUES, sources, (rows[0], rows[1]))))
+    return Exploitability((br[0], br[1]), value)
 
 
 def exploitability(
@@ -168,11 +192,17 @@ def exploitability(
             valid strategy of this tree, or a root reach that does not fit it.
     """
     roots = tuple(_checked_root(tree, p, r) for p, r in enumerate(root_reach))
-    sws, reach = _reaches(tree, _checked(tree, strategy), (roots[0], roots[1]))
+    _checked(tree, strategy)
+    probs = [np.ascontiguousarray(x, dtype=np.float64) for x in strategy.probs]
+    legal = [pa.legal for pa in tree.players]
+    if not leaves and usable(tree.layout, min(pa.num_states for pa in tree.players), *probs, *legal):
+        return layout_exploitability(tree, (Source(PROBS, probs[0], legal[0]), Source(PROBS, probs[1], legal[1])),
+                                     (roots[0], roots[1]))
+    sws, reach = _reaches(tree, strategy, (roots[0], roots[1]))
     br = []
     for p in (0, 1):
         resp = best_response_to_reach(tree, p, reach[1 - p], leaf_cfv=plug_in_values(p, reach, leaves, None), want_policy=False)
         own = roots[p]
-        br.append(resp.value if own is None else float(np.dot(own, resp.cbv[tree.plan.root_slice[p]])))
+        br.append(resp.value if own is None else float(np.dot(own, resp.cbv[tree.root_slice[p]])))
     value = _profile_value(tree, sws, reach, leaves)
     return Exploitability((br[0], br[1]), value)

@@ -245,7 +245,7 @@ def _board_values(cut: BoardCut, boards: list[tuple[int, ...]], rows: RowSource,
         o = 1 - p
         reach_o = forward_reach(forest, o, sws[o], reach[o][part.gather[o]])
         cbv = best_response_to_reach(forest, p, reach_o, want_policy=False).cbv
-        rs = forest.plan.root_slice[p]
+        rs = forest.root_slice[p]
         cell = cut.cells[p][part.gather[p]]
         at = board_of_node[forest.players[p].node[rs]] * (C * H) + cell
         out[p][:] = np.bincount(at, weights=cbv[rs], minlength=len(boards) * C * H).reshape(len(boards), C * H)

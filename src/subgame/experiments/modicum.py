@@ -32,7 +32,7 @@ def subgame_exploitability(tree: PublicTree, probs: tuple[np.ndarray, np.ndarray
                            root_reach: tuple[np.ndarray, np.ndarray]) -> float:
     """NashConv / 2 of ``probs`` in ``tree`` with fixed root reaches (chips, chance from the game's root)."""
     reach = [forward_reach(tree, p, transition_weights(tree, p, probs[p]), root_reach[p]) for p in (0, 1)]
-    rs = tree.plan.root_slice
+    rs = tree.root_slice
     br = [float(np.dot(root_reach[p], best_response_to_reach(tree, p, reach[1 - p], want_policy=False).cbv[rs[p]]))
           for p in (0, 1)]
     return (br[0] + br[1]) / 2.0

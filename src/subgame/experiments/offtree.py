@@ -132,7 +132,7 @@ def offtree_values(
     def subgame_problem(tree: PublicTree) -> SubgameProblem:
         """Re-solving below the bet in ``tree``, the bettor's alternatives her C̃BV at the start of the abstraction."""
         c_tilde = cbv_abstract[[at_root[tree.players[BETTOR].label[g]]
-                                for g in range(*_slice(tree.plan.root_slice[BETTOR]))]]
+                                for g in range(*_slice(tree.root_slice[BETTOR]))]]
         return replace(blueprint_problem(bv_real, tree, [real.node_of_key[after]], RESPONDER, "resolve"), alt=c_tilde)
 
     problem = subgame_problem(dl)
@@ -251,7 +251,7 @@ def _solve_below(game: PokerGame, real: PublicTree, abstraction: BetAbstraction,
     cbv = best_response_to_reach(dl, BETTOR, reach, leaf_cfv=leaf_cfv, want_policy=False).cbv
     keys = [dl.public_key[n] for n in np.flatnonzero(dl.kind == LEAF)]
     forest = restrict(game, compile_game(game, public_states=keys), abstraction)
-    rs = [np.arange(*_slice(forest.plan.root_slice[p])) for p in (0, 1)]
+    rs = [np.arange(*_slice(forest.root_slice[p])) for p in (0, 1)]
     leaf_states = [np.flatnonzero(dl.kind[dl.players[p].node] == LEAF) for p in (0, 1)]
     my = reach[_states_by_label(dl, leaf_states[RESPONDER], forest, rs[RESPONDER], RESPONDER)]
     alt = cbv[_states_by_label(dl, leaf_states[BETTOR], forest, rs[BETTOR], BETTOR)]

@@ -202,7 +202,7 @@ class BoardSamplingPCS(IterationPlan):
         """[G] the hand (row of ``buckets.hands``) of player p's forest states: its trunk state's at the roots, then down."""
         tree = part.tree
         hand = np.empty(tree.players[p].num_states, dtype=np.int64)
-        hand[tree.plan.root_slice[p]] = self._trunk_hands[p][part.gather[p]]
+        hand[tree.root_slice[p]] = self._trunk_hands[p][part.gather[p]]
         for lv in tree.plan.levels[p]:  # a private state holds its parent's hand (perfect recall)
             hand[lv.lo : lv.hi] = hand[lv.parent]
         return hand
@@ -268,7 +268,7 @@ class BoardSamplingPCS(IterationPlan):
             reach_o = forward_reach(forest, o, sw_f[o], reach[o][part.gather[o]])
             v = leaf_values(forest, p, (reach_o, reach_o))
             backward_expected(forest, p, v, sw_f[p])
-            rs = forest.plan.root_slice[p]
+            rs = forest.root_slice[p]
             at_deal += weight * np.bincount(part.gather[p], weights=v[rs], minlength=pt.num_states)
             regret_f = sequence_values(forest, p, v) - v[pf.infoset_priv][:, None]
             regret_f *= weight * pf.legal

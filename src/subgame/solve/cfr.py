@@ -21,7 +21,7 @@ from ..errors import GameDefinitionError, StrategyFileError
 from ..files import read_npz, write_npz
 from ..strategy import Strategy, StrategyMeta
 from ..tree import kernels
-from ..tree.poker_layout import cfr_pass, usable
+from ..tree.poker_layout import SUMS, Source, cfr_pass, usable
 from ..tree.public_tree import PublicTree
 from ..tree.sweep import (
     backward_expected,
@@ -230,7 +230,7 @@ class CFRSolver(IterationPlan):
             self._legal = [abstraction.pool(p, pa.legal.astype(float)) > 0 for p, pa in enumerate(tree.players)]
         self.regrets = [np.zeros(legal.shape, dtype=self.dtype) for legal in self._legal]
         self.strategy_sum = [np.zeros(legal.shape, dtype=self.dtype) for legal in self._legal]
-        rs = tree.plan.root_slice
+        rs = tree.root_slice
         self.root_range_sum = None if gadget is None else np.zeros(rs[gadget.player].stop - rs[gadget.player].start)
         self.root_range_weight = 0.0
         self._buffers: dict[tuple[str, int, tuple[int, ...]], np.ndarray] = {}
@@ -283,6 +283,15 @@ class CFRSolver(IterationPlan):
         out = [self._lift(p, average_rows(self.strategy_sum[p], legal)) for p, legal in enumerate(self._legal)]
         return Strategy(self.tree.game_id, (out[0], out[1]), StrategyMeta(iterations=self.iteration, config=asdict(self.config)))
 
+    def average_sources(self) -> tuple[Source, Source] | None:
+        """The average strategy as the depth-first passes read it, straight from the strategy sums (no [I, A] copy).
+
+        ``None`` where those passes do not apply (no poker layout, an abstraction, restrictions).
+        """
+        if self.abstraction is not None or not usable(self.tree.layout, self._fewest_states, *self.strategy_sum, *self._legal):
+            return None
+        return (Source(SUMS, self.strategy_sum[0], self._legal[0]), Source(SUMS, self.strategy_sum[1], self._legal[1]))
+
     def average_root_range(self) -> np.ndarray:
         """[R] the gadget player's root range averaged like the strategies (t^γ weights).
 
@@ -328,7 +337,7 @@ class CFRSolver(IterationPlan):
                                        out=self._buffer("v", p, (tree.players[p].num_states,)))
         backward_expected(tree, p, v, sw, probs=sigma_p)
         if self.gadget is not None:
-            self.gadget.update(p, v[tree.plan.root_slice[p]], self.iteration)
+            self.gadget.update(p, v[tree.root_slice[p]], self.iteration)
         return v
 
     def _update(self, p: int, t: int, sigma_p: np.ndarray, v: np.ndarray, reach_p: np.ndarray) -> None:
@@ -349,7 +358,7 @@ class CFRSolver(IterationPlan):
     def _add_root_range(self, p: int, weight: float, reach_p: np.ndarray) -> None:
         """Add the gadget player's root range of this iteration, weighted like the strategies, to its average."""
         if self.root_range_sum is not None and self.gadget is not None and self.gadget.player == p:
-            self.root_range_sum += weight * reach_p[self.tree.plan.root_slice[p]]
+            self.root_range_sum += weight * reach_p[self.tree.root_slice[p]]
             self.root_range_weight += weight
 
     def _compiled_update(self, p: int, t: int, sigma_p: np.ndarray, v: np.ndarray, reach_p: np.ndarray) -> bool:
@@ -383,24 +392,29 @@ class CFRSolver(IterationPlan):
         the sweeps (leaves, a gadget, an abstraction, restrictions, simultaneous updates).
         False where it does not apply.
         """
-        tree = self.tree
-        if not (self.config.alternating and not self.leaves and self.gadget is None and self.abstraction is None
+        layout = self.tree.layout
+        if layout is None or not (self.config.alternating and not self.leaves and self.gadget is None and self.abstraction is None
                 and self.restriction == (None, None)
-                and usable(tree.layout, *self.regrets, *self.strategy_sum, *self._legal)):
+                and usable(layout, self._fewest_states, *self.regrets, *self.strategy_sum, *self._legal)):
             return False
         signs, scale = regret_discounts(self.config, t)
         weight = self._average_weight(t)
         roots = (self._root_rows(0), self._root_rows(1))
         for p in (0, 1):
-            cfr_pass(tree.layout, p, (self.regrets[0], self.regrets[1]), self.strategy_sum[p], (self._legal[0], self._legal[1]),
+            cfr_pass(layout, p, (self.regrets[0], self.regrets[1]), self.strategy_sum[p], (self._legal[0], self._legal[1]),
                      roots, rm_plus=self.config.regret == "rm+", discounts=signs, scale=None if scale is None else float(scale),
                      weight=weight)
         return True
 
+    @property
+    def _fewest_states(self) -> int:
+        """The smaller player's private states: the compiled loops run from :data:`~subgame.tree.kernels.MIN_STATES`."""
+        return min(pa.num_states for pa in self.tree.players)
+
     def _root_rows(self, q: int) -> np.ndarray:
         """[R_q] player q's reach at her root private states (ones where none is given)."""
         r = self._root(q)
-        rs = self.tree.plan.root_slice[q]
+        rs = self.tree.root_slice[q]
         return np.ones(rs.stop - rs.start) if r is None else r
 
     def step(self) -> None:
@@ -496,7 +510,7 @@ def _checked_dtype(dtype: str | type[np.floating[Any]]) -> type[np.floating[Any]
 def _checked_root_reach(tree: PublicTree, player: int, reach: np.ndarray | None) -> np.ndarray | None:
     if reach is None:
         return None
-    rs = tree.plan.root_slice[player]
+    rs = tree.root_slice[player]
     out = np.array(reach, dtype=np.float64)
     if out.shape != (rs.stop - rs.start,):
         raise GameDefinitionError(

@@ -20,12 +20,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from math import comb
 
 import numpy as np
 
 from ..errors import GameDefinitionError
-from ..eval.best_response import exploitability
+from ..eval.best_response import exploitability, layout_exploitability
 from ..games.base import CHANCE, TERMINAL
 from ..games.poker import PokerGame, PokerState
 from ..games.poker.holdem import HoldemSpot
@@ -166,9 +167,16 @@ class HoldemProblem:
         """A CFR solver of the spot, the ranges as root reach, its regrets and average in ``dtype``."""
         return CFRSolver(self.tree, config, root_reach=self.root_reach, dtype=dtype)
 
-    def exploitability(self, strategy: Strategy) -> SpotExploitability:
-        """NashConv / 2 of ``strategy`` under the ranges, in chips per deal and in % of the pot."""
-        ex = exploitability(self.tree, strategy, root_reach=self.root_reach)
+    def exploitability(self, strategy: Strategy | CFRSolver) -> SpotExploitability:
+        """NashConv / 2 of ``strategy`` (or of a solver's average strategy) under the ranges, in chips per deal and in % of the pot."""
+        if isinstance(strategy, CFRSolver):
+            sources = strategy.average_sources()
+            if sources is not None:  # read from the strategy sums: no copy of the average
+                ex = layout_exploitability(self.tree, sources, self.root_reach)
+            else:
+                ex = exploitability(self.tree, strategy.average_strategy(), root_reach=self.root_reach)
+        else:
+            ex = exploitability(self.tree, strategy, root_reach=self.root_reach)
         chips = ex.exploitability / self.mass
         return SpotExploitability(
             chips, 100.0 * chips / self.spot.pot, (ex.br_values[0] / self.mass, ex.br_values[1] / self.mass),
@@ -188,7 +196,7 @@ class SpotExploitability:
 
 def root_hands(tree: PublicTree, player: int) -> np.ndarray:
     """[R] the :data:`~subgame.games.poker.ranges.HANDS` row of each of ``player``'s root private states."""
-    rs = tree.plan.root_slice[player]
+    rs = tree.root_slice[player]
     labels = tree.players[player].label[rs]
     return hand_index(np.array([parse_cards(label) for label in labels], dtype=np.int64).reshape(-1, 2))
 
@@ -275,11 +283,11 @@ class SpotPoint:
     exploitability: SpotExploitability
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class SpotSolve:
     """How a solve of a spot ended."""
 
-    strategy: Strategy  #: the average strategy
+    solver: CFRSolver  #: the solver as it stopped
     iterations: int
     seconds: float  #: the solve's wall-clock time, evaluations included
     stopped: driver.StopReason
@@ -288,6 +296,11 @@ class SpotSolve:
     @property
     def final(self) -> SpotExploitability:
         return self.curve[-1].exploitability
+
+    @cached_property
+    def strategy(self) -> Strategy:
+        """The average strategy (made when first asked: [I, A] float64 per player)."""
+        return self.solver.average_strategy()
 
 
 def solve_spot(
@@ -320,7 +333,7 @@ def solve_spot(
     schedule = None if target_pct_pot is None else driver.TargetSchedule(target_pct_pot, evaluate_every)
 
     def evaluate(s: CFRSolver) -> SpotPoint:
-        point = SpotPoint(s.iteration, time.perf_counter() - started, problem.exploitability(s.average_strategy()))
+        point = SpotPoint(s.iteration, time.perf_counter() - started, problem.exploitability(s))
         if schedule is not None:
             schedule.record(point.iteration, point.exploitability.pct_pot)
         if progress is not None:
@@ -333,7 +346,7 @@ def solve_spot(
         on_evaluation=evaluate,
         until=None if target_pct_pot is None else (lambda p: p.exploitability.pct_pot <= target_pct_pot),
     )
-    return SpotSolve(solver.average_strategy(), solver.iteration, time.perf_counter() - started, result.stopped,
+    return SpotSolve(solver, solver.iteration, time.perf_counter() - started, result.stopped,
                      result.evaluations)
 
 

@@ -108,7 +108,7 @@ def spot_blueprint(coarse: HoldemProblem, config: CFRConfig = CFR_PLUS, *, targe
     for p in (0, 1):
         o = 1 - p
         reach_o = forward_reach(tree, o, transition_weights(tree, o, probs[o]), coarse.root_reach[o])
-        alt.append(best_response_to_reach(tree, p, reach_o, want_policy=False).cbv[tree.plan.root_slice[p]])
+        alt.append(best_response_to_reach(tree, p, reach_o, want_policy=False).cbv[tree.root_slice[p]])
     return SpotBlueprint(coarse, solved.strategy, solved.final, (alt[0], alt[1]), solved.seconds)
 
 

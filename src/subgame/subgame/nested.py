@@ -283,7 +283,7 @@ def _states_at(full: PublicTree, forest: PublicTree, player: int, parent: bool) 
     so a private state keeps its label across it.
     """
     pa_f, pa = full.players[player], forest.players[player]
-    rs = forest.plan.root_slice[player]
+    rs = forest.root_slice[player]
     out = np.empty(rs.stop - rs.start, dtype=np.int64)
     for r in np.unique(pa.node[rs]):
         n = full.node_of_key[forest.public_key[r]]

@@ -79,7 +79,7 @@ class SubgameProblem:
     def __post_init__(self) -> None:
         if self.player not in (0, 1):
             raise SubgameError(f"the re-solving player must be 0 or 1, got {self.player!r}")
-        rs = self.tree.plan.root_slice
+        rs = self.tree.root_slice
         sizes = {"root_reach": rs[self.player], "alt": rs[self.opponent], "opponent_reach": rs[self.opponent],
                  "alt_upper": rs[self.opponent]}
         for name, where in sizes.items():
@@ -176,7 +176,7 @@ class SubgameSolution:
     @property
     def root_labels(self) -> tuple[str, ...]:
         """[R_opp] the private label of each opponent root state."""
-        rs = self.tree.plan.root_slice[self.problem.opponent]
+        rs = self.tree.root_slice[self.problem.opponent]
         return self.tree.players[self.problem.opponent].label[rs.start : rs.stop]
 
     @property
@@ -219,7 +219,7 @@ def resolve_subgame(
     iterations = run(solver, budget).iteration
     avg = solver.average_strategy().probs
     follow = solver.average_root_range()
-    rs = tree.plan.root_slice
+    rs = tree.root_slice
     root_reach = np.asarray(problem.root_reach, dtype=np.float64)
     reach_p = forward_reach(tree, player, transition_weights(tree, player, avg[player]), root_reach)
     leaf_cfv = None

@@ -297,7 +297,7 @@ def resolve_all(
 def _root_states_in_full(full: PublicTree, forest: PublicTree, player: int) -> np.ndarray:
     """[R] the full tree's private state matching each root private state of the forest."""
     pa_f, pa = full.players[player], forest.players[player]
-    rs = forest.plan.root_slice[player]
+    rs = forest.root_slice[player]
     out = np.empty(rs.stop - rs.start, dtype=np.int64)
     for root in np.unique(pa.node[rs]):
         n = full.node_of_key[forest.public_key[root]]

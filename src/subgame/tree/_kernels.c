@@ -237,7 +237,7 @@ void showdown_values(const double *opp, double *out, const int64_t *me_local, co
  * sweep does, the terminal loops above, update_regrets), so a CFR pass gives bitwise what CFRSolver's compiled
  * sweeps give, in the memory of the regrets and strategy sums alone.
  */
-enum { NK_KIND, NK_ACTOR, NK_CHILD_LO, NK_CHILD_HI, NK_SIZE, NK_INF, NK_MAP, NK_TERM, NK_BOARD, NK_SHOWDOWN, NK_COLS };
+enum { NK_KIND, NK_ACTOR, NK_CHILD_LO, NK_CHILD_HI, NK_SIZE, NK_INF, NK_MAP, NK_TERM, NK_BOARD, NK_SHOWDOWN, NK_PARENT, NK_COLS };
 enum { K_DECISION = 0, K_CHANCE = 1, K_TERMINAL = 2 };
 enum { SRC_REGRETS = 0, SRC_PROBS = 1, SRC_SUMS = 2 };
 enum { PASS_CFR = 0, PASS_BEST = 1, PASS_VALUES = 2 };

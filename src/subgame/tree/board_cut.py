@@ -122,7 +122,7 @@ class BoardCut:
         at = np.asarray(root_chance, dtype=np.int64)
         gather = []
         for p in (0, 1):
-            pa, rs = tree.players[p], tree.plan.root_slice[p]
+            pa, rs = tree.players[p], tree.root_slice[p]
             hands = np.fromiter((hand_of[label.split("/")[0]] for label in pa.label[rs]), dtype=np.int64, count=rs.stop - rs.start)
             g = self.state_at[p][at[pa.node[rs]], hands]
             if np.any(g < 0):

@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import GameDefinitionError
 from ..games.base import CHANCE, TERMINAL, Game, State, game_fingerprint
 from .operators import SparseTerminal
-from .public_tree import CHANCE_NODE, DECISION, LEAF, TERMINAL_NODE, HistoryAtNode, LeafHistories, PlayerArrays, PublicTree, index_dtype
+from .public_tree import CHANCE_NODE, DECISION, LEAF, TERMINAL_NODE, HistoryAtNode, LeafHistories, PlayerArrays, PublicTree, StateIndex, index_dtype
 from .size import ENUMERATED_BYTES_PER_PRIVATE_STATE, SizeBudget
 
 
@@ -304,11 +304,10 @@ class _Compiler:
             seq = np.array([-1 if s is None else s[0] * A + s[1] for s in self.p_seq[p]], dtype=index)
             players.append(
                 PlayerArrays(
-                    node=np.asarray(self.p_node[p], dtype=index),
-                    parent=np.asarray(self.p_parent[p], dtype=index),
+                    states=StateIndex.of(np.asarray(self.p_node[p], dtype=index), np.asarray(self.p_parent[p], dtype=index),
+                                         seq),
                     label=tuple(self.p_label[p]),
                     level_bounds=np.asarray(self.level_bounds[p], dtype=np.int64),
-                    child_seq=seq,
                     infoset_priv=np.asarray(self.inf_priv[p], dtype=np.int64),
                     legal=legal,
                     action_rows=ids,

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import combinations
 from math import comb
 
@@ -32,9 +33,12 @@ import numpy as np
 from ..errors import GameDefinitionError
 from ..games.base import CHANCE, TERMINAL, game_fingerprint
 from ..games.poker import PokerGame, PokerState
+from . import kernels
+from . import poker_layout as pl
 from .estimate import estimate_size
 from .isomorphism import MirrorEdges, SuitClasses, canonical_deals, inverse_hands
 from .operators import SparseTerminal
+from .poker_layout import PokerLayout
 from .poker_operators import (
     CardRemoval,
     FoldGroup,
@@ -46,9 +50,6 @@ from .poker_operators import (
     disjoint_pairs,
     strength_keys,
 )
-from . import kernels
-from . import poker_layout as pl
-from .poker_layout import PokerLayout
 from .poker_states import public_children, public_root
 from .public_tree import (
     CHANCE_NODE,
@@ -59,6 +60,7 @@ from .public_tree import (
     HistoryAtNode,
     LeafHistories,
     PlayerArrays,
+    StateIndex,
     PublicTree,
     Repeat,
     ValueOperator,
@@ -206,6 +208,12 @@ class _Board:
         local1[order1] = np.arange(order1.size)
         labels = (tuple(deck.names[hands[order0]]), tuple(deck.names[hands[order1]]))
         return _Board(cards, hands, (order0, order1), (order0, local1), labels)
+
+
+def _int64_rows(parts: Sequence[np.ndarray], k: int | None = None) -> np.ndarray:
+    """The parts one after the other as one contiguous int64 array ([0] or [0, k] where there are none)."""
+    out = np.concatenate(parts) if parts else np.zeros((0,) if k is None else (0, k))
+    return np.ascontiguousarray(out, dtype=np.int64)
 
 
 def _check_board(game: PokerGame, board: Sequence[int] | None) -> tuple[int, ...] | None:
@@ -367,9 +375,10 @@ class _Builder:
     def _finish(self) -> PublicTree:
         game = self.game
         nodes = self.nodes
-        players = [self._player(p) for p in range(2)]
-        num_states = (players[0].num_states, players[1].num_states)
-        terminals = self._terminals(num_states)
+        terminals = self._terminals((self.count[0], self.count[1]))
+        layout = self._layout()
+        passes = LEAF not in self.kind and not self.folded and self.deck.hole <= kernels.MAX_HAND_CARDS
+        players = [self._player(p, layout, lazy=passes) for p in range(2)]
         leaf_data = LeafHistories()
         if self.leaf_histories:
             leaf_data = LeafHistories({n: self._histories(n) for n, kind in enumerate(self.kind) if kind == LEAF})
@@ -386,23 +395,22 @@ class _Builder:
             utility_bound=float(game.utility_bound()),
             leaf_data=leaf_data,
             mirrors=(self._mirrors(0), self._mirrors(1)) if self.folded else None,
-            layout=self._layout(),
+            layout=layout if passes else None,
         )
 
-    def _layout(self) -> PokerLayout | None:
-        """The tree as betting nodes × hand rows (:mod:`.poker_layout`); ``None`` with leaves, folded suits or hands of over two cards."""
-        if LEAF in self.kind or self.folded or self.deck.hole > kernels.MAX_HAND_CARDS:
-            return None
+    def _layout(self) -> PokerLayout:
+        """The tree as betting nodes × hand rows (:mod:`.poker_layout`); its passes need no leaves, folded suits or hands of over two cards."""
         nodes = self.nodes
         boards = {cards: i for i, cards in enumerate(self.removals)}
         rows = np.cumsum([0] + [r.num_hands for r in self.removals.values()])
         ties_at = np.cumsum([0] + [r.ladder[2].size for r in self.removals.values()])
-        table = np.full((len(nodes), 10), -1, dtype=np.int64)
+        table = np.full((len(nodes), pl.COLUMNS), -1, dtype=np.int64)
         table[:, pl.KIND] = self.kind
         table[:, pl.ACTOR] = self.actor
         table[:, pl.SIZE] = [nd.board.hands.size for nd in nodes]
         table[:, pl.INFOSET] = [nd.inf_start for nd in nodes]
-        parent = np.array([nd.parent for nd in nodes], dtype=np.int64)
+        table[:, pl.PARENT] = [nd.parent for nd in nodes]
+        parent = table[:, pl.PARENT]
         child = np.flatnonzero(parent >= 0)  # breadth-first: each node's children are consecutive
         first, last = np.full(len(nodes), len(nodes)), np.zeros(len(nodes), dtype=np.int64)
         np.minimum.at(first, parent[child], child)
@@ -411,7 +419,7 @@ class _Builder:
         maps: tuple[list[np.ndarray], list[np.ndarray]] = ([], [])
         at: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}
         size = 0
-        term = []
+        term: list[int] = []
         for n, nd in enumerate(nodes):
             if nd.parent >= 0 and nd.slot < 0:  # after chance: the parent's row of each of the node's rows
                 up = nodes[nd.parent].board
@@ -440,26 +448,24 @@ class _Builder:
         removal = list(self.removals.values())
         local = [[self.boards[cards].local[p] for cards in self.removals] for p in range(2)]
         order = [r.ladder[0] for r in removal]
-        cat = lambda parts, k=None: np.ascontiguousarray(  # noqa: E731
-            np.concatenate(parts) if parts else np.zeros((0,) if k is None else (0, k)), dtype=np.int64)
         k = self.deck.hole
         return PokerLayout(
             node=table,
             board=np.array([[r.num_hands, rows[i], ties_at[i], r.ladder[2].size - 1] for i, r in enumerate(removal)],
                            dtype=np.int64).reshape(-1, 4),
-            hand_cards=cat([r.hand_cards for r in removal], k),
-            ladder_cards=cat([r.ladder[1] for r in removal], k),
-            local=np.stack([cat(local[p]) for p in range(2)]),
-            ladder_local=np.stack([cat([loc[o] for loc, o in zip(local[p], order)]) for p in range(2)]),
-            ties=cat([r.ladder[2] for r in removal]),
-            maps=np.stack([cat(maps[p]) for p in range(2)]),
+            hand_cards=_int64_rows([r.hand_cards for r in removal], k),
+            ladder_cards=_int64_rows([r.ladder[1] for r in removal], k),
+            local=np.stack([_int64_rows(local[p]) for p in range(2)]),
+            ladder_local=np.stack([_int64_rows([loc[o] for loc, o in zip(local[p], order)]) for p in range(2)]),
+            ties=_int64_rows([r.ladder[2] for r in removal]),
+            maps=np.stack([_int64_rows(maps[p]) for p in range(2)]),
             term=term_value,
             cards=self.deck.size,
             roots=int(np.sum(parent < 0)),
         )
 
-    def _player(self, p: int) -> PlayerArrays:
-        """Player ``p``'s arrays, filled node by node into compact preallocated index arrays.
+    def _player(self, p: int, layout: PokerLayout, lazy: bool) -> PlayerArrays:
+        """Player ``p``'s arrays; the per-state index arrays come from the layout, now or (``lazy``) when first used.
 
         Labels and action names are not stored per private state or information set: a
         :class:`BlockSequence` computes them from the node's board and position on demand.
@@ -468,26 +474,9 @@ class _Builder:
         acting = [n for n, a in enumerate(self.actor) if a == p]
         A = max((len(nodes[n].actions) for n in acting), default=1)
         G, n_inf = self.count[p], self.infosets[p]
-        dtype = index_dtype(G, len(nodes), n_inf * A)
-        node_of = np.empty(G, dtype=dtype)
-        parent = np.empty(G, dtype=dtype)
-        seq = np.full(G, -1, dtype=dtype)
+        make = partial(pl.state_arrays, layout, p, A, index_dtype(G, len(nodes), n_inf * A))
+        states = StateIndex(G, make=make) if lazy else StateIndex(G, arrays=make())
         board_id = {cards: i for i, cards in enumerate(self.boards)}
-        for n, nd in enumerate(nodes):
-            b = nd.board
-            lo = nd.start[p]
-            hi = lo + b.hands.size
-            node_of[lo:hi] = n
-            if nd.parent < 0:
-                parent[lo:hi] = -1
-            elif nd.slot >= 0:  # after an action: same board as the parent, same order
-                parent[lo:hi] = np.arange(nodes[nd.parent].start[p], nodes[nd.parent].start[p] + hi - lo)
-                if self.actor[nd.parent] == p:
-                    seq[lo:hi] = (nodes[nd.parent].inf_start + np.arange(hi - lo)) * A + nd.slot
-            else:
-                up = nodes[nd.parent]
-                pos = np.searchsorted(up.board.hands, b.hands[b.order[p]])
-                parent[lo:hi] = up.start[p] + up.board.local[p][pos]
         legal = np.zeros((n_inf, A), dtype=bool)
         # the action ids are the same at every information set of a public node: one row per acting node
         ids = np.full((len(acting), A), -1, dtype=index_dtype(max((max(nodes[n].actions) for n in acting), default=0) + 1))
@@ -501,12 +490,10 @@ class _Builder:
             priv[rows] = np.arange(nd.start[p], nd.start[p] + size)
         boards = list(self.boards.values())
         return PlayerArrays(
-            node=node_of,
-            parent=parent,
+            states=states,
             label=BlockSequence([nd.start[p] for nd in nodes] + [G], [board_id[nd.board.cards] for nd in nodes],
                                 [b.labels[p] for b in boards]),
             level_bounds=np.asarray(self.level_bounds[p], dtype=np.int64),
-            child_seq=seq,
             infoset_priv=priv,
             legal=legal,
             action_rows=ids,

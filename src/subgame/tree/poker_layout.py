@@ -23,13 +23,15 @@ iteration made of them gives bitwise the regrets and strategy sums of
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from . import kernels
 
-#: Columns of :attr:`PokerLayout.node`.
-KIND, ACTOR, CHILD_LO, CHILD_HI, SIZE, INFOSET, MAP, TERMINAL, BOARD, SHOWDOWN = range(10)
+#: Columns of :attr:`PokerLayout.node` (``NK_*`` in ``_kernels.c``).
+KIND, ACTOR, CHILD_LO, CHILD_HI, SIZE, INFOSET, MAP, TERMINAL, BOARD, SHOWDOWN, PARENT = range(11)
+COLUMNS = 11
 #: Where a pass's strategy of a player comes from.
 REGRETS, PROBS, SUMS = 0, 1, 2
 #: What a pass computes.
@@ -44,7 +46,9 @@ class PokerLayout:
     states there (``row j`` is private state ``start + j``, information set ``inf + j``).
     """
 
-    node: np.ndarray  #: [N, 10] int64: kind, actor, first and one-past-last child, hands, first infoset, map offset, terminal, board, showdown
+    #: [N, COLUMNS] int64: kind, actor, first and one-past-last child, hands, first infoset, map offset (chance
+    #: children), terminal, board (terminals), showdown (1) or fold (0), parent node
+    node: np.ndarray
     board: np.ndarray  #: [B, 4] int64: hands n, first of its rows in the per-hand arrays, first tie, tie groups
     hand_cards: np.ndarray  #: [R, k] int64, each board's hands in canonical order
     ladder_cards: np.ndarray  #: [R, k] int64, each board's hands in ascending strength
@@ -66,6 +70,31 @@ class PokerLayout:
                                            self.ladder_local, self.ties, self.maps, self.term))
 
 
+def state_arrays(layout: PokerLayout, player: int, max_actions: int, dtype: type[np.signedinteger[Any]],
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """[G] the player's public node, parent private state and own action slot (``I·A + k``, -1) of each private state.
+
+    The arrays the sweeps index with (:class:`~subgame.tree.public_tree.PlayerArrays`),
+    filled node by node from the layout: a node's rows follow its parent's rows one to one
+    after an action, and through the chance child's map after a deal.
+    """
+    table = layout.node
+    size = table[:, SIZE]
+    start = np.concatenate(([0], np.cumsum(size)[:-1]))
+    node_of = np.repeat(np.arange(table.shape[0], dtype=dtype), size)
+    parent = np.full(node_of.size, -1, dtype=dtype)
+    seq = np.full(node_of.size, -1, dtype=dtype)
+    for n in np.flatnonzero(table[:, PARENT] >= 0).tolist():
+        lo, h, u = int(start[n]), int(size[n]), int(table[n, PARENT])
+        if table[n, MAP] >= 0:  # after a deal
+            parent[lo : lo + h] = start[u] + layout.maps[player, table[n, MAP] : table[n, MAP] + h]
+            continue
+        parent[lo : lo + h] = np.arange(start[u], start[u] + h)
+        if table[u, ACTOR] == player:
+            seq[lo : lo + h] = (table[u, INFOSET] + np.arange(h)) * max_actions + (n - table[u, CHILD_LO])
+    return node_of, parent, seq
+
+
 @dataclass(frozen=True)
 class Source:
     """Where a pass reads a player's strategy: her regrets (regret matching), a strategy, or strategy sums (the average)."""
@@ -75,9 +104,10 @@ class Source:
     legal: np.ndarray  #: [I, A] bool
 
 
-def usable(layout: PokerLayout | None, *arrays: np.ndarray) -> bool:
-    """Whether the compiled passes run: a layout, the library loaded and switched on, contiguous arrays."""
-    return layout is not None and kernels.active(kernels.MIN_STATES) and kernels.takes(*arrays)
+def usable(layout: PokerLayout | None, num_states: int, *arrays: np.ndarray) -> bool:
+    """Whether the compiled passes run: a layout, the compiled loops on for ``num_states`` private states
+    (:func:`~subgame.tree.kernels.active`, as the sweeps decide), contiguous arrays."""
+    return layout is not None and kernels.active(num_states) and kernels.takes(*arrays)
 
 
 def cfr_pass(layout: PokerLayout, player: int, regrets: tuple[np.ndarray, np.ndarray], strategy_sum: np.ndarray,

@@ -11,7 +11,7 @@ folded into the terminal operators, so reaches carry only the players' own proba
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import islice
@@ -140,6 +140,38 @@ class ValueOperator(Protocol):
     def cfv(self, player: int, reach: tuple[np.ndarray, np.ndarray]) -> np.ndarray: ...
 
 
+class StateIndex:
+    """[G] per private state of one player: its public node, its parent private state, the own action leading to it.
+
+    Stored, or made on first use by ``make`` and kept from then on: a poker tree with a
+    layout (:mod:`.poker_layout`) solved by depth-first passes never needs them, and they
+    are 12 bytes a private state.
+    """
+
+    def __init__(self, count: int, arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+                 make: Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None) -> None:
+        if (arrays is None) == (make is None):
+            raise GameDefinitionError("StateIndex: give either the arrays or a function that makes them")
+        self.count = int(count)
+        self._arrays, self._make = arrays, make
+
+    @classmethod
+    def of(cls, node: np.ndarray, parent: np.ndarray, child_seq: np.ndarray) -> StateIndex:
+        return cls(int(node.shape[0]), arrays=(node, parent, child_seq))
+
+    @property
+    def stored(self) -> tuple[np.ndarray, ...]:
+        """The arrays where they exist (stored or made already), else nothing."""
+        return self._arrays or ()
+
+    @property
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if self._arrays is None:
+            assert self._make is not None
+            self._arrays, self._make = self._make(), None
+        return self._arrays
+
+
 @dataclass(frozen=True, eq=False)
 class PlayerArrays:
     """One player's view of the public tree.
@@ -149,11 +181,9 @@ class PlayerArrays:
     actions at any of them, ``D`` the depth of the public tree.
     """
 
-    node: np.ndarray  #: [G] public node of each private state
-    parent: np.ndarray  #: [G] private state at the parent public node (-1 at the root)
+    states: StateIndex  #: [G] node, parent and own action of each private state (stored or made when first used)
     label: tuple[str, ...] | BlockSequence[str]  #: [G] her private observations leading there (stored or computed on demand)
     level_bounds: np.ndarray  #: [D+2] private states of depth d are level_bounds[d]:level_bounds[d+1]
-    child_seq: np.ndarray  #: [G] own action leading here as flat index I*A + k, -1 if she did not act
     infoset_priv: np.ndarray  #: [I] private state of each information set
     legal: np.ndarray  #: [I, A] bool, action slot k legal at infoset I
     action_rows: np.ndarray  #: [R, A] the game's action ids of the slots of each row, -1 where illegal
@@ -161,6 +191,21 @@ class PlayerArrays:
     #: [R+1] information sets action_row_bounds[r]:action_row_bounds[r+1] share row r of ``action_rows``
     #: (a poker tree: one row per acting public node); ``None``: one row per information set
     action_row_bounds: np.ndarray | None = None
+
+    @property
+    def node(self) -> np.ndarray:
+        """[G] public node of each private state."""
+        return self.states.arrays[0]
+
+    @property
+    def parent(self) -> np.ndarray:
+        """[G] private state at the parent public node (-1 at the root)."""
+        return self.states.arrays[1]
+
+    @property
+    def child_seq(self) -> np.ndarray:
+        """[G] own action leading here as flat index I*A + k, -1 if she did not act."""
+        return self.states.arrays[2]
 
     @cached_property
     def action_ids(self) -> np.ndarray:
@@ -172,7 +217,7 @@ class PlayerArrays:
 
     @property
     def num_states(self) -> int:
-        return int(self.node.shape[0])
+        return self.states.count
 
     @property
     def num_infosets(self) -> int:
@@ -250,6 +295,12 @@ class PublicTree:
     @cached_property
     def node_of_key(self) -> dict[tuple[str, ...], int]:
         return {k: i for i, k in enumerate(self.public_key)}
+
+    @cached_property
+    def root_slice(self) -> tuple[slice, slice]:
+        """Per player, her private states at the root nodes."""
+        lb = [pa.level_bounds for pa in self.players]
+        return slice(int(lb[0][0]), int(lb[0][1])), slice(int(lb[1][0]), int(lb[1][1]))
 
     @cached_property
     def plan(self) -> SweepPlan:
@@ -334,7 +385,6 @@ class SweepPlan:
     @staticmethod
     def build(tree: PublicTree) -> SweepPlan:
         levels: list[tuple[LevelPlan, ...]] = []
-        roots: list[slice] = []
         for p in range(2):
             pa = tree.players[p]
             lb = pa.level_bounds
@@ -346,10 +396,7 @@ class SweepPlan:
                 plist.append(LevelPlan(lo, hi, plo, phi, pa.parent[lo:hi], int(inf_bounds[d - 1]), int(inf_bounds[d]),
                                        mirror))
             levels.append(tuple(plist))
-            roots.append(slice(int(lb[0]), int(lb[1])))
-        return SweepPlan(
-            (levels[0], levels[1]), (tree.players[0].child_seq, tree.players[1].child_seq), (roots[0], roots[1])
-        )
+        return SweepPlan((levels[0], levels[1]), (tree.players[0].child_seq, tree.players[1].child_seq), tree.root_slice)
 
     @staticmethod
     def build_best(tree: PublicTree) -> tuple[tuple[BestLevel, ...], tuple[BestLevel, ...]]:
@@ -430,7 +477,7 @@ def rows_from_parts(
 
 def root_subgame(tree: PublicTree, player: int) -> np.ndarray:
     """[R] which root node (subgame of a forest, in root order) each root private state is in."""
-    rs = tree.plan.root_slice[player]
+    rs = tree.root_slice[player]
     return np.searchsorted(np.flatnonzero(tree.parent < 0), tree.players[player].node[rs]).astype(np.int64)
 
 

@@ -18,7 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import GameDefinitionError
-from .public_tree import BlockSequence, PublicTree, Repeat
+from .public_tree import BlockSequence, PublicTree, Repeat, StateIndex
 
 
 def array_bytes(obj: Any) -> int:
@@ -39,6 +39,8 @@ def array_bytes(obj: Any) -> int:
             total += x.nbytes
         elif sp.issparse(x):
             stack.extend(getattr(x, name) for name in ("data", "indices", "indptr", "row", "col") if hasattr(x, name))
+        elif isinstance(x, StateIndex):
+            stack.extend(x.stored)
         elif (dataclasses.is_dataclass(x) and not isinstance(x, type)) or isinstance(x, (BlockSequence, Repeat)):
             stack.extend(vars(x).values())
         elif isinstance(x, str):
@@ -104,8 +106,8 @@ POKER_BYTES_PER_PRIVATE_STATE = 23
 BYTES_PER_SPARSE_ENTRY = 24
 #: Bytes per hole-card combination of a poker deck's tables, beyond one per card of the deck.
 BYTES_PER_HAND = 64
-#: Bytes per public node of a poker tree (kind, actor, parent, depth, public key, sweep plan).
-POKER_BYTES_PER_PUBLIC_NODE = 270
+#: Bytes per public node of a poker tree (kind, actor, parent, depth, public key, sweep plan, its row of the layout).
+POKER_BYTES_PER_PUBLIC_NODE = 358
 #: Bytes a tree from the generic compiler (:func:`~subgame.tree.enumeration.enumerate_game`)
 #: holds per private state (stored labels, int32 index arrays where they fit, its share of
 #: the sparse payoffs): 115 to 136 measured with :func:`tree_bytes` on Liar's dice and
