@@ -60,9 +60,9 @@ from .public_tree import (
     HistoryAtNode,
     LeafHistories,
     PlayerArrays,
-    StateIndex,
     PublicTree,
     Repeat,
+    StateIndex,
     ValueOperator,
     index_dtype,
 )
