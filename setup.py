@@ -2,4 +2,5 @@
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("subgame.tree._kernels", ["src/subgame/tree/_kernels.c"], extra_compile_args=["-O3"], optional=True)])
+setup(ext_modules=[Extension("subgame.tree._kernels", ["src/subgame/tree/_kernels.c"], extra_compile_args=["-O3", "-pthread"],
+                           extra_link_args=["-pthread"], optional=True)])

@@ -13,6 +13,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@ typedef int32_t idx_t;
 
 /* The version of these functions' signatures: subgame.tree.kernels refuses a library built from another one (bump
    both together whenever a signature changes, so that a stale build left in place falls back to numpy). */
-int64_t kernels_abi(void) { return 7; }
+int64_t kernels_abi(void) { return 8; }
 
 /* numpy's maximum: the second argument unless the first is larger or NaN (so max(-0.0, 0.0) is 0.0) */
 static inline double np_max(double a, double b) { return (a > b || a != a) ? a : b; }
@@ -275,8 +276,69 @@ typedef struct {
     Update up;
     const int64_t *iota;                   /* 0, 1, ... (the rows of a node are its own information sets) */
     double *scratch;                       /* cards + 2 * max hands */
+    int64_t scratch_size;
+    int threads;                           /* for the children of the first chance node met; 1 below it */
     int failed;
 } Pass;
+
+static void visit(Pass *P, int64_t n, const double *own, const double *opp, double *out);
+
+/* The children of one chance node shared among threads: each takes the next child not yet taken and writes its
+   values to its own row of `vals`, which the caller adds to the parent in the children's order afterwards. */
+typedef struct {
+    const Pass *P;
+    int64_t lo, hi, width, next;
+    const double *own, *opp;
+    double *vals;
+    int failed;
+} Fan;
+
+static void *fan_worker(void *arg) {
+    Fan *F = arg;
+    Pass Q = *F->P;
+    Q.threads = 1, Q.failed = 0;
+    Q.scratch = malloc((size_t)Q.scratch_size * sizeof(double));
+    double *rows = malloc((size_t)(2 * F->width) * sizeof(double));
+    if (!Q.scratch || !rows) Q.failed = 1;
+    const int p = Q.p;
+    for (;;) {
+        const int64_t i = __atomic_fetch_add(&F->next, 1, __ATOMIC_RELAXED);
+        if (Q.failed || i >= F->hi - F->lo) break;
+        const int64_t c = F->lo + i, *cd = Q.L->node + c * NK_COLS, Hc = cd[NK_SIZE];
+        const int64_t *mp = Q.L->maps[p] + cd[NK_MAP], *mq = Q.L->maps[1 - p] + cd[NK_MAP];
+        double *own_c = rows, *opp_c = rows + F->width;
+        if (F->own) for (int64_t j = 0; j < Hc; j++) own_c[j] = F->own[mp[j]] * 1.0;
+        for (int64_t j = 0; j < Hc; j++) opp_c[j] = F->opp[mq[j]] * 1.0;
+        visit(&Q, c, F->own ? own_c : NULL, opp_c, F->vals + i * F->width);
+    }
+    if (Q.failed) __atomic_store_n(&F->failed, 1, __ATOMIC_RELAXED);
+    free(Q.scratch), free(rows);
+    return NULL;
+}
+
+/* the chance node's children on P->threads threads; returns 0, or -1 where threads or memory could not be had */
+static int fan_out(Pass *P, int64_t lo, int64_t hi, int64_t width, const double *own, const double *opp, double *out, int64_t H) {
+    Fan F = {P, lo, hi, width, 0, own, opp, NULL, 0};
+    F.vals = malloc((size_t)((hi - lo) * width) * sizeof(double));
+    pthread_t tid[64];
+    const int extra = (P->threads < 64 ? P->threads : 64) - 1;
+    int started = 0;
+    if (!F.vals) return -1;
+    for (; started < extra; started++)
+        if (pthread_create(&tid[started], NULL, fan_worker, &F) != 0) break;
+    fan_worker(&F);
+    for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+    if (F.failed) P->failed = 1;
+    for (int64_t j = 0; j < H; j++) out[j] = 0.0;
+    for (int64_t c = lo; c < hi && !P->failed; c++) {
+        const int64_t *cd = P->L->node + c * NK_COLS, Hc = cd[NK_SIZE];
+        const int64_t *mp = P->L->maps[P->p] + cd[NK_MAP];
+        const double *val = F.vals + (c - lo) * width;
+        for (int64_t j = 0; j < Hc; j++) out[mp[j]] += val[j] * 1.0;
+    }
+    free(F.vals);
+    return 0;
+}
 
 /* the strategy of rows [lo, lo + rows) of player q into out [rows, a] */
 static void source_rows(const Source *s, int64_t lo, int64_t rows, double *out) {
@@ -337,6 +399,10 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
     if (nd[NK_KIND] == K_CHANCE) {
         int64_t width = 1;
         for (int64_t c = lo; c < hi; c++) width = L->node[c * NK_COLS + NK_SIZE] > width ? L->node[c * NK_COLS + NK_SIZE] : width;
+        if (P->threads > 1 && hi - lo > 1) {
+            if (fan_out(P, lo, hi, width, own, opp, out, H) != 0) P->failed = 1;
+            return;
+        }
         double *buf = malloc((size_t)(3 * width) * sizeof(double));
         if (!buf) { P->failed = 1; return; }
         double *own_c = buf, *opp_c = buf + width, *val = buf + 2 * width;
@@ -405,14 +471,17 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
  * One pass for player p from the root nodes [0, roots): the CFR update of her regrets and sums (mode PASS_CFR, her
  * reach from `own`), her counterfactual best-response values (PASS_BEST) or her counterfactual values
  * (PASS_VALUES). `own` and `opp` hold each player's reach at the roots' rows one after the other; her values there
- * are written to `out`. The strategies come from `src0` and `src1`. Returns 0, or -1 where memory ran out.
+ * are written to `out`. The strategies come from `src0` and `src1`. The children of the first chance node on a path
+ * are shared among `threads` threads (each child's arithmetic is the same on any of them, and they are added to
+ * their parent in order after all are done: the result does not depend on the count). Returns 0, or -1 where
+ * memory ran out.
  */
 int64_t poker_pass(const Layout *L, int p, int mode, const Source *src0, const Source *src1, const Update *up,
-                   int64_t roots, const double *own, const double *opp, double *out, int64_t max_hands) {
-    Pass P = {L, p, mode, {*src0, *src1}, {0}, NULL, NULL, 0};
+                   int64_t roots, const double *own, const double *opp, double *out, int64_t max_hands, int64_t threads) {
+    Pass P = {L, p, mode, {*src0, *src1}, {0}, NULL, NULL, L->cards + 2 * max_hands + 1, threads > 1 ? (int)threads : 1, 0};
     if (up) P.up = *up;
     int64_t *iota = malloc((size_t)(max_hands > 0 ? max_hands : 1) * sizeof(int64_t));
-    double *scratch = malloc((size_t)(L->cards + 2 * max_hands + 1) * sizeof(double));
+    double *scratch = malloc((size_t)P.scratch_size * sizeof(double));
     if (!iota || !scratch) {
         free(iota), free(scratch);
         return -1;

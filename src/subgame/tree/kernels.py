@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import GameDefinitionError
+from .threads import thread_count
 
 #: Private states (one player's) from which a sweep uses the compiled loops.
 MIN_STATES = 1 << 10
@@ -60,7 +61,7 @@ class _Update(ctypes.Structure):
 
 
 #: The signatures' version ``_kernels.c`` must report (``kernels_abi``); bumped with every change to them.
-ABI = 7
+ABI = 8
 
 
 def _load() -> ctypes.CDLL | None:
@@ -88,7 +89,7 @@ def _load() -> ctypes.CDLL | None:
         fn = getattr(lib, name)  # all present: the interface version matched
         fn.argtypes, fn.restype = argtypes, None
     lib.poker_pass.argtypes = [ctypes.POINTER(_Layout), ctypes.c_int, ctypes.c_int, ctypes.POINTER(_Source),
-                               ctypes.POINTER(_Source), ctypes.POINTER(_Update), _I, _P, _P, _P, _I]
+                               ctypes.POINTER(_Source), ctypes.POINTER(_Update), _I, _P, _P, _P, _I, _I]
     lib.poker_pass.restype = ctypes.c_int64
     return lib
 
@@ -304,7 +305,7 @@ def poker_pass(layout: Any, player: int, mode: int, sources: tuple[Any, Any], up
     out = np.empty(opp.shape[0])
     failed = _lib.poker_pass(ctypes.byref(lay), player, mode, ctypes.byref(src[0]), ctypes.byref(src[1]),  # type: ignore[union-attr]
                              None if up is None else ctypes.byref(up), L.roots, _ptr(own), _ptr(opp), _ptr(out),
-                             int(L.node[:, 4].max(initial=1)))
+                             int(L.node[:, 4].max(initial=1)), thread_count())
     del keep
     if failed:
         raise MemoryError("poker_pass: out of memory for the rows of a public node")
