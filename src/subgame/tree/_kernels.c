@@ -238,7 +238,8 @@ void showdown_values(const double *opp, double *out, const int64_t *me_local, co
  * sweep does, the terminal loops above, update_regrets), so a CFR pass gives bitwise what CFRSolver's compiled
  * sweeps give, in the memory of the regrets and strategy sums alone.
  */
-enum { NK_KIND, NK_ACTOR, NK_CHILD_LO, NK_CHILD_HI, NK_SIZE, NK_INF, NK_MAP, NK_TERM, NK_BOARD, NK_SHOWDOWN, NK_PARENT, NK_COLS };
+enum { NK_KIND, NK_ACTOR, NK_CHILD_LO, NK_CHILD_HI, NK_SIZE, NK_INF, NK_MAP, NK_TERM, NK_BOARD, NK_SHOWDOWN, NK_PARENT, NK_ROWS,
+       NK_MIRROR_LO, NK_MIRROR_HI, NK_COLS };
 enum { K_DECISION = 0, K_CHANCE = 1, K_TERMINAL = 2 };
 enum { SRC_REGRETS = 0, SRC_PROBS = 1, SRC_SUMS = 2 };
 enum { PASS_CFR = 0, PASS_BEST = 1, PASS_VALUES = 2 };
@@ -252,6 +253,7 @@ typedef struct {
     const int64_t *ladder_local[2];        /* [rows] the same in ascending strength */
     const int64_t *ties;                   /* per board, where each group of tied hands starts, then n */
     const int64_t *maps[2];                /* chance children: the parent's row of each of the child's rows */
+    const int64_t *mirror;                 /* [E, 2] a left-out deal's canonical child and offset of its rows' map */
     const double *term;                    /* [T, 2] fold: (player 0's value, 0); showdown: (win, lose) */
     int64_t k, cards;
 } Layout;
@@ -278,6 +280,7 @@ typedef struct {
     double *scratch;                       /* cards + 2 * max hands */
     int64_t scratch_size;
     int threads;                           /* for the children of the first chance node met; 1 below it */
+    int64_t min_fan;                       /* rows below a chance node from which its children are shared out */
     int failed;
 } Pass;
 
@@ -316,12 +319,15 @@ static void *fan_worker(void *arg) {
     return NULL;
 }
 
-/* the chance node's children on P->threads threads; returns 0, or -1 where threads or memory could not be had */
-static int fan_out(Pass *P, int64_t lo, int64_t hi, int64_t width, const double *own, const double *opp, double *out, int64_t H) {
+/* the chance node's children on `threads` threads, each child's values kept until all are added to the parent (then
+   those of the deals a suit-isomorphic tree left out, as the sweeps add them); returns 0, or -1 where memory ran out */
+static int fan_out(Pass *P, const int64_t *nd, int threads, int64_t width, const double *own, const double *opp,
+                   double *out) {
+    const int64_t lo = nd[NK_CHILD_LO], hi = nd[NK_CHILD_HI], H = nd[NK_SIZE];
     Fan F = {P, lo, hi, width, 0, own, opp, NULL, 0};
     F.vals = malloc((size_t)((hi - lo) * width) * sizeof(double));
     pthread_t tid[64];
-    const int extra = (P->threads < 64 ? P->threads : 64) - 1;
+    const int extra = (threads < 64 ? threads : 64) - 1;
     int started = 0;
     if (!F.vals) return -1;
     for (; started < extra; started++)
@@ -335,6 +341,21 @@ static int fan_out(Pass *P, int64_t lo, int64_t hi, int64_t width, const double 
         const int64_t *mp = P->L->maps[P->p] + cd[NK_MAP];
         const double *val = F.vals + (c - lo) * width;
         for (int64_t j = 0; j < Hc; j++) out[mp[j]] += val[j] * 1.0;
+    }
+    if (nd[NK_MIRROR_LO] < nd[NK_MIRROR_HI] && !P->failed) {
+        double *m = calloc((size_t)H, sizeof(double));
+        if (!m) {
+            free(F.vals);
+            return -1;
+        }
+        for (int64_t e = nd[NK_MIRROR_LO]; e < nd[NK_MIRROR_HI]; e++) {
+            const int64_t c = P->L->mirror[2 * e], Hc = P->L->node[c * NK_COLS + NK_SIZE];
+            const int64_t *mm = P->L->maps[P->p] + P->L->mirror[2 * e + 1];
+            const double *val = F.vals + (c - lo) * width;
+            for (int64_t j = 0; j < Hc; j++) m[mm[j]] += val[j] * 1.0;
+        }
+        for (int64_t j = 0; j < H; j++) out[j] += m[j];
+        free(m);
     }
     free(F.vals);
     return 0;
@@ -399,8 +420,9 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
     if (nd[NK_KIND] == K_CHANCE) {
         int64_t width = 1;
         for (int64_t c = lo; c < hi; c++) width = L->node[c * NK_COLS + NK_SIZE] > width ? L->node[c * NK_COLS + NK_SIZE] : width;
-        if (P->threads > 1 && hi - lo > 1) {
-            if (fan_out(P, lo, hi, width, own, opp, out, H) != 0) P->failed = 1;
+        const int shared = P->threads > 1 && hi - lo > 1 && nd[NK_ROWS] >= P->min_fan;
+        if (shared || nd[NK_MIRROR_LO] < nd[NK_MIRROR_HI]) {
+            if (fan_out(P, nd, shared ? P->threads : 1, width, own, opp, out) != 0) P->failed = 1;
             return;
         }
         double *buf = malloc((size_t)(3 * width) * sizeof(double));
@@ -472,13 +494,15 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
  * reach from `own`), her counterfactual best-response values (PASS_BEST) or her counterfactual values
  * (PASS_VALUES). `own` and `opp` hold each player's reach at the roots' rows one after the other; her values there
  * are written to `out`. The strategies come from `src0` and `src1`. The children of the first chance node on a path
- * are shared among `threads` threads (each child's arithmetic is the same on any of them, and they are added to
+ * with at least `min_fan` rows below it are shared among `threads` threads (each child's arithmetic is the same on any of them, and they are added to
  * their parent in order after all are done: the result does not depend on the count). Returns 0, or -1 where
  * memory ran out.
  */
 int64_t poker_pass(const Layout *L, int p, int mode, const Source *src0, const Source *src1, const Update *up,
-                   int64_t roots, const double *own, const double *opp, double *out, int64_t max_hands, int64_t threads) {
-    Pass P = {L, p, mode, {*src0, *src1}, {0}, NULL, NULL, L->cards + 2 * max_hands + 1, threads > 1 ? (int)threads : 1, 0};
+                   int64_t roots, const double *own, const double *opp, double *out, int64_t max_hands, int64_t threads,
+                   int64_t min_fan) {
+    Pass P = {L, p, mode, {*src0, *src1}, {0}, NULL, NULL, L->cards + 2 * max_hands + 1, threads > 1 ? (int)threads : 1,
+              min_fan, 0};
     if (up) P.up = *up;
     int64_t *iota = malloc((size_t)(max_hands > 0 ? max_hands : 1) * sizeof(int64_t));
     double *scratch = malloc((size_t)P.scratch_size * sizeof(double));

@@ -25,6 +25,9 @@ from .threads import thread_count
 
 #: Private states (one player's) from which a sweep uses the compiled loops.
 MIN_STATES = 1 << 10
+#: Rows (hands × public nodes) below a chance node from which a depth-first pass shares its children among
+#: threads: starting threads costs about as much as passing over this many rows.
+MIN_FAN_ROWS = 1 << 16
 
 _P = ctypes.c_void_p
 _I = ctypes.c_int64
@@ -48,7 +51,7 @@ class _Layout(ctypes.Structure):
     """``Layout`` of ``_kernels.c``: pointers into a :class:`~subgame.tree.poker_layout.PokerLayout`'s arrays."""
 
     _fields_ = [("node", _P), ("board", _P), ("hand_cards", _P), ("ladder_cards", _P), ("local", _P * 2),
-                ("ladder_local", _P * 2), ("ties", _P), ("maps", _P * 2), ("term", _P), ("k", _I), ("cards", _I)]
+                ("ladder_local", _P * 2), ("ties", _P), ("maps", _P * 2), ("mirror", _P), ("term", _P), ("k", _I), ("cards", _I)]
 
 
 class _Source(ctypes.Structure):
@@ -89,7 +92,7 @@ def _load() -> ctypes.CDLL | None:
         fn = getattr(lib, name)  # all present: the interface version matched
         fn.argtypes, fn.restype = argtypes, None
     lib.poker_pass.argtypes = [ctypes.POINTER(_Layout), ctypes.c_int, ctypes.c_int, ctypes.POINTER(_Source),
-                               ctypes.POINTER(_Source), ctypes.POINTER(_Update), _I, _P, _P, _P, _I, _I]
+                               ctypes.POINTER(_Source), ctypes.POINTER(_Update), _I, _P, _P, _P, _I, _I, _I]
     lib.poker_pass.restype = ctypes.c_int64
     return lib
 
@@ -285,10 +288,10 @@ def poker_pass(layout: Any, player: int, mode: int, sources: tuple[Any, Any], up
     ``(regrets, sums, flags, positive, negative, scale, weight)`` for a CFR pass, else ``None``.
     """
     L = layout
-    keep = [L.node, L.board, L.hand_cards, L.ladder_cards, L.local, L.ladder_local, L.ties, L.maps, L.term]
+    keep = [L.node, L.board, L.hand_cards, L.ladder_cards, L.local, L.ladder_local, L.ties, L.maps, L.mirror, L.term]
     lay = _Layout(_ptr(L.node), _ptr(L.board), _ptr(L.hand_cards), _ptr(L.ladder_cards),
                   (_P * 2)(_ptr(L.local[0]), _ptr(L.local[1])), (_P * 2)(_ptr(L.ladder_local[0]), _ptr(L.ladder_local[1])),
-                  _ptr(L.ties), (_P * 2)(_ptr(L.maps[0]), _ptr(L.maps[1])), _ptr(L.term), L.hand_cards.shape[1], L.cards)
+                  _ptr(L.ties), (_P * 2)(_ptr(L.maps[0]), _ptr(L.maps[1])), _ptr(L.mirror), _ptr(L.term), L.hand_cards.shape[1], L.cards)
     src = []
     for s in sources:
         if not (s.data.flags.c_contiguous and s.legal.flags.c_contiguous and s.legal.dtype == np.bool_
@@ -305,7 +308,7 @@ def poker_pass(layout: Any, player: int, mode: int, sources: tuple[Any, Any], up
     out = np.empty(opp.shape[0])
     failed = _lib.poker_pass(ctypes.byref(lay), player, mode, ctypes.byref(src[0]), ctypes.byref(src[1]),  # type: ignore[union-attr]
                              None if up is None else ctypes.byref(up), L.roots, _ptr(own), _ptr(opp), _ptr(out),
-                             int(L.node[:, 4].max(initial=1)), thread_count())
+                             int(L.node[:, 4].max(initial=1)), thread_count(), MIN_FAN_ROWS)
     del keep
     if failed:
         raise MemoryError("poker_pass: out of memory for the rows of a public node")

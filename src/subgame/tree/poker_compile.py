@@ -377,7 +377,7 @@ class _Builder:
         nodes = self.nodes
         terminals = self._terminals((self.count[0], self.count[1]))
         layout = self._layout()
-        passes = LEAF not in self.kind and not self.folded and self.deck.hole <= kernels.MAX_HAND_CARDS
+        passes = LEAF not in self.kind and self.deck.hole <= kernels.MAX_HAND_CARDS
         players = [self._player(p, layout, lazy=passes) for p in range(2)]
         leaf_data = LeafHistories()
         if self.leaf_histories:
@@ -399,10 +399,10 @@ class _Builder:
         )
 
     def _layout(self) -> PokerLayout:
-        """The tree as betting nodes × hand rows (:mod:`.poker_layout`); its passes need no leaves, folded suits or hands of over two cards."""
+        """The tree as betting nodes × hand rows (:mod:`.poker_layout`); its passes need no leaves and hands of at most two cards."""
         nodes = self.nodes
         boards = {cards: i for i, cards in enumerate(self.removals)}
-        rows = np.cumsum([0] + [r.num_hands for r in self.removals.values()])
+        first_row = np.cumsum([0] + [r.num_hands for r in self.removals.values()])
         ties_at = np.cumsum([0] + [r.ladder[2].size for r in self.removals.values()])
         table = np.full((len(nodes), pl.COLUMNS), -1, dtype=np.int64)
         table[:, pl.KIND] = self.kind
@@ -435,6 +435,12 @@ class _Builder:
                 table[n, pl.TERMINAL], table[n, pl.BOARD] = len(term), boards[nd.board.cards]
                 table[n, pl.SHOWDOWN] = int(nd.state.folded < 0)
                 term.append(n)
+        rows = table[:, pl.SIZE].copy()  # in each node's subtree
+        for n in range(len(nodes) - 1, 0, -1):  # children come after their parents
+            if parent[n] >= 0:
+                rows[parent[n]] += rows[n]
+        table[:, pl.ROWS] = rows
+        mirror = self._mirror_entries(table, maps, size)
         term_value = np.zeros((len(term), 2))
         folds = [i for i, n in enumerate(term) if nodes[n].state.folded >= 0]
         shows = [i for i, n in enumerate(term) if nodes[n].state.folded < 0]
@@ -451,7 +457,7 @@ class _Builder:
         k = self.deck.hole
         return PokerLayout(
             node=table,
-            board=np.array([[r.num_hands, rows[i], ties_at[i], r.ladder[2].size - 1] for i, r in enumerate(removal)],
+            board=np.array([[r.num_hands, first_row[i], ties_at[i], r.ladder[2].size - 1] for i, r in enumerate(removal)],
                            dtype=np.int64).reshape(-1, 4),
             hand_cards=_int64_rows([r.hand_cards for r in removal], k),
             ladder_cards=_int64_rows([r.ladder[1] for r in removal], k),
@@ -459,10 +465,36 @@ class _Builder:
             ladder_local=np.stack([_int64_rows([loc[o] for loc, o in zip(local[p], order)]) for p in range(2)]),
             ties=_int64_rows([r.ladder[2] for r in removal]),
             maps=np.stack([_int64_rows(maps[p]) for p in range(2)]),
+            mirror=mirror,
             term=term_value,
             cards=self.deck.size,
             roots=int(np.sum(parent < 0)),
         )
+
+    def _mirror_entries(self, table: np.ndarray, maps: tuple[list[np.ndarray], list[np.ndarray]], size: int) -> np.ndarray:
+        """[E, 2] per deal left out by suit isomorphism (in :meth:`_mirrors`' order): its canonical child and the offset
+        in ``maps`` (extended here) of the chance node's row that each of the child's rows adds to; the node's
+        ``MIRROR_LO``/``MIRROR_HI`` columns set."""
+        index = {id(nd): i for i, nd in enumerate(self.nodes)}
+        at: dict[tuple[tuple[int, ...], tuple[int, ...], bytes], int] = {}
+        out = np.zeros((len(self.folded), 2), dtype=np.int64)
+        table[:, pl.MIRROR_LO] = table[:, pl.MIRROR_HI] = 0
+        for e, (n, kid, perm) in enumerate(self.folded):
+            up, b = self.nodes[n].board, kid.board
+            key = (up.cards, b.cards, perm.tobytes())
+            if key not in at:
+                at[key] = size
+                pos = np.searchsorted(up.hands, inverse_hands(perm, self.deck.cards[b.hands]))
+                for p in range(2):
+                    rows = np.empty(b.hands.size, dtype=np.int64)
+                    rows[b.local[p]] = up.local[p][pos]
+                    maps[p].append(rows)
+                size += b.hands.size
+            out[e] = index[id(kid)], at[key]
+            if table[n, pl.MIRROR_LO] == table[n, pl.MIRROR_HI]:
+                table[n, pl.MIRROR_LO] = e
+            table[n, pl.MIRROR_HI] = e + 1
+        return out
 
     def _player(self, p: int, layout: PokerLayout, lazy: bool) -> PlayerArrays:
         """Player ``p``'s arrays; the per-state index arrays come from the layout, now or (``lazy``) when first used.

@@ -30,8 +30,8 @@ import numpy as np
 from . import kernels
 
 #: Columns of :attr:`PokerLayout.node` (``NK_*`` in ``_kernels.c``).
-KIND, ACTOR, CHILD_LO, CHILD_HI, SIZE, INFOSET, MAP, TERMINAL, BOARD, SHOWDOWN, PARENT = range(11)
-COLUMNS = 11
+KIND, ACTOR, CHILD_LO, CHILD_HI, SIZE, INFOSET, MAP, TERMINAL, BOARD, SHOWDOWN, PARENT, ROWS, MIRROR_LO, MIRROR_HI = range(14)
+COLUMNS = 14
 #: Where a pass's strategy of a player comes from.
 REGRETS, PROBS, SUMS = 0, 1, 2
 #: What a pass computes.
@@ -47,7 +47,8 @@ class PokerLayout:
     """
 
     #: [N, COLUMNS] int64: kind, actor, first and one-past-last child, hands, first infoset, map offset (chance
-    #: children), terminal, board (terminals), showdown (1) or fold (0), parent node
+    #: children), terminal, board (terminals), showdown (1) or fold (0), parent node, rows in its subtree, its
+    #: entries of ``mirror`` (a chance node of a suit-isomorphic tree)
     node: np.ndarray
     board: np.ndarray  #: [B, 4] int64: hands n, first of its rows in the per-hand arrays, first tie, tie groups
     hand_cards: np.ndarray  #: [R, k] int64, each board's hands in canonical order
@@ -56,6 +57,9 @@ class PokerLayout:
     ladder_local: np.ndarray  #: [2, R] int64, the same in ascending strength
     ties: np.ndarray  #: int64, per board where each group of tied hands starts, then n
     maps: np.ndarray  #: [2, M] int64, per chance child the parent's row of each of its rows
+    #: [E, 2] int64 per deal a suit-isomorphic tree leaves out (in the order of :class:`~.isomorphism.MirrorEdges`):
+    #: the canonical child standing for it and the offset in ``maps`` of the chance node's row of each of its rows
+    mirror: np.ndarray
     term: np.ndarray  #: [T, 2] float64, fold: (chance × player 0's payoff, 0); showdown: (chance × win, chance × lose)
     cards: int  #: cards in the deck
     roots: int  #: root nodes (the first ones)
@@ -67,7 +71,7 @@ class PokerLayout:
     @property
     def nbytes(self) -> int:
         return sum(int(a.nbytes) for a in (self.node, self.board, self.hand_cards, self.ladder_cards, self.local,
-                                           self.ladder_local, self.ties, self.maps, self.term))
+                                           self.ladder_local, self.ties, self.maps, self.mirror, self.term))
 
 
 def state_arrays(layout: PokerLayout, player: int, max_actions: int, dtype: type[np.signedinteger[Any]],

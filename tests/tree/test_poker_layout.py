@@ -1,0 +1,156 @@
+"""Depth-first passes over a poker tree's layout against the compiled sweeps they replace: bitwise."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from subgame.eval.best_response import exploitability, layout_exploitability
+from subgame.games.poker.holdem import BetSizing, HoldemSpot
+from subgame.games.poker.ranges import Range, parse_cards
+from subgame.solve.cfr import CFR, CFR_PLUS, DCFR, LINEAR_CFR, MODICUM, CFRSolver
+from subgame.subgame.holdem import holdem_problem
+from subgame.tree import kernels
+from subgame.tree.poker_layout import PROBS, Source, state_arrays
+from subgame.tree.threads import set_threads
+from tests.tree.test_kernels import POKER, REQUIRED, poker_tree
+
+pytestmark = pytest.mark.skipif(not kernels.available() and not REQUIRED,
+                                reason="the compiled extension was not built (no C compiler at install)")
+
+CONFIGS = {"cfr": CFR, "cfr+": CFR_PLUS, "dcfr": DCFR, "lcfr": LINEAR_CFR, "modicum": MODICUM}
+
+
+@pytest.fixture
+def everywhere(monkeypatch):
+    """The compiled loops, and so the passes, on trees of any size (the tests' trees are small)."""
+    monkeypatch.setattr(kernels, "MIN_STATES", 0)
+
+
+def sweeps(tree):
+    """The same tree without its layout: CFRSolver and exploitability sweep it."""
+    return dataclasses.replace(tree, layout=None)
+
+
+def roots(tree, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Random root ranges with some hands left out."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for rs in tree.root_slice:
+        r = rng.random(rs.stop - rs.start)
+        r[rng.random(r.size) < 0.2] = 0.0
+        out.append(r)
+    return out[0], out[1]
+
+
+def same(a: CFRSolver, b: CFRSolver) -> bool:
+    return all(np.array_equal(x, y) for x, y in zip(a.regrets + a.strategy_sum, b.regrets + b.strategy_sum))
+
+
+@pytest.mark.parametrize("key", POKER)
+@pytest.mark.parametrize("algo", CONFIGS)
+def test_iterations_are_bitwise_the_sweeps(everywhere, key, algo):
+    """Every update rule, one and two cards a hand, several boards, runouts: the regrets and sums of the sweeps."""
+    tree = poker_tree(key)
+    assert tree.layout is not None
+    reach = roots(tree, 3)
+    passes = CFRSolver(tree, CONFIGS[algo], root_reach=reach).plan(12).run(12)
+    assert not any(pa.states.stored for pa in tree.players)  # no per-state index array was needed
+    swept = CFRSolver(sweeps(tree), CONFIGS[algo], root_reach=reach).plan(12).run(12)
+    assert same(passes, swept)
+
+
+@pytest.mark.parametrize("key", ["three_rounds", "all_in_runout"])
+def test_float32_and_threads_are_bitwise_too(everywhere, key):
+    tree = poker_tree(key)
+    reach = roots(tree, 5)
+    old = set_threads(1)
+    try:
+        one = CFRSolver(tree, DCFR, root_reach=reach, dtype="float32").run(9)
+        set_threads(2)
+        two = CFRSolver(tree, DCFR, root_reach=reach, dtype="float32").run(9)
+    finally:
+        set_threads(old)
+    assert same(one, two)
+    assert same(one, CFRSolver(sweeps(tree), DCFR, root_reach=reach, dtype="float32").run(9))
+    assert one.regrets[0].dtype == np.float32
+
+
+@pytest.mark.parametrize("key", POKER)
+def test_exploitability_is_the_sweeps(everywhere, key):
+    """Best-response values bitwise the sweeps' (with and without root ranges); player 0's value to rounding."""
+    tree = poker_tree(key)
+    solver = CFRSolver(tree, CFR_PLUS).run(7)
+    strategy = solver.average_strategy()
+    for reach in ((None, None), roots(tree, 11)):
+        fast = exploitability(tree, strategy, root_reach=reach)
+        slow = exploitability(sweeps(tree), strategy, root_reach=reach)
+        assert fast.br_values == slow.br_values
+        assert fast.game_value == pytest.approx(slow.game_value, rel=1e-12, abs=1e-15)
+        sources = solver.average_sources()
+        assert sources is not None
+        assert layout_exploitability(tree, sources, reach) == fast  # read from the sums: the same average
+
+
+def test_the_index_arrays_are_made_when_asked_and_match_the_compiler(everywhere):
+    tree = poker_tree("all_in_runout")
+    assert not any(pa.states.stored for pa in tree.players)
+    plain = sweeps(tree)
+    for p, pa in enumerate(tree.players):
+        made = state_arrays(tree.layout, p, pa.max_actions, np.int32)
+        assert all(np.array_equal(x, y) for x, y in zip(made, (pa.node, pa.parent, pa.child_seq)))
+        assert pa.states.stored  # kept once made
+    assert plain.plan.root_slice == tree.root_slice
+
+
+def test_the_passes_leave_sources_they_cannot_read_with_one_message(everywhere):
+    tree = poker_tree("leduc")
+    legal = tree.players[0].legal
+    bad = Source(PROBS, np.zeros(legal.shape, dtype=np.float16), legal)
+    from subgame.errors import GameDefinitionError
+    from subgame.tree.poker_layout import BEST_RESPONSE, root_values
+
+    ones = tuple(np.ones(rs.stop - rs.start) for rs in tree.root_slice)
+    with pytest.raises(GameDefinitionError, match="float64 or float32"):
+        root_values(tree.layout, 0, BEST_RESPONSE, (bad, bad), ones)
+
+
+def test_a_turn_spot_solves_by_passes_with_its_exploitability():
+    """A 52-card turn with its river cards: the solve takes the passes (at full size) and matches the sweeps."""
+    board = parse_cards("Ts 6h Ah 7c")
+    spot = HoldemSpot(board, 4780, 2000, BetSizing.parse("allin"))
+    rng = np.random.default_rng(2)
+    ranges = tuple(Range(np.where(Range.uniform(board).weights > 0, rng.random(1326), 0.0)) for _ in range(2))
+    problem = holdem_problem(spot, ranges)
+    assert problem.tree.layout is not None and kernels.active(problem.tree.players[0].num_states)
+    passes = problem.solver(DCFR).run(6)
+    swept = CFRSolver(sweeps(problem.tree), DCFR, root_reach=problem.root_reach).run(6)
+    assert same(passes, swept)
+    assert problem.exploitability(passes) == problem.exploitability(swept.average_strategy())
+
+
+def isomorphic_tree():
+    from subgame.tree.isomorphism import suit_classes
+    from subgame.tree.poker_compile import compile_poker
+    from tests.tree.test_isomorphism import MONOTONE, R, S, small_game
+
+    return compile_poker(small_game(MONOTONE, (4, 1), raise_cap=1), suits=suit_classes(R, S, MONOTONE), sparse_threshold=0)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_suit_isomorphic_tree_adds_the_deals_it_left_out_as_the_sweeps_do(everywhere, monkeypatch, threads):
+    tree = isomorphic_tree()
+    assert tree.mirrors is not None and tree.layout is not None and tree.layout.mirror.size
+    monkeypatch.setattr(kernels, "MIN_FAN_ROWS", 0)  # the chance nodes' children on threads too
+    old = set_threads(threads)
+    try:
+        passes = CFRSolver(tree, DCFR).run(10)
+        fast = exploitability(tree, passes.average_strategy())
+    finally:
+        set_threads(old)
+    swept = CFRSolver(sweeps(tree), DCFR).run(10)
+    assert same(passes, swept)
+    slow = exploitability(sweeps(tree), swept.average_strategy())
+    assert fast.br_values == slow.br_values and fast.game_value == pytest.approx(slow.game_value, rel=1e-12)
