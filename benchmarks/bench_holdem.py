@@ -62,8 +62,14 @@ def chance_mass(fixed: int, deck: int = 52) -> float:
 
 def measure_one(street: str, board: str, pot: int, stack: int, bets: str, dtype: str, threads: int,
                 iterations: int, eval_every: int, targets: list[float], ranks: int = 13,
-                algo: str = "cfr+", loops: str = "compiled") -> dict[str, object]:
-    """Compile, solve and evaluate one configuration in this process (called in a child process)."""
+                algo: str = "cfr+", loops: str = "passes") -> dict[str, object]:
+    """Compile, solve and evaluate one configuration in this process (called in a child process).
+
+    ``loops``: ``passes`` (depth-first passes over the tree's layout), ``compiled`` (the sweeps'
+    compiled loops, the layout left out) or ``numpy`` (the numpy sweeps).
+    """
+    import dataclasses
+
     import numpy as np
 
     from subgame.eval import exploitability
@@ -71,16 +77,18 @@ def measure_one(street: str, board: str, pot: int, stack: int, bets: str, dtype:
     from subgame.solve.cfr import PRESETS, CFRSolver
     from subgame.tree.kernels import use_compiled
     from subgame.tree.poker_compile import compile_poker
-    from subgame.tree.size import tree_bytes
+    from subgame.tree.size import array_bytes, tree_bytes
     from subgame.tree.threads import set_threads
 
     set_threads(threads)
-    use_compiled(loops == "compiled")
+    use_compiled(loops != "numpy")
     cards = board_cards(board, ranks)
     game = PokerGame(spec_for(street, pot, stack, bets, ranks), f"holdem {street}")
     started = time.perf_counter()
     tree = compile_poker(game, board=cards)
-    _ = tree.plan
+    if loops != "passes":
+        tree = dataclasses.replace(tree, layout=None)
+        _ = tree.plan
     compile_s = time.perf_counter() - started
     solver = CFRSolver(tree, PRESETS[algo], dtype=np.dtype(dtype).type)
     scale = 100.0 / (chance_mass(len(cards), 4 * ranks) * pot)
@@ -98,13 +106,15 @@ def measure_one(street: str, board: str, pot: int, stack: int, bets: str, dtype:
         for t in targets:
             if reached[f"{t:g}"] is None and pct <= t:
                 reached[f"{t:g}"] = (solver.iteration, solve_s)
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     states = tree.players[0].num_states + tree.players[1].num_states
     solver_bytes = sum(a.nbytes for a in solver.regrets + solver.strategy_sum)
     return {"street": street, "board": board, "bets": bets, "dtype": dtype, "threads": threads, "algo": algo, "loops": loops,
             "public_nodes": tree.num_nodes, "private_states": states, "compile_s": compile_s,
-            "tree_bytes": tree_bytes(tree), "solver_bytes": solver_bytes, "iteration_s": float(np.median(times)),
+            "tree_bytes": array_bytes(tree) if loops == "passes" else tree_bytes(tree), "solver_bytes": solver_bytes,
+            "iteration_s": float(np.median(times)),
             "iterations": solver.iteration, "exploitability_pct": curve[-1][2], "reached": reached, "curve": curve,
-            "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+            "peak_mib": peak_mib}
 
 
 def measure_openspiel(board: str, pot: int, stack: int, timeout: float, ranks: int = 13) -> dict[str, object]:
@@ -162,8 +172,9 @@ def main() -> None:
     parser.add_argument("--turn-bets", default=BETS["turn"])
     parser.add_argument("--dtypes", default="float64,float32")
     parser.add_argument("--threads", default="1,2", help="operator threads to compare (float64 runs)")
-    parser.add_argument("--loops", default="compiled,numpy",
-                        help="the compiled loops (subgame.tree.kernels), the numpy code, or both side by side (float64, one thread)")
+    parser.add_argument("--loops", default="passes,compiled,numpy",
+                        help="depth-first passes over the tree's layout, the sweeps' compiled loops, the numpy sweeps, "
+                             "or several side by side (the first for every dtype and thread count, the others float64 on one thread)")
     parser.add_argument("--targets", default="1,0.5", help="exploitability targets, %% of the pot")
     parser.add_argument("--river-iterations", type=int, default=1000)
     parser.add_argument("--turn-iterations", type=int, default=200)

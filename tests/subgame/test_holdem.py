@@ -74,8 +74,9 @@ def test_one_clear_error_each():
     spot = HoldemSpot(parse_board(RIVER), 3750, 18125, BetSizing.parse("0.5,1,allin"))
     with pytest.raises(InvalidRangeError, match="player 1's range weighs 3 hand"):
         holdem_problem(spot, (parse_range("AA"), parse_range("KK")))
+    wide = HoldemSpot(parse_board(RIVER), 3750, 18125, BetSizing.parse("0.25,0.5,0.75,1,1.5,allin"))  # 1.2 M private states
     with pytest.raises(GameDefinitionError, match="more than the 0.01 GiB allowed .* use fewer bet sizes"):
-        holdem_problem(spot, (Range.uniform(spot.board), Range.uniform(spot.board)), max_bytes=10 * 2**20)
+        holdem_problem(wide, (Range.uniform(wide.board), Range.uniform(wide.board)), max_bytes=10 * 2**20)
 
 
 @pytest.mark.parametrize(("board", "bets", "cap"), [(RIVER, "1,allin", 2), ("Js Ks 5c Qs", "allin", 1)])

@@ -99,8 +99,8 @@ def test_the_index_arrays_are_made_when_asked_and_match_the_compiler(everywhere)
     assert not any(pa.states.stored for pa in tree.players)
     plain = sweeps(tree)
     for p, pa in enumerate(tree.players):
-        made = state_arrays(tree.layout, p, pa.max_actions, np.int32)
-        assert all(np.array_equal(x, y) for x, y in zip(made, (pa.node, pa.parent, pa.child_seq)))
+        made = state_arrays(tree.layout, p, pa.max_actions, np.int32, pa.num_infosets)
+        assert all(np.array_equal(x, y) for x, y in zip(made, (pa.node, pa.parent, pa.child_seq, pa.infoset_priv)))
         assert pa.states.stored  # kept once made
     assert plain.plan.root_slice == tree.root_slice
 

@@ -152,7 +152,8 @@ def solve_holdem(game: str, opts: HoldemOptions, algo: str, iterations: int, out
         "out": None if out is None else str(out), "grid": None if opts.grid is None else str(opts.grid),
         "isomorphism": _suits_text(problem.suits), "public_nodes": problem.tree.num_nodes,
         "private_states": problem.tree.num_private_states,
-        "loops": "compiled" if kernels.active(min(pa.num_states for pa in problem.tree.players)) else "numpy",
+        "loops": ("passes" if solved.solver.passes else
+                  "compiled" if kernels.active(min(pa.num_states for pa in problem.tree.players)) else "numpy"),
         "dtype": opts.dtype,
     }
     if as_json:
@@ -180,7 +181,7 @@ def _summary(record: dict[str, Any]) -> Table:
         ("iterations", f"{record['iterations']}"),
         ("seconds (solve, evaluations included)", f"{record['seconds']:.2f}"),
         ("seconds (building the tree)", f"{record['build_seconds']:.2f}"),
-        ("loops (subgame.tree.kernels)", record["loops"]),
+        ("loops (passes: depth-first over the layout; compiled: the sweeps)", record["loops"]),
         ("peak memory (max RSS, MiB)", f"{record['peak_rss_mib']:.0f}"),
         ("exploitability (% of the pot)", f"{record['exploitability_pct_pot']:.4f}"),
         ("exploitability (chips per deal)", f"{record['exploitability_chips']:.3f}"),

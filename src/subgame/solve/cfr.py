@@ -384,18 +384,22 @@ class CFRSolver(IterationPlan):
         """The weight t^γ of iteration t in the average strategy (0 in a skipped prefix of the plan)."""
         return average_weight(self.config, t, self.horizon)
 
-    def _layout_step(self, t: int) -> bool:
-        """Iteration t as two depth-first passes over the tree's poker layout (:mod:`~subgame.tree.poker_layout`).
+    @property
+    def passes(self) -> bool:
+        """Whether an iteration is two depth-first passes over the tree's poker layout (:mod:`~subgame.tree.poker_layout`).
 
         Bitwise the sweeps' alternating iteration, without their arrays over every private
-        state; taken where the layout and the compiled library are there and nothing needs
-        the sweeps (leaves, a gadget, an abstraction, restrictions, simultaneous updates).
-        False where it does not apply.
+        state; taken where the layout is there, the compiled loops run and nothing needs the
+        sweeps (leaves, a gadget, an abstraction, restrictions, simultaneous updates).
         """
+        return (self.tree.layout is not None and self.config.alternating and not self.leaves and self.gadget is None
+                and self.abstraction is None and self.restriction == (None, None)
+                and usable(self.tree.layout, self._fewest_states, *self.regrets, *self.strategy_sum, *self._legal))
+
+    def _layout_step(self, t: int) -> bool:
+        """Iteration t as two depth-first passes (:attr:`passes`); False where they do not apply."""
         layout = self.tree.layout
-        if layout is None or not (self.config.alternating and not self.leaves and self.gadget is None and self.abstraction is None
-                and self.restriction == (None, None)
-                and usable(layout, self._fewest_states, *self.regrets, *self.strategy_sum, *self._legal)):
+        if layout is None or not self.passes:
             return False
         signs, scale = regret_discounts(self.config, t)
         weight = self._average_weight(t)

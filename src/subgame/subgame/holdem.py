@@ -34,6 +34,7 @@ from ..games.poker.ranges import HANDS, NUM_CARDS, Range, hand_index, parse_card
 from ..solve import driver
 from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver
 from ..strategy import Strategy
+from ..tree import kernels
 from ..tree.compile import compile_game
 from ..tree.estimate import SPARSE_THRESHOLD, SizeEstimate, poker_estimate, poker_state_bytes
 from ..tree.isomorphism import SuitClasses, canonical_deals, suit_classes
@@ -65,8 +66,8 @@ class SpotSize:
 
     @property
     def bytes(self) -> int:
-        """Estimated peak memory of the compiled tree and its CFR solve."""
-        return self.estimate.peak_bytes
+        """Estimated peak memory of the compiled tree and its CFR solve (by depth-first passes where they run)."""
+        return self.estimate.solve_bytes
 
     @property
     def complete(self) -> bool:
@@ -92,6 +93,7 @@ def estimate_size(game: PokerGame, limit: int | None = None, *, first_deals: int
     """
     deck, hole = game.spec.deck_size, game.spec.hole_cards
     needed = np.cumsum(game.spec.board_cards)  # board cards on the table in each round
+    passes = kernels.active(kernels.MIN_STATES) and hole <= kernels.MAX_HAND_CARDS  # solved by depth-first passes
     memo: dict[PokerState, tuple[int, ...]] = {}
     seen = [0, 0]  # lower bounds on public nodes and private states (distinct states first, then subtrees)
     widest = [1, 1]
@@ -107,7 +109,7 @@ def estimate_size(game: PokerGame, limit: int | None = None, *, first_deals: int
         out = [1, 2 * hands, 0, 0, 0]
         seen[0] += 1
         seen[1] += 2 * hands
-        if limit is not None and poker_state_bytes(seen[1]) > limit:
+        if limit is not None and poker_state_bytes(seen[1], passes) > limit:
             raise _Exceeded
         if who == CHANCE:
             k = int(needed[np.searchsorted(needed, b, side="right")]) - b  # the next round's board cards
@@ -123,7 +125,7 @@ def estimate_size(game: PokerGame, limit: int | None = None, *, first_deals: int
             widest[who] = max(widest[who], len(actions))
             for a in actions:
                 out = [x + y for x, y in zip(out, count(game.next_state(st, a)))]
-        if limit is not None and poker_state_bytes(out[1]) > limit:
+        if limit is not None and poker_state_bytes(out[1], passes) > limit:
             seen[0], seen[1] = max(seen[0], out[0]), max(seen[1], out[1])
             raise _Exceeded
         memo[st] = tuple(out)
@@ -245,7 +247,7 @@ def holdem_problem(spot: HoldemSpot, ranges: tuple[Range, Range], *, max_bytes: 
     limit = max_bytes if max_bytes is not None else available_bytes()
     suits = spot_suits(spot, ranges) if isomorphism else None
     size = estimate_size(game, limit, first_deals=None if suits is None else canonical_deal_count(suits, spot))
-    if not size.complete:
+    if not size.complete or (limit is not None and size.bytes > limit):
         raise GameDefinitionError(
             f"{spot.describe()}: the tree would take more than the {gib(limit or 0)} "
             f"{'allowed' if max_bytes is not None else 'available'} (counted before building it: at least "

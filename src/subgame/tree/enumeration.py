@@ -305,10 +305,9 @@ class _Compiler:
             players.append(
                 PlayerArrays(
                     states=StateIndex.of(np.asarray(self.p_node[p], dtype=index), np.asarray(self.p_parent[p], dtype=index),
-                                         seq),
+                                         seq, np.asarray(self.inf_priv[p], dtype=np.int64)),
                     label=tuple(self.p_label[p]),
                     level_bounds=np.asarray(self.level_bounds[p], dtype=np.int64),
-                    infoset_priv=np.asarray(self.inf_priv[p], dtype=np.int64),
                     legal=legal,
                     action_rows=ids,
                     action_names=tuple(self.inf_names[p]),

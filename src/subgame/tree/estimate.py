@@ -29,6 +29,7 @@ from math import comb
 
 from ..games.base import CHANCE, TERMINAL, Game
 from ..games.poker import PokerGame
+from . import kernels
 from .poker_states import deal_size, public_children, public_root
 from .size import (
     BYTES_PER_HAND,
@@ -38,6 +39,7 @@ from .size import (
     ENUMERATED_BYTES_PER_TERMINAL_HISTORY,
     POKER_BYTES_PER_PRIVATE_STATE,
     POKER_BYTES_PER_PUBLIC_NODE,
+    POKER_INDEX_BYTES_PER_PRIVATE_STATE,
 )
 
 #: Bytes of CFR solver state per information set and action slot: regrets and strategy sums
@@ -71,6 +73,9 @@ class SizeEstimate:
         exact: whether the counts are exact (``False``: the walk stopped early, they are lower bounds).
         method: how the counts were obtained (``"betting tree × boards"`` or ``"histories"``).
         sweep_bytes: estimated bytes of the buffers an iteration or an evaluation allocates.
+        passes_bytes: estimated peak of a CFR solve by depth-first passes over a poker tree's
+            layout (:mod:`~subgame.tree.poker_layout`): the tree without its per-state index
+            arrays and the solver's state; no sweep buffers (0 where the passes do not apply).
     """
 
     game: str
@@ -83,6 +88,7 @@ class SizeEstimate:
     exact: bool
     method: str
     sweep_bytes: int = 0
+    passes_bytes: int = 0
 
     @property
     def total_bytes(self) -> int:
@@ -93,6 +99,11 @@ class SizeEstimate:
     def peak_bytes(self) -> int:
         """Tree, solver state and sweep buffers: what a solve with evaluations peaks at."""
         return self.total_bytes + self.sweep_bytes
+
+    @property
+    def solve_bytes(self) -> int:
+        """What a CFR solve peaks at here: by depth-first passes where they apply and the compiled loops run, else :attr:`peak_bytes`."""
+        return self.passes_bytes if self.passes_bytes and kernels.active(min(self.private_states)) else self.peak_bytes
 
 
 def estimate_size(game: Game, *, max_histories: int = MAX_HISTORIES) -> SizeEstimate:
@@ -149,19 +160,23 @@ def poker_estimate(game: PokerGame, public_nodes: int, private_states: tuple[int
         sum(private_states) * POKER_BYTES_PER_PRIVATE_STATE + sparse_entries * BYTES_PER_SPARSE_ENTRY
         + public_nodes * POKER_BYTES_PER_PUBLIC_NODE + comb(deck, hole) * (BYTES_PER_HAND + deck)
     )
+    solver = SOLVER_BYTES_PER_INFOSET_ACTION * sum(infoset_actions) + SOLVER_BYTES_FIXED
+    passes = tree - sum(private_states) * POKER_INDEX_BYTES_PER_PRIVATE_STATE + solver if hole <= kernels.MAX_HAND_CARDS else 0
     return SizeEstimate(
-        game.describe(), public_nodes, private_states, infoset_actions, sparse_entries, tree,
-        SOLVER_BYTES_PER_INFOSET_ACTION * sum(infoset_actions) + SOLVER_BYTES_FIXED, exact, method,
-        sum(private_states) * SWEEP_BYTES_PER_PRIVATE_STATE,
+        game.describe(), public_nodes, private_states, infoset_actions, sparse_entries, tree, solver, exact, method,
+        sum(private_states) * SWEEP_BYTES_PER_PRIVATE_STATE, passes,
     )
 
 
-def poker_state_bytes(private_states: int) -> int:
+def poker_state_bytes(private_states: int, passes: bool = False) -> int:
     """A lower bound on :func:`poker_estimate`'s peak bytes from private states alone (both players).
 
-    The tree's arrays and the sweeps' buffers per private state; a walk that has counted
-    this many states so far can stop as soon as this exceeds the memory it may use.
+    The tree's arrays and the sweeps' buffers per private state (``passes``: the tree's
+    arrays without the index arrays, as a solve by depth-first passes keeps them); a walk
+    that has counted this many states so far can stop as soon as this exceeds the memory it may use.
     """
+    if passes:
+        return private_states * (POKER_BYTES_PER_PRIVATE_STATE - POKER_INDEX_BYTES_PER_PRIVATE_STATE)
     return private_states * (POKER_BYTES_PER_PRIVATE_STATE + SWEEP_BYTES_PER_PRIVATE_STATE)
 
 

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from . import kernels
+from .public_tree import DECISION
 
 #: Columns of :attr:`PokerLayout.node` (``NK_*`` in ``_kernels.c``).
 KIND, ACTOR, CHILD_LO, CHILD_HI, SIZE, INFOSET, MAP, TERMINAL, BOARD, SHOWDOWN, PARENT, ROWS, MIRROR_LO, MIRROR_HI = range(14)
@@ -74,13 +75,15 @@ class PokerLayout:
                                            self.ladder_local, self.ties, self.maps, self.mirror, self.term))
 
 
-def state_arrays(layout: PokerLayout, player: int, max_actions: int, dtype: type[np.signedinteger[Any]],
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """[G] the player's public node, parent private state and own action slot (``I·A + k``, -1) of each private state.
+def state_arrays(layout: PokerLayout, player: int, max_actions: int, dtype: type[np.signedinteger[Any]], infosets: int,
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The player's index arrays: [G] public node, parent private state and own action slot (``I·A + k``, -1) of
+    each private state, [I] private state of each information set (intp, as the CFR update gathers with it).
 
     The arrays the sweeps index with (:class:`~subgame.tree.public_tree.PlayerArrays`),
     filled node by node from the layout: a node's rows follow its parent's rows one to one
-    after an action, and through the chance child's map after a deal.
+    after an action, and through the chance child's map after a deal; an acting node's
+    rows are its information sets.
     """
     table = layout.node
     size = table[:, SIZE]
@@ -88,6 +91,9 @@ def state_arrays(layout: PokerLayout, player: int, max_actions: int, dtype: type
     node_of = np.repeat(np.arange(table.shape[0], dtype=dtype), size)
     parent = np.full(node_of.size, -1, dtype=dtype)
     seq = np.full(node_of.size, -1, dtype=dtype)
+    priv = np.empty(infosets, dtype=np.intp)
+    for n in np.flatnonzero((table[:, KIND] == DECISION) & (table[:, ACTOR] == player)).tolist():
+        priv[table[n, INFOSET] : table[n, INFOSET] + size[n]] = np.arange(start[n], start[n] + size[n])
     for n in np.flatnonzero(table[:, PARENT] >= 0).tolist():
         lo, h, u = int(start[n]), int(size[n]), int(table[n, PARENT])
         if table[n, MAP] >= 0:  # after a deal
@@ -96,7 +102,7 @@ def state_arrays(layout: PokerLayout, player: int, max_actions: int, dtype: type
         parent[lo : lo + h] = np.arange(start[u], start[u] + h)
         if table[u, ACTOR] == player:
             seq[lo : lo + h] = (table[u, INFOSET] + np.arange(h)) * max_actions + (n - table[u, CHILD_LO])
-    return node_of, parent, seq
+    return node_of, parent, seq, priv
 
 
 @dataclass(frozen=True)

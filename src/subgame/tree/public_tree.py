@@ -15,14 +15,16 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import islice
-from typing import Any, Protocol, SupportsIndex, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Protocol, SupportsIndex, TypeVar, overload
 
 import numpy as np
 
 from ..errors import GameDefinitionError
 from ..games.base import State
 from .isomorphism import MirrorEdges
-from .poker_layout import PokerLayout
+
+if TYPE_CHECKING:
+    from .poker_layout import PokerLayout
 
 DECISION, CHANCE_NODE, TERMINAL_NODE, LEAF = 0, 1, 2, 3
 #: Trees with at most this many private states (both players) keep their best-response arrays.
@@ -140,24 +142,28 @@ class ValueOperator(Protocol):
     def cfv(self, player: int, reach: tuple[np.ndarray, np.ndarray]) -> np.ndarray: ...
 
 
+#: A player's index arrays: [G] public node, [G] parent private state, [G] own action, [I] information sets' states.
+Index = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
 class StateIndex:
-    """[G] per private state of one player: its public node, its parent private state, the own action leading to it.
+    """One player's index arrays: per private state its public node, its parent private state and the own action
+    leading to it; per information set its private state.
 
     Stored, or made on first use by ``make`` and kept from then on: a poker tree with a
     layout (:mod:`.poker_layout`) solved by depth-first passes never needs them, and they
-    are 12 bytes a private state.
+    are about 16 bytes a private state.
     """
 
-    def __init__(self, count: int, arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
-                 make: Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None) -> None:
+    def __init__(self, count: int, arrays: Index | None = None, make: Callable[[], Index] | None = None) -> None:
         if (arrays is None) == (make is None):
             raise GameDefinitionError("StateIndex: give either the arrays or a function that makes them")
         self.count = int(count)
         self._arrays, self._make = arrays, make
 
     @classmethod
-    def of(cls, node: np.ndarray, parent: np.ndarray, child_seq: np.ndarray) -> StateIndex:
-        return cls(int(node.shape[0]), arrays=(node, parent, child_seq))
+    def of(cls, node: np.ndarray, parent: np.ndarray, child_seq: np.ndarray, infoset_priv: np.ndarray) -> StateIndex:
+        return cls(int(node.shape[0]), arrays=(node, parent, child_seq, infoset_priv))
 
     @property
     def stored(self) -> tuple[np.ndarray, ...]:
@@ -165,7 +171,7 @@ class StateIndex:
         return self._arrays or ()
 
     @property
-    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def arrays(self) -> Index:
         if self._arrays is None:
             assert self._make is not None
             self._arrays, self._make = self._make(), None
@@ -181,10 +187,9 @@ class PlayerArrays:
     actions at any of them, ``D`` the depth of the public tree.
     """
 
-    states: StateIndex  #: [G] node, parent and own action of each private state (stored or made when first used)
+    states: StateIndex  #: node, parent and own action of each private state, state of each infoset (stored or made when first used)
     label: tuple[str, ...] | BlockSequence[str]  #: [G] her private observations leading there (stored or computed on demand)
     level_bounds: np.ndarray  #: [D+2] private states of depth d are level_bounds[d]:level_bounds[d+1]
-    infoset_priv: np.ndarray  #: [I] private state of each information set
     legal: np.ndarray  #: [I, A] bool, action slot k legal at infoset I
     action_rows: np.ndarray  #: [R, A] the game's action ids of the slots of each row, -1 where illegal
     action_names: tuple[tuple[str, ...], ...] | BlockSequence[tuple[str, ...]]  #: [I][k] names of the legal actions
@@ -207,6 +212,11 @@ class PlayerArrays:
         """[G] own action leading here as flat index I*A + k, -1 if she did not act."""
         return self.states.arrays[2]
 
+    @property
+    def infoset_priv(self) -> np.ndarray:
+        """[I] private state of each information set."""
+        return self.states.arrays[3]
+
     @cached_property
     def action_ids(self) -> np.ndarray:
         """[I, A] the game's action id of each slot, -1 where illegal (expanded from the rows when first asked)."""
@@ -221,7 +231,7 @@ class PlayerArrays:
 
     @property
     def num_infosets(self) -> int:
-        return int(self.infoset_priv.shape[0])
+        return int(self.legal.shape[0])
 
     @property
     def max_actions(self) -> int:

@@ -101,6 +101,9 @@ BYTES_PER_PRIVATE_STATE = 23
 #: :data:`POKER_BYTES_PER_PUBLIC_NODE` per public node: 0.9 to 1.1 times :func:`tree_bytes`
 #: from Kuhn to a 52-card two-round game.
 POKER_BYTES_PER_PRIVATE_STATE = 23
+#: Of those, the per-state index arrays (public node, parent, own action: int32 each) that a solve by depth-first
+#: passes over the tree's layout never makes (:mod:`.poker_layout`).
+POKER_INDEX_BYTES_PER_PRIVATE_STATE = 12
 #: Bytes per entry of an explicit sparse payoff matrix (stored with its transpose), used
 #: for terminals with few hands.
 BYTES_PER_SPARSE_ENTRY = 24
