@@ -143,6 +143,7 @@ def isomorphic_tree():
 def test_a_suit_isomorphic_tree_adds_the_deals_it_left_out_as_the_sweeps_do(everywhere, monkeypatch, threads):
     tree = isomorphic_tree()
     assert tree.mirrors is not None and tree.layout is not None and tree.layout.mirror.size
+    assert not any(m.stored for m in tree.mirrors)  # the passes read the layout's mirror entries; the sweeps' edges wait
     monkeypatch.setattr(kernels, "MIN_FAN_ROWS", 0)  # the chance nodes' children on threads too
     old = set_threads(threads)
     try:

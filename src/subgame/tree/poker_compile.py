@@ -361,16 +361,6 @@ class _Builder:
         self.folded.extend((n, kids[j], perm) for j, perm in folds if perm is not None)
         return [kid for kid, (_, perm) in zip(kids, folds) if perm is None]
 
-    def _mirrors(self, p: int) -> MirrorEdges:
-        """Player ``p``'s value edges from canonical children to the hands they stand for at their chance node."""
-        child, parent = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
-        for n, kid, perm in self.folded:
-            up, b = self.nodes[n], kid.board
-            pos = np.searchsorted(up.board.hands, inverse_hands(perm, self.deck.cards[b.hands]))
-            child.append(kid.start[p] + b.local[p])
-            parent.append(up.start[p] + up.board.local[p][pos])
-        return MirrorEdges(np.concatenate(child), np.concatenate(parent))
-
     # -- arrays ------------------------------------------------------------------------------
     def _finish(self) -> PublicTree:
         game = self.game
@@ -394,7 +384,7 @@ class _Builder:
             terminals=terminals,
             utility_bound=float(game.utility_bound()),
             leaf_data=leaf_data,
-            mirrors=(self._mirrors(0), self._mirrors(1)) if self.folded else None,
+            mirrors=self._mirror_edges(layout, lazy=passes) if self.folded else None,
             layout=layout if passes else None,
         )
 
@@ -495,6 +485,15 @@ class _Builder:
                 table[n, pl.MIRROR_LO] = e
             table[n, pl.MIRROR_HI] = e + 1
         return out
+
+    @staticmethod
+    def _mirror_edges(layout: PokerLayout, lazy: bool) -> tuple[MirrorEdges, MirrorEdges]:
+        """Each player's value edges from canonical children to the hands they stand for, now or (``lazy``) when first used."""
+        edges = []
+        for p in range(2):
+            make = partial(pl.mirror_edges, layout, p)
+            edges.append(MirrorEdges(make=make) if lazy else MirrorEdges(*make()))
+        return edges[0], edges[1]
 
     def _player(self, p: int, layout: PokerLayout, lazy: bool) -> PlayerArrays:
         """Player ``p``'s arrays; the per-state index arrays come from the layout, now or (``lazy``) when first used.

@@ -105,6 +105,21 @@ def state_arrays(layout: PokerLayout, player: int, max_actions: int, dtype: type
     return node_of, parent, seq, priv
 
 
+def mirror_edges(layout: PokerLayout, player: int) -> tuple[np.ndarray, np.ndarray]:
+    """[E] twice: the private state of each row of a canonical chance child standing for a left-out deal, and the
+    chance node's private state it adds to (:class:`~subgame.tree.isomorphism.MirrorEdges`, in the layout's order of
+    left-out deals; within one deal each chance-node state is met once, so the order there does not matter)."""
+    table = layout.node
+    size = table[:, SIZE]
+    start = np.concatenate(([0], np.cumsum(size)[:-1]))
+    child, parent = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
+    for c, off in layout.mirror.tolist():
+        h = int(size[c])
+        child.append(np.arange(start[c], start[c] + h))
+        parent.append(start[table[c, PARENT]] + layout.maps[player, off : off + h])
+    return np.concatenate(child), np.concatenate(parent)
+
+
 @dataclass(frozen=True)
 class Source:
     """Where a pass reads a player's strategy: her regrets (regret matching), a strategy, or strategy sums (the average)."""
