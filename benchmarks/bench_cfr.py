@@ -179,6 +179,8 @@ def ours(case: GameCase, iterations: int) -> tuple[Contender, PublicTree]:
 
     size = tree.summary()
     note = f"{size['public_nodes']} public nodes, {size['infosets_p0'] + size['infosets_p1']} infosets"
+    if solver.passes:
+        note += "; depth-first passes over the poker layout"
     return Contender(OURS, iterations, setup, solver.step, freeze, note=note), tree
 
 

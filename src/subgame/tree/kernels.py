@@ -308,7 +308,7 @@ def poker_pass(layout: Any, player: int, mode: int, sources: tuple[Any, Any], up
     out = np.empty(opp.shape[0])
     failed = _lib.poker_pass(ctypes.byref(lay), player, mode, ctypes.byref(src[0]), ctypes.byref(src[1]),  # type: ignore[union-attr]
                              None if up is None else ctypes.byref(up), L.roots, _ptr(own), _ptr(opp), _ptr(out),
-                             int(L.node[:, 4].max(initial=1)), thread_count(), MIN_FAN_ROWS)
+                             L.max_hands, thread_count(), MIN_FAN_ROWS)
     del keep
     if failed:
         raise MemoryError("poker_pass: out of memory for the rows of a public node")

@@ -23,6 +23,7 @@ iteration made of them gives bitwise the regrets and strategy sums of
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -65,7 +66,7 @@ class PokerLayout:
     cards: int  #: cards in the deck
     roots: int  #: root nodes (the first ones)
 
-    @property
+    @cached_property
     def max_hands(self) -> int:
         return int(self.node[:, SIZE].max(initial=1))
 
