@@ -29,7 +29,6 @@ from typing import Any
 import numpy as np
 
 from . import kernels
-from .public_tree import DECISION
 
 #: Columns of :attr:`PokerLayout.node` (``NK_*`` in ``_kernels.c``).
 KIND, ACTOR, CHILD_LO, CHILD_HI, SIZE, INFOSET, MAP, TERMINAL, BOARD, SHOWDOWN, PARENT, ROWS, MIRROR_LO, MIRROR_HI = range(14)
@@ -93,7 +92,7 @@ def state_arrays(layout: PokerLayout, player: int, max_actions: int, dtype: type
     parent = np.full(node_of.size, -1, dtype=dtype)
     seq = np.full(node_of.size, -1, dtype=dtype)
     priv = np.empty(infosets, dtype=np.intp)
-    for n in np.flatnonzero((table[:, KIND] == DECISION) & (table[:, ACTOR] == player)).tolist():
+    for n in np.flatnonzero((table[:, INFOSET] >= 0) & (table[:, ACTOR] == player)).tolist():  # her decision nodes
         priv[table[n, INFOSET] : table[n, INFOSET] + size[n]] = np.arange(start[n], start[n] + size[n])
     for n in np.flatnonzero(table[:, PARENT] >= 0).tolist():
         lo, h, u = int(start[n]), int(size[n]), int(table[n, PARENT])
