@@ -40,6 +40,12 @@ def test_the_estimate_counts_what_the_compiler_builds(name, params):
     assert est.public_nodes == len(tree.kind)
     assert est.private_states == (tree.players[0].num_states, tree.players[1].num_states)
     assert est.infoset_actions == (tree.players[0].legal.size, tree.players[1].legal.size)
+    if tree.layout is not None:  # a solve by depth-first passes: the tree without its index arrays, and the solver
+        solver = CFRSolver(tree)
+        held = array_bytes(tree) + array_bytes([solver.regrets, solver.strategy_sum])
+        assert 0.75 <= est.passes_bytes / held <= 1.25 and est.passes_bytes < est.peak_bytes, (est.passes_bytes, held)
+    else:
+        assert est.passes_bytes == 0
     measured = tree_bytes(tree)
     assert 0.75 <= est.tree_bytes / measured <= 1.25, (est.tree_bytes, measured)
     solver = CFRSolver(tree)
@@ -69,6 +75,7 @@ def test_games_size_on_the_command_line():
     tree = compile_game(load_game("leduc", num_ranks=4))
     assert record["public_nodes"] == len(tree.kind) and record["private_states"][1] == tree.players[1].num_states
     assert record["total_bytes"] == record["tree_bytes"] + record["solver_bytes"]
+    assert 0 < record["passes_bytes"] < record["peak_bytes"]  # a poker tree: solved by depth-first passes
     table = invoke("games", "--size", "kuhn")
     assert table.exit_code == 0 and "private states" in table.output and "KiB" in table.output
     lone = invoke("games", "-p", "num_ranks=4")

@@ -59,7 +59,9 @@ def _size(name: str, params: dict[str, str], as_json: bool) -> None:
     table.add_row("compiled tree", f"{at_least}{human_bytes(est.tree_bytes)}", "")
     table.add_row("CFR solver state", f"{at_least}{human_bytes(est.solver_bytes)}", "")
     table.add_row("buffers of one iteration", f"{at_least}{human_bytes(est.sweep_bytes)}", "")
-    table.add_row("a CFR solve's peak", f"{at_least}{human_bytes(est.peak_bytes)}", "")
+    table.add_row("a CFR solve's peak (sweeps)", f"{at_least}{human_bytes(est.peak_bytes)}", "")
+    if est.passes_bytes:
+        table.add_row("a CFR solve's peak (depth-first passes)", f"{at_least}{human_bytes(est.passes_bytes)}", "")
     table.add_row("memory available now", human_bytes(free) if free is not None else "unknown", "")
     show(table)
     if not est.exact:
@@ -71,7 +73,8 @@ def _record(est: SizeEstimate) -> dict[str, Any]:
         "game": est.game, "public_nodes": est.public_nodes, "private_states": list(est.private_states),
         "infoset_actions": list(est.infoset_actions), "terminal_entries": est.terminal_entries,
         "tree_bytes": est.tree_bytes, "solver_bytes": est.solver_bytes, "total_bytes": est.total_bytes,
-        "sweep_bytes": est.sweep_bytes, "peak_bytes": est.peak_bytes, "exact": est.exact, "method": est.method,
+        "sweep_bytes": est.sweep_bytes, "peak_bytes": est.peak_bytes, "passes_bytes": est.passes_bytes or None,
+        "solve_bytes": est.solve_bytes, "exact": est.exact, "method": est.method,
     }
 
 
