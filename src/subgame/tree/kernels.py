@@ -232,13 +232,19 @@ def update_regrets(
     ``strategy_sum`` are both float64 or both float32, the other arrays float64.
     """
     rows, a = regrets.shape
-    flags = (1 if rm_plus else 0) | (2 if discounts is not None else 0) | (4 if scale is not None else 0)
-    pos, neg = discounts if discounts is not None else (1.0, 1.0)
     update = _lib.update_regrets_f32 if regrets.dtype == np.float32 else _lib.update_regrets  # type: ignore[union-attr]
     update(
         _ptr(regrets), _ptr(strategy_sum), _ptr(seqv), _ptr(v), _ptr(reach), _ptr(strategy), _ptr(legal),
-        _ptr(infoset_priv), rows, a, flags, pos, neg, 1.0 if scale is None else scale, weight,
+        _ptr(infoset_priv), rows, a, *update_rule(rm_plus, discounts, scale, weight),
     )
+
+
+def update_rule(rm_plus: bool, discounts: tuple[float, float] | None, scale: float | None, weight: float
+                ) -> tuple[int, float, float, float, float]:
+    """The update's parameters as ``update_regrets`` in ``_kernels.c`` takes them: flags, the DCFR factors, the scale, the weight."""
+    flags = (1 if rm_plus else 0) | (2 if discounts is not None else 0) | (4 if scale is not None else 0)
+    pos, neg = discounts if discounts is not None else (1.0, 1.0)
+    return flags, pos, neg, 1.0 if scale is None else scale, weight
 
 
 # -- poker terminals (subgame.tree.poker_operators) --------------------------------------------

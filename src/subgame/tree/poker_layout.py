@@ -17,7 +17,9 @@ size is per public node and per board, none of it per private state.
 The passes (:func:`cfr_pass`, :func:`root_values`) run in the compiled library
 (``poker_pass`` in ``_kernels.c``) with the sweeps' arithmetic node by node, so a CFR
 iteration made of them gives bitwise the regrets and strategy sums of
-:class:`~subgame.solve.cfr.CFRSolver`'s compiled sweeps (tests check it).
+:class:`~subgame.solve.cfr.CFRSolver`'s compiled sweeps wherever those value terminals by the
+same card-removal loops (boards of more than 64 hands; smaller boards get an explicit sparse
+payoff matrix there, equal to rounding); the tests check both.
 """
 
 from __future__ import annotations
@@ -146,9 +148,7 @@ def cfr_pass(layout: PokerLayout, player: int, regrets: tuple[np.ndarray, np.nda
     :func:`~subgame.tree.kernels.update_regrets`.
     """
     sources = (Source(REGRETS, regrets[0], legal[0]), Source(REGRETS, regrets[1], legal[1]))
-    flags = (1 if rm_plus else 0) | (2 if discounts is not None else 0) | (4 if scale is not None else 0)
-    pos, neg = discounts if discounts is not None else (1.0, 1.0)
-    update = (regrets[player], strategy_sum, flags, pos, neg, 1.0 if scale is None else scale, weight)
+    update = (regrets[player], strategy_sum, *kernels.update_rule(rm_plus, discounts, scale, weight))
     kernels.poker_pass(layout, player, CFR_UPDATE, sources, update, root_reach)
 
 
