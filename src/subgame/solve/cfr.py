@@ -4,8 +4,12 @@ CFR (Zinkevich et al. 2007), CFR+ (Tammelin 2014: regret matching+, linear avera
 linear CFR and discounted CFR (Brown & Sandholm 2019, DCFR(α, β, γ)) are presets of one
 :class:`CFRConfig`. An iteration sweeps the public tree once per player (reaches forward,
 counterfactual values backward) with one numpy call per public depth, so its cost does not
-involve a Python loop over histories. Root gadgets (safe-and-nested §4–5) and depth-limit leaves
-(CFR-D, depth-limited solving) plug in through the protocols of :mod:`.plugins`.
+involve a Python loop over histories. On a poker tree with its layout the same iteration runs
+as two depth-first passes in compiled code (:mod:`~subgame.tree.poker_layout`, bitwise the
+compiled sweeps where both value terminals by the same loops), which keep no array over every
+private state. Root gadgets
+(safe-and-nested §4–5) and depth-limit leaves (CFR-D, depth-limited solving) plug in through
+the protocols of :mod:`.plugins`.
 """
 
 from __future__ import annotations
