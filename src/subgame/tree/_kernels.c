@@ -286,6 +286,24 @@ typedef struct {
 
 static void visit(Pass *P, int64_t n, const double *own, const double *opp, double *out);
 
+/* chance child c of a node with rows `own` (NULL outside CFR passes) and `opp`: its rows taken through its map into
+   `rows` (2 * its hands) and visited, its values into `val` */
+static void visit_dealt(Pass *P, int64_t c, const double *own, const double *opp, double *rows, double *val) {
+    const int64_t *cd = P->L->node + c * NK_COLS, Hc = cd[NK_SIZE];
+    const int64_t *mp = P->L->maps[P->p] + cd[NK_MAP], *mq = P->L->maps[1 - P->p] + cd[NK_MAP];
+    double *own_c = rows, *opp_c = rows + Hc;
+    if (own) for (int64_t j = 0; j < Hc; j++) own_c[j] = own[mp[j]] * 1.0;
+    for (int64_t j = 0; j < Hc; j++) opp_c[j] = opp[mq[j]] * 1.0;
+    visit(P, c, own ? own_c : NULL, opp_c, val);
+}
+
+/* chance child c's values `val` added to its parent's rows `out` through its map */
+static void add_dealt(const Pass *P, int64_t c, const double *val, double *out) {
+    const int64_t *cd = P->L->node + c * NK_COLS, Hc = cd[NK_SIZE];
+    const int64_t *mp = P->L->maps[P->p] + cd[NK_MAP];
+    for (int64_t j = 0; j < Hc; j++) out[mp[j]] += val[j] * 1.0;
+}
+
 /* The children of one chance node shared among threads: each takes the next child not yet taken and writes its
    values to its own row of `vals`, which the caller adds to the parent in the children's order afterwards. */
 typedef struct {
@@ -303,16 +321,10 @@ static void *fan_worker(void *arg) {
     Q.scratch = malloc((size_t)Q.scratch_size * sizeof(double));
     double *rows = malloc((size_t)(2 * F->width) * sizeof(double));
     if (!Q.scratch || !rows) Q.failed = 1;
-    const int p = Q.p;
     for (;;) {
         const int64_t i = __atomic_fetch_add(&F->next, 1, __ATOMIC_RELAXED);
         if (Q.failed || i >= F->hi - F->lo) break;
-        const int64_t c = F->lo + i, *cd = Q.L->node + c * NK_COLS, Hc = cd[NK_SIZE];
-        const int64_t *mp = Q.L->maps[p] + cd[NK_MAP], *mq = Q.L->maps[1 - p] + cd[NK_MAP];
-        double *own_c = rows, *opp_c = rows + F->width;
-        if (F->own) for (int64_t j = 0; j < Hc; j++) own_c[j] = F->own[mp[j]] * 1.0;
-        for (int64_t j = 0; j < Hc; j++) opp_c[j] = F->opp[mq[j]] * 1.0;
-        visit(&Q, c, F->own ? own_c : NULL, opp_c, F->vals + i * F->width);
+        visit_dealt(&Q, F->lo + i, F->own, F->opp, rows, F->vals + i * F->width);
     }
     if (Q.failed) __atomic_store_n(&F->failed, 1, __ATOMIC_RELAXED);
     free(Q.scratch), free(rows);
@@ -336,12 +348,7 @@ static int fan_out(Pass *P, const int64_t *nd, int threads, int64_t width, const
     for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
     if (F.failed) P->failed = 1;
     for (int64_t j = 0; j < H; j++) out[j] = 0.0;
-    for (int64_t c = lo; c < hi && !P->failed; c++) {
-        const int64_t *cd = P->L->node + c * NK_COLS, Hc = cd[NK_SIZE];
-        const int64_t *mp = P->L->maps[P->p] + cd[NK_MAP];
-        const double *val = F.vals + (c - lo) * width;
-        for (int64_t j = 0; j < Hc; j++) out[mp[j]] += val[j] * 1.0;
-    }
+    for (int64_t c = lo; c < hi && !P->failed; c++) add_dealt(P, c, F.vals + (c - lo) * width, out);
     if (nd[NK_MIRROR_LO] < nd[NK_MIRROR_HI] && !P->failed) {
         double *m = calloc((size_t)H, sizeof(double));
         if (!m) {
@@ -427,15 +434,11 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
         }
         double *buf = malloc((size_t)(3 * width) * sizeof(double));
         if (!buf) { P->failed = 1; return; }
-        double *own_c = buf, *opp_c = buf + width, *val = buf + 2 * width;
+        double *val = buf + 2 * width;
         for (int64_t j = 0; j < H; j++) out[j] = 0.0;
         for (int64_t c = lo; c < hi && !P->failed; c++) {
-            const int64_t *cd = L->node + c * NK_COLS, Hc = cd[NK_SIZE];
-            const int64_t *mp = L->maps[p] + cd[NK_MAP], *mq = L->maps[1 - p] + cd[NK_MAP];
-            if (own) for (int64_t j = 0; j < Hc; j++) own_c[j] = own[mp[j]] * 1.0;
-            for (int64_t j = 0; j < Hc; j++) opp_c[j] = opp[mq[j]] * 1.0;
-            visit(P, c, own ? own_c : NULL, opp_c, val);
-            for (int64_t j = 0; j < Hc; j++) out[mp[j]] += val[j] * 1.0;
+            visit_dealt(P, c, own, opp, buf, val);
+            add_dealt(P, c, val, out);
         }
         free(buf);
         return;

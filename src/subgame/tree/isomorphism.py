@@ -30,13 +30,13 @@ digits (rounding noise settles a tie differently); each is a CFR run.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import permutations, product
 
 import numpy as np
 
-from ..errors import GameDefinitionError
+from .lazy import MadeOnFirstUse
 from .poker_operators import colex_rank
 
 
@@ -163,43 +163,25 @@ def inverse_hands(perm: np.ndarray, hand_cards: np.ndarray) -> np.ndarray:
     return colex_rank(np.sort(inv[hand_cards], axis=1))
 
 
-class MirrorEdges:
+class MirrorEdges(MadeOnFirstUse[tuple[np.ndarray, np.ndarray]]):
     """One player's extra value edges of an isomorphic tree.
 
     The value of private state ``child[e]`` (a hand of a canonical chance child) also
     adds to private state ``parent[e]`` (the permuted hand at the chance node) in every
-    backward sweep; reaches go forward along ``PlayerArrays.parent`` alone. Stored, or
-    made by ``make`` when first used (a tree solved by depth-first passes keeps them per
-    chance node in its layout instead and never needs them).
+    backward sweep; reaches go forward along ``PlayerArrays.parent`` alone. Stored (the
+    arrays ``(child, parent)``), or made by ``make`` when first used (a tree solved by
+    depth-first passes keeps them per chance node in its layout instead and never needs them).
     """
-
-    def __init__(self, child: np.ndarray | None = None, parent: np.ndarray | None = None, *,
-                 make: Callable[[], tuple[np.ndarray, np.ndarray]] | None = None) -> None:
-        if (child is None or parent is None) == (make is None):
-            raise GameDefinitionError("MirrorEdges: give the child and parent arrays or a function that makes them")
-        self._edges = None if child is None or parent is None else (child, parent)
-        self._make = make
-
-    @property
-    def stored(self) -> tuple[np.ndarray, ...]:
-        """The arrays where they exist (stored or made already), else nothing."""
-        return self._edges or ()
-
-    def _made(self) -> tuple[np.ndarray, np.ndarray]:
-        if self._edges is None:
-            assert self._make is not None
-            self._edges, self._make = self._make(), None
-        return self._edges
 
     @property
     def child(self) -> np.ndarray:
         """[E] private state in a canonical child of a chance node."""
-        return self._made()[0]
+        return self.made()[0]
 
     @property
     def parent(self) -> np.ndarray:
         """[E] private state at the chance node it adds to."""
-        return self._made()[1]
+        return self.made()[1]
 
     def level(self, lo: int, hi: int, plo: int) -> tuple[np.ndarray, np.ndarray] | None:
         """The edges of the children ``lo:hi``, as (child - lo, parent - plo), or ``None`` if none."""

@@ -492,7 +492,7 @@ class _Builder:
         edges = []
         for p in range(2):
             make = partial(pl.mirror_edges, layout, p)
-            edges.append(MirrorEdges(make=make) if lazy else MirrorEdges(*make()))
+            edges.append(MirrorEdges(make=make) if lazy else MirrorEdges(make()))
         return edges[0], edges[1]
 
     def _player(self, p: int, layout: PokerLayout, lazy: bool) -> PlayerArrays:

@@ -68,6 +68,12 @@ class PokerLayout:
     roots: int  #: root nodes (the first ones)
 
     @cached_property
+    def starts(self) -> np.ndarray:
+        """[N] each node's first private state (of either player: both have a row per hand of its board)."""
+        out: np.ndarray = np.concatenate(([0], np.cumsum(self.node[:, SIZE])[:-1]))
+        return out
+
+    @cached_property
     def max_hands(self) -> int:
         return int(self.node[:, SIZE].max(initial=1))
 
@@ -87,9 +93,8 @@ def state_arrays(layout: PokerLayout, player: int, max_actions: int, dtype: type
     after an action, and through the chance child's map after a deal; an acting node's
     rows are its information sets.
     """
-    table = layout.node
+    table, start = layout.node, layout.starts
     size = table[:, SIZE]
-    start = np.concatenate(([0], np.cumsum(size)[:-1]))
     node_of = np.repeat(np.arange(table.shape[0], dtype=dtype), size)
     parent = np.full(node_of.size, -1, dtype=dtype)
     seq = np.full(node_of.size, -1, dtype=dtype)
@@ -111,9 +116,8 @@ def mirror_edges(layout: PokerLayout, player: int) -> tuple[np.ndarray, np.ndarr
     """[E] twice: the private state of each row of a canonical chance child standing for a left-out deal, and the
     chance node's private state it adds to (:class:`~subgame.tree.isomorphism.MirrorEdges`, in the layout's order of
     left-out deals; within one deal each chance-node state is met once, so the order there does not matter)."""
-    table = layout.node
+    table, start = layout.node, layout.starts
     size = table[:, SIZE]
-    start = np.concatenate(([0], np.cumsum(size)[:-1]))
     child, parent = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
     for c, off in layout.mirror.tolist():
         h = int(size[c])

@@ -22,6 +22,7 @@ import numpy as np
 from ..errors import GameDefinitionError
 from ..games.base import State
 from .isomorphism import MirrorEdges
+from .lazy import MadeOnFirstUse
 
 if TYPE_CHECKING:
     from .poker_layout import PokerLayout
@@ -146,7 +147,7 @@ class ValueOperator(Protocol):
 Index = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
-class StateIndex:
+class StateIndex(MadeOnFirstUse[Index]):
     """One player's index arrays: per private state its public node, its parent private state and the own action
     leading to it; per information set its private state.
 
@@ -156,26 +157,16 @@ class StateIndex:
     """
 
     def __init__(self, count: int, arrays: Index | None = None, make: Callable[[], Index] | None = None) -> None:
-        if (arrays is None) == (make is None):
-            raise GameDefinitionError("StateIndex: give either the arrays or a function that makes them")
+        super().__init__(arrays, make)
         self.count = int(count)
-        self._arrays, self._make = arrays, make
 
     @classmethod
     def of(cls, node: np.ndarray, parent: np.ndarray, child_seq: np.ndarray, infoset_priv: np.ndarray) -> StateIndex:
         return cls(int(node.shape[0]), arrays=(node, parent, child_seq, infoset_priv))
 
     @property
-    def stored(self) -> tuple[np.ndarray, ...]:
-        """The arrays where they exist (stored or made already), else nothing."""
-        return self._arrays or ()
-
-    @property
     def arrays(self) -> Index:
-        if self._arrays is None:
-            assert self._make is not None
-            self._arrays, self._make = self._make(), None
-        return self._arrays
+        return self.made()
 
 
 @dataclass(frozen=True, eq=False)

@@ -18,8 +18,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import GameDefinitionError
-from .isomorphism import MirrorEdges
-from .public_tree import BlockSequence, PublicTree, Repeat, StateIndex
+from .lazy import MadeOnFirstUse
+from .public_tree import BlockSequence, PublicTree, Repeat
 
 
 def array_bytes(obj: Any) -> int:
@@ -40,7 +40,7 @@ def array_bytes(obj: Any) -> int:
             total += x.nbytes
         elif sp.issparse(x):
             stack.extend(getattr(x, name) for name in ("data", "indices", "indptr", "row", "col") if hasattr(x, name))
-        elif isinstance(x, (StateIndex, MirrorEdges)):
+        elif isinstance(x, MadeOnFirstUse):
             stack.extend(x.stored)
         elif (dataclasses.is_dataclass(x) and not isinstance(x, type)) or isinstance(x, (BlockSequence, Repeat)):
             stack.extend(vars(x).values())
