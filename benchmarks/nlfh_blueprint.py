@@ -25,12 +25,12 @@ import os
 import resource
 import time
 
+from subgame.blueprint.board_sampling import BoardSamplingPCS
+from subgame.blueprint.card_abstraction import BucketStrategy, CardBuckets
 from subgame.eval.best_response import exploitability
 from subgame.eval.board_pass import RowSource, board_pass_exploitability
 from subgame.games import load_game
 from subgame.games.poker import PokerGame
-from subgame.solve.board_sampling import BoardSamplingPCS
-from subgame.solve.card_abstraction import BucketStrategy, CardBuckets
 from subgame.solve.mccfr import SCHEMES, MCCFRSolver
 from subgame.tree.compile import compile_game
 from subgame.tree.estimate import estimate_size

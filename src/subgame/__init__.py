@@ -2,7 +2,7 @@
 
 The stages are values: a game (:mod:`subgame.games`) compiles to a public tree of arrays
 (:mod:`subgame.tree`); solvers (:mod:`subgame.solve`) produce a :class:`Strategy`;
-:mod:`subgame.eval` measures it exactly; :mod:`subgame.subgame` re-solves parts of it.
+:mod:`subgame.eval` measures it exactly; :mod:`subgame.resolving` re-solves parts of it.
 """
 
 from .errors import (
@@ -15,9 +15,9 @@ from .errors import (
 )
 from .eval import best_response, counterfactual_values, expected_value, exploitability
 from .games import GAMES, Game, load_game
+from .resolving import METHODS, resolve_all, solve_subgames
 from .solve import CFR, CFR_PLUS, DCFR, LINEAR_CFR, CFRConfig, CFRSolver, solve_lp
 from .strategy import Strategy, StrategyMeta
-from .subgame import METHODS, resolve_all, solve_subgames
 from .tree.compile import compile_game
 from .tree.public_tree import PublicTree
 

@@ -7,14 +7,14 @@ from subgame.agents.resolving import blueprint_source, cfr_d_source
 from subgame.decompose import CFRDConfig, ProcessExecutor, reconstruct, save_cfr_d, solve_cfr_d
 from subgame.errors import SubgameError
 from subgame.games import load_game
+from subgame.resolving import resolve_all, translation_strategy
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
 from subgame.solve.driver import Budget
 from subgame.strategy import Strategy
-from subgame.subgame import resolve_all, translation_strategy
 from subgame.tree.compile import compile_game
 from subgame.tree.public_tree import infoset_index, infoset_keys
 from tests.agents.views import all_views
-from tests.subgame.conftest import SMALL, small_game
+from tests.resolving.conftest import SMALL, small_game
 
 
 def _acts_as_its_behaviour(agent, game, tree, every=1):

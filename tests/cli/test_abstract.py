@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from subgame.solve.card_abstraction import CardBuckets
+from subgame.blueprint.card_abstraction import CardBuckets
 from tests.cli.test_cli import invoke, ok_json
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from subgame.blueprint.card_abstraction import BucketStrategy, CardBuckets
 from subgame.eval.best_response import exploitability
 from subgame.games import load_game
-from subgame.solve.card_abstraction import BucketStrategy, CardBuckets
 from subgame.solve.mccfr import PUBLIC_CHANCE_SAMPLING, MCCFRSolver
 from subgame.tree.compile import compile_game
 

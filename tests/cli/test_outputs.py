@@ -71,7 +71,7 @@ def test_progress_is_a_plain_line_off_a_terminal(tmp_path):
 def test_resolve_all_without_subgames_says_what_to_do():
     from subgame.errors import SubgameError
     from subgame.games import load_game
-    from subgame.subgame import resolve_all
+    from subgame.resolving import resolve_all
     from tests.conftest import compiled
 
     tree = compiled("kuhn")

@@ -18,9 +18,9 @@ from subgame.decompose import (
 from subgame.errors import GameDefinitionError
 from subgame.eval import best_response, exploitability
 from subgame.games import load_game
+from subgame.resolving.solving import probs_into
 from subgame.solve.cfr import CFR, CFR_PLUS, CFRConfig, CFRSolver
 from subgame.strategy import Strategy
-from subgame.subgame.solving import probs_into
 from subgame.tree.public_tree import LEAF
 from subgame.tree.sweep import forward_reach, transition_weights
 from tests.conftest import compiled

@@ -20,8 +20,8 @@ from subgame.decompose import (
 from subgame.errors import StrategyFileError
 from subgame.eval import counterfactual_values, exploitability
 from subgame.games import load_game
+from subgame.resolving import GadgetSpec, SubgameProblem, resolve_subgame
 from subgame.strategy import Strategy
-from subgame.subgame import GadgetSpec, SubgameProblem, resolve_subgame
 
 RESOLVE_ITERATIONS = 1000
 

@@ -24,16 +24,16 @@ from subgame.depthlimited import (
     self_generative_continuations,
     solve_depth_limited,
 )
+from subgame.depthlimited.blueprint_resolve import blueprint_reach_in
 from subgame.depthlimited.continuations import dl_rows
-from subgame.depthlimited.resolve import blueprint_reach_in
 from subgame.depthlimited.weakening import weaken
 from subgame.errors import StrategyFileError, SubgameError
 from subgame.eval import exploitability
 from subgame.games import load_game
+from subgame.resolving import blueprint_values
 from subgame.solve.cfr import CFRConfig, CFRSolver
 from subgame.solve.lp import solve_lp
 from subgame.strategy import Strategy
-from subgame.subgame import blueprint_values
 from subgame.tree.public_tree import infoset_index, infoset_keys
 from tests.conftest import compiled
 

@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from subgame.blueprint.card_abstraction import BucketStrategy, CardBuckets, is_bucket_strategy_file
 from subgame.cli.main import app
 from subgame.errors import GameDefinitionError, StrategyFileError
 from subgame.eval.best_response import exploitability
 from subgame.eval.board_pass import BoardClasses, board_pass_exploitability, strategy_rows
 from subgame.games import load_game
 from subgame.games.poker import PokerGame
-from subgame.solve.card_abstraction import BucketStrategy, CardBuckets, is_bucket_strategy_file
 from subgame.solve.mccfr import PUBLIC_CHANCE_SAMPLING, MCCFRSolver
 from subgame.strategy import Strategy
 from subgame.tree.board_cut import BoardCut

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from subgame.experiments import EXPERIMENTS
-from subgame.experiments.nested import PAPER_TABLE_2, nested_table
+from subgame.experiments.nested_table import PAPER_TABLE_2, nested_table
 
 
 def test_nested_table_reduced(tmp_path):

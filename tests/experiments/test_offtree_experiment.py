@@ -8,10 +8,10 @@ import pytest
 from subgame.depthlimited import Continuations, ExactValues, depth_limited_tree
 from subgame.errors import SubgameError
 from subgame.experiments import EXPERIMENTS
-from subgame.experiments.nested import nested_game
+from subgame.experiments.nested_table import nested_game
 from subgame.experiments.offtree import GOOD_VALUES, PAPER_VALUES, TRANSLATED_VALUES, averaged_leaf_values, offtree_values
+from subgame.resolving import BetAbstraction, restrict
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
-from subgame.subgame import BetAbstraction, restrict
 from subgame.tree.compile import compile_game
 from subgame.tree.public_tree import LEAF
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from subgame.errors import GameDefinitionError
-from subgame.experiments.subgame_solving import resolve_convergence, resolve_vs_blueprint, technique_table
+from subgame.experiments.technique_table import resolve_convergence, resolve_vs_blueprint, technique_table
 
 
 def test_resolve_convergence_reduced(tmp_path):

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from subgame.blueprint.board_sampling import BoardSamplingPCS
+from subgame.blueprint.card_abstraction import BucketStrategy, CardBuckets
 from subgame.errors import GameDefinitionError, StrategyFileError
 from subgame.eval.board_pass import board_pass_exploitability
 from subgame.games import load_game
 from subgame.games.poker import PokerGame
-from subgame.solve.board_sampling import BoardSamplingPCS
-from subgame.solve.card_abstraction import BucketStrategy, CardBuckets
 from subgame.solve.cfr import CFR, CFR_PLUS, LINEAR_CFR, CFRSolver
 from subgame.tree.compile import compile_game
 

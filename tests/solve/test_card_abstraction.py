@@ -8,10 +8,7 @@ from math import comb
 import numpy as np
 import pytest
 
-from subgame.errors import GameDefinitionError, StrategyFileError
-from subgame.eval import exploitability
-from subgame.games import load_game
-from subgame.solve.card_abstraction import (
+from subgame.blueprint.card_abstraction import (
     CanonicalBoards,
     CardBuckets,
     SuitIsomorphism,
@@ -20,6 +17,9 @@ from subgame.solve.card_abstraction import (
     kmeans_l2,
     round_features,
 )
+from subgame.errors import GameDefinitionError, StrategyFileError
+from subgame.eval import exploitability
+from subgame.games import load_game
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
 from subgame.tree.compile import compile_game
 

@@ -16,10 +16,10 @@ from scipy.special import expit
 from subgame.errors import GameDefinitionError
 from subgame.eval import exploitability
 from subgame.games import load_game
+from subgame.resolving import blueprint_values, public_node, resolve_subgame, solve_subgames
+from subgame.resolving.solving import blueprint_problem
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
 from subgame.strategy import Strategy
-from subgame.subgame import blueprint_values, public_node, resolve_subgame, solve_subgames
-from subgame.subgame.solving import blueprint_problem
 from subgame.tree.operators import SparseTerminal
 from tests.conftest import compiled
 

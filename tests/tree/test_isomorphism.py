@@ -12,11 +12,11 @@ from subgame.eval.best_response import counterfactual_values, exploitability
 from subgame.games.poker import PokerGame, PokerSpec
 from subgame.games.poker.holdem import BetSizing, HoldemSpot
 from subgame.games.poker.ranges import HANDS, Range, parse_board
+from subgame.resolving.spots import canonical_deal_count, estimate_size, holdem_problem, spot_suits
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
 from subgame.solve.lp import solve_lp
 from subgame.solve.mccfr import MCCFRSolver
 from subgame.strategy import Strategy
-from subgame.subgame.holdem import canonical_deal_count, estimate_size, holdem_problem, spot_suits
 from subgame.tree.isomorphism import suit_classes
 from subgame.tree.poker_compile import compile_poker, deal_hands, state_hands
 from subgame.tree.public_tree import CHANCE_NODE, PublicTree, infoset_index

@@ -10,8 +10,8 @@ import pytest
 from subgame.eval.best_response import exploitability, layout_exploitability
 from subgame.games.poker.holdem import BetSizing, HoldemSpot
 from subgame.games.poker.ranges import Range, parse_cards
+from subgame.resolving.spots import holdem_problem
 from subgame.solve.cfr import CFR, CFR_PLUS, DCFR, LINEAR_CFR, MODICUM, CFRSolver
-from subgame.subgame.holdem import holdem_problem
 from subgame.tree import kernels
 from subgame.tree.poker_layout import PROBS, Source, state_arrays
 from subgame.tree.threads import set_threads

@@ -8,9 +8,9 @@ Two sources of what is re-solved, one agent:
   (:func:`~subgame.decompose.stored_value_problem`).
 * **A blueprint** with any subgame-solving method of the safe-and-nested paper (§4–5):
   the blueprint is played until a betting round starts; there the agent re-solves the
-  round's subgame from the blueprint's values (:func:`~subgame.subgame.blueprint_problem`).
+  round's subgame from the blueprint's values (:func:`~subgame.resolving.blueprint_problem`).
 
-Every re-solve is :func:`~subgame.subgame.resolve_subgame` run for the agent's
+Every re-solve is :func:`~subgame.resolving.resolve_subgame` run for the agent's
 :class:`~subgame.solve.driver.Budget` per decision, and cached per (subgame, seat): the
 same subgame reached again is answered from the cache. CFR is deterministic, so with an
 iteration budget the agent's play does not depend on its seed or on the order in which it
@@ -26,14 +26,14 @@ from functools import cached_property
 import numpy as np
 
 from ..decompose.cfr_d import CFRDSolution
-from ..decompose.resolve import chunk_at, stored_value_problem
+from ..decompose.reconstruct import chunk_at, stored_value_problem
 from ..errors import StrategyFileError, SubgameError
 from ..games.base import Game
+from ..resolving.problem import SubgameProblem, resolve_subgame
+from ..resolving.solving import METHODS, BlueprintValues, blueprint_problem, blueprint_values, subgame_forest, subgame_roots
 from ..solve.cfr import CFR_PLUS, CFRConfig
 from ..solve.driver import Budget
 from ..strategy import Strategy
-from ..subgame.problem import SubgameProblem, resolve_subgame
-from ..subgame.solving import METHODS, BlueprintValues, blueprint_problem, blueprint_values, subgame_forest, subgame_roots
 from ..tree.public_tree import DECISION, LEAF, PublicKey, PublicTree, infoset_index, infoset_keys, rows_from_parts
 from .base import Decision, View, infoset_key
 

@@ -70,11 +70,11 @@ from ..depthlimited.values import LeafValueSource
 from ..errors import GameDefinitionError, SubgameError
 from ..eval.best_response import best_response_to_reach
 from ..games.base import Game, game_fingerprint
+from ..resolving.problem import GadgetSpec, SubgameProblem, resolve_subgame
+from ..resolving.solving import blueprint_values
 from ..solve.cfr import MODICUM, CFRConfig
 from ..solve.driver import Budget
 from ..strategy import Strategy
-from ..subgame.problem import GadgetSpec, SubgameProblem, resolve_subgame
-from ..subgame.solving import blueprint_values
 from ..tree.compile import compile_game
 from ..tree.public_tree import CHANCE_NODE, DECISION, LEAF, PublicTree, infoset_index, infoset_keys, rows_in
 from ..tree.sweep import forward_reach, transition_weights

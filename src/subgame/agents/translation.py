@@ -6,7 +6,7 @@ their chip amounts, so every information set of the abstract game is an informat
 the real game where only abstract bets were made; the blueprint is carried over to those by
 action name. An opponent's off-tree bet is answered by randomized pseudo-harmonic action
 translation (Ganzfried & Sandholm 2013; the baseline of safe-and-nested §6):
-:func:`~subgame.subgame.translation.translation_strategy` writes the agent's behaviour,
+:func:`~subgame.resolving.translation.translation_strategy` writes the agent's behaviour,
 with the translation's randomness folded in, as a strategy of the real game, so the agent
 plays it exactly and a match knows its strategy (exact expected value, AIVAT).
 
@@ -24,8 +24,8 @@ import numpy as np
 
 from ..errors import GameDefinitionError
 from ..games.poker.game import PokerGame
+from ..resolving.translation import BetAbstraction, restrict, translation_strategy
 from ..strategy import Strategy
-from ..subgame.translation import BetAbstraction, restrict, translation_strategy
 from ..tree.public_tree import PublicTree, infoset_index, infoset_keys, rows_in
 from .base import Decision, View
 from .strategy import StrategyAgent

@@ -9,10 +9,10 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from ..blueprint.card_abstraction import CardBuckets
 from ..files import output_file
 from ..games import load_game
 from ..games.poker.game import PokerGame
-from ..solve.card_abstraction import CardBuckets
 from ..tree.size import human_bytes
 from .app import CommandLineError, JsonOption, ParamsOption, echo_json, game_label, parse_params, reports_errors, show
 

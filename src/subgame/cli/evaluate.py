@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from ..blueprint.card_abstraction import BucketStrategy, is_bucket_strategy_file
 from ..decompose import is_cfr_d_file
 from ..errors import StrategyFileError
 from ..eval.best_response import exploitability
@@ -14,7 +15,6 @@ from ..eval.board_pass import BoardPassResult, board_pass_exploitability, strate
 from ..experiments.convergence import exploitability_record
 from ..games import load_game
 from ..games.poker import PokerGame
-from ..solve.card_abstraction import BucketStrategy, is_bucket_strategy_file
 from ..strategy import Strategy, StrategyMeta
 from ..tree.size import human_bytes
 from .app import (

@@ -26,10 +26,10 @@ from ..files import output_file, write_atomic
 from ..games.poker.holdem import GAME_NAME, BetSizing, HoldemSpot
 from ..games.poker.libratus import read_endgame
 from ..games.poker.ranges import SUIT_CHARS, Range, format_range, parse_board, read_ranges
+from ..resolving.spot_resolve import RISE_TOLERANCE_PCT_POT, SPOT_METHODS, resolve_endgame
+from ..resolving.spots import HandGrid, SpotPoint, hand_grid, holdem_problem, solve_spot
 from ..solve.cfr import PRESETS
 from ..strategy import Strategy
-from ..subgame.holdem import HandGrid, SpotPoint, hand_grid, holdem_problem, solve_spot
-from ..subgame.holdem_resolve import RISE_TOLERANCE_PCT_POT, SPOT_METHODS, resolve_endgame
 from ..tree import kernels
 from ..tree.isomorphism import SuitClasses
 from .app import PLAIN_PROGRESS_SECONDS, CommandLineError, echo_json, exit_if_interrupted, save_strategy, show
@@ -198,7 +198,7 @@ def resolve_holdem(file: Path, methods: str | None, bets: str | None, blueprint_
 
     The blueprint is the endgame solved in the coarser bets to ``--blueprint-target``; each
     method re-solves both players in the finer bets with the blueprint's counterfactual
-    best-response values as the opponent's alternative payoffs (:mod:`subgame.subgame.holdem_resolve`).
+    best-response values as the opponent's alternative payoffs (:mod:`subgame.resolving.spot_resolve`).
     """
     names = tuple(m.strip() for m in (methods or ",".join(SPOT_METHODS)).split(","))
     unknown = [m for m in names if m not in SPOT_METHODS]

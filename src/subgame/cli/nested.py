@@ -11,10 +11,10 @@ from ..eval.best_response import Exploitability, exploitability
 from ..experiments.convergence import exploitability_record
 from ..experiments.report import format_cell
 from ..games import load_game
+from ..resolving import NESTED_METHODS, BetAbstraction, nested_strategy, restrict, solve_off_tree, translation_strategy
+from ..resolving.nested import Root
 from ..solve.cfr import CFR_PLUS, CFRSolver
 from ..strategy import Strategy
-from ..subgame import NESTED_METHODS, BetAbstraction, nested_strategy, restrict, solve_off_tree, translation_strategy
-from ..subgame.nested import Root
 from ..tree.compile import compile_game
 from .app import CommandLineError, JsonOption, ParamsOption, echo_json, exploitability_rows, game_label, parse_params, reports_errors, show
 

@@ -19,9 +19,9 @@ from ..eval.best_response import Exploitability, exploitability
 from ..experiments.convergence import exploitability_record
 from ..files import output_file
 from ..games import load_game
+from ..resolving import METHODS, resolve_all, subgame_roots
+from ..resolving.spot_resolve import SPOT_METHODS
 from ..strategy import Strategy
-from ..subgame import METHODS, resolve_all, subgame_roots
-from ..subgame.holdem_resolve import SPOT_METHODS
 from ..tree.compile import compile_game
 from .app import (
     CommandLineError,

@@ -13,6 +13,8 @@ from typing import Annotated, Any, Literal, get_args
 import typer
 from rich.table import Table
 
+from ..blueprint.board_sampling import BoardSamplingPCS
+from ..blueprint.card_abstraction import BucketStrategy, CardBuckets
 from ..decompose import (
     CFRDConfig,
     CFRDSolver,
@@ -36,8 +38,6 @@ from ..games.base import Game
 from ..games.poker.game import PokerGame
 from ..solve import driver
 from ..solve.abstraction import Abstraction
-from ..solve.board_sampling import BoardSamplingPCS
-from ..solve.card_abstraction import BucketStrategy, CardBuckets
 from ..solve.cfr import PRESETS, CFRSolver
 from ..solve.mccfr import SCHEMES, MCCFRSolver, SamplingScheme
 from ..tree.estimate import estimate_size

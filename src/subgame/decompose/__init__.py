@@ -5,7 +5,7 @@
   values ("Generating a Trunk Strategy using CFR-D", Theorem 2).
 * :func:`stored_value_problem` / :func:`reconstruct` — re-solving subgames at run time
   from those values with the re-solving gadget ("Subgame Strategy Re-Solving", Fig. 2;
-  appendix Theorem 3), by the one re-solver :func:`subgame.subgame.resolve_subgame`.
+  appendix Theorem 3), by the one re-solver :func:`subgame.resolving.resolve_subgame`.
 * :func:`save_cfr_d` / :func:`load_cfr_d` — the solution as a file.
 * :class:`ProcessExecutor` / :class:`RayExecutor` — independent subgame solves in parallel
   (Ray: on a cluster, a task whose worker dies run again; peak memory per worker).
@@ -32,7 +32,7 @@ from .cfr_d import (
     solve_cfr_d,
     solve_chunk,
 )
-from .resolve import (
+from .reconstruct import (
     Reconstruction,
     ResolveBound,
     chunk_at,

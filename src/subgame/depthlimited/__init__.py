@@ -13,10 +13,10 @@
   game's start or at given public states, as ``subgame resolve --depth-limit`` runs it.
 """
 
+from .blueprint_resolve import CONTINUATIONS, DepthLimitedResult, DepthLimitedSpec, depth_limited_resolve
 from .continuations import action_classes, bias_continuations, biased, local_pure_continuations
 from .leaf import LeafValues, MultiValuedLeaf
 from .network import NetworkReport, NetworkValues
-from .resolve import CONTINUATIONS, DepthLimitedResult, DepthLimitedSpec, depth_limited_resolve
 from .solving import (
     DepthLimitedSolution,
     depth_limited_tree,

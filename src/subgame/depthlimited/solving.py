@@ -4,7 +4,7 @@ The re-solver ρ's strategy is computed in a depth-limited tree whose leaves are
 :class:`~.leaf.MultiValuedLeaf`: below the depth limit she plays her blueprint and the
 opponent picks one of K continuations per leaf information set. At the game's start the
 tree is solved as it is; rooted at a later public state the opponent's root range is set
-by a root gadget of :mod:`subgame.subgame` (``"resolve"``: the constraint of Proposition 1,
+by a root gadget of :mod:`subgame.resolving` (``"resolve"``: the constraint of Proposition 1,
 her root values may not exceed those of a best response to the blueprint; ``"unsafe"``:
 her blueprint range).
 
@@ -27,10 +27,10 @@ import numpy as np
 from ..errors import SubgameError
 from ..eval.best_response import best_response, best_response_to_reach
 from ..games.base import Game
+from ..resolving.problem import SubgameSolution, resolve_subgame
+from ..resolving.solving import BlueprintValues, blueprint_problem, probs_into
 from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver
 from ..strategy import Strategy
-from ..subgame.problem import SubgameSolution, resolve_subgame
-from ..subgame.solving import BlueprintValues, blueprint_problem, probs_into
 from ..tree.compile import compile_game
 from ..tree.public_tree import LEAF, PublicTree
 from ..tree.sweep import forward_reach, transition_weights

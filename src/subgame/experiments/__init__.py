@@ -16,11 +16,11 @@ from .convergence import (
 from .depth_limited import depth_limited_values
 from .exploit import cdbr_table, cdbr_vs_lbr, cdrnr_tradeoff
 from .modicum import modicum_vs_cfr_plus
-from .nested import nested_table
+from .nested_table import nested_table
 from .offtree import offtree_values
 from .report import ExperimentResult, Series
 from .search_agent import agent_exploitability_experiment
-from .subgame_solving import resolve_convergence, resolve_vs_blueprint, technique_table
+from .technique_table import resolve_convergence, resolve_vs_blueprint, technique_table
 
 #: Every experiment by the name ``subgame reproduce NAME`` takes; each is called as
 #: ``run(full=..., seed=...)`` and returns an :class:`ExperimentResult`.

@@ -26,9 +26,9 @@ from ..depthlimited import (
 from ..depthlimited.continuations import action_classes
 from ..eval import exploitability
 from ..games import load_game
+from ..resolving import BlueprintValues, blueprint_values
 from ..solve.cfr import CFR_PLUS, CFRSolver
 from ..strategy import Strategy
-from ..subgame import BlueprintValues, blueprint_values
 from ..tree.compile import compile_game
 from ..tree.public_tree import PublicTree
 from .report import ExperimentResult, Series

@@ -18,8 +18,8 @@ import numpy as np
 
 from ..eval.best_response import best_response_to_reach
 from ..games import load_game
+from ..resolving import blueprint_problem, blueprint_values, subgame_forest, subgame_roots
 from ..solve.cfr import CFR_PLUS, MODICUM, CFRConfig, CFRSolver
-from ..subgame import blueprint_problem, blueprint_values, subgame_forest, subgame_roots
 from ..tree.compile import compile_game
 from ..tree.public_tree import PublicTree
 from ..tree.sweep import forward_reach, transition_weights

@@ -44,14 +44,14 @@ from ..errors import SubgameError
 from ..eval import exploitability
 from ..eval.best_response import best_response, best_response_to_reach
 from ..games.poker.game import PokerGame
+from ..resolving import BetAbstraction, restrict, translation_strategy
+from ..resolving.problem import GadgetSpec, SubgameProblem, resolve_subgame
+from ..resolving.solving import blueprint_problem, blueprint_values, probs_into
 from ..solve.cfr import CFR_PLUS, CFRSolver
-from ..subgame import BetAbstraction, restrict, translation_strategy
-from ..subgame.problem import GadgetSpec, SubgameProblem, resolve_subgame
-from ..subgame.solving import blueprint_problem, blueprint_values, probs_into
 from ..tree.compile import compile_game
 from ..tree.public_tree import CHANCE_NODE, LEAF, PublicKey, PublicTree, infoset_index, infoset_keys, rows_in
 from ..tree.sweep import forward_reach, transition_weights
-from .nested import BIG_BLIND, nested_game
+from .nested_table import BIG_BLIND, nested_game
 from .report import ExperimentResult, Series
 
 PAPER_SHAPE = ("Paper (Fig. 2, no-limit flop hold'em, 1,000 CFR+ iterations): K = 1 is worse than randomized "

@@ -22,7 +22,7 @@ from ..games.poker.game import PokerGame
 from ..solve.cfr import CFR_PLUS, CFRSolver
 from ..solve.driver import Budget
 from ..tree.compile import compile_game
-from .nested import nested_game
+from .nested_table import nested_game
 from .report import ExperimentResult, Series
 
 #: Depth-limited paper, Table 1 (mbb/game, HUNL, AIVAT, 95% intervals): head to head against

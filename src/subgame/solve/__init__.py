@@ -1,7 +1,7 @@
 """Solvers: the vectorized CFR engine (with its presets and plug-ins), sampling CFR, the run driver, card abstraction, the exact sequence-form LP."""
 
+from ..blueprint.card_abstraction import CardBuckets
 from .abstraction import Abstraction
-from .card_abstraction import CardBuckets
 from .cfr import CFR, CFR_PLUS, DCFR, LINEAR_CFR, MODICUM, PRESETS, CFRConfig, CFRSolver
 from .driver import Budget, Cadence, RunResult, Solver, run
 from .lp import LPResult, SequenceForm, payoff_matrix, realization_plan, sequence_form, solve_lp, terminal_matrix

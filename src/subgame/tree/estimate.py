@@ -153,7 +153,7 @@ def poker_estimate(game: PokerGame, public_nodes: int, private_states: tuple[int
 
     Every count of a poker game's size turns into bytes here: :func:`estimate_size`'s walk
     along one board and the hold'em spot's walk with suit-isomorphic first deals
-    (:func:`subgame.subgame.holdem.estimate_size`) alike.
+    (:func:`subgame.resolving.spots.estimate_size`) alike.
     """
     deck, hole = game.spec.deck_size, game.spec.hole_cards
     tree = (

@@ -8,7 +8,7 @@ raises per street). :meth:`HoldemSpot.game` gives it as a game of the poker fami
 by chance from the rest, one betting round per street left, and player 0 the player who
 acts first on every street (out of position), player 1 the button. The players' ranges
 are not part of the game: they enter the solver as its root reach (see
-:mod:`subgame.subgame.holdem`).
+:mod:`subgame.resolving.spots`).
 """
 
 from __future__ import annotations

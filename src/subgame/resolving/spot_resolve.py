@@ -33,7 +33,8 @@ from ..games.poker.holdem import BetSizing
 from ..solve.cfr import CFR_PLUS, CFRConfig
 from ..strategy import Strategy
 from ..tree.sweep import forward_reach, transition_weights
-from .holdem import (
+from .problem import GadgetKind, GadgetSpec, SubgameProblem, resolve_subgame
+from .spots import (
     HoldemProblem,
     SpotExploitability,
     deal_probability,
@@ -42,7 +43,6 @@ from .holdem import (
     root_hands,
     solve_spot,
 )
-from .problem import GadgetKind, GadgetSpec, SubgameProblem, resolve_subgame
 
 #: The methods a spot is re-solved with, in table order.
 SPOT_METHODS: tuple[GadgetKind, ...] = ("unsafe", "resolve", "maxmargin")

@@ -62,11 +62,11 @@ from ..errors import GameDefinitionError, StrategyFileError
 from ..files import read_npz, write_npz
 from ..games.base import game_fingerprint
 from ..games.poker.game import PokerGame
+from ..solve.abstraction import Abstraction, _card_index, _hole, _split_public
 from ..tree.isomorphism import SuitClasses
 from ..tree.poker_compile import deal_hands, state_hands
 from ..tree.poker_operators import CardRemoval, colex_rank, strength_keys
 from ..tree.public_tree import PublicTree
-from .abstraction import Abstraction, _card_index, _hole, _split_public
 
 BUCKETS_FORMAT = "subgame-card-buckets"
 #: Version 2 stores canonical boards only (version 1 stored every board).

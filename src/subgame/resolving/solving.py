@@ -15,7 +15,7 @@ Methods (``method=``), with the paper and section each comes from:
 ``estimate``                   max-margin gadget with the blueprint's own counterfactual value as
                                the alternative payoff (§5 last paragraph, Appendix C)
 ``distributional``             estimate with a random alternative payoff, see
-                               :class:`~subgame.subgame.gadgets.DistributionalGadget`
+                               :class:`~subgame.resolving.gadgets.DistributionalGadget`
 ``reach-estimate-distributional[-nosplit]``  the two combined with gifts (Table 1)
 =============================  ==============================================================
 
@@ -48,7 +48,7 @@ class Method:
     """A subgame-solving method of the safe-and-nested paper as data.
 
     Attributes:
-        gadget: the root gadget kind (:data:`~subgame.subgame.problem.GADGETS`).
+        gadget: the root gadget kind (:data:`~subgame.resolving.problem.GADGETS`).
         alt: which blueprint value the opponent's alternative payoff starts from: her
             counterfactual best-response value (``"cbv"``) or her counterfactual value
             under the blueprint (``"cfv"``, the estimate of §5).

@@ -17,9 +17,9 @@ import numpy as np
 
 from ..errors import SubgameError
 from ..games.base import Game
+from ..resolving.solving import BlueprintValues, blueprint_values
 from ..solve.cfr import CFR_PLUS, CFRConfig
 from ..strategy import Strategy
-from ..subgame.solving import BlueprintValues, blueprint_values
 from ..tree.public_tree import PublicKey, PublicTree
 from .continuations import bias_continuations
 from .leaf import LeafValues

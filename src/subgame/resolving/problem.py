@@ -4,8 +4,8 @@ Re-solving is the same computation wherever its inputs come from (safe-and-neste
 decomposition paper, "Subgame Strategy Re-Solving", Fig. 2): a forest of subgames, the
 re-solving player's reach at their roots, the opponent's alternative payoff at each of her
 root private states, and a root gadget built from them. A blueprint's values
-(:func:`~subgame.subgame.solving.blueprint_problem`) and CFR-D's stored values
-(:func:`~subgame.decompose.resolve.stored_value_problem`) both produce a
+(:func:`~subgame.resolving.solving.blueprint_problem`) and CFR-D's stored values
+(:func:`~subgame.decompose.reconstruct.stored_value_problem`) both produce a
 :class:`SubgameProblem`; :func:`resolve_subgame` solves it with CFR and reports the
 margins and, for the follow/terminate gadget, the re-solving error of the decomposition
 paper's Theorem 3.
@@ -38,7 +38,7 @@ class GadgetSpec:
     Attributes:
         kind: a key of :data:`GADGETS`.
         spread, step: of the distributional gadget (see
-            :class:`~subgame.subgame.gadgets.DistributionalGadget`).
+            :class:`~subgame.resolving.gadgets.DistributionalGadget`).
     """
 
     kind: GadgetKind

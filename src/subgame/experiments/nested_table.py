@@ -3,7 +3,7 @@
 A no-limit game has bets of 0.5, 0.75 and 1 pot (and all-in); a blueprint is solved in the
 smaller abstraction without 0.75. The small-abstraction player meets every 0.75 bet of her
 opponent either by randomized pseudo-harmonic translation or by nested subgame solving
-(:mod:`subgame.subgame.nested`); the table gives the exact exploitability of her real-game
+(:mod:`subgame.resolving.nested`); the table gives the exact exploitability of her real-game
 strategy (both seats averaged, NashConv / 2) in mbb/hand.
 
 Where we differ from the paper: it uses No-Limit Flop Hold'em (52 cards, two hole cards, a
@@ -24,10 +24,10 @@ from ..errors import GameDefinitionError
 from ..eval import exploitability
 from ..games import load_game
 from ..games.poker.game import PokerGame
+from ..resolving import BetAbstraction, nested_strategy, restrict, translation_strategy
+from ..resolving.nested import Root
 from ..solve.cfr import CFR_PLUS, CFRSolver
 from ..strategy import Strategy
-from ..subgame import BetAbstraction, nested_strategy, restrict, translation_strategy
-from ..subgame.nested import Root
 from ..tree.compile import compile_game
 from .report import ExperimentResult, Series
 

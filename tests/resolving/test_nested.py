@@ -8,11 +8,11 @@ import pytest
 from subgame.errors import IllegalActionError, SubgameError
 from subgame.eval import best_response, exploitability
 from subgame.games import load_game
+from subgame.resolving import BetAbstraction, nested_strategy, restrict, solve_off_tree, translation_strategy
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
 from subgame.strategy import Strategy
-from subgame.subgame import BetAbstraction, nested_strategy, restrict, solve_off_tree, translation_strategy
 from subgame.tree.compile import compile_game
-from tests.subgame.conftest import SMALL, small_game
+from tests.resolving.conftest import SMALL, small_game
 
 
 @pytest.fixture(scope="module")

@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 from subgame.errors import SubgameError
 from subgame.eval import best_response, exploitability
 from subgame.games import load_game
+from subgame.resolving import METHODS, blueprint_values, full_rows, public_node, resolve_all, solve_subgames, subgame_roots
+from subgame.resolving.solving import probs_into
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
 from subgame.strategy import Strategy
-from subgame.subgame import METHODS, blueprint_values, full_rows, public_node, resolve_all, solve_subgames, subgame_roots
-from subgame.subgame.solving import probs_into
 from tests.conftest import compiled
 
 

@@ -19,10 +19,10 @@ from ..errors import GameDefinitionError
 from ..eval import expected_value, exploitability
 from ..games import load_game
 from ..games.poker.game import PokerGame
+from ..resolving import METHODS, blueprint_values, resolve_all, subgame_forest
 from ..solve.abstraction import hand_strength_abstraction, leduc_decomposition_abstraction
 from ..solve.cfr import CFR_PLUS, PRESETS, CFRSolver
 from ..strategy import Strategy
-from ..subgame import METHODS, blueprint_values, resolve_all, subgame_forest
 from ..tree.compile import compile_game
 from ..tree.public_tree import PublicTree
 from .report import ExperimentResult, Series

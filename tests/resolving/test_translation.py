@@ -8,13 +8,13 @@ import pytest
 from subgame.errors import GameDefinitionError, SubgameError
 from subgame.eval import exploitability
 from subgame.games import load_game
+from subgame.resolving import BetAbstraction, pseudo_harmonic, restrict, translate, translation_strategy
+from subgame.resolving.nested import reachable
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
 from subgame.strategy import Strategy
-from subgame.subgame import BetAbstraction, pseudo_harmonic, restrict, translate, translation_strategy
-from subgame.subgame.nested import reachable
 from subgame.tree.compile import compile_game
 from subgame.tree.public_tree import infoset_keys
-from tests.subgame.conftest import SMALL, small_game
+from tests.resolving.conftest import SMALL, small_game
 
 
 @pytest.fixture(scope="module")

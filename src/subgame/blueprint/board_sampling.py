@@ -36,7 +36,7 @@ exactly a CFR iteration in the abstraction (the tests check this against
 :class:`~subgame.solve.cfr.CFRSolver` on the whole tree of a small deck). The tables have
 one row per abstract information set, enumerated once from the trunk and one flop's forest
 (a flop's betting does not depend on its cards), so memory is the trunk, one forest and
-the tables. The result is a :class:`~subgame.solve.card_abstraction.BucketStrategy`, which
+the tables. The result is a :class:`~subgame.blueprint.card_abstraction.BucketStrategy`, which
 the board pass (:mod:`subgame.eval.board_pass`) evaluates exactly.
 """
 
@@ -51,15 +51,15 @@ from ..errors import GameDefinitionError, StrategyFileError
 from ..files import read_npz, write_npz
 from ..games.base import Game, game_fingerprint
 from ..games.poker import PokerGame
+from ..solve.abstraction import pool_rows
+from ..solve.cfr import LINEAR_CFR, CFRConfig, IterationPlan, accumulate_regrets, average_rows, average_weight
+from ..solve.mccfr import seeded_generator
 from ..strategy import Strategy, StrategyMeta
 from ..tree.board_cut import BoardCut, BoardForest
 from ..tree.poker_compile import state_hands
 from ..tree.public_tree import PublicTree
 from ..tree.sweep import backward_expected, forward_reach, leaf_values, regret_matching, sequence_values, transition_weights
-from .abstraction import pool_rows
 from .card_abstraction import BucketStrategy, CardBuckets, abstract_infosets, hand_columns
-from .cfr import LINEAR_CFR, CFRConfig, IterationPlan, accumulate_regrets, average_rows, average_weight
-from .mccfr import seeded_generator
 
 BOARD_SAMPLING_CHECKPOINT_FORMAT = "subgame-board-sampling-checkpoint"
 

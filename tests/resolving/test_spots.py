@@ -18,9 +18,9 @@ from subgame.games.poker.hands import hand_strength
 from subgame.games.poker.holdem import BetSizing, HoldemSpot
 from subgame.games.poker.libratus import parse_endgame, read_endgame
 from subgame.games.poker.ranges import HANDS, Range, parse_board, parse_range
+from subgame.resolving.spots import estimate_size, hand_grid, holdem_problem, pair_mass, solve_spot
 from subgame.solve.cfr import CFR_PLUS, DCFR, CFRSolver
 from subgame.strategy import Strategy
-from subgame.subgame.holdem import estimate_size, hand_grid, holdem_problem, pair_mass, solve_spot
 from subgame.tree.enumeration import enumerate_game
 from subgame.tree.poker_compile import compile_poker
 

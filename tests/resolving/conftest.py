@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from subgame.games import load_game
+from subgame.resolving import BetAbstraction, restrict
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
-from subgame.subgame import BetAbstraction, restrict
 from subgame.tree.compile import compile_game
 
 #: Bets of 0.5, 0.75 and 1 pot and all-in; the abstraction leaves out 0.75.

@@ -10,8 +10,8 @@ import pytest
 from subgame.errors import GameDefinitionError
 from subgame.games.poker.holdem import BetSizing, HoldemSpot
 from subgame.games.poker.ranges import Range, parse_board
-from subgame.subgame.holdem import holdem_problem, solve_spot
-from subgame.subgame.holdem_resolve import resolve_spot, spot_blueprint
+from subgame.resolving.spot_resolve import resolve_spot, spot_blueprint
+from subgame.resolving.spots import holdem_problem, solve_spot
 
 BOARD = parse_board("Js Ks 5c Qs 7d")
 RANGES = (Range.parse("AA,KK,QQ,JJ,AKs,AQs,KQs,T9s,98s,A5s", BOARD), Range.parse("AK,AQ,KQ,QJ,JT,TT-77,A5s-A2s", BOARD))

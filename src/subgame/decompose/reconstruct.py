@@ -3,18 +3,18 @@
 "Subgame Strategy Re-Solving" (Fig. 2): to recover player p's strategy in a subgame, the
 opponent may, at each of her root information sets I, terminate for the stored value
 v_opp(I) or follow into the subgame; p's root range is her trunk average reach. CFR on
-that game (here CFR+ with :class:`~subgame.subgame.gadgets.ResolveGadget`) gives p a
+that game (here CFR+ with :class:`~subgame.resolving.gadgets.ResolveGadget`) gives p a
 subgame strategy whose opponent counterfactual best-response values do not exceed the
 stored ones by more than the re-solving error. Counterfactual values here count chance
 from the game's root, so the paper's normalization constant k cancels: the terminate
 payoff is the stored value itself.
 
-The stored values produce a :class:`~subgame.subgame.SubgameProblem`
+The stored values produce a :class:`~subgame.resolving.SubgameProblem`
 (:func:`stored_value_problem`) solved by the one re-solver,
-:func:`~subgame.subgame.resolve_subgame`, which also reports the terms of the appendix's
+:func:`~subgame.resolving.resolve_subgame`, which also reports the terms of the appendix's
 Theorem 3: the opponent's root information sets and an upper bound ε_R on the
 re-solved strategy's exploitability in the re-solving game
-(:attr:`~subgame.subgame.SubgameSolution.recovery_gap`).
+(:attr:`~subgame.resolving.SubgameSolution.recovery_gap`).
 """
 
 from __future__ import annotations
@@ -29,10 +29,10 @@ from ..errors import GameDefinitionError
 from ..eval.best_response import Exploitability, best_response, best_response_to_reach, exploitability
 from ..games.base import Game
 from ..parallel import Executor, SerialExecutor
+from ..resolving.problem import GadgetSpec, SubgameProblem, SubgameSolution, resolve_subgame
+from ..resolving.solving import probs_into
 from ..solve.cfr import CFR_PLUS, CFRConfig
 from ..strategy import Strategy
-from ..subgame.problem import GadgetSpec, SubgameProblem, SubgameSolution, resolve_subgame
-from ..subgame.solving import probs_into
 from ..tree.compile import compile_game
 from ..tree.public_tree import LEAF, PublicKey, PublicTree, infoset_index, infoset_keys, rows_from_parts, rows_in
 from .cfr_d import CFRDSolution
@@ -194,7 +194,7 @@ class ResolveBound:
         eps_s: [S] ε_S, the largest p2 counterfactual regret at a root information set,
             CBV(I) - alt(I), floored at 0.
         eps_r: [S] ε_R, the re-solved strategy's exploitability in the re-solving game
-            (an upper bound: :attr:`~subgame.subgame.SubgameSolution.recovery_gap`).
+            (an upper bound: :attr:`~subgame.resolving.SubgameSolution.recovery_gap`).
     """
 
     player: int
@@ -221,7 +221,7 @@ def theorem3_bound(
         original: a full-game strategy that agrees with ``solution.average`` in the trunk
             (CFR-D's explicit average, :meth:`CFRDSolver.explicit_average`); its subgame
             strategies are what the re-solves replace.
-        resolved: re-solves of one player (:func:`~subgame.subgame.resolve_subgame` of
+        resolved: re-solves of one player (:func:`~subgame.resolving.resolve_subgame` of
             :func:`stored_value_problem`).
     """
     players = {r.player for r in resolved}
