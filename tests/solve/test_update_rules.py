@@ -129,9 +129,12 @@ def river():
                                  parse_range("77+,A8s+,KTs+,QJs,AJo+,KQo", board)))
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("config", NEW, ids=NEW_IDS)
-def test_passes_are_bitwise_the_compiled_sweeps_on_a_river(river, config):
-    runs = [CFRSolver(river.tree, config, root_reach=river.root_reach, engine=e).run(6) for e in ("compiled", "passes")]
+def test_passes_are_bitwise_the_compiled_sweeps_on_a_river(river, config, dtype):
+    runs = [CFRSolver(river.tree, config, root_reach=river.root_reach, engine=e, dtype=dtype).run(6)
+            for e in ("compiled", "passes")]
+    assert runs[0].regrets[0].dtype == np.dtype(dtype)
     for a, b in zip(*([*s.regrets, *s.strategy_sum, *(s.predicted or [])] for s in runs)):
         np.testing.assert_array_equal(a, b)
     auto = river.solver(config)
