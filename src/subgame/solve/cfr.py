@@ -1,15 +1,17 @@
 """One vectorized counterfactual-regret-minimization engine with the update rule as a parameter.
 
 CFR (Zinkevich et al. 2007), CFR+ (Tammelin 2014: regret matching+, linear averaging),
-linear CFR and discounted CFR (Brown & Sandholm 2019, DCFR(α, β, γ)) are presets of one
-:class:`CFRConfig`. An iteration sweeps the public tree once per player (reaches forward,
+linear CFR and discounted CFR (Brown & Sandholm 2019, DCFR(α, β, γ)), predictive CFR+
+(Farina, Kroer & Sandholm 2021) and postflop-solver's DCFR are presets of one
+:class:`~.rules.CFRConfig` (:mod:`.rules`: the config, iteration t's update rule, the
+registry of presets). An iteration sweeps the public tree once per player (reaches forward,
 counterfactual values backward) with one numpy call per public depth, so its cost does not
 involve a Python loop over histories. On a poker tree with its layout the same iteration runs
 as two depth-first passes in compiled code (:mod:`~subgame.tree.poker_layout`, bitwise the
 compiled sweeps where both value terminals by the same loops), which keep no array over every
-private state. Root gadgets
-(safe-and-nested §4–5) and depth-limit leaves (CFR-D, depth-limited solving) plug in through
-the protocols of :mod:`.plugins`.
+private state; which loops run is the solver's ``engine`` argument, and :attr:`CFRSolver.loops`
+says which do. Root gadgets (safe-and-nested §4–5) and depth-limit leaves (CFR-D,
+depth-limited solving) plug in through the protocols of :mod:`.plugins`.
 """
 
 from __future__ import annotations
