@@ -116,3 +116,24 @@ def test_client_command_plays_a_strategy_file(tmp_path):
     assert out.exit_code == 0, out.output
     assert "blueprint: 20 hands" in out.output and "0 error(s)" in out.output
     assert done["result"].complete
+
+
+def test_client_command_fails_when_the_match_did_not_complete():
+    from tests.agents.test_acpc_match import _scripted_dealer
+
+    cases = {"only garbage": ["hello", "MATCHSTATE:nonsense"], "closed during a hand": ["MATCHSTATE:0:0::Ks|"], "no hand": []}
+    for why, lines in cases.items():
+        port, dealer = _scripted_dealer(lines)
+        out = runner.invoke(app, ["acpc-client", "--port", str(port), "--game", str(GAME), "--agent", "call", "--timeout", "5"])
+        dealer.result()
+        assert out.exit_code == 1, (why, out.output)
+        assert "the match did not complete" in out.output and "0 hands" in out.output
+
+
+def test_client_command_refuses_a_port_out_of_range():
+    for port in ("99999", "0", "-1"):
+        out = runner.invoke(app, ["acpc-client", "--port", port, "--game", str(GAME), "--agent", "call"])
+        assert out.exit_code == 2 and "Invalid value for '--port'" in out.output, out.output
+        assert "Connection refused" not in out.output
+    out = runner.invoke(app, ["dealer", "--game", str(GAME), "--hands", "1", "--log", "x.log", "--port0", "70000"])
+    assert out.exit_code == 2 and "--port0" in out.output

@@ -19,9 +19,13 @@ from ..games.poker.game import PokerGame
 from ..tree.compile import compile_game
 from .app import EXIT_INTERRUPTED, CommandLineError, ParamsOption, echo_json, parse_params, reports_errors, show
 
+#: The exit status of a client whose match did not complete.
+EXIT_INCOMPLETE = 1
+
 GameFileOption = Annotated[Path, typer.Option("--game", help="The match's ACPC game definition (.game file).")]
 CardsOption = Annotated[str, typer.Option(
-    "--cards", help="Names of a small deck's cards: acpc (the ACPC dealer's and OpenSpiel's: Leduc is 2 3 4 of c d) or high (Q K A of h s).")]
+    "--cards", help="Names of a small deck's cards: acpc (the ACPC dealer's: Leduc is Q K A of h s) or openspiel "
+                    "(OpenSpiel's universal_poker: 2 3 4 of c d).")]
 
 
 def _poker_game(file: Path, param: list[str]) -> PokerGame:
@@ -53,7 +57,7 @@ def _agent(spec: str, game: PokerGame) -> Agent:
 
 @reports_errors
 def acpc_client_command(
-    port: Annotated[int, typer.Option(help="The dealer's port for this player.")],
+    port: Annotated[int, typer.Option(min=1, max=65535, help="The dealer's port for this player.")],
     game: GameFileOption,
     agent: Annotated[str, typer.Option(help="random, call, or a strategy file of the game (with -p bet_fractions/all_in as solved).")],
     host: Annotated[str, typer.Option(help="The dealer's host.")] = "127.0.0.1",
@@ -64,7 +68,11 @@ def acpc_client_command(
     results: Annotated[Path | None, typer.Option(help="Write the hands and errors as JSON here.")] = None,
     quiet: Annotated[bool, typer.Option(help="No line per hand on stderr (problems are still shown).")] = False,
 ) -> None:
-    """Play a match at an ACPC dealer with an agent: one line per hand on stderr, the total at the end."""
+    """Play a match at an ACPC dealer with an agent: one line per hand on stderr, the total at the end.
+
+    Exits with 1 when the match did not complete (no hand played, or it ended otherwise than by the dealer
+    closing the connection between hands).
+    """
     game_obj = _poker_game(game, param)
     player = _agent(agent, game_obj)
     naming = _naming(cards)
@@ -84,6 +92,9 @@ def acpc_client_command(
         show(f"wrote {results}")
     if result.ended == "interrupted":
         raise typer.Exit(EXIT_INTERRUPTED)
+    if not result.complete:
+        print(f"error: the match did not complete ({result.ended} after {n} hand(s))", file=sys.stderr, flush=True)
+        raise typer.Exit(EXIT_INCOMPLETE)
 
 
 @reports_errors
@@ -92,8 +103,8 @@ def dealer_command(
     hands: Annotated[int, typer.Option(min=1, help="Hands in the match.")],
     log: Annotated[Path, typer.Option(help="The match log (ACPC STATE lines and a SCORE line), written atomically.")],
     seed: Annotated[int, typer.Option(help="Seeds the deals.")] = 0,
-    port0: Annotated[int, typer.Option(help="Port of the match's first player (0: a free one, printed).")] = 0,
-    port1: Annotated[int, typer.Option(help="Port of the second player (0: a free one, printed).")] = 0,
+    port0: Annotated[int, typer.Option(min=0, max=65535, help="Port of the match's first player (0: a free one, printed).")] = 0,
+    port1: Annotated[int, typer.Option(min=0, max=65535, help="Port of the second player (0: a free one, printed).")] = 0,
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     duplicate: Annotated[bool, typer.Option(help="Deal every deal twice, once with each player in each position.")] = False,
     names: Annotated[str, typer.Option(help="The two players' names in the log, comma-separated.")] = "player0,player1",
