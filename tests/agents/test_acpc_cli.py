@@ -137,3 +137,33 @@ def test_client_command_refuses_a_port_out_of_range():
         assert "Connection refused" not in out.output
     out = runner.invoke(app, ["dealer", "--game", str(GAME), "--hands", "1", "--log", "x.log", "--port0", "70000"])
     assert out.exit_code == 2 and "--port0" in out.output
+
+
+def test_client_command_plays_a_strategy_of_the_built_in_game(tmp_path):
+    """A strategy solved for the built-in leduc plays at a match of leduc.game, the same game; another game's is refused."""
+    from subgame.games import load_game
+    from subgame.solve.cfr import CFR_PLUS, CFRSolver
+    from subgame.strategy import Strategy
+    from subgame.tree.compile import compile_game
+
+    builtin = compile_game(load_game("leduc"))
+    solved = CFRSolver(builtin, CFR_PLUS).run(20).average_strategy()
+    file = tmp_path / "leduc.npz"
+    Strategy(solved.game_id, solved.probs, {"game": "leduc", "params": {}}).save(file, builtin)
+    game = load_acpc_game(GAME)
+    dealer = Dealer(game, DealerConfig(10, seed=4, start_timeout_s=20.0))
+    run = threading.Thread(target=dealer.run, daemon=True)
+    run.start()
+    other = threading.Thread(target=lambda: play_match(CallAgent(), game, "127.0.0.1", dealer.ports[1]), daemon=True)
+    other.start()
+    out = runner.invoke(app, ["acpc-client", "--port", str(dealer.ports[0]), "--game", str(GAME), "--agent", str(file)])
+    run.join(30)
+    other.join(30)
+    assert out.exit_code == 0, out.output
+    assert "leduc: 10 hands" in out.output and "0 error(s)" in out.output
+
+    bigger = compile_game(load_game("leduc", raise_sizes="2,6"))
+    solved = CFRSolver(bigger, CFR_PLUS).run(5).average_strategy()
+    Strategy(solved.game_id, solved.probs, {"game": "leduc", "params": {"raise_sizes": "2,6"}}).save(file, bigger)
+    out = runner.invoke(app, ["acpc-client", "--port", "1", "--game", str(GAME), "--agent", str(file)])
+    assert out.exit_code == 2 and f"subgame solve {GAME} --out" in out.output, out.output

@@ -11,9 +11,11 @@ import typer
 from ..agents.acpc import DealerConfig, play_match
 from ..agents.acpc.dealer import Dealer
 from ..agents.acpc.protocol import NAMINGS, Naming
+from ..agents.acpc.same_game import adopt_strategy
 from ..agents.base import Agent
 from ..agents.specs import BASELINES, load_agent
-from ..errors import GameDefinitionError
+from ..agents.strategy import StrategyAgent
+from ..errors import GameDefinitionError, SubgameError
 from ..games import load_game
 from ..games.poker.game import PokerGame
 from ..tree.compile import compile_game
@@ -50,9 +52,20 @@ def _naming(cards: str) -> Naming:
     raise CommandLineError(f"--cards {cards!r}: use one of {', '.join(NAMINGS)}")
 
 
-def _agent(spec: str, game: PokerGame) -> Agent:
-    """A baseline needs no tree; a strategy file is checked against the compiled game."""
-    return BASELINES[spec]() if spec in BASELINES else load_agent(spec, compile_game(game), game)
+def _agent(spec: str, game: PokerGame, file: Path) -> Agent:
+    """A baseline needs no tree; a strategy file is checked against the compiled game, which may be its game under another name."""
+    if spec in BASELINES:
+        return BASELINES[spec]()
+    tree = compile_game(game)
+    adopted = adopt_strategy(spec, tree) if Path(spec).is_file() else None
+    if adopted is not None:
+        return StrategyAgent(tree, adopted, name=Path(spec).stem)
+    try:
+        return load_agent(spec, tree, game)
+    except SubgameError as exc:
+        if not Path(spec).is_file():
+            raise
+        raise type(exc)(f"{exc}; to solve the match's game: subgame solve {file} --out strategy.npz") from None
 
 
 @reports_errors
@@ -74,7 +87,7 @@ def acpc_client_command(
     closing the connection between hands).
     """
     game_obj = _poker_game(game, param)
-    player = _agent(agent, game_obj)
+    player = _agent(agent, game_obj, game)
     naming = _naming(cards)
 
     def log(line: str) -> None:
