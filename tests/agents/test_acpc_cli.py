@@ -167,3 +167,12 @@ def test_client_command_plays_a_strategy_of_the_built_in_game(tmp_path):
     Strategy(solved.game_id, solved.probs, {"game": "leduc", "params": {"raise_sizes": "2,6"}}).save(file, bigger)
     out = runner.invoke(app, ["acpc-client", "--port", "1", "--game", str(GAME), "--agent", str(file)])
     assert out.exit_code == 2 and f"subgame solve {GAME} --out" in out.output, out.output
+
+
+def test_dealer_command_fails_when_the_match_did_not_complete(tmp_path):
+    log = tmp_path / "m.log"
+    out = runner.invoke(app, ["dealer", "--game", str(GAME), "--hands", "3", "--log", str(log), "--start-timeout", "0.2", "--json"])
+    assert out.exit_code == 1, out.output
+    record = json.loads(out.output.strip().splitlines()[-1])
+    assert record["hands"] == 0 and "did not connect" in record["ended"]
+    assert parse_log(log.read_text())[0] == ()

@@ -127,7 +127,10 @@ def dealer_command(
     cards: CardsOption = "acpc",
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object at the end.")] = False,
 ) -> None:
-    """Deal a match between two ACPC clients: prints the two ports, then the score."""
+    """Deal a match between two ACPC clients: prints the two ports, then the score.
+
+    Exits with 1 when the match did not complete (a player did not connect or left); the log keeps the hands played.
+    """
     game_obj = _poker_game(game, param)
     pair = [n.strip() for n in names.split(",")]
     if len(pair) != 2:
@@ -148,9 +151,11 @@ def dealer_command(
     if as_json:
         echo_json({"game": str(game), "hands": len(result.hands), "planned": result.planned, "names": list(result.names),
                    "totals_chips": list(totals), "ended": result.ended, "events": list(result.events), "log": str(log)})
-        return
-    played = len(result.hands)
-    rate = f" ({_mbb_per_hand(totals[0], played, game_obj)} for {result.names[0]})"
-    show(f"{played} of {result.planned} hands: {result.names[0]} {totals[0]:+g}, {result.names[1]} {totals[1]:+g} chips{rate}; "
-         f"{len(result.events)} warning(s)/error(s); {result.ended}")
-    show(f"wrote {log}")
+    else:
+        played = len(result.hands)
+        rate = f" ({_mbb_per_hand(totals[0], played, game_obj)} for {result.names[0]})"
+        show(f"{played} of {result.planned} hands: {result.names[0]} {totals[0]:+g}, {result.names[1]} {totals[1]:+g} chips{rate}; "
+             f"{len(result.events)} warning(s)/error(s); {result.ended}")
+        show(f"wrote {log}")
+    if not result.complete:
+        raise typer.Exit(EXIT_INCOMPLETE)
