@@ -38,7 +38,7 @@ class StaleAction(IllegalActionError):
     """A post that answers a state the table has left (another tab played on, or the post was sent twice)."""
 
 
-def shown_state(table: Table, hand: int, step: int | None = None) -> None:
+def refuse_stale(table: Table, hand: int, step: int | None = None) -> None:
     """Refuse a post made at hand ``hand`` after ``step`` steps (``None``: any step) when the table is elsewhere.
 
     Raises:
@@ -102,7 +102,7 @@ def create_app(table: Table) -> Flask:
             return jsonify({"error": 'post {"hand": N}, the number of the hand that the page showed ended'}), 400
 
         def next_hand() -> TableState:
-            shown_state(table, hand)
+            refuse_stale(table, hand)
             return table.new_hand()
 
         return answer(next_hand)
@@ -116,7 +116,7 @@ def create_app(table: Table) -> Flask:
             return jsonify({"error": f'post {ACT_BODY}, e.g. {{"action": "call", "hand": 1, "step": 3}}'}), 400
 
         def play() -> TableState:
-            shown_state(table, hand, step)
+            refuse_stale(table, hand, step)
             return table.act(action)
 
         return answer(play)
