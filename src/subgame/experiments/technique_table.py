@@ -84,14 +84,14 @@ def resolve_convergence(
     )
 
 
-def _leduc(**params: str | int) -> PokerGame:
+def leduc_game(**params: str | int) -> PokerGame:
     game = load_game("leduc", **params)
     if not isinstance(game, PokerGame):
         raise GameDefinitionError(f"these experiments need the poker family's Leduc, got {type(game).__name__}")
     return game
 
 
-def _blueprints(game: PokerGame, tree: PublicTree, coarse_iterations: int, abstract_iterations: int,
+def technique_blueprints(game: PokerGame, tree: PublicTree, coarse_iterations: int, abstract_iterations: int,
                 buckets: int) -> dict[str, Strategy]:
     coarse = CFRSolver(tree, CFR_PLUS).run(coarse_iterations).average_strategy()
     if game.spec.num_ranks == 3 and game.spec.board_cards == (0, 1):
@@ -118,11 +118,11 @@ def technique_table(
     rows, notes = [], []
     for name in games:
         params = {"num_ranks": 5} if name == "leduc5" else {}
-        game = _leduc(**params)
+        game = leduc_game(**params)
         t0 = time.perf_counter()
         tree = compile_game(game)
         forest = subgame_forest(game, tree)
-        for bp_name, blueprint in _blueprints(game, tree, 30 if full else 20, 2000 if full else 300, 3).items():
+        for bp_name, blueprint in technique_blueprints(game, tree, 30 if full else 20, 2000 if full else 300, 3).items():
             bp_expl = exploitability(tree, blueprint).exploitability
             rows.append((name, bp_name, "blueprint", bp_expl, 1000 * bp_expl, *PAPER_TABLE_1["blueprint"]))
             values = blueprint_values(tree, blueprint)
@@ -166,7 +166,7 @@ def resolve_vs_blueprint(
     unknown = [s for s in solvers if s not in PRESETS]
     if unknown or not solvers:
         raise GameDefinitionError(f"resolve-vs-blueprint: solvers must be among {', '.join(PRESETS)}, got {list(solvers)}")
-    game = _leduc()
+    game = leduc_game()
     tree = compile_game(game)
     abstraction = leduc_decomposition_abstraction(game, tree)
     blueprint_its = 3000 if full else 500
