@@ -18,10 +18,11 @@ A sample of K flops (seeded, without replacement) gives an estimate with a contr
 the blueprint's values are computed at every flop (a best-response pass per flop, no
 re-solving: the cheap part), and only the difference a method makes is sampled, so each
 method's sum over all N flops is the blueprint's exact sum plus N/K times the sampled
-differences (unbiased at every hand). The trunk's best response is taken against that; the
-interval is the 2.5–97.5 % range of the same estimate over bootstrap resamples of the
-sampled flops. The estimate is exact when K = N and overestimates slightly for small K (a
-best response maximises over the sampling noise).
+differences (unbiased at every hand). The trunk's best response is taken against that. It
+overestimates for small K (a best response maximises over the sampling noise), and so do
+its bootstrap resamples of the sampled flops, by about as much again: the interval is the
+basic (reflected) bootstrap interval, 2·estimate minus the resamples' 97.5 and 2.5 %
+quantiles, which corrects for that bias. The estimate is exact when K = N.
 
 Each re-solve is the one the paper describes: the re-solver's root range is her blueprint
 reach, the opponent's alternative payoffs are her counterfactual best-response values
@@ -43,7 +44,7 @@ import numpy as np
 
 from ..errors import SubgameError
 from ..eval.best_response import Exploitability, best_response_to_reach
-from ..eval.board_pass import RowSource, strategy_rows
+from ..eval.board_pass import BoardClasses, RowSource, check_board_symmetry, check_reach_symmetry, strategy_rows
 from ..files import read_npz, write_npz
 from ..games.poker import PokerGame
 from ..parallel import make_executor
@@ -146,8 +147,8 @@ class FlopEstimate:
 
     method: str
     exploitability: float  #: NashConv / 2 in chips
-    low: float  #: 2.5 % bootstrap quantile (equal to ``exploitability`` when exact)
-    high: float  #: 97.5 % bootstrap quantile
+    low: float  #: lower end of the basic bootstrap 95 % interval (equal to ``exploitability`` when exact)
+    high: float  #: upper end
 
 
 @dataclass(frozen=True)
@@ -177,6 +178,17 @@ def _trunk_exploitability(cut: BoardCut, reach: tuple[np.ndarray, np.ndarray], t
     return Exploitability((br[0], br[1])).exploitability
 
 
+def _blueprint_totals(cut: BoardCut, classes: BoardClasses, values: Sequence[np.ndarray], p: int) -> np.ndarray:
+    """[C·H] the sum over every flop of player ``p``'s blueprint values, from the compiled flops' ``values``.
+
+    A flop ``F`` with ``π_q(F) = F*`` has at hand ``h`` the values of ``π_q(h)`` at ``F*``
+    (:class:`~subgame.eval.board_pass.BoardClasses`); without isomorphism every flop is compiled and ``q`` = 0.
+    """
+    C, H = cut.state_at[p].shape
+    per_q = classes.weight.T @ np.stack(values)  # [Q, C·H]
+    return sum((per_q[q].reshape(C, H)[:, classes.hand_perm[q]] for q in range(per_q.shape[0])), np.zeros((C, H))).ravel()
+
+
 def _identity(game: PokerGame, methods: Sequence[str], iterations: int, blueprint_id: str) -> dict[str, Any]:
     key = json.dumps([game.name, repr(game.spec), list(methods), iterations, blueprint_id], sort_keys=True)
     return {"job": hashlib.sha256(key.encode()).hexdigest()[:16], "methods": list(methods), "iterations": iterations}
@@ -202,6 +214,7 @@ def run_flop_job(
     methods: Sequence[str] = tuple(FLOP_METHODS),
     iterations: int = 200,
     flops: int | None = None,
+    isomorphic: bool = False,
     seed: int = 0,
     workers: int = 1,
     checkpoint: str | Path | None = None,
@@ -212,6 +225,9 @@ def run_flop_job(
     Args:
         rows: the blueprint (picklable when ``workers`` > 1).
         blueprint_id: names the blueprint in the checkpoints, so that a folder is never resumed with another.
+        isomorphic: the blueprint's values at one flop per class of suit-isomorphic flops
+            (:func:`~subgame.eval.board_pass.board_pass_exploitability`; the blueprint must be
+            suit-symmetric, which is checked); the re-solved flops are always the sampled ones.
         checkpoint: folder of finished flops; a run with the same folder resumes.
         progress: called with (flops done, all flops, estimated seconds left) after each batch of flops.
 
@@ -232,12 +248,16 @@ def run_flop_job(
     total = len(cut.deals)
     k = total if flops is None else min(int(flops), total)
     deals = np.arange(total) if k == total else np.sort(np.random.default_rng(seed).choice(total, size=k, replace=False))
+    classes = BoardClasses.of(cut, isomorphic)
+    if isomorphic:
+        check_reach_symmetry(cut, classes, reach)
+        check_board_symmetry(cut, classes, rows, reach, 2, seed)
     identity = _identity(game, methods, iterations, blueprint_id)
     folder = None if checkpoint is None else Path(checkpoint)
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)
     sampled = set(deals.tolist())
-    needs = {d: tuple(methods) if d in sampled else () for d in range(total)}
+    needs = {d: tuple(methods) if d in sampled else () for d in sorted(sampled | set(classes.compiled.tolist()))}
     done = {} if folder is None else {d: v for d, v in _read_done(folder, identity).items()
                                       if all(f"{m}/0" in v for m in needs[d])}
     resumed = sum(d in sampled for d in done)
@@ -267,13 +287,14 @@ def run_flop_job(
     scale = total / k
     rng = np.random.default_rng(seed + 1)
     picks = [rng.integers(0, k, size=k) for _ in range(BOOTSTRAP)] if k < total else []
-    base = [np.sum([done[d][f"blueprint/{p}"] for d in range(total)], axis=0) for p in (0, 1)]
+    base = [_blueprint_totals(cut, classes, [done[int(d)][f"blueprint/{p}"] for d in classes.compiled], p) for p in (0, 1)]
     estimates = [FlopEstimate("blueprint", *(3 * (_trunk_exploitability(cut, reach, base),)))]
     for method in methods:
         diff = [np.stack([done[int(d)][f"{method}/{p}"] - done[int(d)][f"blueprint/{p}"] for d in deals]) for p in (0, 1)]
         value = _trunk_exploitability(cut, reach, [base[p] + scale * diff[p].sum(axis=0) for p in (0, 1)])
         boot = [_trunk_exploitability(cut, reach, [base[p] + scale * diff[p][pick].sum(axis=0) for p in (0, 1)])
                 for pick in picks]
-        low, high = (float(np.quantile(boot, 0.025)), float(np.quantile(boot, 0.975))) if boot else (value, value)
+        low, high = (2 * value - float(np.quantile(boot, 0.975)), 2 * value - float(np.quantile(boot, 0.025))) if boot \
+            else (value, value)
         estimates.append(FlopEstimate(method, value, low, high))
     return FlopJobResult(tuple(estimates), k, total, resumed, time.perf_counter() - started, per_flop)
