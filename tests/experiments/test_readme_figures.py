@@ -83,3 +83,32 @@ def test_technique_table_full_form_prints_the_readme_figures():
     }
     for key, figure in quoted.items():
         assert _printed(chips[key], figure) == figure, f"README: technique-table {key} {figure}; the code prints {chips[key]:.4f}"
+
+
+@pytest.mark.slow
+def test_gadget_tradeoff_default_form_prints_the_readme_figures():
+    from subgame.experiments.gadgets import gadget_tradeoff
+
+    paragraph = _paragraph("gadget-tradeoff", "default form")
+    by = {(row[0], row[1]): row for row in gadget_tradeoff().rows}
+    for label, gadget in (("full gadget", "full"), ("resolving gadget", "resolve"), ("max-margin gadget", "maxmargin")):
+        gain, expl = re.search(rf"{label} (\d+\.\d+) / (\d+\.\d+)", paragraph).groups()  # type: ignore[union-attr]
+        assert (_printed(by[(gadget, "0.75")][2], gain), _printed(by[(gadget, "0.75")][3], expl)) == (gain, expl)
+    assert _printed(by[("maxmargin", "0.9")][3], _quoted(paragraph, "exploitable for")) == _quoted(paragraph, "exploitable for")
+    assert _printed(by[("full", "0.9")][3], _quoted(paragraph, "full gadget's")) == _quoted(paragraph, "full gadget's")
+
+
+@pytest.mark.slow
+def test_gift_scaling_default_form_prints_the_readme_figures():
+    from subgame.experiments.gadgets import gift_scaling
+
+    paragraph = _paragraph("gift-scaling", "default form")
+    rows = gift_scaling().rows
+    mbb = {row[2]: row[4] for row in rows}
+    assert _printed(1000 * rows[0][5], _quoted(paragraph, "blueprint (")) == _quoted(paragraph, "blueprint (")
+    labels = {"0": "scale 0 (maxmargin)", "1": "scale 1 (reach-maxmargin)", "2": "scale 2", "10": "10", "100": "100",
+              "1000": "1,000", "100000": "100,000", "whole gift (no split)": "(no split)"}
+    for scale, label in labels.items():
+        quoted = re.search(rf"(?:scale 2 \d+\.\d+, |, ){re.escape(label)} (\d+\.\d+)" if scale in ("10", "100", "1000", "100000")
+                           else rf"{re.escape(label)} (\d+\.\d+)", paragraph).group(1)  # type: ignore[union-attr]
+        assert _printed(mbb[scale], quoted) == quoted, f"README: gift scale {scale} {quoted}; the code prints {mbb[scale]:.4f}"
