@@ -65,6 +65,8 @@ def test_a_sample_of_flops_estimates_the_table_with_an_interval_and_resumes(smal
     assert again.resumed == 19 and again.estimates == first.estimates
     with pytest.raises(SubgameError, match="another job"):
         run_flop_job(game, rows, checkpoint=tmp_path, **{**kw, "iterations": ITERATIONS + 1})
+    everything = run_flop_job(game, rows, checkpoint=tmp_path, **{**kw, "flops": 84})  # the sample's flops are kept
+    assert everything.resumed == 20 and everything.estimates == pytest.approx(exact[0].estimates)
 
 
 def test_isomorphic_blueprint_pass_equals_the_pass_over_every_flop(small):

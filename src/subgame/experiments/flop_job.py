@@ -189,6 +189,13 @@ def _blueprint_totals(cut: BoardCut, classes: BoardClasses, values: Sequence[np.
     return sum((per_q[q].reshape(C, H)[:, classes.hand_perm[q]] for q in range(per_q.shape[0])), np.zeros((C, H))).ravel()
 
 
+def _seconds_left(spent: dict[bool, list[float]], left: Sequence[FlopTask]) -> float:
+    """The time the ``left`` tasks should take at the rates measured so far (a re-solve's where no evaluation was timed yet)."""
+    rate = {kind: seconds / count for kind, (seconds, count) in spent.items() if count}
+    resolve = rate.get(True, rate.get(False, 0.0))
+    return sum(resolve if t.methods else rate.get(False, resolve) for t in left)
+
+
 def _identity(game: PokerGame, methods: Sequence[str], iterations: int, blueprint_id: str) -> dict[str, Any]:
     key = json.dumps([game.name, repr(game.spec), list(methods), iterations, blueprint_id], sort_keys=True)
     return {"job": hashlib.sha256(key.encode()).hexdigest()[:16], "methods": list(methods), "iterations": iterations}
@@ -229,7 +236,7 @@ def run_flop_job(
             (:func:`~subgame.eval.board_pass.board_pass_exploitability`; the blueprint must be
             suit-symmetric, which is checked); the re-solved flops are always the sampled ones.
         checkpoint: folder of finished flops; a run with the same folder resumes.
-        progress: called with (flops done, all flops, estimated seconds left) after each batch of flops.
+        progress: called with (flops done, flops the job needs, estimated seconds left) after each batch of flops.
 
     Raises:
         SubgameError: an unknown method, ``flops`` or ``iterations`` < 1, ``workers`` < 1, or a
@@ -259,14 +266,13 @@ def run_flop_job(
     sampled = set(deals.tolist())
     needs = {d: tuple(methods) if d in sampled else () for d in sorted(sampled | set(classes.compiled.tolist()))}
     done = {} if folder is None else {d: v for d, v in _read_done(folder, identity).items()
-                                      if all(f"{m}/0" in v for m in needs[d])}
+                                      if d in needs and all(f"{m}/0" in v for m in needs[d])}
     resumed = sum(d in sampled for d in done)
     todo = [d for d in sorted(needs, key=lambda d: d not in sampled) if d not in done]  # the re-solves first
     tasks = [FlopTask(cut, rows, reach, d, needs[d], iterations, None if folder is None else folder / f"flop-{d:06d}.npz",
                       identity) for d in todo]
-    run_started = time.perf_counter()
     batch = max(2 * workers, 1)
-    resolve_seconds = 0.0
+    spent = {True: [0.0, 0], False: [0.0, 0]}  # seconds and flops, re-solved (True) or evaluated only
     pool = make_executor("serial" if workers == 1 else "process", workers)
     try:
         for i in range(0, len(tasks), batch):
@@ -274,16 +280,14 @@ def run_flop_job(
             batch_started = time.perf_counter()
             for task, values in zip(chunk, pool.map(flop_values, chunk)):
                 done[task.deal] = values
-            if any(t.methods for t in chunk):
-                resolve_seconds += time.perf_counter() - batch_started
-            finished = min(i + batch, len(tasks))
+            kind = spent[any(t.methods for t in chunk)]
+            kind[0] += time.perf_counter() - batch_started
+            kind[1] += len(chunk)
             if progress is not None:
-                per = (time.perf_counter() - run_started) / finished
-                progress(len(done), total, per * (len(tasks) - finished))
+                progress(len(done), len(needs), _seconds_left(spent, tasks[i + batch :]))
     finally:
         pool.close()
-    resolved_tasks = [t for t in tasks if t.methods]
-    per_flop = resolve_seconds / len(resolved_tasks) if resolved_tasks else 0.0
+    per_flop = spent[True][0] / spent[True][1] if spent[True][1] else 0.0
     scale = total / k
     rng = np.random.default_rng(seed + 1)
     picks = [rng.integers(0, k, size=k) for _ in range(BOOTSTRAP)] if k < total else []
