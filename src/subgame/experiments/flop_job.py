@@ -44,7 +44,14 @@ import numpy as np
 
 from ..errors import SubgameError
 from ..eval.best_response import Exploitability, best_response_to_reach
-from ..eval.board_pass import BoardClasses, RowSource, check_board_symmetry, check_reach_symmetry, strategy_rows
+from ..eval.board_pass import (
+    BoardClasses,
+    RowSource,
+    _board_values,  # the board pass's values of a batch of flops: the same step, shared
+    check_board_symmetry,
+    check_reach_symmetry,
+    strategy_rows,
+)
 from ..files import read_npz, write_npz
 from ..games.poker import PokerGame
 from ..parallel import make_executor
@@ -79,18 +86,22 @@ class TreeRows:
         return {"tree": self.tree, "strategy": self.strategy, "_rows": None}
 
 
+#: Flops per forest where only the blueprint is evaluated (the board pass's fastest batch).
+EVALUATION_BATCH = 8
+
+
 @dataclass(frozen=True, eq=False)
 class FlopTask:
-    """Re-solve the subgames below one flop with every method; the best responders' values at its roots."""
+    """Re-solve the subgames below one flop with every method, or evaluate the blueprint at several flops (no methods)."""
 
     cut: BoardCut
     rows: RowSource  #: the blueprint, picklable (e.g. :class:`TreeRows`, a bucket blueprint's rows)
     reach: tuple[np.ndarray, np.ndarray]  #: per player [G_p] of the trunk, the blueprint's reach
-    deal: int  #: index of the flop in ``cut.deals``
+    deals: tuple[int, ...]  #: indices of the flops in ``cut.deals``: one to re-solve, or a batch to evaluate
     methods: tuple[str, ...]
     iterations: int
-    path: Path | None  #: where the finished flop is written, or None
-    header: dict[str, Any]  #: the job's identity, written with the flop
+    folder: Path | None  #: where each finished flop is written, or None
+    header: dict[str, Any]  #: the job's identity, written with each flop
 
 
 def _root_values(cut: BoardCut, part: BoardForest, p: int, cbv: np.ndarray) -> np.ndarray:
@@ -111,33 +122,44 @@ def _br_values(cut: BoardCut, part: BoardForest, rows: Sequence[np.ndarray], roo
     return out
 
 
-def flop_values(task: FlopTask) -> dict[str, np.ndarray]:
-    """``{"METHOD/p": [C·H]}`` for the blueprint and every method: see the module docstring. Writes ``task.path``."""
+def flop_values(task: FlopTask) -> list[dict[str, np.ndarray]]:
+    """Per flop of the task ``{"METHOD/p": [C·H]}`` for the blueprint and every method (module docstring); each written."""
+    cut = task.cut
+    if task.methods:
+        out = [_resolved_values(task, task.deals[0])]
+    else:
+        values, _ = _board_values(cut, [cut.deals[d] for d in task.deals], task.rows, task.reach)
+        out = [{"blueprint/0": values[0][i], "blueprint/1": values[1][i]} for i in range(len(task.deals))]
+    if task.folder is not None:
+        for deal, flop in zip(task.deals, out):
+            write_npz(task.folder / f"flop-{deal:06d}.npz",
+                      {"format": FLOP_FORMAT, "version": FLOP_VERSION, "deal": deal, **task.header}, flop)
+    return out
+
+
+def _resolved_values(task: FlopTask, deal: int) -> dict[str, np.ndarray]:
+    """The best responders' root values at one flop against the blueprint and against each method's re-solve."""
     cut = task.cut
     C, H = cut.state_at[0].shape
-    names = ("blueprint", *task.methods)
-    part = cut.forest([cut.deals[task.deal]])
+    part = cut.forest([cut.deals[deal]])
     if part is None:  # the trunk holds every subgame of this flop (all-in before it)
-        values = {f"{m}/{p}": np.zeros(C * H) for m in names for p in (0, 1)}
-    else:
-        forest = part.tree
-        blueprint = [task.rows(forest, p) for p in (0, 1)]
-        root = [task.reach[p][part.gather[p]] for p in (0, 1)]
-        bp = _br_values(cut, part, blueprint, root)
-        values = {"blueprint/0": bp[0], "blueprint/1": bp[1]}
-        cbv = []
+        return {f"{m}/{p}": np.zeros(C * H) for m in ("blueprint", *task.methods) for p in (0, 1)}
+    forest = part.tree
+    blueprint = [task.rows(forest, p) for p in (0, 1)]
+    root = [task.reach[p][part.gather[p]] for p in (0, 1)]
+    bp = _br_values(cut, part, blueprint, root)
+    values = {"blueprint/0": bp[0], "blueprint/1": bp[1]}
+    cbv = []
+    for p in (0, 1):
+        reach_o = forward_reach(forest, 1 - p, transition_weights(forest, 1 - p, blueprint[1 - p]), root[1 - p])
+        cbv.append(best_response_to_reach(forest, p, reach_o, want_policy=False).cbv[forest.root_slice[p]])
+    for method in task.methods:
+        resolved = []
         for p in (0, 1):
-            reach_o = forward_reach(forest, 1 - p, transition_weights(forest, 1 - p, blueprint[1 - p]), root[1 - p])
-            cbv.append(best_response_to_reach(forest, p, reach_o, want_policy=False).cbv[forest.root_slice[p]])
-        for method in task.methods:
-            resolved = []
-            for p in (0, 1):
-                problem = SubgameProblem(forest, p, root[p], cbv[1 - p], GadgetSpec(FLOP_METHODS[method]), opponent_reach=root[1 - p])
-                resolved.append(resolve_subgame(problem, iterations=task.iterations, config=CFR_PLUS).probs)
-            v = _br_values(cut, part, resolved, root)
-            values[f"{method}/0"], values[f"{method}/1"] = v[0], v[1]
-    if task.path is not None:
-        write_npz(task.path, {"format": FLOP_FORMAT, "version": FLOP_VERSION, "deal": task.deal, **task.header}, values)
+            problem = SubgameProblem(forest, p, root[p], cbv[1 - p], GadgetSpec(FLOP_METHODS[method]), opponent_reach=root[1 - p])
+            resolved.append(resolve_subgame(problem, iterations=task.iterations, config=CFR_PLUS).probs)
+        v = _br_values(cut, part, resolved, root)
+        values[f"{method}/0"], values[f"{method}/1"] = v[0], v[1]
     return values
 
 
@@ -193,7 +215,7 @@ def _seconds_left(spent: dict[bool, list[float]], left: Sequence[FlopTask]) -> f
     """The time the ``left`` tasks should take at the rates measured so far (a re-solve's where no evaluation was timed yet)."""
     rate = {kind: seconds / count for kind, (seconds, count) in spent.items() if count}
     resolve = rate.get(True, rate.get(False, 0.0))
-    return sum(resolve if t.methods else rate.get(False, resolve) for t in left)
+    return sum(len(t.deals) * (resolve if t.methods else rate.get(False, resolve)) for t in left)
 
 
 def _identity(game: PokerGame, methods: Sequence[str], iterations: int, blueprint_id: str) -> dict[str, Any]:
@@ -268,9 +290,11 @@ def run_flop_job(
     done = {} if folder is None else {d: v for d, v in _read_done(folder, identity).items()
                                       if d in needs and all(f"{m}/0" in v for m in needs[d])}
     resumed = sum(d in sampled for d in done)
-    todo = [d for d in sorted(needs, key=lambda d: d not in sampled) if d not in done]  # the re-solves first
-    tasks = [FlopTask(cut, rows, reach, d, needs[d], iterations, None if folder is None else folder / f"flop-{d:06d}.npz",
-                      identity) for d in todo]
+    resolve = [d for d in sorted(sampled) if d not in done]
+    evaluate = [d for d in sorted(needs) if d not in done and d not in sampled]
+    tasks = [FlopTask(cut, rows, reach, (d,), tuple(methods), iterations, folder, identity) for d in resolve]  # first
+    tasks += [FlopTask(cut, rows, reach, tuple(evaluate[i : i + EVALUATION_BATCH]), (), iterations, folder, identity)
+              for i in range(0, len(evaluate), EVALUATION_BATCH)]
     batch = max(2 * workers, 1)
     spent = {True: [0.0, 0], False: [0.0, 0]}  # seconds and flops, re-solved (True) or evaluated only
     pool = make_executor("serial" if workers == 1 else "process", workers)
@@ -279,10 +303,10 @@ def run_flop_job(
             chunk = tasks[i : i + batch]
             batch_started = time.perf_counter()
             for task, values in zip(chunk, pool.map(flop_values, chunk)):
-                done[task.deal] = values
+                done.update(zip(task.deals, values))
             kind = spent[any(t.methods for t in chunk)]
             kind[0] += time.perf_counter() - batch_started
-            kind[1] += len(chunk)
+            kind[1] += sum(len(t.deals) for t in chunk)
             if progress is not None:
                 progress(len(done), len(needs), _seconds_left(spent, tasks[i + batch :]))
     finally:
