@@ -28,10 +28,9 @@ suit-isomorphic count too).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from math import comb
-
-from collections.abc import Sequence
 
 from ..errors import GameDefinitionError
 from ..games.base import CHANCE, TERMINAL, Game
