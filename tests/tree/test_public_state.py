@@ -9,8 +9,9 @@ from subgame.errors import GameDefinitionError, InvalidRangeError
 from subgame.eval.best_response import best_response_to_reach
 from subgame.games import load_game
 from subgame.tree.estimate import estimate_size
+from subgame.tree.part import place
 from subgame.tree.public_state import LabeledValues, subgame_at
-from subgame.tree.public_tree import CHANCE_NODE, DECISION, LEAF, PublicTree, infoset_index, infoset_keys, rows_in
+from subgame.tree.public_tree import CHANCE_NODE, DECISION, LEAF, PublicTree
 from subgame.tree.sweep import backward_expected, forward_reach, leaf_values, transition_weights
 from tests.conftest import compiled
 
@@ -52,8 +53,8 @@ def test_a_subgame_from_a_public_state_has_the_whole_games_values_there(name, pa
         sub = subgame_at(game, full.public_key[n], ranges)
         assert sub.public_state == full.public_key[n] and sub.tree.parent[0] < 0 and sub.tree.public_key[0] == sub.public_state
         assert sub.estimate.exact and sub.estimate.public_nodes == sub.tree.num_nodes
-        below = [probs[p][rows_in(infoset_index(full, p), infoset_keys(sub.tree, p), "test")][:, : sub.tree.players[p].max_actions]
-                 for p in (0, 1)]
+        part = place(full, sub.tree)
+        below = [part.restrict(probs[p], p) for p in (0, 1)]
         _, sub_cfv = _values(sub.tree, below, sub.root_reach)
         for p in (0, 1):
             rs, labels = sub.tree.root_slice[p], sub.root_labels(p)

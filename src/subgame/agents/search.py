@@ -2,7 +2,18 @@
 
 The agent holds a blueprint σ̂ of the whole game and never plays it directly. As the hand
 proceeds it solves subgames rooted at the current public state, the way the paper's agent
-Modicum did, as far as it applies to games whose tree we compile:
+Modicum did, and it never needs the game's whole tree:
+
+* **Subgames from public states.** Every subgame is compiled from the game's rules at the
+  public state it starts in, with both ranges there
+  (:func:`~subgame.tree.public_state.subgame_at`, its size estimated before it is built),
+  to the end of the round or of the game; the ranges along the path live on the trees
+  the agent compiled and are carried from one to the next by private-state label. The
+  blueprint is asked per information set, on each part the agent compiles
+  (:class:`~.blueprints.Blueprint`): a strategy of the whole tree where one exists
+  (:class:`~.blueprints.TreeBlueprint`), or any blueprint that answers on parts. Only
+  rollout values and self-generative continuations need the whole tree (they walk or
+  solve it); exact leaf values compile the game below a subgame's leaves.
 
 * **Nested unsafe solving with Bayesian beliefs, early rounds.** Each player's range (her
   reach over her private states) is kept along the public path. The agent's own range is
