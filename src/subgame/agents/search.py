@@ -484,7 +484,7 @@ class SearchAgent:
         below = self._below[keys]
         sigma = Strategy(below.game_id, (self.blueprint.probs(below, 0), self.blueprint.probs(below, 1)))
         continuations = bias_continuations(below, sigma, 1 - me, self.config.num_values)
-        return ExactValues(self.game, below, sigma, {keys: below}).leaf_values(tree, continuations)
+        return ExactValues(self.game, below, sigma, _forests={keys: below}).leaf_values(tree, continuations)
 
     def _source(self) -> LeafValueSource:
         assert self._whole is not None  # the constructor refuses these sources without the whole tree
