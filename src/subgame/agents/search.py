@@ -240,7 +240,7 @@ class SearchAgent:
         game: the rules.
         tree: the whole game's compiled tree, with ``blueprint`` a strategy on it; or
             ``None``, with ``blueprint`` queried per information set (:class:`~.blueprints.Blueprint`):
-            the whole tree is then never compiled.
+            the agent then never compiles the whole tree.
         blueprint: σ̂.
         config: how to solve.
         seed: of the rollout leaf values (unused with exact values).
@@ -249,34 +249,18 @@ class SearchAgent:
     Raises:
         GameDefinitionError: the tree or the blueprint is of another game, or the tree has
             depth-limit leaves.
-        SubgameError: rollout values or self-generative continuations without the whole
-            game's tree (they walk or solve it).
+        SubgameError: rollout values or self-generative continuations with a blueprint
+            that is not a strategy of the whole tree (they walk or solve it).
     """
 
     def __init__(self, game: Game, tree: PublicTree | None, blueprint: Strategy | Blueprint,
                  config: SearchConfig = SearchConfig(), *, seed: int = 0, name: str | None = None) -> None:
-        self._whole: TreeBlueprint | None = None
-        if tree is not None:
-            if not isinstance(blueprint, Strategy):
-                raise GameDefinitionError("with the whole game's tree the blueprint is a Strategy on it; "
-                                          "give tree=None for a blueprint queried per information set")
-            blueprint.check(tree)
-            if game_fingerprint(game) != tree.game_id:
-                raise GameDefinitionError(f"the tree is of game {tree.game_id!r}, not {game.describe()}")
-            if np.any(tree.kind == LEAF):
-                raise GameDefinitionError("the search agent's tree must be the full game's tree (without depth-limit "
-                                          "leaves); give tree=None and a blueprint queried per information set instead")
-            self._whole = TreeBlueprint(tree, blueprint)
-        elif not isinstance(blueprint, Blueprint) or isinstance(blueprint, Strategy):
-            raise GameDefinitionError("without the game's tree the blueprint must be queried per information set "
-                                      f"(a Blueprint such as TreeBlueprint or UniformBlueprint), got {type(blueprint).__name__}")
-        elif blueprint.game_id != game_fingerprint(game):
-            raise GameDefinitionError(f"the blueprint is of game {blueprint.game_id!r}, not {game.describe()}")
+        self.blueprint = _blueprint(game, tree, blueprint)
+        self._whole = self.blueprint if isinstance(self.blueprint, TreeBlueprint) else None
         if self._whole is None and (config.leaf_values == "rollouts" or config.continuations == "self-generative"):
             raise SubgameError("rollout leaf values and self-generative continuations walk or solve the whole game: "
                                "give the search agent the game's tree, or use exact values and bias continuations")
         self.game, self.config, self.seed = game, config, seed
-        self.blueprint: Blueprint = self._whole if self._whole is not None else blueprint  # type: ignore[assignment]
         self._name = name or f"search (K={config.num_values}, {config.continuations})"
         self.player = 0
         self.solves: dict[tuple[int, PublicKey], SolvedSubgame] = {}
@@ -295,7 +279,7 @@ class SearchAgent:
 
     @property
     def tree(self) -> PublicTree | None:
-        """The whole game's tree where the agent was given one."""
+        """The whole game's tree where the blueprint is a strategy on it (a :class:`~.blueprints.TreeBlueprint`)."""
         return None if self._whole is None else self._whole.tree
 
     def new_hand(self, player: int, seed: int) -> None:
@@ -320,9 +304,8 @@ class SearchAgent:
         key, label = infoset_key(view)
         state = self._state(key)
         where = None if state is None else self._expanded_at(state)
-        if where is None or where[0].kind[where[1]] != DECISION or where[0].actor[where[1]] != view.player:
+        if state is None or where is None or where[0].kind[where[1]] != DECISION or where[0].actor[where[1]] != view.player:
             raise SubgameError(f"public state {list(key)!r} is not a decision of player {view.player} in {self.game.name}")
-        assert state is not None  # for the type checker
         solve = self._solve_for(state, view.player)
         local = solve.tree.node_of_key[key]
         inf = solve.infoset(view.player, local, label)
@@ -383,28 +366,28 @@ class SearchAgent:
         if where is None:
             return None
         tree, node = where
-        solve = up.solve
+        deciding = None
         if tree.kind[node] == DECISION:
-            solve = self._solve_for(up, int(tree.actor[node]))
-            tree, node = solve.tree, solve.tree.node_of_key[up.key]
+            deciding = self._solve_for(up, int(tree.actor[node]))
+            tree, node = deciding.tree, deciding.tree.node_of_key[up.key]
         kids = np.flatnonzero(tree.parent == node)
         found = [int(c) for c in kids if key[: len(tree.public_key[c])] == tree.public_key[c]]
         if not found:
             return None
         child = found[0]
         reach = [_carry(up.reach[p], up.tree, up.node, tree, node, p) for p in (0, 1)]
-        if tree.kind[node] == DECISION:
-            assert solve is not None  # for the type checker
+        if deciding is not None:
             actor = int(tree.actor[node])
             pa = tree.players[actor]
             lo, hi = _block(tree, actor, node)
             clo, _ = _block(tree, actor, child)
-            probs = solve.probs[actor][solve.infoset_of_state[actor][lo:hi]]
+            probs = deciding.probs[actor][deciding.infoset_of_state[actor][lo:hi]]
             reach[actor] = reach[actor] * probs[:, int(pa.child_seq[clo]) % pa.max_actions]
         for p, pa in enumerate(tree.players):
             lo, hi = _block(tree, p, child)
             reach[p] = reach[p][pa.parent[lo:hi] - _block(tree, p, node)[0]]
-        return _PathState(tree.public_key[child], tree, child, (reach[0], reach[1]), solve)
+        return _PathState(tree.public_key[child], tree, child, (reach[0], reach[1]),
+                          up.solve if deciding is None else deciding)
 
     def _solve_for(self, state: _PathState, actor: int) -> SolvedSubgame:
         """The solve that decides at ``state`` (where ``actor`` acts): a new one rooted there when the opponent
@@ -487,21 +470,25 @@ class SearchAgent:
         return ExactValues(self.game, below, sigma, _forests={keys: below}).leaf_values(tree, continuations)
 
     def _source(self) -> LeafValueSource:
-        assert self._whole is not None  # the constructor refuses these sources without the whole tree
+        whole = self._whole_tree()
         if self.config.leaf_values == "rollouts":
             if self._rollouts is None:
-                self._rollouts = RolloutValues(self.game, self._whole.tree, self._whole.strategy, self.config.rollouts,
-                                               self.seed)
+                self._rollouts = RolloutValues(self.game, whole.tree, whole.strategy, self.config.rollouts, self.seed)
             return self._rollouts
         if self._exact is None:
-            self._exact = ExactValues(self.game, self._whole.tree, self._whole.strategy)
+            self._exact = ExactValues(self.game, whole.tree, whole.strategy)
         return self._exact
+
+    def _whole_tree(self) -> TreeBlueprint:
+        if self._whole is None:  # the constructor refuses the configurations that come here without it
+            raise SubgameError("this leaf value source needs the whole game's tree")
+        return self._whole
 
     def _opponent_continuations(self, me: int) -> Continuations:
         """The opponent's K continuations (strategies of the whole tree), built once per seat of the agent."""
-        assert self._whole is not None  # the constructor refuses these sources without the whole tree
         if me not in self._continuations:
-            cfg, opp, full, blueprint = self.config, 1 - me, self._whole.tree, self._whole.strategy
+            whole = self._whole_tree()
+            cfg, opp, full, blueprint = self.config, 1 - me, whole.tree, whole.strategy
             if cfg.continuations == "bias":
                 self._continuations[me] = bias_continuations(full, blueprint, opp, cfg.num_values)
             else:
@@ -511,6 +498,27 @@ class SearchAgent:
                     iterations=cfg.generation_iterations, config=cfg.config,
                 )
         return self._continuations[me]
+
+
+def _blueprint(game: Game, tree: PublicTree | None, blueprint: Strategy | Blueprint) -> Blueprint:
+    """The agent's blueprint, queried per information set: a strategy of the whole tree, or one given so."""
+    if tree is not None:
+        if not isinstance(blueprint, Strategy):
+            raise GameDefinitionError("with the whole game's tree the blueprint is a Strategy on it; "
+                                      "give tree=None for a blueprint queried per information set")
+        blueprint.check(tree)
+        if game_fingerprint(game) != tree.game_id:
+            raise GameDefinitionError(f"the tree is of game {tree.game_id!r}, not {game.describe()}")
+        if np.any(tree.kind == LEAF):
+            raise GameDefinitionError("the search agent's tree must be the full game's tree (without depth-limit "
+                                      "leaves); give tree=None and a blueprint queried per information set instead")
+        return TreeBlueprint(tree, blueprint)
+    if isinstance(blueprint, Strategy) or not isinstance(blueprint, Blueprint):  # a Strategy has the protocol's names
+        raise GameDefinitionError("without the game's tree the blueprint must be queried per information set "
+                                  f"(a Blueprint such as TreeBlueprint or UniformBlueprint), got {type(blueprint).__name__}")
+    if blueprint.game_id != game_fingerprint(game):
+        raise GameDefinitionError(f"the blueprint is of game {blueprint.game_id!r}, not {game.describe()}")
+    return blueprint
 
 
 def _block(tree: PublicTree, player: int, node: int) -> tuple[int, int]:
