@@ -175,7 +175,8 @@ def subgame_at(
             f"{'allowed' if max_bytes is not None else 'available'}; cut it at a depth or chance limit, start "
             "later in the game, or raise max_bytes"
         )
-    tree = compile_game(game, public_state=key, depth_limit=depth_limit, chance_limit=chance_limit,
+    # () roots the compile at the game's start as None does, without the whole game's estimate made again
+    tree = compile_game(game, public_state=key or (), depth_limit=depth_limit, chance_limit=chance_limit,
                         leaf_histories=leaf_histories, max_bytes=max_bytes)
     part = PublicStateSubgame(tree.public_key[0], tree, (np.ones(0), np.ones(0)), est)
     reach = (part.align(0, ranges[0]), part.align(1, ranges[1]))
