@@ -22,7 +22,7 @@ import numpy as np
 from ..errors import GameDefinitionError
 from ..games.base import Game
 from .compile import compile_game
-from .public_tree import BlockSequence, PublicTree, root_subgame
+from .public_tree import BlockSequence, PublicTree, index_dtype, root_subgame
 
 Axis = Literal["states", "infosets"]
 
@@ -42,6 +42,14 @@ class Part:
     states: tuple[np.ndarray, np.ndarray]  #: per player [G_p] the parent's private state, -1 where none
     infosets: tuple[np.ndarray, np.ndarray]  #: per player [I_p] the parent's information set, -1 where none
 
+    @staticmethod
+    def whole(tree: PublicTree) -> Part:
+        """``tree`` as the whole of itself (identity maps): a subgame compiled alone, e.g. a spot from its ranges."""
+        node = np.arange(tree.num_nodes, dtype=np.int64)
+        states = tuple(np.arange(pa.num_states, dtype=index_dtype(pa.num_states)) for pa in tree.players)
+        infosets = tuple(np.arange(pa.num_infosets, dtype=index_dtype(pa.num_infosets)) for pa in tree.players)
+        return Part(tree, node[tree.parent < 0], node, (states[0], states[1]), (infosets[0], infosets[1]))
+
     def restrict(self, parent_array: np.ndarray, player: int, axis: Axis = "infosets") -> np.ndarray:
         """The rows of ``parent_array`` (over ``player``'s parent states or information sets) at the part's.
 
@@ -54,13 +62,16 @@ class Part:
             out = out[:, : self.tree.players[player].max_actions]
         return out
 
-    def embed(self, parent_probs: np.ndarray, part_probs: np.ndarray, player: int) -> np.ndarray:
+    def embed(self, parent_probs: np.ndarray, part_probs: np.ndarray, player: int, only: np.ndarray | None = None) -> np.ndarray:
         """A copy of ``parent_probs`` [I_parent, A] with ``player``'s rows in the part replaced by ``part_probs`` [I_p, A_part].
 
         Action slots are aligned from the left, the parent's extra slots set to zero.
+        ``only``: [I_p] bool, replace these rows only.
         """
         rows = self._rows(player, "infosets")
-        out = np.array(parent_probs, copy=True)
+        if only is not None:
+            rows, part_probs = rows[only], part_probs[only]
+        out = np.asarray(parent_probs).copy()
         width = part_probs.shape[1]
         out[rows, :width] = part_probs
         out[rows, width:] = 0.0
@@ -102,7 +113,7 @@ class Part:
 def compile_part(
     game: Game,
     parent: PublicTree,
-    roots: Sequence[int] | None = None,
+    roots: Sequence[int] | np.ndarray | None = None,
     *,
     depth_limit: int | None = None,
     chance_limit: int | None = None,
@@ -181,9 +192,8 @@ def _states(parent: PublicTree, tree: PublicTree, node: np.ndarray, player: int)
     # join (parent node, label) of the part's states with the parent's states at the same nodes
     wanted = np.unique(mapped[here])
     p_take = np.flatnonzero(np.isin(pa.node, wanted))
-    p_labels = np.asarray([pa.label[g] for g in p_take.tolist()], dtype=str) if p_take.size else np.zeros(0, dtype=str)
     q_take = np.flatnonzero(here)
-    q_labels = np.asarray([qa.label[g] for g in q_take.tolist()], dtype=str)
+    p_labels, q_labels = _labels(pa.label, p_take), _labels(qa.label, q_take)
     names, code = np.unique(np.concatenate([p_labels, q_labels]), return_inverse=True)
     key_p = np.asarray(pa.node[p_take], dtype=np.int64) * names.size + code[: p_take.size]
     key_q = mapped[q_take] * names.size + code[p_take.size :]
@@ -196,6 +206,13 @@ def _states(parent: PublicTree, tree: PublicTree, node: np.ndarray, player: int)
                                   f"{list(tree.public_key[int(q_node[bad])])!r} has no match in the parent tree")
     out[q_take] = p_take[order[at]]
     return out
+
+
+def _labels(labels: Sequence[str], take: np.ndarray) -> np.ndarray:
+    """[len(take)] the labels at ``take`` as one numpy string array."""
+    if not take.size:
+        return np.zeros(0, dtype=str)
+    return np.asarray(labels, dtype=str)[take] if isinstance(labels, tuple) else np.asarray([labels[g] for g in take.tolist()], dtype=str)
 
 
 def _node_starts(tree: PublicTree, player: int) -> np.ndarray:
