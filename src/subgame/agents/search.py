@@ -76,6 +76,7 @@ from ..solve.cfr import MODICUM, CFRConfig
 from ..solve.driver import Budget
 from ..strategy import Strategy
 from ..tree.compile import compile_game
+from ..tree.part import Part
 from ..tree.public_tree import CHANCE_NODE, DECISION, LEAF, PublicTree, infoset_index, infoset_keys, rows_in
 from ..tree.sweep import forward_reach, transition_weights
 from .base import Decision, View, infoset_key
@@ -350,13 +351,13 @@ class SearchAgent:
             prev_local = prev.tree.node_of_key[root_key]
             alt = self._to_local(self._block(prev.opponent_cbv(), prev.tree, opp, prev_local), tree, opp, local,
                                  local, source=(prev.tree, prev_local))
-            problem = SubgameProblem(tree, me, my_reach, alt, GadgetSpec(gadget))
+            problem = SubgameProblem(Part.whole(tree), me, my_reach, alt, GadgetSpec(gadget))
         else:
             gadget = "unsafe"
             belief = self._to_local(state.reach[opp], tree, opp, node, local)
             if not belief.sum() > 0:
                 belief = np.ones_like(belief)
-            problem = SubgameProblem(tree, me, my_reach, np.full(belief.size, np.nan), GadgetSpec("unsafe"),
+            problem = SubgameProblem(Part.whole(tree), me, my_reach, np.full(belief.size, np.nan), GadgetSpec("unsafe"),
                                      opponent_reach=belief)
         sol = resolve_subgame(problem, config=cfg.config, leaves=leaves, budget=cfg.budget)
         assert sol.opponent_probs is not None  # resolve_subgame always sets it

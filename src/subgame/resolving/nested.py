@@ -44,7 +44,7 @@ from ..errors import IllegalActionError, SubgameError
 from ..games.base import Game
 from ..solve.cfr import CFR_PLUS, CFRConfig
 from ..strategy import Strategy
-from ..tree.part import Part, compile_part
+from ..tree.part import Part, at_or_below, compile_part
 from ..tree.public_tree import CHANCE_NODE, DECISION, PublicKey, PublicTree
 from .problem import GadgetKind, GadgetSpec, SubgameProblem, SubgameSolution, resolve_subgame
 from .solving import METHODS, BlueprintValues, blueprint_values, gift_totals
@@ -258,10 +258,7 @@ def _write(sigma: list[np.ndarray], player: int, probs: np.ndarray, part: Part, 
     """Copy the rows of ``probs`` (over ``part``'s information sets) whose public node is at or under one of the parent's
     nodes ``below`` (or is one of ``at``)."""
     tree = part.tree
-    under = np.isin(part.node, np.asarray(below, dtype=np.int64))
-    for d in range(1, tree.max_depth + 1):
-        at_d = np.flatnonzero(tree.depth == d)
-        under[at_d] |= under[tree.parent[at_d]]
+    under = at_or_below(tree, np.flatnonzero(np.isin(part.node, np.asarray(below, dtype=np.int64))))
     under |= np.isin(part.node, np.asarray(at, dtype=np.int64))
     pa = tree.players[player]
     take = under[pa.node[pa.infoset_priv]]

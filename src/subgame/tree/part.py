@@ -110,6 +110,41 @@ class Part:
         return self.infosets
 
 
+def assemble(tree: PublicTree, player: int, parts: Sequence[tuple[Part, np.ndarray, np.ndarray | None]], what: str) -> np.ndarray:
+    """[I, A] ``player``'s rows in ``tree`` put together from parts of it, their rows [I_part, A_part] and which of
+    them to take ([I_part] bool, ``None``: all), in order (a later part overwrites an earlier one).
+
+    Every information set of ``tree`` must be in some part (a trunk and its subgames);
+    action slots are aligned from the left, the rest are zero.
+
+    Raises:
+        GameDefinitionError: an information set no part covers.
+    """
+    pa = tree.players[player]
+    out = np.zeros(pa.legal.shape)
+    covered = np.zeros(pa.num_infosets, dtype=bool)
+    for part, x, only in parts:
+        rows = part._rows(player, "infosets")
+        if only is not None:
+            rows, x = rows[only], x[only]
+        out[rows, : x.shape[1]] = x
+        covered[rows] = True
+    if not covered.all():
+        missing = pa.label[pa.infoset_priv[int(np.flatnonzero(~covered)[0])]]
+        raise GameDefinitionError(f"{what}: information set {missing!r} of player {player} is in neither the trunk nor a subgame")
+    return out
+
+
+def at_or_below(tree: PublicTree, nodes: Sequence[int] | np.ndarray) -> np.ndarray:
+    """[N] bool: the public nodes of ``tree`` at or below one of ``nodes`` (one numpy call per depth)."""
+    out = np.zeros(tree.num_nodes, dtype=bool)
+    out[np.asarray(nodes, dtype=np.int64)] = True
+    for d in range(1, tree.max_depth + 1):
+        at_d = np.flatnonzero(tree.depth == d)
+        out[at_d] |= out[tree.parent[at_d]]
+    return out
+
+
 def compile_part(
     game: Game,
     parent: PublicTree,
