@@ -3,11 +3,12 @@
 Every decomposition technique solves a part of a bigger tree: the subgames below public
 states (safe-and-nested §4–6), CFR-D's trunk and the subgames below it (Burch, Johanson &
 Bowling 2014, "Decomposition into Subgames"), the game above or below a depth limit
-(depth-limited paper §3–4; Milec et al. §3), a board's forest of a poker game. A
-:class:`Part` is such a part compiled once, with integer maps of its public nodes, private
-states and information sets onto its parent's, so moving arrays between the two is one
-numpy gather or scatter: :meth:`Part.restrict`, :meth:`Part.embed`, :meth:`Part.at_roots`.
-:func:`compile_part` makes one; nothing else matches trees.
+(depth-limited paper §3–4; Milec et al. §3). A :class:`Part` is such a part compiled once,
+with integer maps of its public nodes, private states and information sets onto its
+parent's, so moving arrays between the two is one numpy gather or scatter:
+:meth:`Part.restrict`, :meth:`Part.embed`, :meth:`Part.at_roots`. :func:`compile_part`
+makes one (:func:`place` places a tree of the same game compiled apart); nothing else
+matches trees.
 """
 
 from __future__ import annotations
