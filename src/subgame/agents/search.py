@@ -89,6 +89,7 @@ from ..solve.driver import Budget
 from ..strategy import Strategy
 from ..tree.compile import compile_game
 from ..tree.enumeration import enumerate_game
+from ..tree.part import Part
 from ..tree.public_state import LabeledValues, RangeLike, subgame_at
 from ..tree.public_tree import DECISION, LEAF, TERMINAL_NODE, PublicKey, PublicTree
 from ..tree.sweep import forward_reach, transition_weights
@@ -425,13 +426,13 @@ class SearchAgent:
             gadget = cfg.safe_gadget
             alt = sub.align(opp, LabeledValues.block(prev.tree, opp, prev.tree.node_of_key[root_key], prev.opponent_cbv()),
                             "alternative payoffs")
-            problem = SubgameProblem(tree, me, my_reach, alt, GadgetSpec(gadget))
+            problem = SubgameProblem(Part.whole(tree), me, my_reach, alt, GadgetSpec(gadget))
         else:
             gadget = "unsafe"
             belief = sub.root_reach[opp]
             if not belief.sum() > 0:
                 belief = np.ones_like(belief)
-            problem = SubgameProblem(tree, me, my_reach, np.full(belief.size, np.nan), GadgetSpec("unsafe"),
+            problem = SubgameProblem(Part.whole(tree), me, my_reach, np.full(belief.size, np.nan), GadgetSpec("unsafe"),
                                      opponent_reach=belief)
         sol = resolve_subgame(problem, config=cfg.config, leaves=leaves, budget=cfg.budget)
         assert sol.opponent_probs is not None  # resolve_subgame always sets it
@@ -467,7 +468,7 @@ class SearchAgent:
         below = self._below[keys]
         sigma = Strategy(below.game_id, (self.blueprint.probs(below, 0), self.blueprint.probs(below, 1)))
         continuations = bias_continuations(below, sigma, 1 - me, self.config.num_values)
-        return ExactValues(self.game, below, sigma, _forests={keys: below}).leaf_values(tree, continuations)
+        return ExactValues(self.game, below, sigma, _forests={keys: Part.whole(below)}).leaf_values(tree, continuations)
 
     def _source(self) -> LeafValueSource:
         whole = self._whole_tree()

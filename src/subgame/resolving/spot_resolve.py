@@ -32,6 +32,7 @@ from ..eval.best_response import best_response_to_reach
 from ..games.poker.holdem import BetSizing
 from ..solve.cfr import CFR_PLUS, CFRConfig
 from ..strategy import Strategy
+from ..tree.part import Part
 from ..tree.sweep import forward_reach, transition_weights
 from .problem import GadgetKind, GadgetSpec, SubgameProblem, resolve_subgame
 from .spots import (
@@ -127,9 +128,10 @@ def resolve_spot(fine: HoldemProblem, blueprint: SpotBlueprint, method: GadgetKi
     probs: list[np.ndarray] = [np.empty(0), np.empty(0)]
     change, worst, above = [0.0, 0.0], [0.0, 0.0], [0, 0]
     c = deal_probability(fine.game)
+    whole = Part.whole(fine.tree)
     for q in (0, 1):
         o = 1 - q
-        problem = SubgameProblem(fine.tree, q, fine.root_reach[q], blueprint.alt[o], GadgetSpec(method),
+        problem = SubgameProblem(whole, q, fine.root_reach[q], blueprint.alt[o], GadgetSpec(method),
                                  opponent_reach=fine.root_reach[o])
         solution = resolve_subgame(problem, iterations=iterations, config=config)
         probs[q] = solution.probs

@@ -3,11 +3,12 @@
 Every decomposition technique solves a part of a bigger tree: the subgames below public
 states (safe-and-nested §4–6), CFR-D's trunk and the subgames below it (Burch, Johanson &
 Bowling 2014, "Decomposition into Subgames"), the game above or below a depth limit
-(depth-limited paper §3–4; Milec et al. §3), a board's forest of a poker game. A
-:class:`Part` is such a part compiled once, with integer maps of its public nodes, private
-states and information sets onto its parent's, so moving arrays between the two is one
-numpy gather or scatter: :meth:`Part.restrict`, :meth:`Part.embed`, :meth:`Part.at_roots`.
-:func:`compile_part` makes one; nothing else matches trees.
+(depth-limited paper §3–4; Milec et al. §3). A :class:`Part` is such a part compiled once,
+with integer maps of its public nodes, private states and information sets onto its
+parent's, so moving arrays between the two is one numpy gather or scatter:
+:meth:`Part.restrict`, :meth:`Part.embed`, :meth:`Part.at_roots`. :func:`compile_part`
+makes one (:func:`place` places a tree of the same game compiled apart); nothing else
+matches trees.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import numpy as np
 from ..errors import GameDefinitionError
 from ..games.base import Game
 from .compile import compile_game
-from .public_tree import BlockSequence, PublicTree, root_subgame
+from .public_tree import BlockSequence, PublicTree, index_dtype, root_subgame
 
 Axis = Literal["states", "infosets"]
 
@@ -42,6 +43,14 @@ class Part:
     states: tuple[np.ndarray, np.ndarray]  #: per player [G_p] the parent's private state, -1 where none
     infosets: tuple[np.ndarray, np.ndarray]  #: per player [I_p] the parent's information set, -1 where none
 
+    @staticmethod
+    def whole(tree: PublicTree) -> Part:
+        """``tree`` as the whole of itself (identity maps): a subgame compiled alone, e.g. a spot from its ranges."""
+        node = np.arange(tree.num_nodes, dtype=np.int64)
+        states = tuple(np.arange(pa.num_states, dtype=index_dtype(pa.num_states)) for pa in tree.players)
+        infosets = tuple(np.arange(pa.num_infosets, dtype=index_dtype(pa.num_infosets)) for pa in tree.players)
+        return Part(tree, node[tree.parent < 0], node, (states[0], states[1]), (infosets[0], infosets[1]))
+
     def restrict(self, parent_array: np.ndarray, player: int, axis: Axis = "infosets") -> np.ndarray:
         """The rows of ``parent_array`` (over ``player``'s parent states or information sets) at the part's.
 
@@ -54,13 +63,16 @@ class Part:
             out = out[:, : self.tree.players[player].max_actions]
         return out
 
-    def embed(self, parent_probs: np.ndarray, part_probs: np.ndarray, player: int) -> np.ndarray:
+    def embed(self, parent_probs: np.ndarray, part_probs: np.ndarray, player: int, only: np.ndarray | None = None) -> np.ndarray:
         """A copy of ``parent_probs`` [I_parent, A] with ``player``'s rows in the part replaced by ``part_probs`` [I_p, A_part].
 
         Action slots are aligned from the left, the parent's extra slots set to zero.
+        ``only``: [I_p] bool, replace these rows only.
         """
         rows = self._rows(player, "infosets")
-        out = np.array(parent_probs, copy=True)
+        if only is not None:
+            rows, part_probs = rows[only], part_probs[only]
+        out = np.asarray(parent_probs).copy()
         width = part_probs.shape[1]
         out[rows, :width] = part_probs
         out[rows, width:] = 0.0
@@ -99,10 +111,45 @@ class Part:
         return self.infosets
 
 
+def assemble(tree: PublicTree, player: int, parts: Sequence[tuple[Part, np.ndarray, np.ndarray | None]], what: str) -> np.ndarray:
+    """[I, A] ``player``'s rows in ``tree`` put together from parts of it, their rows [I_part, A_part] and which of
+    them to take ([I_part] bool, ``None``: all), in order (a later part overwrites an earlier one).
+
+    Every information set of ``tree`` must be in some part (a trunk and its subgames);
+    action slots are aligned from the left, the rest are zero.
+
+    Raises:
+        GameDefinitionError: an information set no part covers.
+    """
+    pa = tree.players[player]
+    out = np.zeros(pa.legal.shape)
+    covered = np.zeros(pa.num_infosets, dtype=bool)
+    for part, x, only in parts:
+        rows = part._rows(player, "infosets")
+        if only is not None:
+            rows, x = rows[only], x[only]
+        out[rows, : x.shape[1]] = x
+        covered[rows] = True
+    if not covered.all():
+        missing = pa.label[pa.infoset_priv[int(np.flatnonzero(~covered)[0])]]
+        raise GameDefinitionError(f"{what}: information set {missing!r} of player {player} is in neither the trunk nor a subgame")
+    return out
+
+
+def at_or_below(tree: PublicTree, nodes: Sequence[int] | np.ndarray) -> np.ndarray:
+    """[N] bool: the public nodes of ``tree`` at or below one of ``nodes`` (one numpy call per depth)."""
+    out = np.zeros(tree.num_nodes, dtype=bool)
+    out[np.asarray(nodes, dtype=np.int64)] = True
+    for d in range(1, tree.max_depth + 1):
+        at_d = np.flatnonzero(tree.depth == d)
+        out[at_d] |= out[tree.parent[at_d]]
+    return out
+
+
 def compile_part(
     game: Game,
     parent: PublicTree,
-    roots: Sequence[int] | None = None,
+    roots: Sequence[int] | np.ndarray | None = None,
     *,
     depth_limit: int | None = None,
     chance_limit: int | None = None,
@@ -181,9 +228,8 @@ def _states(parent: PublicTree, tree: PublicTree, node: np.ndarray, player: int)
     # join (parent node, label) of the part's states with the parent's states at the same nodes
     wanted = np.unique(mapped[here])
     p_take = np.flatnonzero(np.isin(pa.node, wanted))
-    p_labels = np.asarray([pa.label[g] for g in p_take.tolist()], dtype=str) if p_take.size else np.zeros(0, dtype=str)
     q_take = np.flatnonzero(here)
-    q_labels = np.asarray([qa.label[g] for g in q_take.tolist()], dtype=str)
+    p_labels, q_labels = _labels(pa.label, p_take), _labels(qa.label, q_take)
     names, code = np.unique(np.concatenate([p_labels, q_labels]), return_inverse=True)
     key_p = np.asarray(pa.node[p_take], dtype=np.int64) * names.size + code[: p_take.size]
     key_q = mapped[q_take] * names.size + code[p_take.size :]
@@ -196,6 +242,13 @@ def _states(parent: PublicTree, tree: PublicTree, node: np.ndarray, player: int)
                                   f"{list(tree.public_key[int(q_node[bad])])!r} has no match in the parent tree")
     out[q_take] = p_take[order[at]]
     return out
+
+
+def _labels(labels: Sequence[str], take: np.ndarray) -> np.ndarray:
+    """[len(take)] the labels at ``take`` as one numpy string array."""
+    if not take.size:
+        return np.zeros(0, dtype=str)
+    return np.asarray(labels, dtype=str)[take] if isinstance(labels, tuple) else np.asarray([labels[g] for g in take.tolist()], dtype=str)
 
 
 def _node_starts(tree: PublicTree, player: int) -> np.ndarray:

@@ -222,9 +222,7 @@ def _check_board(game: PokerGame, board: Sequence[int] | None) -> tuple[int, ...
     spec = game.spec
     cards = tuple(int(c) for c in board)
     if len(set(cards)) != len(cards) or any(not 0 <= c < spec.deck_size for c in cards):
-        raise GameDefinitionError(
-            f"{game.name}: board {list(board)} must be distinct cards in 0..{spec.deck_size - 1}"
-        )
+        raise GameDefinitionError(f"{game.name}: board {list(board)} must be distinct cards in 0..{spec.deck_size - 1}")
     if len(cards) > sum(spec.board_cards):
         raise GameDefinitionError(
             f"{game.name}: board {list(board)} has {len(cards)} cards but the game deals only {sum(spec.board_cards)}"
@@ -303,9 +301,7 @@ class _Builder:
         who = game.actor(node.state)
         if who == TERMINAL:
             kind = TERMINAL_NODE
-        elif (self.depth_limit is not None and depth >= self.depth_limit) or (
-            self.chance_limit is not None and node.chances >= self.chance_limit
-        ):
+        elif (self.depth_limit is not None and depth >= self.depth_limit) or (self.chance_limit is not None and node.chances >= self.chance_limit):
             kind = LEAF
         else:
             kind = CHANCE_NODE if who == CHANCE else DECISION
@@ -334,9 +330,7 @@ class _Builder:
         kids = public_children(self.game, node.state, self.fixed)
         if self.kind[n] == DECISION:
             if len({o for _, o, _ in kids}) != len(kids):
-                raise GameDefinitionError(
-                    f"{self.game.name}: two actions at public state {list(node.key)!r} have the same name"
-                )
+                raise GameDefinitionError(f"{self.game.name}: two actions at public state {list(node.key)!r} have the same name")
             return [_Node(c, node.key + (o,), node.prob, n, slot, node.board, chances=node.chances)
                     for slot, (c, o, _) in enumerate(kids)]
         # chance: children in the order of their first history (see the module docstring)
