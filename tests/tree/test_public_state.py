@@ -53,6 +53,7 @@ def test_a_subgame_from_a_public_state_has_the_whole_games_values_there(name, pa
         sub = subgame_at(game, full.public_key[n], ranges)
         assert sub.public_state == full.public_key[n] and sub.tree.parent[0] < 0 and sub.tree.public_key[0] == sub.public_state
         assert sub.estimate.exact and sub.estimate.public_nodes == sub.tree.num_nodes
+        assert sub.part.tree is sub.tree and sub.part.roots.tolist() == [0]
         part = place(full, sub.tree)
         below = [part.restrict(probs[p], p) for p in (0, 1)]
         _, sub_cfv = _values(sub.tree, below, sub.root_reach)

@@ -426,13 +426,13 @@ class SearchAgent:
             gadget = cfg.safe_gadget
             alt = sub.align(opp, LabeledValues.block(prev.tree, opp, prev.tree.node_of_key[root_key], prev.opponent_cbv()),
                             "alternative payoffs")
-            problem = SubgameProblem(Part.whole(tree), me, my_reach, alt, GadgetSpec(gadget))
+            problem = SubgameProblem(sub.part, me, my_reach, alt, GadgetSpec(gadget))
         else:
             gadget = "unsafe"
             belief = sub.root_reach[opp]
             if not belief.sum() > 0:
                 belief = np.ones_like(belief)
-            problem = SubgameProblem(Part.whole(tree), me, my_reach, np.full(belief.size, np.nan), GadgetSpec("unsafe"),
+            problem = SubgameProblem(sub.part, me, my_reach, np.full(belief.size, np.nan), GadgetSpec("unsafe"),
                                      opponent_reach=belief)
         sol = resolve_subgame(problem, config=cfg.config, leaves=leaves, budget=cfg.budget)
         assert sol.opponent_probs is not None  # resolve_subgame always sets it

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -28,6 +29,7 @@ from ..errors import GameDefinitionError, InvalidRangeError
 from ..games.base import Game
 from .compile import compile_game
 from .estimate import SizeEstimate, estimate_size
+from .part import Part
 from .public_tree import PublicKey, PublicTree
 from .size import available_bytes, human_bytes
 
@@ -109,6 +111,11 @@ class PublicStateSubgame:
     tree: PublicTree
     root_reach: tuple[np.ndarray, np.ndarray]
     estimate: SizeEstimate
+
+    @cached_property
+    def part(self) -> Part:
+        """The subgame as a part that stands alone (identity maps): what a subgame problem is made of."""
+        return Part.whole(self.tree)
 
     def root_labels(self, player: int) -> Sequence[str]:
         """[R_p] the labels of ``player``'s root private states, in the tree's order."""
