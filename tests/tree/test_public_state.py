@@ -8,6 +8,9 @@ import pytest
 from subgame.errors import GameDefinitionError, InvalidRangeError
 from subgame.eval.best_response import best_response_to_reach
 from subgame.games import load_game
+from subgame.games.poker.holdem import BetSizing, HoldemSpot
+from subgame.games.poker.ranges import HANDS, parse_board, parse_range
+from subgame.resolving.spots import holdem_problem
 from subgame.tree.estimate import estimate_size
 from subgame.tree.part import place
 from subgame.tree.public_state import LabeledValues, subgame_at
@@ -107,3 +110,17 @@ def test_bad_ranges_and_public_states_are_one_clear_error():
     some = subgame_at(game, key, ({"Ks": 0.5, "Zz": 0.0}, None))
     labels = list(some.root_labels(0))
     assert some.root_reach[0][labels.index("Ks")] == 0.5 and some.root_reach[0].sum() == 0.5
+
+
+def test_a_holdem_spot_is_the_subgame_from_its_public_state_with_its_ranges():
+    spot = HoldemSpot(parse_board("Js Ks 5c Qs 7d"), 200, 400, BetSizing.parse("1,allin"))
+    ranges = (parse_range("AA,AKs,AKo:0.5,T9s", spot.board), parse_range("QQ+", spot.board))
+    problem = holdem_problem(spot, ranges, isomorphism=False)
+    game = spot.game()
+    names = [game.cards_str(tuple(int(c) for c in hand)) for hand in HANDS]  # each hand as the game names it
+    sub = subgame_at(game, None, (LabeledValues(names, ranges[0].weights), LabeledValues(names, ranges[1].weights)))
+    assert problem.subgame.public_state == sub.public_state and problem.tree.num_nodes == sub.tree.num_nodes
+    assert problem.subgame.estimate.public_nodes == sub.estimate.public_nodes == sub.tree.num_nodes
+    for p in (0, 1):
+        assert sub.root_reach[p].sum() == ranges[p].weights.sum() > 0
+        np.testing.assert_array_equal(sub.root_reach[p], problem.root_reach[p])

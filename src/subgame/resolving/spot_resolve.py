@@ -32,7 +32,6 @@ from ..eval.best_response import best_response_to_reach
 from ..games.poker.holdem import BetSizing
 from ..solve.cfr import CFR_PLUS, CFRConfig
 from ..strategy import Strategy
-from ..tree.part import Part
 from ..tree.sweep import forward_reach, transition_weights
 from .problem import GadgetKind, GadgetSpec, SubgameProblem, resolve_subgame
 from .spots import (
@@ -128,7 +127,7 @@ def resolve_spot(fine: HoldemProblem, blueprint: SpotBlueprint, method: GadgetKi
     probs: list[np.ndarray] = [np.empty(0), np.empty(0)]
     change, worst, above = [0.0, 0.0], [0.0, 0.0], [0, 0]
     c = deal_probability(fine.game)
-    whole = Part.whole(fine.tree)
+    whole = fine.subgame.part
     for q in (0, 1):
         o = 1 - q
         problem = SubgameProblem(whole, q, fine.root_reach[q], blueprint.alt[o], GadgetSpec(method),
