@@ -181,3 +181,14 @@ def test_one_subgame_by_public_state():
         public_node(tree, ("", "Sell"))
     with pytest.raises(SubgameError, match="not in the tree"):
         public_node(tree, 999)
+
+
+def test_the_gadget_value_is_follow_or_terminate_per_root_state_and_one_pick_per_subgame():
+    """Σ_I max(alt, CBV) for the resolving gadget; max_I (CBV − alt) per subgame for max-margin (§4.2)."""
+    from subgame.resolving.gadgets import gadget_value
+
+    alt, cbv, segment = np.array([1.0, -2.0, 0.5, 3.0]), np.array([0.5, -1.0, 2.0, 1.0]), np.array([0, 0, 1, 1])
+    np.testing.assert_array_equal(gadget_value("resolve", alt, cbv, segment, 2, per_subgame=True), [1.0 - 1.0, 2.0 + 3.0])
+    assert gadget_value("resolve", alt, cbv, segment, 2) == 5.0
+    np.testing.assert_array_equal(gadget_value("maxmargin", alt, cbv, segment, 2, per_subgame=True), [1.0, 1.5])
+    assert gadget_value("maxmargin", alt, cbv, segment, 2) == 2.5

@@ -10,6 +10,7 @@ from subgame.games import load_game
 from subgame.resolving import subgame_roots
 from subgame.tree.compile import compile_game
 from subgame.tree.part import Part, assemble, at_or_below, compile_part, place
+from subgame.tree.poker_compile import board_hands, state_hands
 from subgame.tree.public_tree import DECISION, LEAF, PublicTree
 
 
@@ -160,3 +161,20 @@ def test_a_part_of_another_game_is_refused(leduc):
         place(full, kuhn)
     with pytest.raises(GameDefinitionError, match="not all public nodes"):
         compile_part(game, full, [full.num_nodes])
+
+
+
+def test_board_hands_order_the_hands_as_the_labels_name_them(leduc):
+    """The hands of a board in private-state order, without labels, are those the labels name."""
+    game, full = leduc
+    card = {game.cards_str((c,)): c for c in range(game.spec.deck_size)}
+    part = compile_part(game, full, subgame_roots(full)[:5])
+    tree = part.tree
+    roots = np.flatnonzero(tree.parent < 0)
+    boards = [[card[o] for o in tree.public_key[r] if o in card] for r in roots]
+    assert all(len(b) == 1 for b in boards)
+    hands = board_hands(game, boards)
+    for p in (0, 1):
+        by_label = state_hands(game, tree, p)
+        for r, (h0, h1) in zip(roots, hands):
+            np.testing.assert_array_equal((h0, h1)[p], by_label[tree.players[p].node == r])
