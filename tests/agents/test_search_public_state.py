@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from subgame.agents import CallAgent
+from subgame.agents import CallAgent, Move, View
 from subgame.agents.blueprints import TreeBlueprint, UniformBlueprint
 from subgame.agents.exact import agent_strategy
 from subgame.agents.match import play_hand
@@ -58,11 +58,17 @@ def test_the_spy_sees_a_compile_of_the_whole_game(compiles):
     assert len(_whole(game, compiles)) == 1
 
 
-@pytest.mark.parametrize("options", [{}, {"early": "safe", "first_final": "unsafe", "safe_gadget": "maxmargin"}])
-def test_without_the_tree_the_agent_plays_as_with_it_and_never_compiles_the_whole_game(compiles, options):
-    game, tree = load_game("leduc", **SMALL_LEDUC), compiled("leduc", **SMALL_LEDUC)
+SAFE_EARLY = {"early": "safe", "first_final": "unsafe", "safe_gadget": "maxmargin"}
+CASES = [("leduc", SMALL_LEDUC, {}), ("leduc", SMALL_LEDUC, SAFE_EARLY), ("openspiel:leduc_poker", {}, {"num_values": 2})]
+
+
+@pytest.mark.parametrize(("name", "params", "options"), CASES, ids=["leduc", "leduc-safe-early", "generic-compiler"])
+def test_without_the_tree_the_agent_plays_as_with_it_and_never_compiles_the_whole_game(compiles, name, params, options):
+    if name.startswith("openspiel:"):
+        pytest.importorskip("pyspiel")  # Leduc through the generic compiler: public chance, labels of its own
+    game, tree = load_game(name, **params), compiled(name, **params)
     blueprint = CFRSolver(tree, CFR_PLUS).run(30).average_strategy()
-    config = SearchConfig(num_values=3, budget=Budget(iterations=20), **options)
+    config = SearchConfig(**{"num_values": 3, "budget": Budget(iterations=20), **options})
     with_tree = SearchAgent(game, tree, blueprint, config)
     want = [agent_strategy(with_tree, game, tree, p) for p in (0, 1)]
     compiles.clear()
@@ -91,6 +97,24 @@ def test_a_match_of_no_limit_poker_is_played_without_compiling_the_whole_game(co
     assert agent.solves and all(s.tree.num_nodes < whole for s in agent.solves.values())
     assert any(s.depth_limited for s in agent.solves.values())
     assert any(len(s.root) > len(compile_game(game, depth_limit=0).public_key[0]) for s in agent.solves.values())
+
+
+def test_a_subgame_larger_than_allowed_is_refused_before_it_is_built(compiles):
+    game = load_game("poker", **NOLIMIT)
+    agent = SearchAgent(game, None, UniformBlueprint(game_fingerprint(game)), SearchConfig(max_bytes=10_000))
+    state, moves = game.root(), []
+    while game.actor(state) < 0:  # the deal
+        a = game.chance_outcomes(state)[0][0]
+        pub, o0, _ = game.observations(state, a)
+        moves.append(Move(pub, o0))
+        state = game.next_state(state, a)
+    view = View(0, tuple(moves), tuple(game.legal_actions(state)))
+    agent.new_hand(0, 0)
+    with pytest.raises(GameDefinitionError, match="estimated before building it"):
+        agent.act(view)
+    assert all(c[1] == 1 for c in compiles)  # only the first public state and its children were compiled
+    with pytest.raises(SubgameError, match="max_bytes"):
+        SearchConfig(max_bytes=0)
 
 
 def test_a_blueprint_it_cannot_use_is_one_clear_error():

@@ -123,6 +123,8 @@ class SearchConfig:
             ``"unsafe"`` (Bayesian beliefs, Modicum) or ``"safe"`` (the safe gadget, with
             the previous solve's values as alternative payoffs).
         generation_iterations: CFR iterations of each self-generative round.
+        max_bytes: the memory each subgame and its solve may take, estimated before it is
+            built (:func:`~subgame.tree.public_state.subgame_at`); ``None``: the memory available.
     """
 
     num_values: int = 4
@@ -136,6 +138,7 @@ class SearchConfig:
     first_final: Literal["safe", "unsafe"] = "safe"
     early: Literal["unsafe", "safe"] = "unsafe"
     generation_iterations: int = 200
+    max_bytes: int | None = None
 
     def __post_init__(self) -> None:
         k = self.num_values
@@ -154,6 +157,9 @@ class SearchConfig:
             x = getattr(self, name)
             if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 1:
                 raise SubgameError(f"{name} must be a whole number >= 1, got {x!r}")
+        m = self.max_bytes
+        if m is not None and (isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1):
+            raise SubgameError(f"max_bytes must be a whole number of bytes >= 1 or None, got {m!r}")
 
 
 @dataclass(eq=False)
@@ -411,7 +417,8 @@ class SearchAgent:
             lo, hi = _block(state.tree, p, state.node)
             ranges[p] = LabeledValues(state.tree.players[p].label[lo:hi], state.reach[p])
         sub = subgame_at(game, None if root_key == self._root().key else root_key, (ranges[0], ranges[1]),
-                         chance_limit=cfg.chance_limit, leaf_histories=cfg.leaf_values == "rollouts")
+                         chance_limit=cfg.chance_limit, leaf_histories=cfg.leaf_values == "rollouts",
+                         max_bytes=cfg.max_bytes)
         tree = sub.tree
         fits = not np.any(tree.kind == LEAF)  # no public chance event below with play after it
         my_reach = sub.root_reach[me]
