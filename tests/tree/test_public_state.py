@@ -9,7 +9,7 @@ from subgame.errors import GameDefinitionError, InvalidRangeError
 from subgame.eval.best_response import best_response_to_reach
 from subgame.games import load_game
 from subgame.games.poker.holdem import BetSizing, HoldemSpot
-from subgame.games.poker.ranges import HANDS, parse_board, parse_range
+from subgame.games.poker.ranges import parse_board, parse_range
 from subgame.resolving.spots import holdem_problem
 from subgame.tree.estimate import estimate_size
 from subgame.tree.part import place
@@ -116,11 +116,11 @@ def test_a_holdem_spot_is_the_subgame_from_its_public_state_with_its_ranges():
     spot = HoldemSpot(parse_board("Js Ks 5c Qs 7d"), 200, 400, BetSizing.parse("1,allin"))
     ranges = (parse_range("AA,AKs,AKo:0.5,T9s", spot.board), parse_range("QQ+", spot.board))
     problem = holdem_problem(spot, ranges, isomorphism=False)
-    game = spot.game()
-    names = [game.cards_str(tuple(int(c) for c in hand)) for hand in HANDS]  # each hand as the game names it
-    sub = subgame_at(game, None, (LabeledValues(names, ranges[0].weights), LabeledValues(names, ranges[1].weights)))
+    sub = subgame_at(spot.game(), None, ranges)
     assert problem.subgame.public_state == sub.public_state and problem.tree.num_nodes == sub.tree.num_nodes
     assert problem.subgame.estimate.public_nodes == sub.estimate.public_nodes == sub.tree.num_nodes
     for p in (0, 1):
         assert sub.root_reach[p].sum() == ranges[p].weights.sum() > 0
         np.testing.assert_array_equal(sub.root_reach[p], problem.root_reach[p])
+    with pytest.raises(InvalidRangeError, match="52 cards"):
+        subgame_at(load_game("leduc"), None, ranges)

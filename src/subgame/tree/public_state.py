@@ -13,8 +13,10 @@ the ranges as root reach the subgame's counterfactual values at its root are tho
 the whole game at that public state under the same reaches.
 
 A range names private states by their labels (the private observations, as every tree of
-the game names them); it is aligned to the compiled root's private states once, by one
-sorted lookup, and carried as arrays in the tree's order from then on.
+the game names them), or is a hold'em :class:`~subgame.games.poker.ranges.Range` (``AA,AKs:0.5``,
+one weight per two-card hand) in a 52-card game; it is aligned to the compiled root's
+private states once, by one sorted lookup, and carried as arrays in the tree's order from
+then on.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ import numpy as np
 
 from ..errors import GameDefinitionError, InvalidRangeError
 from ..games.base import Game
+from ..games.poker import PokerGame
+from ..games.poker.ranges import HANDS, NUM_CARDS, Range
 from .compile import compile_game
 from .estimate import SizeEstimate, estimate_size
 from .part import Part
@@ -94,6 +98,18 @@ class LabeledValues:
 RangeLike = Mapping[str, float] | LabeledValues | None
 
 
+def hand_range(game: Game, weights: Range) -> LabeledValues:
+    """A hold'em range as labelled values of ``game``'s private states (each hand named as the game names it).
+
+    Raises:
+        InvalidRangeError: ``game`` is not a poker game of 52 cards and two hole cards.
+    """
+    if not (isinstance(game, PokerGame) and game.spec.deck_size == NUM_CARDS and game.spec.hole_cards == 2):
+        raise InvalidRangeError(f"{game.name}: a hold'em range (one weight per two-card hand of 52 cards) needs a "
+                                "poker game of 52 cards and two hole cards; give the range by private-state label")
+    return LabeledValues([game.cards_str(tuple(int(c) for c in hand)) for hand in HANDS], weights.weights)
+
+
 @dataclass(frozen=True, eq=False)
 class PublicStateSubgame:
     """The game below one public state, compiled from the rules, with both players' ranges there.
@@ -141,7 +157,7 @@ class PublicStateSubgame:
 def subgame_at(
     game: Game,
     public_state: Sequence[str] | None,
-    ranges: tuple[RangeLike, RangeLike] = (None, None),
+    ranges: tuple[RangeLike | Range, RangeLike | Range] = (None, None),
     *,
     depth_limit: int | None = None,
     chance_limit: int | None = None,
@@ -154,7 +170,8 @@ def subgame_at(
         game: the rules.
         public_state: the public observations so far (``None``: the game's start).
         ranges: player 0's and player 1's ranges at the public state, by private-state
-            label (:data:`RangeLike`); private states a range does not name get 0.
+            label (:data:`RangeLike`) or as hold'em ranges (:func:`hand_range`); private
+            states a range does not name get 0.
         depth_limit, chance_limit: cut the subgame there (leaves), as
             :func:`~subgame.tree.compile.compile_game` does; ``None``: to the end of the game.
         leaf_histories: keep the leaves' histories (for leaf values that walk them).
@@ -186,5 +203,6 @@ def subgame_at(
     tree = compile_game(game, public_state=key or (), depth_limit=depth_limit, chance_limit=chance_limit,
                         leaf_histories=leaf_histories, max_bytes=max_bytes)
     part = PublicStateSubgame(tree.public_key[0], tree, (np.ones(0), np.ones(0)), est)
-    reach = (part.align(0, ranges[0]), part.align(1, ranges[1]))
+    given = [hand_range(game, r) if isinstance(r, Range) else r for r in ranges]
+    reach = (part.align(0, given[0]), part.align(1, given[1]))
     return PublicStateSubgame(part.public_state, tree, reach, est)
