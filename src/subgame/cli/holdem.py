@@ -105,8 +105,9 @@ def _spot_and_ranges(game: str, opts: HoldemOptions, bets: BetSizing) -> tuple[H
     elif Path(where).is_file():
         ranges = read_ranges(where, board)
     else:
-        raise CommandLineError(f"--ranges {where!r}: give a range file (one line for both players, or two lines) "
-                               "or 'uniform'")
+        why = "not a file" if Path(where).exists() else "no such file"
+        raise CommandLineError(f"--ranges {where}: {why}; give a range file (one line for both players, or two lines, "
+                               "as in examples/ranges/) or 'uniform'")
     return spot, ranges, spot.describe()
 
 
