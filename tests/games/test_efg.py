@@ -394,3 +394,15 @@ def test_a_written_file_reads_in_openspiel_with_the_same_value(tmp_path):
     assert 'p "" 2 1 0' in compact.read_text()  # Gambit's short form, which OpenSpiel does not read
     with pytest.raises(pyspiel.SpielError):
         pyspiel.load_game(f"efg_game(filename={compact})")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_written_random_games_have_openspiels_sequence_form_lp_value(tmp_path, seed):
+    """OpenSpiel's own LP (cvxpy with ECOS, installed with the tests) on the file we write, against ours (HiGHS)."""
+    pytest.importorskip("cvxpy", reason="OpenSpiel's sequence_form_lp needs cvxpy and ecos (pip install -e '.[test]')")
+    from open_spiel.python.algorithms import sequence_form_lp
+
+    efg = parse_efg(_random_efg(np.random.default_rng(100 + seed)))
+    path = _write(tmp_path, write_efg(efg), f"lp{seed}.efg")
+    theirs = sequence_form_lp.solve_zero_sum_game(pyspiel.load_game(f"efg_game(filename={path})"))[0]
+    assert solve_lp(compile_game(EFGGame(efg, str(path)))).value == pytest.approx(float(theirs), abs=1e-6)  # ECOS's tolerance
