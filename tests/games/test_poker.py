@@ -129,3 +129,11 @@ def test_a_bet_of_the_whole_stack_is_the_all_in_whether_or_not_allin_is_listed(a
     trees = [compile_game(load_game("leduc_nolimit", stack=3, bet_fractions=(1.0,), all_in=listed)) for listed in (all_in, True)]
     assert trees[0].num_nodes == trees[1].num_nodes > 20
     assert trees[0].players[0].action_names == trees[1].players[0].action_names
+
+
+def test_a_spot_with_no_betting_is_refused_by_the_solve_command():
+    from tests.cli.test_cli import invoke
+
+    result = invoke("solve", "holdem-subgame", "--board", "Js Ks 5c Qs 7d", "--pot", "100", "--stack", "0", "--bets", "1")
+    assert result.exit_code == 2 and "nothing behind, so nobody can bet" in " ".join(result.output.split())
+    assert "Traceback" not in result.output
