@@ -260,15 +260,16 @@ def _derive_observations(efg: EFGFile, source: str, sequences: tuple[_SequenceId
         taken: dict[int, set[str]] = {}
         for js in members.values():
             parents = {public_of[kids[j][0]] for j in js}
-            lines = sorted({nodes[kids[j][2]].line for j in js})[:4]
-            if len(parents) > 1:
-                raise efg_error(source, lines[-1], f"a player cannot tell apart the nodes on lines {', '.join(map(str, lines))} "
-                             "though she could tell their parents apart (the game does not have perfect recall)")
             actors = {(nodes[kids[j][2]].kind, nodes[kids[j][2]].player) for j in js}
-            if len(actors) > 1:
-                raise efg_error(source, lines[-1], f"nodes on lines {', '.join(map(str, lines))} lie in one public state "
-                             "(a player cannot tell them apart) but different players act there; this library "
-                             "needs whose turn it is to be known to both players")
+            if len(parents) > 1 or len(actors) > 1:
+                lines = sorted({nodes[kids[j][2]].line for j in js})[:4]
+                shown = ", ".join(map(str, lines))
+                if len(parents) > 1:
+                    raise efg_error(source, lines[-1], f"a player cannot tell apart the nodes on lines {shown} though "
+                                    "she could tell their parents apart (the game does not have perfect recall)")
+                raise efg_error(source, lines[-1], f"nodes on lines {shown} lie in one public state (a player cannot "
+                                "tell them apart) but different players act there; this library needs whose turn it "
+                                "is to be known to both players")
             i0, a0, _ = kids[js[0]]
             parent = nodes[i0]
             names = {efg.infosets[(nodes[kids[j][0]].player, nodes[kids[j][0]].infoset)].actions[kids[j][1]] for j in js}

@@ -62,6 +62,10 @@ class _Token:
     line: int
 
 
+#: A node without its children: kind, name, player, information set, outcome, line.
+_Head = tuple[str, str, int, int, int, int]
+
+
 class _Parser:
     def __init__(self, text: str, source: str):
         self.source = source
@@ -203,24 +207,24 @@ class _Parser:
     def tree(self) -> tuple[EFGNode, ...]:
         """All nodes in depth-first order, read with a stack of the nodes whose children are still to come."""
         nodes: list[EFGNode | None] = []
-        open_nodes: list[tuple[int, EFGNode, list[int], int]] = []  # (index, node without children, children, how many)
+        open_nodes: list[tuple[int, _Head, list[int], int]] = []  # (index, the node's own part, children, how many)
         while True:
             index = len(nodes)
             nodes.append(None)
             if open_nodes:
                 open_nodes[-1][2].append(index)
-            node, arity = self.fast_node() or self.node()
+            head, arity = self.fast_node() or self.node()
             if arity:
-                open_nodes.append((index, node, [], arity))
+                open_nodes.append((index, head, [], arity))
                 continue
-            nodes[index] = node
+            nodes[index] = EFGNode(*head[:5], (), head[5])
             while open_nodes and len(open_nodes[-1][2]) == open_nodes[-1][3]:
                 at, head, children, _ = open_nodes.pop()
-                nodes[at] = EFGNode(head.kind, head.name, head.player, head.infoset, head.outcome, tuple(children), head.line)
+                nodes[at] = EFGNode(*head[:5], tuple(children), head[5])
             if not open_nodes:
                 return tuple(n for n in nodes if n is not None)
 
-    def fast_node(self) -> tuple[EFGNode, int] | None:
+    def fast_node(self) -> tuple[_Head, int] | None:
         """A node in the one-line form, or None (nothing read) for :meth:`node` to read it."""
         first = _SPACE.match(self.text, self.pos)
         start = self.text[first.end():first.end() + 1] if first is not None else ""
@@ -235,7 +239,7 @@ class _Parser:
             if outcome is None:
                 return None
             self.advance(m.end())
-            return EFGNode("t", g[0], 0, 0, outcome, (), line), 0
+            return ("t", g[0], 0, 0, outcome, line), 0
         player = int(g[1]) if start == "p" else 0
         rest = g[2:] if start == "p" else g[1:]
         number, name, actions = int(rest[0]), rest[1], rest[2]
@@ -258,12 +262,12 @@ class _Parser:
                     if value is None or value < 0:
                         return None
                     probs.append(value)
-            infoset = self.declare_infoset(key, name, found, probs, _Token("str", name, line))
+            infoset = self.declare_infoset(key, name, found, probs, line)
         outcome = self.fast_outcome(rest[3:], line)
         if outcome is None:
             return None
         self.advance(m.end())
-        return EFGNode(start, g[0], player, number, outcome, (), line), len(infoset.actions)
+        return (start, g[0], player, number, outcome, line), len(infoset.actions)
 
     def fast_outcome(self, groups: tuple[str | None, ...], line: int) -> int | None:
         number, name, payoffs = groups[0], groups[1], groups[2]
@@ -274,23 +278,23 @@ class _Parser:
         values = [self.to_number(p, line) for p in _FAST_PAYOFF.findall(payoffs)]
         if len(values) != 2 or values[0] is None or values[1] is None:
             return None
-        return self.declare_outcome(int(number), name, (values[0], values[1]), _Token("word", number, line))
+        return self.declare_outcome(int(number), name, (values[0], values[1]), line)
 
-    def node(self) -> tuple[EFGNode, int]:
+    def node(self) -> tuple[_Head, int]:
         """One node's own part (children left empty) and its number of children."""
         tok = self.next("a node ('c', 'p' or 't')")
         if tok.kind != "word" or tok.text not in ("c", "p", "t"):
             raise self.err(tok, f"expected a node: 'c' (chance), 'p' (player) or 't' (terminal), found {tok.text!r}")
         name = self.string("the node's name")
         if tok.text == "t":
-            return EFGNode("t", name, 0, 0, self.outcome(), (), tok.line), 0
+            return ("t", name, 0, 0, self.outcome(), tok.line), 0
         player = 0 if tok.text == "c" else self.integer("the player (1 or 2)", low=1)
         if player > 2:
             raise self.err(tok, f"player {player} does not exist; the game has players 1 and 2")
         number = self.integer("the information set's number", low=1)
         infoset = self.infoset((player, number))
         outcome = self.outcome()
-        return EFGNode(tok.text, name, player, number, outcome, (), tok.line), len(infoset.actions)
+        return (tok.text, name, player, number, outcome, tok.line), len(infoset.actions)
 
     def infoset(self, key: tuple[int, int]) -> EFGInfoset:
         who = "chance" if key[0] == 0 else f"player {key[0]}"
@@ -319,7 +323,7 @@ class _Parser:
                 probs.append(p)
             self.skip_commas()
         self.expect("}", "'}' closing the actions (each action a quoted name" + (" and a probability)" if key[0] == 0 else ")"))
-        return self.declare_infoset(key, name, actions, probs, start)
+        return self.declare_infoset(key, name, actions, probs, start.line)
 
     def use_infoset(self, key: tuple[int, int], name: str, line: int) -> EFGInfoset:
         """A known information set named again without its actions."""
@@ -331,37 +335,37 @@ class _Parser:
         return known
 
     def declare_infoset(self, key: tuple[int, int], name: str, actions: list[str], probs: list[Fraction],
-                        start: _Token) -> EFGInfoset:
+                        line: int) -> EFGInfoset:
         """An information set with its actions: new, or the same as where it first appeared."""
         who = "chance" if key[0] == 0 else f"player {key[0]}"
         if not actions:
-            raise self.err(start, f"information set {key[1]} of {who} has no actions")
+            raise efg_error(self.source, line, f"information set {key[1]} of {who} has no actions")
         if len(set(actions)) != len(actions):
-            raise self.err(start, f"information set {key[1]} of {who} names an action twice: {actions}")
+            raise efg_error(self.source, line, f"information set {key[1]} of {who} names an action twice: {actions}")
         infoset = EFGInfoset(name, tuple(actions), tuple(probs))
         known = self.infosets.get(key)
         if known is not None:
             if known != infoset:
-                raise self.err(start, f"information set {key[1]} of {who} has other actions here than on line "
-                               f"{self.infoset_line[key]} ({list(known.actions)})")
+                raise efg_error(self.source, line, f"information set {key[1]} of {who} has other actions here than "
+                                f"on line {self.infoset_line[key]} ({list(known.actions)})")
             return known
         if key[0] == 0:
-            self.check_sum(probs, start)
+            self.check_sum(probs, line)
         self.infosets[key] = infoset
-        self.infoset_line[key] = start.line
+        self.infoset_line[key] = line
         return infoset
 
-    def check_sum(self, probs: list[Fraction], start: _Token) -> None:
+    def check_sum(self, probs: list[Fraction], line: int) -> None:
         """Probabilities sum to 1 exactly, or up to rounding (noted, for one warning per file)."""
         total = sum(probs, Fraction(0))
         if total == 1:
             return
         if abs(total - 1) <= PROB_SUM_TOLERANCE:
-            self.rounded.append((start.line, total))
+            self.rounded.append((line, total))
             return
         hint = ("; write rounded decimals with all their digits (0.16666666666666666) or as fractions (1/6)"
                 if abs(total - 1) < Fraction(1, 10_000) else "")
-        raise self.err(start, f"chance probabilities sum to {readable_sum(total)}, not 1{hint}")
+        raise efg_error(self.source, line, f"chance probabilities sum to {readable_sum(total)}, not 1{hint}")
 
     def outcome(self) -> int:
         number = self.integer("the outcome's number (0 for none)")
@@ -380,18 +384,19 @@ class _Parser:
         self.expect("}", "'}' closing the payoffs")
         if len(payoffs) != 2:
             raise self.err(at, f"outcome {number} has {len(payoffs)} payoffs; give one per player (two)")
-        return self.declare_outcome(number, name, (payoffs[0], payoffs[1]), at)
+        return self.declare_outcome(number, name, (payoffs[0], payoffs[1]), at.line)
 
-    def declare_outcome(self, number: int, name: str, payoffs: tuple[Fraction, Fraction], at: _Token) -> int:
+    def declare_outcome(self, number: int, name: str, payoffs: tuple[Fraction, Fraction], line: int) -> int:
         if number == 0:
             if any(payoffs):
-                raise self.err(at, "outcome 0 means 'no outcome' and cannot have payoffs; give it a number")
+                raise efg_error(self.source, line, "outcome 0 means 'no outcome' and cannot have payoffs; give it a number")
             return 0
-        out = EFGOutcome(name, payoffs)
-        known = self.outcomes.setdefault(number, out)
-        if known.payoffs != out.payoffs:
-            raise self.err(at, f"outcome {number} has payoffs {[str(p) for p in out.payoffs]} here but "
-                           f"{[str(p) for p in known.payoffs]} where it was first defined")
+        known = self.outcomes.get(number)
+        if known is None:
+            self.outcomes[number] = EFGOutcome(name, payoffs)
+        elif known.payoffs != payoffs:
+            raise efg_error(self.source, line, f"outcome {number} has payoffs {[str(p) for p in payoffs]} here but "
+                            f"{[str(p) for p in known.payoffs]} where it was first defined")
         return number
 
 
