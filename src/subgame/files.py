@@ -85,7 +85,7 @@ def write_atomic(path: str | Path, write: Callable[[BinaryIO], object], what: st
     except SubgameError:
         tmp.unlink(missing_ok=True)
         raise
-    except OSError as exc:  # a full disk, a quota, an I/O error: the file a write into names none
+    except OSError as exc:  # a full disk, a quota, an I/O error: the error of a write names no file
         tmp.unlink(missing_ok=True)
         kept = "the previous file is kept" if target.exists() else "nothing was written"
         raise OutputFileError(f"{what} {path}: cannot write it ({exc.strerror or exc}); {kept}") from None
