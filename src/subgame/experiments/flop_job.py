@@ -60,6 +60,7 @@ from ..resolving.problem import GadgetKind
 from ..solve.cfr import CFR_PLUS
 from ..strategy import Strategy
 from ..tree.board_cut import BoardCut, BoardForest
+from ..tree.part import Part
 from ..tree.public_tree import PublicTree
 from ..tree.sweep import forward_reach, transition_weights
 
@@ -153,10 +154,11 @@ def _resolved_values(task: FlopTask, deal: int) -> dict[str, np.ndarray]:
     for p in (0, 1):
         reach_o = forward_reach(forest, 1 - p, transition_weights(forest, 1 - p, blueprint[1 - p]), root[1 - p])
         cbv.append(best_response_to_reach(forest, p, reach_o, want_policy=False).cbv[forest.root_slice[p]])
+    whole = Part.whole(forest)
     for method in task.methods:
         resolved = []
         for p in (0, 1):
-            problem = SubgameProblem(forest, p, root[p], cbv[1 - p], GadgetSpec(FLOP_METHODS[method]), opponent_reach=root[1 - p])
+            problem = SubgameProblem(whole, p, root[p], cbv[1 - p], GadgetSpec(FLOP_METHODS[method]), opponent_reach=root[1 - p])
             resolved.append(resolve_subgame(problem, iterations=task.iterations, config=CFR_PLUS).probs)
         v = _br_values(cut, part, resolved, root)
         values[f"{method}/0"], values[f"{method}/1"] = v[0], v[1]
