@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from subgame.cli.main import CFR_ALGORITHMS, app
+from subgame.cli.main import app
+from subgame.cli.solve import CFR_ALGORITHMS
 from subgame.eval.best_response import exploitability
 from subgame.experiments.convergence import curve_markdown, curve_point, log_spaced
 from subgame.experiments.report import format_cell

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, ParamSpec, TypeVar
 
 import typer
 from typer.core import TyperGroup
@@ -30,20 +30,18 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from .. import __version__
 from ..errors import GameDefinitionError, StrategyFileError, SubgameError
-from ..eval.best_response import Exploitability
-from ..experiments.convergence import CURVE_HEADERS, MBB_PER_CHIP, CurvePoint, curve_rows
-from ..experiments.report import format_cell
-from ..games import load_game
-from ..strategy import Strategy
-from ..tree.compile import compile_game
-from ..tree.public_tree import PublicTree
+
+if TYPE_CHECKING:  # the engine is imported inside the functions that use it: '--help' stays fast
+    from ..eval.best_response import Exploitability
+    from ..experiments.convergence import CurvePoint
+    from ..strategy import Strategy
+    from ..tree.public_tree import PublicTree
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
-class _OneLineErrors(TyperGroup):
+class OneLineErrors(TyperGroup):
     """The application's command group: a usage error (an unknown option, a value of the wrong
     type, a missing argument) is one red line ``error: ...`` naming the command's help, exit code 2."""
 
@@ -70,15 +68,6 @@ class _OneLineErrors(TyperGroup):
             sys.exit(code)
         return code
 
-
-app = typer.Typer(
-    cls=_OneLineErrors,
-    name="subgame",
-    help="Solve two-player zero-sum imperfect-information games and measure exploitability.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_show_locals=False,
-)
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")]
 ParamsOption = Annotated[
@@ -146,6 +135,9 @@ def parse_params(items: list[str]) -> dict[str, str]:
 
 def compile_named(game: str, params: dict[str, str], max_memory_gib: float | None = None) -> PublicTree:
     """The public tree of a game named on the command line, refused if it would not fit (or exceed ``max_memory_gib``)."""
+    from ..games import load_game
+    from ..tree.compile import compile_game
+
     max_bytes = None if max_memory_gib is None else int(max_memory_gib * 2**30)
     return compile_game(load_game(game, **params), max_bytes=max_bytes)
 
@@ -168,6 +160,8 @@ def save_strategy(
     seed: int | None = None, resolved: str | None = None,
 ) -> Path:
     """Write ``strategy`` with where it came from recorded, so ``evaluate`` can rebuild the game."""
+    from ..strategy import Strategy
+
     meta = replace(strategy.meta, game=game, params=params, algo=algo)
     if seed is not None:
         meta = replace(meta, seed=seed)
@@ -200,6 +194,8 @@ def fitted_tables(title: str, headers: Sequence[str], rows: Sequence[Sequence[ob
     columns with a row number ``#`` (wrapped between words if they are still too wide),
     then the numeric columns, as many per table as fit, each with the row number again.
     """
+    from ..experiments.report import format_cell
+
     width = Console().width
     n = len(headers)
     numeric = [all(isinstance(r[j], (int, float)) or r[j] == "" for r in rows) for j in range(n)]
@@ -243,6 +239,9 @@ def fitted_tables(title: str, headers: Sequence[str], rows: Sequence[Sequence[ob
 
 
 def curve_table(curve: list[CurvePoint], title: str) -> Table:
+    from ..experiments.convergence import CURVE_HEADERS, curve_rows
+    from ..experiments.report import format_cell
+
     table = Table(*CURVE_HEADERS, title=title, title_justify="left")
     for column in table.columns:
         column.justify = "right"
@@ -252,6 +251,9 @@ def curve_table(curve: list[CurvePoint], title: str) -> Table:
 
 
 def evaluation_table(result: Exploitability, title: str) -> Table:
+    from ..experiments.convergence import MBB_PER_CHIP
+    from ..experiments.report import format_cell
+
     table = Table(title=title, title_justify="left")
     for header, justify in (("quantity", "left"), ("chips", "right"), ("mbb/g", "right")):
         table.add_column(header, justify=justify)  # type: ignore[arg-type]
@@ -320,23 +322,11 @@ def output_folder(path: Path, what: str) -> Path:
     return path
 
 
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"subgame {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _options(
-    version: Annotated[
-        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
-    ] = False,
-) -> None:
-    """Solve two-player zero-sum imperfect-information games and measure exploitability."""
-
-
 def exploitability_rows(title: str, rows: Sequence[tuple[str, Exploitability]]) -> Table:
     """One row per named strategy: its exploitability in chips and mbb/g."""
+    from ..experiments.convergence import MBB_PER_CHIP
+    from ..experiments.report import format_cell
+
     table = Table(title=title)
     for col in ("", "exploitability (chips)", "mbb/g"):
         table.add_column(col, justify="right")
