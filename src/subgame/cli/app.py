@@ -8,6 +8,7 @@ code 2. Exploitability is NashConv / 2 in game units (chips) and in mbb/g (1000 
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import os
 import sys
@@ -31,6 +32,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ..errors import GameDefinitionError, StrategyFileError, SubgameError
+from .options import CommandLineError, check_shared
 
 if TYPE_CHECKING:  # the engine is imported inside the functions that use it: '--help' stays fast
     from ..eval.best_response import Exploitability
@@ -78,10 +80,6 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
-class CommandLineError(SubgameError, ValueError):
-    """Command-line options that do not fit together."""
-
-
 # -- errors -------------------------------------------------------------------------------
 
 
@@ -101,11 +99,14 @@ def fail(message: str) -> NoReturn:
 
 
 def reports_errors(command: Callable[P, R]) -> Callable[P, R]:
-    """Turn the library's errors and file errors into one red line and exit code 2."""
+    """Check the shared options (:func:`~subgame.cli.options.check_shared`), then run the command;
+    the library's errors and file errors become one red line and exit code 2."""
+    signature = inspect.signature(command, eval_str=True)
 
     @functools.wraps(command)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
+            check_shared(signature, kwargs)
             return command(*args, **kwargs)
         except SubgameError as exc:
             fail(str(exc))

@@ -53,7 +53,7 @@ def play_command(
     game: GameOption = None,
     param: ParamsOption = [],  # noqa: B006 (typer reads the default, never mutates it)
     seed: SeedOption = 0,
-    hands: Annotated[int | None, typer.Option("--hands", min=1, help="Hands to play (default: until 'q' or the end of input).")] = None,
+    hands: Annotated[int | None, typer.Option("--hands", help="Hands to play (default: until 'q' or the end of input).")] = None,
     seat: SeatOption = None,
 ) -> None:
     """Play hands against an agent in the terminal.

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 import time
 from dataclasses import asdict, replace
 from math import comb
@@ -60,6 +59,7 @@ from .app import (
     show,
 )
 from .holdem import HoldemOptions, is_holdem, solve_holdem
+from .options import parse_duration
 
 Algorithm = Literal["cfr", "cfr+", "lcfr", "dcfr", "modicum", "lp", "cfr-d", "mccfr-es", "mccfr-os", "pcs"]
 Backend = Literal["serial", "process", "ray"]
@@ -88,13 +88,13 @@ def solve_command(
                           "chance sampling)."),
     ] = "cfr+",
     iterations: Annotated[
-        int | None, typer.Option("--iterations", "-n", min=1, help="Total iterations (default 1000; with --time: no limit).")
+        int | None, typer.Option("--iterations", "-n", help="Total iterations (default 1000; with --time: no limit).")
     ] = None,
     time_limit: Annotated[
         str | None, typer.Option("--time", help="Stop after this wall-clock time: 90s, 10m, 1h (CFR and sampling algorithms).")
     ] = None,
     seed: Annotated[
-        int, typer.Option(min=0, help="Seed of the sampling algorithms' generator; recorded in the strategy file.")
+        int, typer.Option(help="Seed of the sampling algorithms' generator; recorded in the strategy file.")
     ] = 0,
     weighting: Annotated[
         Weighting, typer.Option(help="mccfr-es, mccfr-os, pcs: the update rule, a CFR preset (lcfr: linear MCCFR).")
@@ -137,7 +137,7 @@ def solve_command(
     cached_subgames: Annotated[
         int, typer.Option(min=0, help="cfr-d: compiled subgame structures kept between iterations (no solver state).")
     ] = 0,
-    workers: Annotated[int, typer.Option(min=1, help="cfr-d: processes (or Ray CPUs) for the subgame solves; mccfr-es, "
+    workers: Annotated[int, typer.Option(help="cfr-d: processes (or Ray CPUs) for the subgame solves; mccfr-es, "
                                                      "mccfr-os, pcs: random streams (samples per pass), one per worker.")] = 1,
     backend: Annotated[Backend, typer.Option(help="cfr-d, mccfr-es, mccfr-os, pcs: where subgame solves or samples run: "
                                                    "serial, process, ray.")] = "serial",
@@ -454,28 +454,10 @@ def _refuse_foreign_options(algo: str, options: list[tuple[str, object, object, 
         raise CommandLineError(f"{', '.join(names)} {verb} to --algo {which} only; drop {them} or choose --algo {algos[0]}")
 
 
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*(s|m|h)?\s*$")
-
-
-def parse_duration(text: str) -> float:
-    """Seconds in ``90``, ``90s``, ``10m``, ``1.5h``; a clear error otherwise.
-
-    >>> parse_duration("10m")
-    600.0
-    """
-    match = _DURATION.match(text)
-    seconds = 0.0 if match is None else float(match.group(1)) * {"s": 1, "m": 60, "h": 3600}[match.group(2) or "s"]
-    if not seconds > 0:
-        raise CommandLineError(f"--time {text!r}: give a positive duration such as 90s, 10m or 1h")
-    return seconds
-
-
 def _check_outputs(out: Path, checkpoint: Path | None, resume: bool, force: bool) -> None:
-    """Refuse, before any work, an output that cannot be written and a checkpoint a new run would overwrite."""
-    output_file(out, "--out")
+    """Refuse, before any work, a checkpoint a new run would overwrite (the outputs themselves: :mod:`.options`)."""
     if checkpoint is None:
         return
-    output_file(checkpoint, "--checkpoint-file")
     if checkpoint.exists() and not resume and not force:
         raise CommandLineError(
             f"checkpoint {checkpoint} exists: continue that run with --resume, or start over with --force (it is overwritten)"
