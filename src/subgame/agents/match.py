@@ -296,6 +296,11 @@ def play_deals(task: _Deals) -> _DealsResult:
 # -- results --------------------------------------------------------------------------------------
 
 
+#: A spread of per-deal values below this many ulps of the largest plain result is rounding: each value sums
+#: a few hundred terms at most, each bounded by that result.
+ROUNDING_ULPS = 1024
+
+
 @dataclass(frozen=True)
 class Estimate:
     """A winrate with its 95 % confidence interval, in the match's unit per hand."""
@@ -315,11 +320,21 @@ class Estimate:
     def contains(self, value: float, *, atol: float = 1e-9) -> bool:
         return self.low - atol <= value <= self.high + atol
 
+    @property
+    def exact(self) -> bool:
+        """Whether the interval has no width: every deal gave the same value, up to rounding."""
+        return self.half_width == 0.0
+
     @staticmethod
-    def of(x: np.ndarray) -> Estimate:
+    def of(x: np.ndarray, rounding: float = 0.0, exact: float | None = None) -> Estimate:
+        """The mean of ``x`` with its interval; a spread within ``rounding`` is none, and a mean within
+        ``rounding`` of ``exact`` (where known) is that exact value."""
         n = x.size
         if n == 0:
             return Estimate(math.nan, math.nan, math.nan)
+        if n > 1 and float(np.max(x) - np.min(x)) <= rounding:
+            mean = float(np.mean(x))
+            return Estimate(exact if exact is not None and abs(mean - exact) <= rounding else mean, 0.0, 0.0)
         std = float(np.std(x, ddof=1)) if n > 1 else math.nan
         return Estimate(float(np.mean(x)), Z_95 * std / math.sqrt(n) if n > 1 else math.nan, std)
 
@@ -367,8 +382,16 @@ class MatchResult:
         return bool(self.deals) and not np.isnan(self.per_deal[0, 2])
 
     def estimate(self, estimator: Estimator = "plain") -> Estimate:
-        """A's winrate per hand in ``unit`` by ``estimator``."""
-        return Estimate.of(self.scale * self.per_deal[:, ESTIMATORS.index(estimator)])
+        """A's winrate per hand in ``unit`` by ``estimator``.
+
+        Per-deal values that differ by less than their rounding (:data:`ROUNDING_ULPS` of the
+        largest plain result) have no spread: the interval has no width and, where both agents
+        are known, the value shown is the exact one (AIVAT with both strategies known is exact).
+        """
+        x = self.scale * self.per_deal[:, ESTIMATORS.index(estimator)]
+        plain = self.scale * self.per_deal[:, 0]
+        rounding = ROUNDING_ULPS * np.finfo(float).eps * float(np.max(np.abs(plain))) if plain.size else 0.0
+        return Estimate.of(x, rounding, None if self.exact is None else self.scale * self.exact)
 
     def running(self, estimator: Estimator = "plain") -> tuple[np.ndarray, np.ndarray]:
         """[D] the running mean after each deal and its 95 % half width (nan before two deals)."""
