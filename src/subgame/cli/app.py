@@ -278,20 +278,23 @@ PLAIN_PROGRESS_SECONDS = 10.0
 @contextmanager
 def _plain_progress(total: int, unit: str) -> Iterator[Callable[..., None]]:
     started = last = time.monotonic()
+    known = total
 
-    def update(done: int, status: str = "") -> None:
-        nonlocal last
+    def update(done: int, status: str = "", total: int | None = None) -> None:
+        nonlocal last, known
+        known = total if total is not None else known
         now = time.monotonic()
-        if now - last >= PLAIN_PROGRESS_SECONDS or done == total:
+        if now - last >= PLAIN_PROGRESS_SECONDS or done == known:
             last = now
-            print(f"{unit} {done}/{total}, {now - started:.1f} s{', ' + status if status else ''}", file=sys.stderr, flush=True)
+            print(f"{unit} {done}/{known or '?'}, {now - started:.1f} s{', ' + status if status else ''}", file=sys.stderr, flush=True)
 
     yield update
 
 
 @contextmanager
 def progress_bar(total: int, done: int, enabled: bool, *, label: str = "CFR", unit: str = "iteration") -> Iterator[Callable[..., None]]:
-    """Progress on stderr; yields ``update(done, status="")`` (``status``: a short text shown beside the bar).
+    """Progress on stderr; yields ``update(done, status="", total=None)`` (``status``: a short text shown beside
+    the bar; ``total``: the amount of work where it becomes known only while running; 0 before: unknown).
 
     A bar on a terminal; elsewhere (a log file) one plain line every
     :data:`PLAIN_PROGRESS_SECONDS` and at the end.
@@ -306,8 +309,14 @@ def progress_bar(total: int, done: int, enabled: bool, *, label: str = "CFR", un
         TextColumn("{task.fields[status]}"),
         console=console, transient=True, disable=not (enabled and console.is_terminal),
     ) as progress:
-        task = progress.add_task(unit, total=total, completed=done, status="")
-        yield lambda n, status="": progress.update(task, completed=n, status=status)
+        task = progress.add_task(unit, total=total or None, completed=done, status="")
+
+        def update(n: int, status: str = "", total: int | None = None) -> None:
+            if total is not None:
+                progress.update(task, total=total)
+            progress.update(task, completed=n, status=status)
+
+        yield update
 
 
 def output_folder(path: Path, what: str) -> Path:

@@ -127,6 +127,40 @@ ENUMERATED_BYTES_PER_PUBLIC_NODE = 60
 
 
 @dataclass(frozen=True)
+class MemoryLimit:
+    """The one memory-fit policy: the bytes a run may take (the caller's limit, or what the machine has
+    available now) and one refusal, raised before anything is built, when an estimate exceeds them."""
+
+    max_bytes: int | None  #: ``None``: unknown (everything fits)
+    given: bool  #: whether the caller set the limit (else: the memory available now)
+
+    @staticmethod
+    def of(max_bytes: int | None = None) -> MemoryLimit:
+        """``max_bytes``, or the memory available now."""
+        if max_bytes is not None and max_bytes <= 0:
+            raise GameDefinitionError(f"max_bytes must be positive, got {max_bytes}")
+        return MemoryLimit(max_bytes, True) if max_bytes is not None else MemoryLimit(available_bytes(), False)
+
+    @staticmethod
+    def of_gib(max_gib: float | None) -> MemoryLimit:
+        """A limit given in GiB (a command line's ``--max-memory``), or the memory available now."""
+        return MemoryLimit.of(None if max_gib is None else int(max_gib * 2**30))
+
+    def fits(self, need: float) -> bool:
+        return self.max_bytes is None or need <= self.max_bytes
+
+    def describe(self) -> str:
+        """``2.00 GiB allowed`` or ``2.00 GiB available now``."""
+        return f"{gib(self.max_bytes or 0)} {'allowed' if self.given else 'available now'}"
+
+    def require(self, need: float, what: str, instead: str) -> None:
+        """Refuse ``what`` (one line: what it needs, what there is, ``instead``: what to do) when ``need`` bytes do not fit."""
+        if not self.fits(need):
+            raise GameDefinitionError(f"{what} needs about {gib(need)} (estimated before building it), more than the "
+                                      f"{self.describe()}; {instead}")
+
+
+@dataclass(frozen=True)
 class SizeBudget:
     """The memory a compiler may plan for; it refuses, with one line, a tree that would exceed it."""
 
@@ -137,11 +171,7 @@ class SizeBudget:
     @staticmethod
     def of(game_name: str, max_bytes: int | None, per_state: int = BYTES_PER_PRIVATE_STATE) -> SizeBudget:
         """``max_bytes``, or the memory available now (unlimited where unknown)."""
-        if max_bytes is None:
-            max_bytes = available_bytes() or 2**62
-        if max_bytes <= 0:
-            raise GameDefinitionError(f"max_bytes must be positive, got {max_bytes}")
-        return SizeBudget(game_name, int(max_bytes), per_state)
+        return SizeBudget(game_name, MemoryLimit.of(max_bytes).max_bytes or 2**62, per_state)
 
     def check_hands(self, hands: int, cards: int) -> None:
         need = hands * (BYTES_PER_HAND + cards)
