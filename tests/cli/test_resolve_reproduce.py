@@ -118,9 +118,9 @@ def test_cfr_d_exact_exploitability_when_the_whole_tree_fits(tmp_path, monkeypat
     assert 0 < exact <= bound + 0.05  # re-solved within the certified values, up to the re-solving error
     assert ok_json(*args, "-o", tmp_path / "e.npz")["exact"] is None  # the whole tree is built only when asked
 
-    import subgame.cli.solve as solve_module
+    import subgame.tree.size as size_policy
 
-    monkeypatch.setattr(solve_module, "available_bytes", lambda: 10**6)
+    monkeypatch.setattr(size_policy, "available_bytes", lambda: 10**6)
     refused = invoke(*args, "--exact", "-o", tmp_path / "f.npz")
     assert refused.exit_code == 2 and "--exact needs about" in refused.output and "drop --exact" in refused.output
     assert not (tmp_path / "f.npz").exists()  # refused before the run
