@@ -56,7 +56,7 @@ def test_every_shared_option_has_a_command():
 
 
 def test_a_port_out_of_range_is_refused():
-    assert "from 0 to 65535" in _refused(["acpc-client", *REQUIRED["acpc-client"][2:], "--port", "99999"])
+    assert "--port 99999: give a port number from 0 to 65535" in _refused(["serve", *REQUIRED["serve"], "--port", "99999"])
 
 
 def test_a_zero_duration_is_refused():
