@@ -138,9 +138,9 @@ def compile_named(game: str, params: dict[str, str], max_memory_gib: float | Non
     """The public tree of a game named on the command line, refused if it would not fit (or exceed ``max_memory_gib``)."""
     from ..games import load_game
     from ..tree.compile import compile_game
+    from ..tree.size import gib_to_bytes
 
-    max_bytes = None if max_memory_gib is None else int(max_memory_gib * 2**30)
-    return compile_game(load_game(game, **params), max_bytes=max_bytes)
+    return compile_game(load_game(game, **params), max_bytes=gib_to_bytes(max_memory_gib))
 
 
 def game_label(game: str, params: dict[str, str]) -> str:

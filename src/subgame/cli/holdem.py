@@ -31,6 +31,7 @@ from ..resolving.spots import HandGrid, SpotPoint, hand_grid, holdem_problem, so
 from ..solve.cfr import PRESETS
 from ..strategy import Strategy
 from ..tree.isomorphism import SuitClasses
+from ..tree.size import gib_to_bytes
 from .app import PLAIN_PROGRESS_SECONDS, CommandLineError, echo_json, exit_if_interrupted, save_strategy, show
 
 CLI_NAMES = (GAME_NAME, GAME_NAME.replace("_", "-"))
@@ -118,8 +119,7 @@ def solve_holdem(game: str, opts: HoldemOptions, algo: str, iterations: int, out
     started = time.perf_counter()
     bets = BetSizing.parse(opts.bets or "0.5,1,allin", opts.raise_cap)
     spot, ranges, label = _spot_and_ranges(game, opts, bets)
-    max_bytes = None if max_memory is None else int(max_memory * 2**30)
-    problem = holdem_problem(spot, ranges, max_bytes=max_bytes, isomorphism=opts.isomorphism)
+    problem = holdem_problem(spot, ranges, max_bytes=gib_to_bytes(max_memory), isomorphism=opts.isomorphism)
     compiled = time.perf_counter() - started
     if not as_json:
         show(f"{label}: {spot.describe()}; {problem.tree.num_nodes:,} public nodes, "

@@ -79,7 +79,9 @@ class SolveOptions:
     @property
     def max_bytes(self) -> int | None:
         """``--max-memory`` in bytes (``None``: the memory available now)."""
-        return None if self.max_memory is None else int(self.max_memory * 2**30)
+        from ..tree.size import gib_to_bytes
+
+        return gib_to_bytes(self.max_memory)
 
     def needs_resume_checkpoint(self) -> None:
         if self.resume and self.checkpoint_file is None:

@@ -76,6 +76,11 @@ def available_bytes() -> int | None:
         return None
 
 
+def gib_to_bytes(n: float | None) -> int | None:
+    """``n`` GiB in bytes (a command line's ``--max-memory``); ``None`` stays ``None``."""
+    return None if n is None else int(n * 2**30)
+
+
 def gib(n: float) -> str:
     """``n`` bytes in GiB, for messages."""
     return f"{n / 2**30:.2f} GiB"
@@ -140,11 +145,6 @@ class MemoryLimit:
         if max_bytes is not None and max_bytes <= 0:
             raise GameDefinitionError(f"max_bytes must be positive, got {max_bytes}")
         return MemoryLimit(max_bytes, True) if max_bytes is not None else MemoryLimit(available_bytes(), False)
-
-    @staticmethod
-    def of_gib(max_gib: float | None) -> MemoryLimit:
-        """A limit given in GiB (a command line's ``--max-memory``), or the memory available now."""
-        return MemoryLimit.of(None if max_gib is None else int(max_gib * 2**30))
 
     def fits(self, need: float) -> bool:
         return self.max_bytes is None or need <= self.max_bytes
