@@ -94,3 +94,17 @@ def test_distinct_outputs_still_run(tmp_path: Path):
     result = runner.invoke(app, ["solve", "kuhn", "--iterations", "4", "--out", str(tmp_path / "k.npz"),
                                  "--checkpoint-file", str(tmp_path / "k.ckpt.npz")])
     assert result.exit_code == 0, result.output
+
+
+def test_the_one_memory_policy_refuses_with_what_it_needs_and_has(monkeypatch):
+    from subgame.errors import GameDefinitionError
+    from subgame.tree import size
+
+    assert size.MemoryLimit.of(2**30).fits(2**30) and not size.MemoryLimit.of(2**30).fits(2**30 + 1)
+    with pytest.raises(GameDefinitionError, match=r"the LP needs about 2\.00 GiB .* more than the 1\.00 GiB allowed; use CFR"):
+        size.MemoryLimit.of(2**30).require(2**31, "the LP", "use CFR")
+    monkeypatch.setattr(size, "available_bytes", lambda: 2**30)
+    with pytest.raises(GameDefinitionError, match="1.00 GiB available now"):
+        size.MemoryLimit.of().require(2**31, "the LP", "use CFR")
+    monkeypatch.setattr(size, "available_bytes", lambda: None)
+    assert size.MemoryLimit.of().fits(2**60)  # unknown memory: nothing is refused
