@@ -15,14 +15,14 @@ from subgame.resolving.solving import probs_into
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
 from subgame.strategy import Strategy
 from tests.conftest import compiled
+from tests.toy_games import coin_toss_blueprint
 
 
 @pytest.fixture(scope="module")
 def coin_toss():
     """Coin Toss with the blueprint of safe-and-nested Fig. 2."""
     game, tree = load_game("coin_toss"), compiled("coin_toss")
-    # player 0 rows: Heads, Tails; columns Sell, Play. Player 1: Heads, Tails, Forfeit.
-    blueprint = Strategy(tree.game_id, (np.array([[0.25, 0.75], [0.5, 0.5]]), np.array([[0.5, 0.25, 0.25]])))
+    blueprint = coin_toss_blueprint(tree)
     play = tree.node_of_key[("", "Play")]
     return game, tree, blueprint_values(tree, blueprint), play
 
