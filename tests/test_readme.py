@@ -5,7 +5,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 
+
+@pytest.mark.slow
 def test_readme_python_blocks_run(capsys, tmp_path, monkeypatch):
     text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     monkeypatch.chdir(tmp_path)  # the examples write under out/

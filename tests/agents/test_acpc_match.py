@@ -132,6 +132,7 @@ def _check_agrees(result: MatchResult, clients: list[ClientResult], log: Path) -
     assert sum(result.totals) == 0
 
 
+@pytest.mark.slow
 def test_thousand_hands_random_against_call_limit(leduc, tmp_path):
     log = tmp_path / "match.log"
     dealer = Dealer(leduc, DealerConfig(1000, seed=7, names=("random", "call"), **FAST), log_file=log)

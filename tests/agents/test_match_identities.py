@@ -85,7 +85,7 @@ class _RecordingAgent:
         return decision
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(3))
 def test_each_hands_corrections_recomputed_by_hand(seed):
     """Chance and decision corrections v(h·a) − Σ_b σ(b|h) v(h·b), summed along the hand, for an arbitrary v."""
     game, tree = load_game("leduc"), compiled("leduc")

@@ -72,12 +72,14 @@ CASES: dict[str, Case] = {
                                 openspiel=("", {}, True)),
     "openspiel:liars_dice": Case(lambda: load_game("openspiel:liars_dice", dice_sides=3), openspiel=("", {}, True)),
 }
+#: The cases of more than a second or two (compiling or walking a bigger game).
+SLOW = {"nlfh", "leduc_nolimit", "holdem_subgame"}
 NEEDS_PYSPIEL = {name for name in CASES if name.startswith("openspiel:")} | {n for n, c in CASES.items() if c.openspiel}
 
 
 def _params(names):
     names = list(names)
-    marks = {name: [pytest.mark.slow] if name in ("nlfh", "leduc_nolimit") else [] for name in names}
+    marks = {name: [pytest.mark.slow] if name in SLOW else [] for name in names}
     return [pytest.param(name, marks=marks[name], id=name) for name in names]
 
 

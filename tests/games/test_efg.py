@@ -151,6 +151,7 @@ t "" 4 "o4" { 0, 0 }
 
 
 # -- values ----------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_kuhn_as_efg_is_kuhn(tmp_path):
     path = _write(tmp_path, pyspiel.get_kuhn_poker_efg_data(), "kuhn.efg")
     tree, native = compile_game(load_game(f"efg:{path}")), compile_game(load_game("kuhn"))
@@ -238,6 +239,7 @@ def test_openspiels_efg_game_loads_through_the_adapter(tmp_path):
     assert [pa.legal.shape[0] for pa in tree.players] == [2, 1]
 
 
+@pytest.mark.slow
 def test_an_efg_file_solves_and_evaluates_from_the_command_line(tmp_path):
     path = _write(tmp_path, pyspiel.get_kuhn_poker_efg_data(), "kuhn.efg")
     out = tmp_path / "s.npz"

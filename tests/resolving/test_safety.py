@@ -220,7 +220,9 @@ def test_every_safe_method_never_raises_a_best_response_value(name):
             assert np.all(after <= before + 2e-3), (k, method, before, after)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", [m for m, spec in METHODS.items() if spec.gifts == "none"])
+@pytest.mark.slow
 def test_a_forest_is_one_independent_solve_per_subgame(method):
     """Solving the subgames together equals solving each alone: no gadget couples them."""
     game, tree = load_game("leduc"), compiled("leduc")
@@ -267,6 +269,7 @@ def test_split_gifts_add_up_to_at_most_the_gifts(method):
 
 
 @pytest.mark.parametrize("method", ["resolve", "maxmargin"])
+@pytest.mark.slow
 def test_nested_alternative_payoffs_are_the_blueprints_counterfactual_best_response_values(method):
     """§6: at I·a the alternative payoff is C̃BV(I), her counterfactual best response value at I before the off-tree action."""
     from subgame.resolving import restrict

@@ -276,6 +276,7 @@ class RandomGame(Game):
 
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**31 - 1), hidden=st.booleans())
+@pytest.mark.slow
 def test_random_games_solved_exactly(seed, hidden):
     tree = compile_game(RandomGame(seed, hidden))
     result = solve_lp(tree)

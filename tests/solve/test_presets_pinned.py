@@ -52,8 +52,10 @@ def test_kuhn_first_three_average_policies_equal_openspiel(preset, compiled):
         _check_first_iterates("kuhn", preset, 3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("compiled", [False, True], ids=["numpy", "passes"])
 @pytest.mark.parametrize("preset", ["cfr+", "dcfr"])
+@pytest.mark.slow
 def test_leduc_first_two_average_policies_equal_openspiel(preset, compiled):
     """Leduc runs the depth-first passes where the compiled loops are on (Kuhn is too small for them)."""
     with kernels.compiled(compiled):

@@ -18,6 +18,7 @@ SMALL = ["kuhn", "leduc", "coin_toss", "rps", "rps_plus", "matching_pennies"]
 
 
 @pytest.mark.parametrize("name", SMALL)
+@pytest.mark.slow
 def test_conformance(name):
     game = load_game(name)
     tree = compiled(name)
@@ -176,6 +177,7 @@ def test_the_game_names_its_compiler():
     {"num_ranks": 3, "num_suits": 4, "hole_cards": 2, "board_cards": "0,1,1", "raise_sizes": "2,4,4",
      "max_raises": "1,1,1", "first_player": "0,0,0"},
 ])
+@pytest.mark.slow
 def test_the_size_budget_matches_what_poker_trees_hold(params):
     """The compiler's size estimate is what trees really hold, within 25 %: it refuses a budget of
     0.8 times the measured size and accepts 1.25 times."""

@@ -32,6 +32,7 @@ GAMES = [
 
 
 @pytest.mark.parametrize(("name", "params"), GAMES, ids=[f"{n}{p or ''}" for n, p in GAMES])
+@pytest.mark.slow
 def test_the_estimate_counts_what_the_compiler_builds(name, params):
     game = load_game(name, **params)
     est = estimate_size(game)
@@ -68,6 +69,7 @@ def test_a_hold_em_size_is_counted_in_a_moment_without_building_it():
     assert est.tree_bytes > 2**40
 
 
+@pytest.mark.slow
 def test_games_size_on_the_command_line():
     result = invoke("games", "--size", "leduc", "-p", "num_ranks=4", "--json")
     assert result.exit_code == 0

@@ -120,6 +120,7 @@ def chance_children(tree: PublicTree) -> np.ndarray:
     (TWO_ABSENT, ((0,), (1,), (2, 3)), 2 * R - 4 + R),  # suits 0, 1 less the board, one of suits 2 and 3
     (MONOTONE, ((0,), (1, 2, 3)), R - 4 + R),  # suit 0 less the board, one of the other three
 ])
+@pytest.mark.slow
 def test_turn_spot_cfr_and_exploitability_match_the_plain_tree(board, classes, kept):
     game = small_game(board, (4, 1))
     suits = suit_classes(R, S, board)
@@ -132,6 +133,7 @@ def test_turn_spot_cfr_and_exploitability_match_the_plain_tree(board, classes, k
     assert_same_run(plain, iso, 2)
 
 
+@pytest.mark.slow
 def test_flop_spot_evaluates_a_symmetric_strategy_like_the_plain_tree():
     """Two chance nodes deep (turn, then river with the classes split by the turn card)."""
     board = (card(0, 0), card(2, 0), card(3, 1))  # four ranks: suits 2 and 3 absent
@@ -155,6 +157,7 @@ def test_a_range_that_tells_suits_apart_leaves_them_apart():
 SPOT = HoldemSpot(parse_board("Ks 7s 2h 5h"), 100, 100, BetSizing.parse("allin", 1))
 
 
+@pytest.mark.slow
 def test_holdem_turn_spot_solves_like_the_plain_tree():
     ranges = (Range.uniform(SPOT.board), Range.uniform(SPOT.board))
     plain, iso = (holdem_problem(SPOT, ranges, isomorphism=flag) for flag in (False, True))
@@ -168,6 +171,7 @@ def test_holdem_turn_spot_solves_like_the_plain_tree():
     assert b.game_value == pytest.approx(a.game_value, abs=1e-9)
 
 
+@pytest.mark.slow
 def test_holdem_range_without_suit_symmetry_falls_back_to_the_plain_tree():
     board = SPOT.board
     uniform = Range.uniform(board)
@@ -179,6 +183,7 @@ def test_holdem_range_without_suit_symmetry_falls_back_to_the_plain_tree():
     assert holdem_problem(SPOT, (uniform, symmetric)).suits is not None
 
 
+@pytest.mark.slow
 def test_holdem_ranges_that_keep_the_symmetry_value_like_the_plain_tree():
     ranges = (Range.parse("QQ+,AK,A5s-A2s,T9s:0.5", SPOT.board), Range.parse("JJ-88,AQs,KdQd,KcQc,76s:0.25", SPOT.board))
     plain, iso = (holdem_problem(SPOT, ranges, isomorphism=flag) for flag in (False, True))
@@ -189,6 +194,7 @@ def test_holdem_ranges_that_keep_the_symmetry_value_like_the_plain_tree():
     assert HANDS.shape == (1326, 2)
 
 
+@pytest.mark.slow
 def test_the_size_estimate_counts_the_isomorphic_tree_of_a_turn():
     spot = HoldemSpot(parse_board("Js Ks 5c Qs"), 100, 50, BetSizing.parse("allin", raise_cap=1))
     ranges = (Range.uniform(spot.board), Range.uniform(spot.board))

@@ -79,12 +79,14 @@ def assert_same_layout(a, b):
 
 # -- equivalence with the generic compiler ------------------------------------------------------
 @pytest.mark.parametrize("key", list(GAMES))
+@pytest.mark.slow
 def test_layout_matches_generic_compiler(key):
     assert_same_layout(generic(key), poker(key))
 
 
 @pytest.mark.parametrize("key", list(GAMES))
 @pytest.mark.parametrize("threshold", [0, 10**6])
+@pytest.mark.slow
 def test_values_match_generic_compiler(key, threshold):
     ref, tree = generic(key), poker(key, sparse_threshold=threshold)
     assert {type(op) for op in tree.terminals} == ({SparseTerminal} if threshold else {FoldTerminal, ShowdownTerminal})
@@ -112,6 +114,7 @@ def test_both_operator_paths_and_their_matrices_agree(key):
 
 @pytest.mark.parametrize("public_state", [(), ("",), ("", "", "c", "c"), ("", "", "r", "c", "Ks"), ("", "", "c", "r")])
 @pytest.mark.parametrize("depth_limit", [None, 0, 2])
+@pytest.mark.slow
 def test_rooted_and_depth_limited_trees_match(public_state, depth_limit):
     game = load_game("leduc")
     ref = compile_game(game, public_state=public_state, depth_limit=depth_limit, leaf_histories=True)
@@ -180,6 +183,7 @@ def _dense_rank(values) -> np.ndarray:
     (13, 4, (5, 6, 7), False), (13, 4, (1, 2, 3, 4), False), (5, 2, (1, 2, 3, 4, 5, 7), True),
     (13, 1, (5, 7), True), (6, 6, (5, 7), False), (4, 3, (5, 6), False),
 ])
+@pytest.mark.slow
 def test_strength_keys_order_hands_like_hand_strength(num_ranks, num_suits, sizes, exhaustive):
     rng = np.random.default_rng(num_ranks * num_suits)
     deck = num_ranks * num_suits
@@ -258,6 +262,7 @@ def test_holdem_river_compiles_one_board_fast(river):
     assert expected_value(rooted, s) == pytest.approx(expected_value(tree, Strategy(tree.game_id, s.probs)), rel=1e-12)
 
 
+@pytest.mark.slow
 def test_holdem_river_operators_match_dense_evaluation(river):
     game, tree, _ = river
     rng = np.random.default_rng(11)
@@ -291,6 +296,7 @@ def test_holdem_river_operators_match_dense_evaluation(river):
 
 
 # -- a bigger Leduc ----------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_leduc_with_13_ranks_compiles_fast_and_cfr_plus_converges():
     game = load_game("leduc", num_ranks=13)
     start = time.perf_counter()
@@ -330,6 +336,7 @@ def test_bad_arguments_are_refused_with_clear_errors():
 
 
 @pytest.mark.parametrize("name", ["leduc", "leduc_nolimit"])
+@pytest.mark.slow
 def test_forest_and_chance_limit_match_enumeration(name):
     """Subgame forests and round-cut trunks are laid out as the enumerating compiler lays them out."""
     game = load_game(name)
@@ -347,6 +354,7 @@ def test_forest_and_chance_limit_match_enumeration(name):
 
 
 # -- memory ------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_labels_are_computed_on_demand_and_index_arrays_are_compact(river):
     """A river's labels are a BlockSequence (no string per private state) equal to the stored tuple the
     generic layout would hold; per-state index arrays are int32."""

@@ -51,6 +51,7 @@ def same(a: CFRSolver, b: CFRSolver) -> bool:
 
 @pytest.mark.parametrize("key", POKER)
 @pytest.mark.parametrize("algo", CONFIGS)
+@pytest.mark.slow
 def test_iterations_are_bitwise_the_sweeps(everywhere, key, algo):
     """Every update rule, one and two cards a hand, several boards, runouts: the regrets and sums of the sweeps."""
     tree = poker_tree(key)
@@ -117,6 +118,7 @@ def test_the_passes_leave_sources_they_cannot_read_with_one_message(everywhere):
         root_values(tree.layout, 0, BEST_RESPONSE, (bad, bad), ones)
 
 
+@pytest.mark.slow
 def test_a_turn_spot_solves_by_passes_with_its_exploitability():
     """A 52-card turn with its river cards: the solve takes the passes (at full size) and matches the sweeps."""
     board = parse_cards("Ts 6h Ah 7c")

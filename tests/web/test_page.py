@@ -51,6 +51,7 @@ def client():
     return create_app(table).test_client(), table
 
 
+@pytest.mark.slow
 def test_page_and_state_are_served(client):
     http, table = client
     assert b'id="actions"' in http.get("/").data
@@ -122,6 +123,7 @@ def _play_hand_by_clicking(page, rng: np.random.Generator, keys: bool = False) -
 
 
 @pytest.mark.parametrize("game_name", ["leduc", "leduc_nolimit"])
+@pytest.mark.slow
 def test_browser_plays_hands_through_the_page(browser, game_name):
     if game_name == "leduc":
         game, agent = _blueprint_agent()
@@ -162,6 +164,7 @@ def test_browser_plays_hands_through_the_page(browser, game_name):
         page.close()
 
 
+@pytest.mark.slow
 def test_browser_shows_a_hand_grid_for_two_card_hands(browser):
     """Two hole cards from a deck with suits: the agent's strategy as a grid of ranks (hold'em's 13×13 on a full deck)."""
     params = {"num_ranks": 6, "num_suits": 4, "hole_cards": 2, "board_cards": (0,), "raise_sizes": (2,), "max_raises": (2,),
