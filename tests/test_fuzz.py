@@ -21,7 +21,7 @@ from subgame.solve.cfr import CFRSolver, read_checkpoint
 from subgame.strategy import Strategy
 from subgame.tree.compile import compile_game
 from tests.conftest import compiled
-from tests.games.test_efg import COIN
+from tests.toy_games import COIN_EFG as COIN
 
 ACPC = Path(__file__).parent / "data" / "acpc"
 FUZZ = settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])

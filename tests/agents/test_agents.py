@@ -14,7 +14,7 @@ from subgame.strategy import Strategy
 from subgame.tree.compile import compile_game
 from subgame.tree.public_tree import infoset_index, infoset_keys
 from tests.agents.views import all_views
-from tests.resolving.conftest import SMALL, small_game
+from tests.toy_games import SMALL, small_game
 
 
 def _acts_as_its_behaviour(agent, game, tree, every=1):

@@ -13,29 +13,9 @@ from subgame.games.efg import EFGGame, parse_efg, write_efg
 from subgame.solve.lp import solve_lp
 from subgame.tree.compile import compile_game
 from tests.cli.test_cli import invoke
+from tests.toy_games import COIN_EFG as COIN
 
 pyspiel = pytest.importorskip("pyspiel")
-
-# Two information sets for player 1 (she sees the coin), one for player 2 (she does not).
-COIN = """EFG 2 R "coin" { "P1" "P2" }
-""
-c "" 1 "" { "H" 1/2 "T" 1/2 } 0
-p "" 1 1 "sees H" { "a" "b" } 0
-p "" 2 1 "guess" { "x" "y" } 0
-t "" 1 "o1" { 1, -1 }
-t "" 2 "o2" { -1, 1 }
-p "" 2 1 "guess" { "x" "y" } 0
-t "" 3 "o3" { 2, -2 }
-t "" 4 "o4" { 0, 0 }
-p "" 1 2 "sees T" { "a" "b" } 0
-p "" 2 1 "guess" { "x" "y" } 0
-t "" 5 "o5" { -1, 1 }
-t "" 6 "o6" { 1, -1 }
-p "" 2 1 "guess" { "x" "y" } 0
-t "" 7 "o7" { 0, 0 }
-t "" 8 "o8" { -2, 2 }
-"""
-
 
 def _write(tmp_path, text: str, name: str = "g.efg"):
     path = tmp_path / name

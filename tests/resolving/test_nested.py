@@ -12,7 +12,7 @@ from subgame.resolving import BetAbstraction, nested_strategy, restrict, solve_o
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
 from subgame.strategy import Strategy
 from subgame.tree.compile import compile_game
-from tests.resolving.conftest import SMALL, small_game
+from tests.toy_games import SMALL, small_game
 
 
 @pytest.fixture(scope="module")

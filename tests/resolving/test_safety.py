@@ -37,8 +37,7 @@ from subgame.resolving import (
 from subgame.solve.cfr import CFR, CFR_PLUS, CFRSolver
 from subgame.strategy import Strategy
 from tests.conftest import compiled
-from tests.resolving.conftest import small_game
-from tests.toy_games import coin_toss_blueprint
+from tests.toy_games import coin_toss_blueprint, small_game
 
 # -- the gadgets by hand --------------------------------------------------------------------------
 

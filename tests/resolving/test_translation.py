@@ -14,7 +14,7 @@ from subgame.solve.cfr import CFR_PLUS, CFRSolver
 from subgame.strategy import Strategy
 from subgame.tree.compile import compile_game
 from subgame.tree.public_tree import infoset_keys
-from tests.resolving.conftest import SMALL, small_game
+from tests.toy_games import SMALL, small_game
 
 
 @pytest.fixture(scope="module")

@@ -7,12 +7,13 @@ import pytest
 
 from subgame.errors import GameDefinitionError
 from subgame.games import GAMES, load_game
-from subgame.games.base import CHANCE, TERMINAL, Game
+from subgame.games.base import CHANCE, TERMINAL
 from subgame.games.small import RockPaperScissors
 from subgame.tree.compile import compile_game
 from subgame.tree.public_tree import DECISION, TERMINAL_NODE, HistoryAtNode, LeafHistories
 from tests import oracle
 from tests.conftest import compiled
+from tests.toy_games import Forgetful, HiddenActor
 
 SMALL = ["kuhn", "leduc", "coin_toss", "rps", "rps_plus", "matching_pennies"]
 
@@ -70,65 +71,14 @@ def test_every_registered_game_builds():
         assert load_game(name).name in (name, "poker")
 
 
-class _Forgetful(Game):
-    """Player 0 moves twice but her second move does not see her first."""
-
-    name = "forgetful"
-
-    def root(self):
-        return ()
-
-    def actor(self, s):
-        return 0 if len(s) < 2 else TERMINAL
-
-    def legal_actions(self, s):
-        return (0, 1)
-
-    def next_state(self, s, a):
-        return s + (a,)
-
-    def observations(self, s, a):
-        return ("moved", "", "")
-
-    def utility(self, s):
-        return float(s[0] == s[1])
-
-
-class _HiddenActor(Game):
-    """Chance privately decides who moves next: the acting player is not public."""
-
-    name = "hidden_actor"
-
-    def root(self):
-        return ()
-
-    def actor(self, s):
-        return CHANCE if not s else (s[0] if len(s) == 1 else TERMINAL)
-
-    def legal_actions(self, s):
-        return (0, 1)
-
-    def chance_outcomes(self, s):
-        return ((0, 0.5), (1, 0.5))
-
-    def next_state(self, s, a):
-        return s + (a,)
-
-    def observations(self, s, a):
-        return ("", str(a), str(a)) if not s else (str(a), "", "")
-
-    def utility(self, s):
-        return 1.0
-
-
 def test_imperfect_recall_is_refused():
     with pytest.raises(GameDefinitionError, match="perfect recall"):
-        compile_game(_Forgetful())
+        compile_game(Forgetful())
 
 
 def test_private_actor_is_refused():
     with pytest.raises(GameDefinitionError, match="acting player must be publicly observable"):
-        compile_game(_HiddenActor())
+        compile_game(HiddenActor())
 
 
 def test_subtree_rooted_at_a_public_state_and_depth_limit():

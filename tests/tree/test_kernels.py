@@ -24,7 +24,8 @@ from subgame.tree.sweep import (
     sequence_values,
     transition_weights,
 )
-from tests.tree.test_poker_compile import GAMES, RIVER, RIVER_BOARD
+from tests.toy_games import POKER_GAMES as GAMES
+from tests.toy_games import RIVER, RIVER_BOARD
 
 REQUIRED = os.environ.get("SUBGAME_REQUIRE_KERNELS") == "1"
 pytestmark = pytest.mark.skipif(not kernels.available() and not REQUIRED,
@@ -167,9 +168,9 @@ def test_switch():
 def test_backward_bitwise_on_a_suit_isomorphic_tree(everywhere):
     """The chance children a suit-isomorphic tree leaves out are added by the numpy code after each compiled level."""
     from subgame.tree.isomorphism import suit_classes
-    from tests.tree.test_isomorphism import MONOTONE, R, S, small_game
+    from tests.toy_games import MONOTONE, R, S, small_holdem
 
-    tree = compile_poker(small_game(MONOTONE, (4, 1), raise_cap=1), suits=suit_classes(R, S, MONOTONE), sparse_threshold=0)
+    tree = compile_poker(small_holdem(MONOTONE, (4, 1), raise_cap=1), suits=suit_classes(R, S, MONOTONE), sparse_threshold=0)
     assert tree.mirrors is not None
     rng = np.random.default_rng(11)
     regrets = random_profile(tree, rng)
@@ -190,12 +191,12 @@ def test_best_response_bitwise(everywhere, key):
     """The compiled best-response levels: the same values and best actions as the numpy sweep, bit for bit."""
     from subgame.tree.isomorphism import suit_classes
     from subgame.tree.sweep import backward_best
-    from tests.tree.test_isomorphism import MONOTONE, R, S, small_game
+    from tests.toy_games import MONOTONE, R, S, small_holdem
 
     if key == "generic_leduc":
         tree = enumerate_game(load_game("leduc"))
     elif key == "isomorphic":
-        tree = compile_poker(small_game(MONOTONE, (4, 1), raise_cap=1), suits=suit_classes(R, S, MONOTONE), sparse_threshold=0)
+        tree = compile_poker(small_holdem(MONOTONE, (4, 1), raise_cap=1), suits=suit_classes(R, S, MONOTONE), sparse_threshold=0)
     else:
         tree = poker_tree(key)
     rng = np.random.default_rng(13)

@@ -15,7 +15,7 @@ from subgame.errors import GameDefinitionError
 from subgame.eval.best_response import counterfactual_values, expected_value, exploitability
 from subgame.games import load_game
 from subgame.games.base import CHANCE
-from subgame.games.poker import PokerGame, PokerSpec
+from subgame.games.poker import PokerGame
 from subgame.games.poker.hands import hand_strength
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
 from subgame.strategy import Strategy
@@ -27,31 +27,8 @@ from subgame.tree.public_tree import CHANCE_NODE, TERMINAL_NODE
 from subgame.tree.sweep import leaf_values
 from subgame.tree.threads import set_threads
 from tests.conftest import compiled
-
-# (registered name, parameters): each exercises something the others do not
-GAMES = {
-    "kuhn": ("kuhn", {}),
-    "leduc": ("leduc", {}),
-    "leduc_nolimit": ("leduc_nolimit", {}),
-    "leduc_4_ranks": ("leduc", {"num_ranks": 4}),
-    "two_hole_cards": ("poker", {"num_ranks": 3, "num_suits": 2, "hole_cards": 2, "board_cards": (0, 1),
-                                 "raise_sizes": (2, 4), "max_raises": (1, 1)}),
-    "two_card_flop_blinds": ("poker", {"num_ranks": 3, "num_suits": 2, "hole_cards": 2, "board_cards": (0, 2),
-                                       "betting": "nolimit", "stack": 6, "blinds": (1, 2), "ante": 0,
-                                       "first_player": (0, 1), "bet_fractions": (1.0,)}),
-    "three_rounds": ("poker", {"num_ranks": 3, "num_suits": 2, "hole_cards": 1, "board_cards": (0, 1, 1),
-                               "raise_sizes": (2, 4, 4), "max_raises": (1, 1, 1), "first_player": (0, 1, 1)}),
-    "all_in_runout": ("poker", {"num_ranks": 3, "num_suits": 2, "hole_cards": 1, "board_cards": (0, 1, 1),
-                                "betting": "nolimit", "stack": 3, "bet_fractions": (1.0,), "first_player": (0, 0, 0)}),
-    "five_card_hands": ("poker", {"num_ranks": 5, "num_suits": 2, "hole_cards": 1, "board_cards": (4,),
-                                  "raise_sizes": (2,), "max_raises": (1,), "first_player": (0,)}),
-    "one_suit_straights": ("poker", {"num_ranks": 6, "num_suits": 1, "hole_cards": 1, "board_cards": (4,),
-                                     "raise_sizes": (2,), "max_raises": (1,), "first_player": (0,)}),
-}
-
-RIVER = PokerSpec(num_ranks=13, num_suits=4, hole_cards=2, board_cards=(5,), betting="nolimit", ante=5, stack=100,
-                  bet_fractions=(0.5, 1.0), all_in=True, first_player=(0,))
-RIVER_BOARD = (0, 13, 26, 40, 51)  # 2s 3h 4d Ks Ac: straights to the five and wheels are live
+from tests.toy_games import POKER_GAMES as GAMES
+from tests.toy_games import RIVER, RIVER_BOARD
 
 
 def generic(key: str):

@@ -136,9 +136,9 @@ def test_a_turn_spot_solves_by_passes_with_its_exploitability():
 def isomorphic_tree():
     from subgame.tree.isomorphism import suit_classes
     from subgame.tree.poker_compile import compile_poker
-    from tests.tree.test_isomorphism import MONOTONE, R, S, small_game
+    from tests.toy_games import MONOTONE, R, S, small_holdem
 
-    return compile_poker(small_game(MONOTONE, (4, 1), raise_cap=1), suits=suit_classes(R, S, MONOTONE), sparse_threshold=0)
+    return compile_poker(small_holdem(MONOTONE, (4, 1), raise_cap=1), suits=suit_classes(R, S, MONOTONE), sparse_threshold=0)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
