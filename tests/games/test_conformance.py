@@ -7,7 +7,8 @@ wrapped OpenSpiel games pass the same checks (OpenSpiel's game checks in spirit)
   unique, utilities within the game's bound (every history of a small game; seeded
   playouts of a big one);
 * perfect recall: each information set is reached by one sequence of its player's own
-  information sets and actions, and the compiled tree has exactly the game's information sets;
+  information sets and actions, and the compiled tree has exactly the game's information
+  sets, parents before children, actors at decision nodes only;
 * zero-sum: the players' counterfactual values at the root add up to 0 and give the
   expected value; NashConv is non-negative;
 * values of the uniform and of seeded random strategies equal OpenSpiel's where it has
@@ -33,7 +34,7 @@ from subgame.games.base import CHANCE, TERMINAL, Game
 from subgame.strategy import Strategy
 from subgame.tree.compile import compile_game
 from subgame.tree.estimate import estimate_size
-from subgame.tree.public_tree import PublicTree
+from subgame.tree.public_tree import DECISION, PublicTree
 from subgame.tree.size import tree_bytes
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -166,6 +167,19 @@ def test_perfect_recall_and_the_compiled_information_sets(name):
     for p in (0, 1):
         assert all(len(s) == 1 for s in own[p].values()), [k for k, s in own[p].items() if len(s) > 1][:3]
         assert tree.players[p].num_infosets == len(own[p])
+
+
+@pytest.mark.parametrize("name", _params(CASES))
+def test_compiled_tree_structure(name):
+    """Parents before children, levels contiguous, a legal action at every information set, actors at decisions only."""
+    _pyspiel(name)
+    _, tree = _setup(name)
+    assert np.all(tree.parent[1:] < np.arange(1, tree.num_nodes))
+    assert np.all(np.diff(tree.depth) >= 0)
+    for pa in tree.players:
+        assert np.all(np.diff(tree.depth[pa.node]) >= 0)
+        assert np.all(pa.legal.sum(axis=1) >= 1)
+    assert np.all((tree.actor >= 0) == (tree.kind == DECISION))
 
 
 # -- values -----------------------------------------------------------------------------------------

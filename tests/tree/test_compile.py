@@ -1,4 +1,4 @@
-"""The generic compiler: conformance of every built-in game, perfect recall, public actors."""
+"""The generic compiler: information set counts, refusals, parts of trees (conformance: tests/games/test_conformance.py)."""
 
 from __future__ import annotations
 
@@ -7,51 +7,11 @@ import pytest
 
 from subgame.errors import GameDefinitionError
 from subgame.games import GAMES, load_game
-from subgame.games.base import CHANCE, TERMINAL
 from subgame.games.small import RockPaperScissors
 from subgame.tree.compile import compile_game
-from subgame.tree.public_tree import DECISION, TERMINAL_NODE, HistoryAtNode, LeafHistories
-from tests import oracle
+from subgame.tree.public_tree import TERMINAL_NODE, HistoryAtNode, LeafHistories
 from tests.conftest import compiled
 from tests.toy_games import Forgetful, HiddenActor
-
-SMALL = ["kuhn", "leduc", "coin_toss", "rps", "rps_plus", "matching_pennies"]
-
-
-@pytest.mark.parametrize("name", SMALL)
-@pytest.mark.slow
-def test_conformance(name):
-    game = load_game(name)
-    tree = compiled(name)
-    # chance probabilities are valid and legal actions sorted and unique
-    def walk(state, depth=0):
-        who = game.actor(state)
-        if who == TERMINAL:
-            assert abs(game.utility(state)) <= game.utility_bound() + 1e-12
-            return
-        if who == CHANCE:
-            outs = game.chance_outcomes(state)
-            assert sum(p for _, p in outs) == pytest.approx(1.0, abs=1e-12)
-            assert all(p > 0 for _, p in outs)
-            moves = [a for a, _ in outs]
-        else:
-            moves = list(game.legal_actions(state))
-        assert moves == sorted(set(moves))
-        if depth < 12:
-            for a in moves:
-                walk(game.next_state(state, a), depth + 1)
-    walk(game.root())
-    # the tree's infosets are exactly the game's
-    for p in (0, 1):
-        assert tree.players[p].num_infosets == len(oracle.infosets(game, p))
-    # structure: parents come before children, levels are contiguous
-    assert np.all(tree.parent[1:] < np.arange(1, tree.num_nodes))
-    assert np.all(np.diff(tree.depth) >= 0)
-    for pa in tree.players:
-        assert np.all(np.diff(tree.depth[pa.node]) >= 0)
-        assert np.all(pa.legal.sum(axis=1) >= 1)
-    # decision nodes have an actor, terminals none
-    assert np.all((tree.actor >= 0) == (tree.kind == DECISION))
 
 
 @pytest.mark.parametrize("name, infosets", [("kuhn", 12), ("leduc", 936)])
