@@ -247,6 +247,7 @@ def _open(browser, url: str):
     return page
 
 
+@pytest.mark.slow
 def test_browser_double_click_plays_one_action(browser):
     """The second click of a human double click lands on the redrawn buttons; it is not a second action."""
     table = Table(load_game("leduc"), CallAgent(), seed=2)
@@ -269,6 +270,7 @@ def test_browser_double_click_plays_one_action(browser):
         page.close()
 
 
+@pytest.mark.slow
 def test_browser_stale_tab_is_refused_and_redrawn(browser):
     """A second tab that still shows an earlier step cannot play its (now different) bet."""
     table = Table(load_game("leduc_nolimit"), CallAgent(), seed=4)
@@ -294,6 +296,7 @@ def test_browser_stale_tab_is_refused_and_redrawn(browser):
         current.close()
 
 
+@pytest.mark.slow
 def test_browser_concurrent_posts_of_one_action_play_it_once(browser):
     table = Table(load_game("leduc"), CallAgent(), seed=6)
     with running_server(create_app(table)) as url:
@@ -310,6 +313,7 @@ def test_browser_concurrent_posts_of_one_action_play_it_once(browser):
             p.close()
 
 
+@pytest.mark.slow
 def test_browser_loads_the_page_without_a_missing_file(browser):
     table = Table(load_game("kuhn"), CallAgent(), seed=0)
     with running_server(create_app(table)) as url:
