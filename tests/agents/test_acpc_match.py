@@ -421,6 +421,7 @@ def test_logged_hands_agree_with_openspiel(leduc, nolimit_file, tmp_path):
         assert _check_with_openspiel(game, log) == 100
 
 
+@pytest.mark.slow
 def test_strategy_agents_in_their_own_abstraction_find_every_information_set(leduc, halves, tmp_path):
     """Each view the client builds during play names an information set of the compiled game."""
     for game, tree in ((leduc, compile_game(leduc)), halves):
