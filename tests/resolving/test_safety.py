@@ -17,7 +17,7 @@ import math
 import numpy as np
 import pytest
 
-from subgame.eval import best_response, exploitability
+from subgame.eval import best_response, counterfactual_values, exploitability
 from subgame.games import load_game
 from subgame.games.base import CHANCE, TERMINAL
 from subgame.resolving import (
@@ -30,6 +30,7 @@ from subgame.resolving import (
     blueprint_values,
     resolve_all,
     resolve_subgame,
+    restrict,
     solve_off_tree,
     subgame_forest,
     subgame_roots,
@@ -271,8 +272,6 @@ def test_split_gifts_add_up_to_at_most_the_gifts(method):
 @pytest.mark.slow
 def test_nested_alternative_payoffs_are_the_blueprints_counterfactual_best_response_values(method):
     """§6: at I·a the alternative payoff is C̃BV(I), her counterfactual best response value at I before the off-tree action."""
-    from subgame.resolving import restrict
-
     game, tree, abstraction, blueprint = small_game(30)
     base = restrict(game, tree, abstraction)
     sol = solve_off_tree(game, tree, abstraction, blueprint, ("", ""), "r5", method)  # 0.75 pot, off the tree
@@ -283,8 +282,6 @@ def test_nested_alternative_payoffs_are_the_blueprints_counterfactual_best_respo
     by_label = {pa.label[g]: cbv[g] for g in np.flatnonzero(pa.node == at)}
     expected = np.array([by_label[label] for label in sol.root_labels])
     np.testing.assert_allclose(sol.alt, expected, rtol=0, atol=1e-12)
-    from subgame.eval import counterfactual_values
-
     cfv = counterfactual_values(base, blueprint)[opp]
     assert np.abs(expected - np.array([cfv[np.flatnonzero((pa.node == at) & (np.array(pa.label) == lb))[0]]
                                         for lb in sol.root_labels])).max() > 1e-3  # CBV and CFV differ here
