@@ -18,7 +18,6 @@ from subgame.decompose import (
 from subgame.errors import GameDefinitionError
 from subgame.eval import best_response, exploitability
 from subgame.games import load_game
-from subgame.resolving.solving import probs_into
 from subgame.solve.cfr import CFR, CFR_PLUS, CFRConfig, CFRSolver
 from subgame.strategy import Strategy
 from subgame.tree.public_tree import LEAF
@@ -85,7 +84,10 @@ def test_leaf_values_are_counterfactual_best_responses_in_the_full_game():
         sub = real / real.sum(axis=1, keepdims=True)
         pa = forest.players[p]
         rows = np.array([index[p][(forest.public_key[pa.node[g]], pa.label[g])] for g in pa.infoset_priv])
-        probs.append(probs_into(full_uniform.probs[p], rows, sub))
+        out = full_uniform.probs[p].copy()
+        out[rows] = 0.0
+        out[rows, : sub.shape[1]] = sub
+        probs.append(out)
     strategy = Strategy(full.game_id, (probs[0], probs[1]))
     for p in (0, 1):
         cbv = best_response(full, strategy, p).cbv
