@@ -112,6 +112,7 @@ def test_re_solving_error_shrinks_with_iterations(leduc_run):
     assert gaps[1] < gaps[0] / 5
 
 
+@pytest.mark.slow
 def test_one_subgame_at_run_time_equals_the_forest_solve(leduc_run):
     sol = leduc_run.solution
     key = sol.trunk.public_key[int(np.flatnonzero(sol.trunk.kind == 3)[7])]
