@@ -128,6 +128,7 @@ def test_one_subgame_at_run_time_equals_the_forest_solve(leduc_run):
         chunk_at(sol, ("nowhere",))
 
 
+@pytest.mark.slow
 def test_cfr_d_file_round_trip(leduc_run, tmp_path):
     sol = leduc_run.solution
     path = save_cfr_d(tmp_path / "leduc.cfrd.npz", sol, seed=3)

@@ -77,6 +77,7 @@ def test_averaged_leaf_values_are_the_mean_of_the_matching_leaves(leaf_trees):
     assert np.all(np.asarray(abs(got).sum(axis=1)).ravel()[np.setdiff1d(np.arange(got.shape[0]), leaf_rows)] == 0)
 
 
+@pytest.mark.slow
 def test_averaged_leaf_values_refuse_a_target_with_no_matching_leaf(leaf_trees):
     root, start, dl, values = leaf_trees
     with pytest.raises(SubgameError, match="matches no leaf"):
