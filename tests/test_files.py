@@ -1,7 +1,8 @@
-"""Atomic writes: an interrupted write leaves the previous file intact and no temporary behind."""
+"""Atomic output files: an interrupted, killed or failed write leaves the previous file and no temporary; a failed one names the file."""
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import subprocess
@@ -13,6 +14,8 @@ import numpy as np
 import pytest
 
 from subgame import files
+from subgame.errors import OutputFileError
+from subgame.files import write_atomic, write_text
 
 
 class Interrupted(Exception):
@@ -83,3 +86,21 @@ def test_a_killed_writer_never_leaves_a_partial_target(tmp_path: Path):
     assert target.read_text() == "old content"
     others = [p for p in tmp_path.iterdir() if p != target]
     assert all(p.name.startswith(".") for p in others)  # only the hidden temporary of the killed writer
+
+
+def _disk_full(f):
+    f.write(b"partial")
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def test_a_full_disk_names_the_file_and_keeps_the_previous_one(tmp_path):
+    """Regression: the disk-full error said only 'No space left on device'."""
+    path = tmp_path / "s.npz"
+    with pytest.raises(OutputFileError, match=rf"^--out {path}: cannot write it \(No space left on device\); "
+                       "nothing was written$"):
+        write_atomic(path, _disk_full, "--out")
+    assert not path.exists() and list(tmp_path.iterdir()) == []  # no temporary left behind
+    write_text(path, "old")
+    with pytest.raises(OutputFileError, match="the previous file is kept"):
+        write_atomic(path, _disk_full, "--out")
+    assert path.read_text() == "old" and list(tmp_path.iterdir()) == [path]

@@ -448,7 +448,7 @@ def rows_in(index: dict[tuple[PublicKey, str], int], keys: Sequence[tuple[Public
     """[len(keys)] the information set of ``index`` matching each key (the information sets of another game, by name).
 
     A part of the same game's tree is placed by :func:`~subgame.tree.part.place` instead;
-    the search agent still uses this for its subgames until it moves onto :class:`~subgame.tree.part.Part`.
+    this is for trees of two different games (a bet abstraction's and the real game's).
     """
     try:
         return np.fromiter((index[k] for k in keys), dtype=np.int64, count=len(keys))
