@@ -291,6 +291,7 @@ def _chain_efg(depth: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.slow
 def test_a_file_deeper_than_the_recursion_limit_reads_writes_and_compiles(tmp_path):
     """Regression: a valid file 3,000 decisions deep raised RecursionError in the reader."""
     import sys
@@ -379,6 +380,7 @@ def test_a_written_file_reads_in_openspiel_with_the_same_value(tmp_path):
 
 
 @pytest.mark.parametrize("seed", range(3))
+@pytest.mark.slow
 def test_written_random_games_have_openspiels_sequence_form_lp_value(tmp_path, seed):
     """OpenSpiel's own LP (cvxpy with ECOS, installed with the tests) on the file we write, against ours (HiGHS)."""
     pytest.importorskip("cvxpy", reason="OpenSpiel's sequence_form_lp needs cvxpy and ecos (pip install -e '.[test]')")
