@@ -16,6 +16,7 @@ def _snippets() -> list[tuple[int, str]]:
     return [(README.count("\n", 0, m.start()) + 2, m.group(1)) for m in re.finditer(r"```python\n(.*?)```", README, flags=re.S)]
 
 
+@pytest.mark.slow
 def test_every_readme_python_snippet_runs_on_its_own(capsys, tmp_path, monkeypatch):
     """Regression: the fourth snippet used names only an earlier one had defined (NameError: compile_game)."""
     monkeypatch.chdir(tmp_path)  # the examples write under out/

@@ -63,6 +63,7 @@ CASES = [("leduc", SMALL_LEDUC, {}), ("leduc", SMALL_LEDUC, SAFE_EARLY), ("opens
 
 
 @pytest.mark.parametrize(("name", "params", "options"), CASES, ids=["leduc", "leduc-safe-early", "generic-compiler"])
+@pytest.mark.slow
 def test_without_the_tree_the_agent_plays_as_with_it_and_never_compiles_the_whole_game(compiles, name, params, options):
     if name.startswith("openspiel:"):
         pytest.importorskip("pyspiel")  # Leduc through the generic compiler: public chance, labels of its own

@@ -179,6 +179,7 @@ def test_interrupted_run_checkpoints_and_resume_finishes_the_same_run(tmp_path, 
 # -- quickstart ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_quickstart_writes_plot_table_and_strategy_and_repeats_exactly(tmp_path):
     first = invoke("quickstart", "--iterations", "50", "--out-dir", tmp_path, "--seed", "3")
     assert first.exit_code == 0, first.output
@@ -260,6 +261,7 @@ def test_resume_with_another_algorithm_is_refused(tmp_path):
     assert finished.exit_code == 2 and "already at iteration 10" in finished.stderr
 
 
+@pytest.mark.slow
 def test_console_entry_point_prints_no_traceback(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "subgame.cli", "evaluate", str(tmp_path / "missing.npz")],

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.cli.test_cli import invoke
 
 
+@pytest.mark.slow
 def test_match_writes_json_and_a_plot_and_is_deterministic(tmp_path):
     blueprint = tmp_path / "kuhn.npz"
     assert invoke("solve", "kuhn", "-n", "200", "--out", blueprint).exit_code == 0

@@ -51,6 +51,7 @@ def same(a: CFRSolver, b: CFRSolver) -> bool:
 
 @pytest.mark.parametrize("key", POKER)
 @pytest.mark.parametrize("algo", CONFIGS)
+@pytest.mark.slow
 def test_iterations_are_bitwise_the_sweeps(everywhere, key, algo):
     """Every update rule, one and two cards a hand, several boards, runouts: the regrets and sums of the sweeps."""
     tree = poker_tree(key)
@@ -117,6 +118,7 @@ def test_the_passes_leave_sources_they_cannot_read_with_one_message(everywhere):
         root_values(tree.layout, 0, BEST_RESPONSE, (bad, bad), ones)
 
 
+@pytest.mark.slow
 def test_a_turn_spot_solves_by_passes_with_its_exploitability():
     """A 52-card turn with its river cards: the solve takes the passes (at full size) and matches the sweeps."""
     board = parse_cards("Ts 6h Ah 7c")
@@ -134,9 +136,9 @@ def test_a_turn_spot_solves_by_passes_with_its_exploitability():
 def isomorphic_tree():
     from subgame.tree.isomorphism import suit_classes
     from subgame.tree.poker_compile import compile_poker
-    from tests.tree.test_isomorphism import MONOTONE, R, S, small_game
+    from tests.toy_games import MONOTONE, R, S, small_holdem
 
-    return compile_poker(small_game(MONOTONE, (4, 1), raise_cap=1), suits=suit_classes(R, S, MONOTONE), sparse_threshold=0)
+    return compile_poker(small_holdem(MONOTONE, (4, 1), raise_cap=1), suits=suit_classes(R, S, MONOTONE), sparse_threshold=0)
 
 
 @pytest.mark.parametrize("threads", [1, 2])

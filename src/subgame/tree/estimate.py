@@ -47,6 +47,7 @@ from .size import (
     ENUMERATED_BYTES_PER_PRIVATE_STATE,
     ENUMERATED_BYTES_PER_PUBLIC_NODE,
     ENUMERATED_BYTES_PER_TERMINAL_HISTORY,
+    ENUMERATED_LABEL_CHARS,
     POKER_BYTES_PER_PRIVATE_STATE,
     POKER_BYTES_PER_PUBLIC_NODE,
     POKER_INDEX_BYTES_PER_PRIVATE_STATE,
@@ -273,9 +274,11 @@ def _enumerated_size(game: Game, max_histories: int, key: tuple[str, ...] | None
         sum(1 for k, _ in private[1] if k not in passed),
     )
     infoset_actions = (len(infosets[0]) * widest[0], len(infosets[1]) * widest[1])
+    long_labels = sum(max(0, len("/".join(o for o in obs if o)) - ENUMERATED_LABEL_CHARS)
+                      for p in (0, 1) for k, obs in private[p] if k not in passed)
     tree = (
         sum(states) * ENUMERATED_BYTES_PER_PRIVATE_STATE + terminals * ENUMERATED_BYTES_PER_TERMINAL_HISTORY
-        + nodes * ENUMERATED_BYTES_PER_PUBLIC_NODE
+        + nodes * ENUMERATED_BYTES_PER_PUBLIC_NODE + long_labels
     )
     return SizeEstimate(
         game.describe(), nodes, states, infoset_actions, terminals, tree,

@@ -125,6 +125,10 @@ POKER_BYTES_PER_PUBLIC_NODE = 358
 #: :data:`ENUMERATED_BYTES_PER_PUBLIC_NODE` per public node and
 #: :data:`ENUMERATED_BYTES_PER_TERMINAL_HISTORY` per terminal history.
 ENUMERATED_BYTES_PER_PRIVATE_STATE = 125
+#: Characters of a private state's stored label that :data:`ENUMERATED_BYTES_PER_PRIVATE_STATE`
+#: already counts; the estimate adds a byte per character beyond them (an OpenSpiel game's
+#: observation strings can run to hundreds of characters).
+ENUMERATED_LABEL_CHARS = 16
 #: Bytes per terminal history of a tree from the generic compiler (its share of the sparse payoffs).
 ENUMERATED_BYTES_PER_TERMINAL_HISTORY = 8
 #: Bytes per public node of a tree from the generic compiler.
