@@ -144,3 +144,22 @@ def check_counts(spec: PokerSpec, abstraction: DealAbstraction) -> tuple[int, ..
         raise GameDefinitionError(f"card abstraction {abstraction.name!r} has bucket counts {list(counts)}; the game has "
                                   f"{spec.num_rounds} rounds")
     return counts
+
+
+def load_deal_abstraction(text: str, spec: PokerSpec) -> DealAbstraction:
+    """The card abstraction ``--buckets`` names: ``exact`` (no abstraction) or a bucket file of this game.
+
+    Raises:
+        GameDefinitionError, StrategyFileError: another word, a file that is not a bucket
+            file, or a bucket file of another deck or game.
+    """
+    if text == "exact":
+        return ExactCards(spec)
+    table = CardBuckets.load(text)
+    deck, sizes = int(table.hands.max()) + 1, [b.shape[1] for b in table.boards]
+    if deck != spec.deck_size or table.num_suits != spec.num_suits or table.hands.shape[1] != spec.hole_cards \
+            or any(int(n) not in sizes for n in np.cumsum(spec.board_cards)):
+        raise GameDefinitionError(f"{text}: buckets of another deck or deal ({deck} cards, {table.num_suits} suits, boards "
+                                  f"of {sizes} cards), not this game's ({spec.deck_size} cards, {spec.num_suits} suits, "
+                                  f"boards of {np.cumsum(spec.board_cards).tolist()} cards)")
+    return TableBuckets(table, spec)
