@@ -106,16 +106,17 @@ def blueprint_command(
                          checkpoint_every=driver.Cadence(seconds=checkpoint_seconds or None), progress=tick)
     target = Blueprint.of(solver).save(output_file(out, "--out"))
     rate = run.iterations_run / run.seconds if run.seconds > 0 else 0.0
+    out_bytes, peak = target.stat().st_size, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     record = {"game": game, "params": params, "actions": solver.actions.text(), "buckets": abstraction.name,
               "num_buckets": list(abstraction.num_buckets), "iterations": solver.iteration,
               "iterations_run": run.iterations_run, "seconds": run.seconds, "iterations_per_second": rate,
               "stopped": run.stopped, "table_bytes": solver.layout.num_bytes, "out": str(target),
-              "out_bytes": target.stat().st_size, "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+              "out_bytes": out_bytes, "peak_rss_bytes": peak,
               "checkpoint": None if checkpoint_file is None else str(checkpoint_file)}
     if as_json:
         echo_json(record)
     exit_if_interrupted(run.interrupted, solver.iteration, checkpoint_file, "blueprint", target)
     if not as_json:
-        show(f"{game_label(game, params)}: wrote {target} ({human_bytes(record['out_bytes'])}) after {solver.iteration:,} "
+        show(f"{game_label(game, params)}: wrote {target} ({human_bytes(out_bytes)}) after {solver.iteration:,} "
              f"iterations ({run.seconds:.1f} s, {rate:,.0f} iterations/s; tables {human_bytes(solver.layout.num_bytes)}, "
-             f"peak memory {human_bytes(record['peak_rss_bytes'])})")
+             f"peak memory {human_bytes(peak)})")
