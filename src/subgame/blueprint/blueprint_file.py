@@ -10,7 +10,7 @@ game small enough to compile, where its exploitability is then exact.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import cached_property
 from pathlib import Path
 
@@ -25,7 +25,8 @@ from ..strategy import Strategy
 from ..tree.poker_compile import deal_hands, state_hands
 from ..tree.public_tree import PublicTree
 from .actions import ActionAbstraction, BettingTree, parse_actions
-from .deal_abstraction import DealAbstraction
+from .buckets4 import Buckets4Config, FourRoundBuckets
+from .deal_abstraction import DealAbstraction, ExactCards
 from .implicit_mccfr import ImplicitMCCFR, TableLayout, spec_json, spec_of_json
 
 BLUEPRINT_FORMAT = "subgame-blueprint"
@@ -43,6 +44,7 @@ class Blueprint:
         num_buckets: [R] buckets per round.
         iterations: iterations of the solve.
         probs: [slots] float32 action probabilities, laid out by :class:`TableLayout`.
+        buckets4: the four-round abstraction's config (it rebuilds the same buckets), else ``None``.
     """
 
     spec: PokerSpec
@@ -51,11 +53,24 @@ class Blueprint:
     num_buckets: tuple[int, ...]
     iterations: int
     probs: np.ndarray
+    buckets4: Buckets4Config | None = None
 
     @staticmethod
     def of(solver: ImplicitMCCFR) -> Blueprint:
+        four = solver.abstraction.config if isinstance(solver.abstraction, FourRoundBuckets) else None
         return Blueprint(solver.spec, solver.actions, solver.abstraction.name, solver.layout.num_buckets, solver.iteration,
-                         solver.average_probs())
+                         solver.average_probs(), four)
+
+    def deal_abstraction(self) -> DealAbstraction:
+        """The card abstraction it was solved in, rebuilt (exact cards or four-round buckets; a bucket file is not kept)."""
+        if self.abstraction == "exact":
+            return ExactCards(self.spec)
+        if self.buckets4 is None:
+            raise GameDefinitionError(f"this blueprint was solved with the bucket file {self.abstraction!r}; load it with "
+                                      "load_deal_abstraction(FILE, spec)")
+        out = FourRoundBuckets.build(self.buckets4)
+        self.check(out)
+        return out
 
     @cached_property
     def tree(self) -> BettingTree:
@@ -91,7 +106,7 @@ class Blueprint:
         """Write the blueprint to a versioned ``.npz`` file (atomically)."""
         header = {"format": BLUEPRINT_FORMAT, "version": BLUEPRINT_VERSION, "spec": spec_json(self.spec),
                   "actions": self.actions.text(), "abstraction": self.abstraction, "num_buckets": list(self.num_buckets),
-                  "iterations": self.iterations}
+                  "iterations": self.iterations, "buckets4": None if self.buckets4 is None else asdict(self.buckets4)}
         return write_npz(path, header, {"probs": self.probs})
 
     @staticmethod
@@ -101,8 +116,10 @@ class Blueprint:
                                   expected="a blueprint (subgame blueprint --out FILE)")
         try:
             spec = spec_of_json(header["spec"])
+            four = header.get("buckets4")
             bp = Blueprint(spec, parse_actions(header["actions"]).for_rounds(spec.num_rounds), str(header["abstraction"]),
-                           tuple(int(b) for b in header["num_buckets"]), int(header["iterations"]), arrays["probs"])
+                           tuple(int(b) for b in header["num_buckets"]), int(header["iterations"]), arrays["probs"],
+                           None if four is None else Buckets4Config.of_json(four))
         except (KeyError, TypeError) as exc:
             raise StrategyFileError(f"{path}: blueprint file without a valid entry ({exc})") from None
         if bp.probs.shape != (bp.layout.num_slots,):

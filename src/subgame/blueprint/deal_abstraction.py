@@ -23,6 +23,7 @@ import numpy as np
 from ..errors import GameDefinitionError
 from ..games.poker.spec import PokerSpec
 from ..tree.poker_operators import strength_keys
+from .buckets4 import BUCKETS4_FORMAT, Buckets4Config, FourRoundBuckets
 from .card_abstraction import CardBuckets, colex_rank
 
 
@@ -146,8 +147,11 @@ def check_counts(spec: PokerSpec, abstraction: DealAbstraction) -> tuple[int, ..
     return counts
 
 
-def load_deal_abstraction(text: str, spec: PokerSpec) -> DealAbstraction:
-    """The card abstraction ``--buckets`` names: ``exact`` (no abstraction) or a bucket file of this game.
+def load_deal_abstraction(text: str, spec: PokerSpec, *, rollouts: int = 16, fit_boards: int = 60,
+                          seed: int = 0) -> DealAbstraction:
+    """The card abstraction ``--buckets`` names: ``exact`` (no abstraction), bucket counts per round
+    (``169,200,200,200``: a four-round abstraction fitted now, :mod:`subgame.blueprint.buckets4`), or a bucket file
+    of this deck (``subgame abstract``, or a four-round file).
 
     Raises:
         GameDefinitionError, StrategyFileError: another word, a file that is not a bucket
@@ -155,6 +159,17 @@ def load_deal_abstraction(text: str, spec: PokerSpec) -> DealAbstraction:
     """
     if text == "exact":
         return ExactCards(spec)
+    if all(part.strip().isdigit() for part in text.split(",")):
+        counts = tuple(int(part) for part in text.split(","))
+        return FourRoundBuckets.build(Buckets4Config.of(spec, counts, rollouts=rollouts, fit_boards=fit_boards, seed=seed))
+    if _format_of(text) == BUCKETS4_FORMAT:
+        four = FourRoundBuckets.load(text)
+        c = four.config
+        if (c.num_ranks, c.num_suits, c.hole_cards, c.board_cards) != (spec.num_ranks, spec.num_suits, spec.hole_cards,
+                                                                       spec.board_cards):
+            raise GameDefinitionError(f"{text}: four-round buckets of another deck or deal ({c.num_ranks} ranks, "
+                                      f"{c.num_suits} suits, boards {list(c.board_cards)}), not this game's")
+        return four
     table = CardBuckets.load(text)
     deck, sizes = int(table.hands.max()) + 1, [b.shape[1] for b in table.boards]
     if deck != spec.deck_size or table.num_suits != spec.num_suits or table.hands.shape[1] != spec.hole_cards \
@@ -163,3 +178,15 @@ def load_deal_abstraction(text: str, spec: PokerSpec) -> DealAbstraction:
                                   f"of {sizes} cards), not this game's ({spec.deck_size} cards, {spec.num_suits} suits, "
                                   f"boards of {np.cumsum(spec.board_cards).tolist()} cards)")
     return TableBuckets(table, spec)
+
+
+def _format_of(path: str) -> str | None:
+    """The format tag of a library ``.npz`` file, ``None`` for anything else (read errors come later, from the loader)."""
+    import json
+
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            tag = json.loads(str(z["header"])).get("format")
+    except Exception:  # noqa: BLE001 - any unreadable file: the loader that follows says what is wrong
+        return None
+    return tag if isinstance(tag, str) else None

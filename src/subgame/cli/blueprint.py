@@ -12,6 +12,7 @@ import typer
 
 from ..blueprint.actions import DEFAULT_ACTIONS, parse_actions
 from ..blueprint.blueprint_file import Blueprint
+from ..blueprint.buckets4 import FourRoundBuckets
 from ..blueprint.deal_abstraction import load_deal_abstraction
 from ..blueprint.implicit_mccfr import DEFAULT_MAX_BYTES, ImplicitConfig, ImplicitMCCFR, size_report
 from ..errors import StrategyFileError
@@ -41,8 +42,13 @@ def blueprint_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the blueprint (.npz).")],
     actions: Annotated[str, typer.Option(help="Bet sizes per round and raise depth ('50,100,allin/100,allin:3; ...') "
                                          "or a .toml file.")] = DEFAULT_ACTIONS,
-    buckets: Annotated[str, typer.Option(help="Card abstraction: 'exact' (small decks) or a bucket file "
-                                         "('subgame abstract' or 'subgame blueprint-buckets').")] = "exact",
+    buckets: Annotated[str, typer.Option(help="Card abstraction: 'exact' (small decks), bucket counts per round "
+                                         "(169,200,200,200: four-round buckets fitted now) or a bucket file.")] = "exact",
+    buckets_out: Annotated[Path | None, typer.Option(help="Save the four-round buckets (with every board bucketed so far) "
+                                                     "here, to reuse with --buckets FILE.")] = None,
+    rollouts: Annotated[int, typer.Option(min=1, help="Four-round buckets: sampled futures per board.")] = 16,
+    fit_boards: Annotated[int, typer.Option(min=1, help="Four-round buckets: boards per round the centres are fitted on.")]
+    = 60,
     time_budget: Annotated[str | None, typer.Option("--time", help="Train this long: 90s, 10m, 2h.")] = None,
     iterations: Annotated[int | None, typer.Option(min=1, help="Train to this many iterations in all.")] = None,
     checkpoint_file: Annotated[Path | None, typer.Option(help="Checkpoint written on a cadence, at the end and on "
@@ -70,7 +76,9 @@ def blueprint_command(
         raise CommandLineError(f"{game} is not a no-limit poker game; a blueprint needs one")
     spec = game_obj.spec
     action_abstraction = parse_actions(actions)
-    abstraction = load_deal_abstraction(buckets, spec)
+    started_buckets = time.perf_counter()
+    abstraction = load_deal_abstraction(buckets, spec, rollouts=rollouts, fit_boards=fit_boards, seed=seed)
+    bucket_seconds = time.perf_counter() - started_buckets
     report = size_report(spec, action_abstraction, tuple(abstraction.num_buckets))
     if size_only:
         echo_json({"size": report}) if as_json else show(report)
@@ -79,6 +87,10 @@ def blueprint_command(
     if seconds_limit is None and iterations is None:
         raise CommandLineError("give --time (e.g. 10m) or --iterations: how long to train")
     _check_outputs(out, checkpoint_file, resume, force)
+    if buckets_out is not None:
+        output_file(buckets_out, "--buckets-out")
+        if not isinstance(abstraction, FourRoundBuckets):
+            raise CommandLineError("--buckets-out saves four-round buckets: give --buckets as counts per round or such a file")
     if resume and checkpoint_file is None:
         raise CommandLineError("--resume needs --checkpoint-file PATH, the checkpoint to continue from")
     if not as_json:
@@ -105,10 +117,14 @@ def blueprint_command(
         run = driver.run(solver, driver.Budget(iterations=iterations, seconds=seconds_limit), checkpoint=checkpoint_file,
                          checkpoint_every=driver.Cadence(seconds=checkpoint_seconds or None), progress=tick)
     target = Blueprint.of(solver).save(output_file(out, "--out"))
+    if buckets_out is not None and isinstance(abstraction, FourRoundBuckets):
+        abstraction.save(buckets_out)
+    seen = list(abstraction.boards_seen()) if isinstance(abstraction, FourRoundBuckets) else None
     rate = run.iterations_run / run.seconds if run.seconds > 0 else 0.0
     out_bytes, peak = target.stat().st_size, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     record = {"game": game, "params": params, "actions": solver.actions.text(), "buckets": abstraction.name,
-              "num_buckets": list(abstraction.num_buckets), "iterations": solver.iteration,
+              "num_buckets": list(abstraction.num_buckets), "bucket_seconds": bucket_seconds, "boards_bucketed": seen,
+              "iterations": solver.iteration,
               "iterations_run": run.iterations_run, "seconds": run.seconds, "iterations_per_second": rate,
               "stopped": run.stopped, "table_bytes": solver.layout.num_bytes, "out": str(target),
               "out_bytes": out_bytes, "peak_rss_bytes": peak,
