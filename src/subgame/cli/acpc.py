@@ -12,7 +12,7 @@ from ..agents.acpc import DealerConfig, play_match
 from ..agents.acpc.dealer import Dealer
 from ..agents.acpc.protocol import NAMINGS, Naming
 from ..agents.base import Agent
-from ..agents.specs import BASELINES, load_agent
+from ..agents.specs import BASELINES, blueprint_agent, load_agent
 from ..errors import GameDefinitionError
 from ..games import load_game
 from ..games.poker.game import PokerGame
@@ -48,7 +48,9 @@ def _naming(cards: str) -> Naming:
 
 def _agent(spec: str, game: PokerGame) -> Agent:
     """A baseline needs no tree; a strategy file is checked against the compiled game."""
-    return BASELINES[spec]() if spec in BASELINES else load_agent(spec, compile_game(game), game)
+    if spec in BASELINES or spec.startswith("blueprint:"):  # no compiled tree needed (HUNL)
+        return BASELINES[spec]() if spec in BASELINES else blueprint_agent(spec, game)
+    return load_agent(spec, compile_game(game), game)
 
 
 @reports_errors
