@@ -52,8 +52,9 @@ from ..files import read_npz, write_npz
 from ..games.base import Game, game_fingerprint
 from ..games.poker import PokerGame
 from ..solve.abstraction import pool_rows
-from ..solve.cfr import LINEAR_CFR, CFRConfig, IterationPlan, accumulate_regrets, average_rows, average_weight
+from ..solve.cfr import LINEAR_CFR, CFRConfig, IterationPlan, average_rows
 from ..solve.mccfr import seeded_generator
+from ..solve.rules import accumulate_regrets, add_average, refuse, update_rule
 from ..strategy import Strategy, StrategyMeta
 from ..tree.board_cut import BoardCut, BoardForest
 from ..tree.poker_compile import state_hands
@@ -139,7 +140,8 @@ class BoardSamplingPCS(IterationPlan):
     Args:
         game: a poker game with a public deal after the first betting round.
         buckets: its card abstraction (:meth:`CardBuckets.build`, :meth:`CardBuckets.load`).
-        config: regret and averaging rule (default linear CFR, as :class:`~subgame.solve.mccfr.MCCFRSolver`).
+        config: regret and averaging rule (default linear CFR, as :class:`~subgame.solve.mccfr.MCCFRSolver`);
+            prediction and averaging without reach weights are refused by name.
         seed: an int seed or a ``numpy.random.Generator`` (advanced in place).
         boards_per_pass: flops drawn per pass, compiled as one forest; ``None``: all of
             them every pass (then no draw is made and a pass is a CFR pass).
@@ -167,6 +169,7 @@ class BoardSamplingPCS(IterationPlan):
             raise GameDefinitionError(f"these buckets are for game {buckets.game_id!r}, not {game_fingerprint(game)!r}")
         if not isinstance(config, CFRConfig):
             raise GameDefinitionError(f"config must be a CFRConfig (a preset such as LINEAR_CFR), got {config!r}")
+        refuse(config, "board sampling (BoardSamplingPCS)", ("prediction", "reach_average"))
         self.game = game
         self.buckets = buckets
         self.config = config
@@ -283,8 +286,9 @@ class BoardSamplingPCS(IterationPlan):
         regret_t *= pt.legal
         inst += pool_rows(self._trunk_rows[p], regret_t, shape)
         avg += pool_rows(self._trunk_rows[p], reach[p][pt.infoset_priv][:, None] * sigma_t[p], shape)
-        accumulate_regrets(self.config, self.regrets[p], inst, t)
-        self.strategy_sum[p] += average_weight(self.config, t, self.horizon) * avg
+        rule = update_rule(self.config, t, self.horizon)
+        accumulate_regrets(rule, self.regrets[p], inst)
+        add_average(rule, self.strategy_sum[p], avg)
 
     # -- checkpoints ----------------------------------------------------------------------
     def save_checkpoint(self, path: str | Path) -> Path:

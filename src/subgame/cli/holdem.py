@@ -30,7 +30,6 @@ from ..resolving.spot_resolve import RISE_TOLERANCE_PCT_POT, SPOT_METHODS, resol
 from ..resolving.spots import HandGrid, SpotPoint, hand_grid, holdem_problem, solve_spot
 from ..solve.cfr import PRESETS
 from ..strategy import Strategy
-from ..tree import kernels
 from ..tree.isomorphism import SuitClasses
 from .app import PLAIN_PROGRESS_SECONDS, CommandLineError, echo_json, exit_if_interrupted, save_strategy, show
 
@@ -152,8 +151,7 @@ def solve_holdem(game: str, opts: HoldemOptions, algo: str, iterations: int, out
         "out": None if out is None else str(out), "grid": None if opts.grid is None else str(opts.grid),
         "isomorphism": _suits_text(problem.suits), "public_nodes": problem.tree.num_nodes,
         "private_states": problem.tree.num_private_states,
-        "loops": ("passes" if solved.solver.passes else
-                  "compiled" if kernels.active(min(pa.num_states for pa in problem.tree.players)) else "numpy"),
+        "loops": solved.solver.loops,
         "dtype": opts.dtype,
     }
     if as_json:

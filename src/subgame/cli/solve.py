@@ -61,7 +61,8 @@ from .app import (
 )
 from .holdem import HoldemOptions, is_holdem, solve_holdem
 
-Algorithm = Literal["cfr", "cfr+", "lcfr", "dcfr", "modicum", "lp", "cfr-d", "mccfr-es", "mccfr-os", "pcs"]
+Algorithm = Literal["cfr", "cfr+", "lcfr", "dcfr", "modicum", "pcfr+", "dcfr-postflop", "lp", "cfr-d", "mccfr-es", "mccfr-os",
+                    "pcs"]
 Backend = Literal["serial", "process", "ray"]
 Weighting = Literal["cfr", "cfr+", "lcfr", "dcfr"]
 Precision = Literal["float64", "float32"]

@@ -1,15 +1,17 @@
 """One vectorized counterfactual-regret-minimization engine with the update rule as a parameter.
 
 CFR (Zinkevich et al. 2007), CFR+ (Tammelin 2014: regret matching+, linear averaging),
-linear CFR and discounted CFR (Brown & Sandholm 2019, DCFR(α, β, γ)) are presets of one
-:class:`CFRConfig`. An iteration sweeps the public tree once per player (reaches forward,
+linear CFR and discounted CFR (Brown & Sandholm 2019, DCFR(α, β, γ)), predictive CFR+
+(Farina, Kroer & Sandholm 2021) and postflop-solver's DCFR are presets of one
+:class:`~.rules.CFRConfig` (:mod:`.rules`: the config, iteration t's update rule, the
+registry of presets). An iteration sweeps the public tree once per player (reaches forward,
 counterfactual values backward) with one numpy call per public depth, so its cost does not
 involve a Python loop over histories. On a poker tree with its layout the same iteration runs
 as two depth-first passes in compiled code (:mod:`~subgame.tree.poker_layout`, bitwise the
 compiled sweeps where both value terminals by the same loops), which keep no array over every
-private state. Root gadgets
-(safe-and-nested §4–5) and depth-limit leaves (CFR-D, depth-limited solving) plug in through
-the protocols of :mod:`.plugins`.
+private state; which loops run is the solver's ``engine`` argument, and :attr:`CFRSolver.loops`
+says which do. Root gadgets (safe-and-nested §4–5) and depth-limit leaves (CFR-D,
+depth-limited solving) plug in through the protocols of :mod:`.plugins`.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, get_args
 
 import numpy as np
 
@@ -37,43 +39,34 @@ from ..tree.sweep import (
 )
 from .abstraction import Abstraction
 from .plugins import Leaf, RootGadget, counterfactual_leaf_values
+from .rules import (
+    CFR,
+    CFR_PLUS,
+    DCFR,
+    LINEAR_CFR,
+    MODICUM,
+    PCFR_PLUS,
+    POSTFLOP_DCFR,
+    PRESET_HELP,
+    PRESETS,
+    CFRConfig,
+    UpdateRule,
+    accumulate_regrets,
+    add_average,
+    update_rule,
+)
 
+__all__ = [
+    "CFR", "CFR_PLUS", "DCFR", "ENGINES", "LINEAR_CFR", "MODICUM", "PCFR_PLUS", "POSTFLOP_DCFR", "PRESETS", "PRESET_HELP",
+    "CFRConfig", "CFRSolver", "Engine", "IterationPlan", "Restriction", "UpdateRule", "average_rows", "checked_iterations",
+    "read_checkpoint",
+]
 
-@dataclass(frozen=True)
-class CFRConfig:
-    """How regrets and the average strategy are updated.
-
-    Attributes:
-        regret: ``"rm"`` (regret matching) or ``"rm+"`` (cumulative regrets floored at 0).
-        alpha, beta: DCFR discounts: after iteration t, positive cumulative regrets are
-            multiplied by t^α/(t^α+1) and negative ones by t^β/(t^β+1); ``None`` disables.
-        gamma: the average strategy weights iteration t by t^γ (0: uniform, 1: linear).
-        alternating: update player 0 then player 1 (player 1 sees player 0's new strategy),
-            or both simultaneously.
-        sqrt_discount: for iterations t <= this, cumulative regrets are multiplied by
-            √t/√(t+1) after the update (depth-limited paper, Appendix A); 0 disables.
-        average_skip: the average strategy leaves out iterations t <= average_skip × T,
-            T being the run's planned length (:meth:`CFRSolver.plan`, set by
-            :meth:`CFRSolver.run`); without a plan every iteration is averaged.
-    """
-
-    regret: Literal["rm", "rm+"] = "rm"
-    alpha: float | None = None
-    beta: float | None = None
-    gamma: float = 0.0
-    alternating: bool = True
-    sqrt_discount: int = 0
-    average_skip: float = 0.0
-
-
-CFR = CFRConfig()
-CFR_PLUS = CFRConfig(regret="rm+", gamma=1.0)
-LINEAR_CFR = CFRConfig(alpha=1.0, beta=1.0, gamma=1.0)
-DCFR = CFRConfig(alpha=1.5, beta=0.0, gamma=2.0)
-#: CFR+ as the depth-limited paper's agent ran it in subgames (Appendix A): regrets discounted by
-#: √t/√(t+1) for the first 30 iterations, the first half of the iterations left out of the average.
-MODICUM = CFRConfig(regret="rm+", gamma=1.0, sqrt_discount=30, average_skip=0.5)
-PRESETS: dict[str, CFRConfig] = {"cfr": CFR, "cfr+": CFR_PLUS, "lcfr": LINEAR_CFR, "dcfr": DCFR, "modicum": MODICUM}
+#: Which loops run an iteration: ``"auto"`` (the depth-first passes where they apply, else the
+#: compiled sweeps on trees of at least :data:`~subgame.tree.kernels.MIN_STATES` private states,
+#: else numpy), or one of them always.
+Engine = Literal["auto", "numpy", "compiled", "passes"]
+ENGINES: tuple[Engine, ...] = get_args(Engine)
 
 
 @dataclass(frozen=True, eq=False)
@@ -104,40 +97,6 @@ class Restriction:
     probs: np.ndarray
     weight: float = 1.0
     root: np.ndarray | None = None
-
-
-def regret_discounts(config: CFRConfig, t: int) -> tuple[tuple[float, float] | None, float | None]:
-    """After iteration t: DCFR's factors of positive and negative cumulative regrets, and the √t/√(t+1) factor.
-
-    ``None`` where the config has no such discount. The √t/√(t+1) factor is a numpy float64,
-    so that float32 regrets are multiplied in float64 and rounded once.
-    """
-    signs = None
-    if config.alpha is not None or config.beta is not None:
-        signs = (t**config.alpha / (t**config.alpha + 1.0) if config.alpha is not None else 1.0,
-                 t**config.beta / (t**config.beta + 1.0) if config.beta is not None else 1.0)
-    scale = np.sqrt(t) / np.sqrt(t + 1.0) if t <= config.sqrt_discount else None
-    return signs, scale
-
-
-def accumulate_regrets(config: CFRConfig, regrets: np.ndarray, inst: np.ndarray, t: int) -> None:
-    """Add the instantaneous regrets ``inst`` of iteration t to ``regrets`` (in place), then floor/discount per ``config``."""
-    r = regrets
-    r += inst
-    if config.regret == "rm+":
-        np.maximum(r, 0.0, out=r)
-    signs, scale = regret_discounts(config, t)
-    if signs is not None:
-        r *= np.where(r > 0, *signs)
-    if scale is not None:
-        r *= scale
-
-
-def average_weight(config: CFRConfig, t: int, horizon: int | None) -> float:
-    """The weight t^γ of iteration t in the average strategy (0 in the skipped prefix of a run planned to ``horizon``)."""
-    if config.average_skip > 0 and horizon is not None and t <= config.average_skip * horizon:
-        return 0.0
-    return float(t) ** config.gamma
 
 
 PlannedSolver = TypeVar("PlannedSolver", bound="IterationPlan")
@@ -190,10 +149,15 @@ class CFRSolver(IterationPlan):
             and strategy sums, half the memory in large solves. The sweeps still compute
             reaches and values in float64, so only the stored sums round; the tests show
             the exploitability unchanged to four significant digits against float64.
+        engine: which loops run an iteration (:data:`Engine`): ``"auto"``, or ``"numpy"``,
+            ``"compiled"`` (the compiled sweeps at any size) or ``"passes"`` (the depth-first
+            passes; refused, with the reason, where they cannot run). :attr:`loops` says which run.
 
     Attributes:
         regrets: per player [I, A] cumulative regrets ([B, A] over buckets with an abstraction).
         strategy_sum: per player [I, A] (or [B, A]) weighted sum of reach × strategy.
+        predicted: per player [I, A] the regrets plus the prediction (R_t + m_{t+1}), which the
+            current strategy is matched from, under a predictive rule; ``None`` otherwise.
         iteration: iterations run so far.
     """
 
@@ -208,6 +172,7 @@ class CFRSolver(IterationPlan):
         abstraction: Abstraction | None = None,
         restrictions: Sequence[Restriction] = (),
         dtype: str | type[np.floating[Any]] = np.float64,
+        engine: Engine = "auto",
     ) -> None:
         if not isinstance(tree, PublicTree):
             raise GameDefinitionError(f"CFRSolver needs a compiled PublicTree (compile_game(game)), got {type(tree).__name__}")
@@ -234,10 +199,12 @@ class CFRSolver(IterationPlan):
             self._legal = [abstraction.pool(p, pa.legal.astype(float)) > 0 for p, pa in enumerate(tree.players)]
         self.regrets = [np.zeros(legal.shape, dtype=self.dtype) for legal in self._legal]
         self.strategy_sum = [np.zeros(legal.shape, dtype=self.dtype) for legal in self._legal]
+        self.predicted = None if config.prediction == "none" else [np.zeros(lg.shape, dtype=self.dtype) for lg in self._legal]
         rs = tree.root_slice
         self.root_range_sum = None if gadget is None else np.zeros(rs[gadget.player].stop - rs[gadget.player].start)
         self.root_range_weight = 0.0
         self._buffers: dict[tuple[str, int, tuple[int, ...]], np.ndarray] = {}
+        self.engine = _checked_engine(self, engine)
 
     def _buffer(self, name: str, p: int, shape: tuple[int, ...]) -> np.ndarray | None:
         """A float64 work array kept from one iteration to the next, or ``None`` (a new array each time).
@@ -267,8 +234,12 @@ class CFRSolver(IterationPlan):
         return x if self.abstraction is None else self.abstraction.pool(p, x)
 
     # -- strategies ---------------------------------------------------------------------
+    def _matched(self, p: int) -> np.ndarray:
+        """[I, A] what player p's current strategy is regret matching of: her regrets, or her predicted regrets."""
+        return self.regrets[p] if self.predicted is None else self.predicted[p]
+
     def _current(self, p: int, out: np.ndarray | None = None) -> np.ndarray:
-        sigma = self._lift(p, regret_matching(self.regrets[p], self._legal[p], out=out))  # float32 regrets matched in float64
+        sigma = self._lift(p, regret_matching(self._matched(p), self._legal[p], out=out))  # float32 regrets matched in float64
         r = self.restriction[p]
         if r is not None and r.weight == 1.0:
             sigma = np.where(r.mask[:, None], r.probs, sigma)
@@ -345,74 +316,94 @@ class CFRSolver(IterationPlan):
         return v
 
     def _update(self, p: int, t: int, sigma_p: np.ndarray, v: np.ndarray, reach_p: np.ndarray) -> None:
-        pa = self.tree.players[p]
-        if self._compiled_update(p, t, sigma_p, v, reach_p):
+        pa, rule = self.tree.players[p], self._rule(t)
+        if self._compiled_update(p, rule, sigma_p, v, reach_p):
             return
         inst = sequence_values(self.tree, p, v)  # the arrays [I, A] are updated in place: fewer live at once
         inst -= v[pa.infoset_priv][:, None]
         inst *= pa.legal
-        self._add_regrets(p, t, inst)
+        self._add_regrets(p, rule, inst)
         del inst
-        weight = self._average_weight(t)
-        contribution = self._pool(p, np.multiply(reach_p[pa.infoset_priv][:, None], sigma_p))
-        contribution *= weight
-        self.strategy_sum[p] += contribution
-        self._add_root_range(p, weight, reach_p)
+        increment = np.multiply(reach_p[pa.infoset_priv][:, None], sigma_p) if rule.reach_average else sigma_p.copy()
+        add_average(rule, self.strategy_sum[p], self._pool(p, increment))
+        self._add_root_range(p, rule, reach_p)
 
-    def _add_root_range(self, p: int, weight: float, reach_p: np.ndarray) -> None:
+    def _add_root_range(self, p: int, rule: UpdateRule, reach_p: np.ndarray) -> None:
         """Add the gadget player's root range of this iteration, weighted like the strategies, to its average."""
         if self.root_range_sum is not None and self.gadget is not None and self.gadget.player == p:
-            self.root_range_sum += weight * reach_p[self.tree.root_slice[p]]
-            self.root_range_weight += weight
+            if rule.sum_discount is not None:
+                self.root_range_sum *= rule.sum_discount
+                self.root_range_weight *= rule.sum_discount
+            self.root_range_sum += rule.weight * reach_p[self.tree.root_slice[p]]
+            self.root_range_weight += rule.weight
 
-    def _compiled_update(self, p: int, t: int, sigma_p: np.ndarray, v: np.ndarray, reach_p: np.ndarray) -> bool:
+    def _compiled_update(self, p: int, rule: UpdateRule, sigma_p: np.ndarray, v: np.ndarray, reach_p: np.ndarray) -> bool:
         """:meth:`_update` in one compiled loop (bitwise the same) where it applies; False where it does not."""
         pa, r, s = self.tree.players[p], self.regrets[p], self.strategy_sum[p]
         if not (kernels.active(r.size) and self.abstraction is None
                 and kernels.takes(r, s, pa.legal, pa.infoset_priv) and kernels.takes_values(sigma_p, v, reach_p)
                 and pa.infoset_priv.dtype == np.int64 and r.dtype == s.dtype):
             return False
-        signs, scale = regret_discounts(self.config, t)
-        weight = self._average_weight(t)
         seqv = sequence_values(self.tree, p, v, out=self._buffer("sequence", p, r.shape))
-        kernels.update_regrets(r, s, seqv, v, reach_p, sigma_p, pa.legal, pa.infoset_priv, rm_plus=self.config.regret == "rm+",
-                               discounts=signs, scale=None if scale is None else float(scale), weight=weight)
-        self._add_root_range(p, weight, reach_p)
+        predicted = None if self.predicted is None else self.predicted[p]
+        kernels.update_regrets(r, s, predicted, seqv, v, reach_p, sigma_p, pa.legal, pa.infoset_priv, rule)
+        self._add_root_range(p, rule, reach_p)
         return True
 
-    def _add_regrets(self, p: int, t: int, inst: np.ndarray) -> None:
-        """Add player p's instantaneous regrets [I, A] of iteration t, then floor/discount per the config."""
-        accumulate_regrets(self.config, self.regrets[p], self._pool(p, inst), t)
+    def _add_regrets(self, p: int, rule: UpdateRule, inst: np.ndarray) -> None:
+        """Add player p's instantaneous regrets [I, A] of this iteration per ``rule`` (floors, discounts, prediction)."""
+        accumulate_regrets(rule, self.regrets[p], self._pool(p, inst), None if self.predicted is None else self.predicted[p])
 
-    def _average_weight(self, t: int) -> float:
-        """The weight t^γ of iteration t in the average strategy (0 in a skipped prefix of the plan)."""
-        return average_weight(self.config, t, self.horizon)
+    def _rule(self, t: int) -> UpdateRule:
+        """Iteration t's update rule (the average's weight 0 in a skipped prefix of the plan)."""
+        return update_rule(self.config, t, self.horizon)
+
+    @property
+    def loops(self) -> Literal["numpy", "compiled", "passes"]:
+        """Which loops :meth:`step` runs: the engine asked for, or what ``"auto"`` takes now.
+
+        ``"auto"`` takes the depth-first passes over the tree's poker layout
+        (:mod:`~subgame.tree.poker_layout`) where they apply (:meth:`why_not_passes`) and the
+        compiled loops are on for this tree's size, else the compiled sweeps on trees of at least
+        :data:`~subgame.tree.kernels.MIN_STATES` private states, else numpy. The passes are
+        bitwise the compiled sweeps' alternating iteration where both value terminals by the
+        same loops, without their arrays over every private state; the compiled sweeps are
+        bitwise the numpy sweeps but for the poker operators (equal to rounding).
+        """
+        if self.engine != "auto":
+            return self.engine
+        if self.why_not_passes() is None and usable(self.tree.layout, self._fewest_states, *self._pass_arrays()):
+            return "passes"
+        return "compiled" if kernels.active(self._fewest_states) else "numpy"
 
     @property
     def passes(self) -> bool:
-        """Whether an iteration is two depth-first passes over the tree's poker layout (:mod:`~subgame.tree.poker_layout`).
+        """Whether an iteration is two depth-first passes (:attr:`loops` is ``"passes"``)."""
+        return self.loops == "passes"
 
-        Bitwise the sweeps' alternating iteration, without their arrays over every private
-        state; taken where the layout is there, the compiled loops run and nothing needs the
-        sweeps (leaves, a gadget, an abstraction, restrictions, simultaneous updates).
-        """
-        return (self.tree.layout is not None and self.config.alternating and not self.leaves and self.gadget is None
-                and self.abstraction is None and self.restriction == (None, None)
-                and usable(self.tree.layout, self._fewest_states, *self.regrets, *self.strategy_sum, *self._legal))
+    def why_not_passes(self) -> str | None:
+        """Why the depth-first passes cannot run this solver's iterations, or ``None`` where they can."""
+        reasons = [(self.tree.layout is None, "the tree has no poker layout (a poker game compiled whole or a spot)"),
+                   (not self.config.alternating, "simultaneous updates"), (bool(self.leaves), "depth-limit leaves"),
+                   (self.gadget is not None, "a root gadget"), (self.abstraction is not None, "a card abstraction"),
+                   (self.restriction != (None, None), "restrictions"),
+                   (not kernels.takes(*self._pass_arrays()), "non-contiguous regrets or strategy sums")]
+        found = [why for bad, why in reasons if bad]
+        return None if not found else ", ".join(found)
 
-    def _layout_step(self, t: int) -> bool:
-        """Iteration t as two depth-first passes (:attr:`passes`); False where they do not apply."""
+    def _pass_arrays(self) -> list[np.ndarray]:
+        return [*self.regrets, *self.strategy_sum, *self._legal, *(self.predicted or [])]
+
+    def _layout_step(self, t: int) -> None:
+        """Iteration t as two depth-first passes (:attr:`loops` ``"passes"``)."""
         layout = self.tree.layout
-        if layout is None or not self.passes:
-            return False
-        signs, scale = regret_discounts(self.config, t)
-        weight = self._average_weight(t)
+        assert layout is not None  # checked by why_not_passes
+        rule = self._rule(t)
         roots = (self._root_rows(0), self._root_rows(1))
+        matched = (self._matched(0), self._matched(1))
         for p in (0, 1):
-            cfr_pass(layout, p, (self.regrets[0], self.regrets[1]), self.strategy_sum[p], (self._legal[0], self._legal[1]),
-                     roots, rm_plus=self.config.regret == "rm+", discounts=signs, scale=None if scale is None else float(scale),
-                     weight=weight)
-        return True
+            cfr_pass(layout, p, matched, self.regrets[p], self.strategy_sum[p],
+                     None if self.predicted is None else self.predicted[p], (self._legal[0], self._legal[1]), roots, rule)
 
     @property
     def _fewest_states(self) -> int:
@@ -426,10 +417,18 @@ class CFRSolver(IterationPlan):
         return np.ones(rs.stop - rs.start) if r is None else r
 
     def step(self) -> None:
-        """One iteration (both players), then the leaves' ``end_iteration``."""
+        """One iteration (both players) by the loops of :attr:`loops`, then the leaves' ``end_iteration``."""
+        if self.engine == "auto":
+            self._step()
+            return
+        with kernels.forced(self.engine != "numpy"):
+            self._step()
+
+    def _step(self) -> None:
         self.iteration += 1
         t = self.iteration
-        if self._layout_step(t):
+        if self.loops == "passes":
+            self._layout_step(t)
             return
         sigma = [self._current(0, self._sigma_buffer(0)), self._current(1, self._sigma_buffer(1))]
         (sw0, reach0), (sw1, reach1) = self._reach(0, sigma[0]), self._reach(1, sigma[1])
@@ -465,24 +464,35 @@ class CFRSolver(IterationPlan):
         header = {"format": CHECKPOINT_FORMAT, "version": 1, "game_id": self.tree.game_id,
                   "iteration": self.iteration, "config": asdict(self.config), **(extra_header or {})}
         arrays = {"r0": self.regrets[0], "r1": self.regrets[1], "s0": self.strategy_sum[0], "s1": self.strategy_sum[1]}
+        if self.predicted is not None:
+            arrays.update(q0=self.predicted[0], q1=self.predicted[1])
         arrays.update({f"extra_{k}": v for k, v in (extra or {}).items()})
         return write_npz(path, header, arrays)
 
     def restore(self, header: dict[str, Any], arrays: dict[str, np.ndarray], source: str = "checkpoint") -> CFRSolver:
-        """Load regrets, strategy sums and the iteration count read by :func:`read_checkpoint`."""
+        """Load regrets, strategy sums (and predicted regrets) and the iteration count read by :func:`read_checkpoint`."""
         if header["game_id"] != self.tree.game_id:
             raise StrategyFileError(f"{source}: checkpoint is for game {header['game_id']!r}, not {self.tree.game_id!r}")
-        loaded = [arrays[k] for k in ("r0", "r1", "s0", "s1")]
-        if any(a.shape != r.shape for a, r in zip(loaded, self.regrets + self.strategy_sum)):
+        names = ("r0", "r1", "s0", "s1") + (() if self.predicted is None else ("q0", "q1"))
+        if self.predicted is not None and not {"q0", "q1"} <= set(arrays):
+            raise StrategyFileError(f"{source}: checkpoint without predicted regrets (written without prediction); "
+                                    f"resume it with its own config {header.get('config')}")
+        loaded = [arrays[k] for k in names]
+        if any(a.shape != r.shape for a, r in zip(loaded, self.regrets + self.strategy_sum + (self.predicted or []))):
             raise StrategyFileError(f"{source}: checkpoint arrays do not fit this tree and abstraction")
         self.iteration = int(header["iteration"])
         loaded = [a.astype(self.dtype, copy=False) for a in loaded]
-        self.regrets, self.strategy_sum = loaded[:2], loaded[2:]
+        self.regrets, self.strategy_sum = loaded[:2], loaded[2:4]
+        if self.predicted is not None:
+            self.predicted = loaded[4:]
         return self
 
     @staticmethod
     def load_checkpoint(path: str | Path, tree: PublicTree, abstraction: Abstraction | None = None) -> CFRSolver:
-        """Restore a solver saved by :meth:`save_checkpoint` (with the abstraction it used)."""
+        """Restore a solver saved by :meth:`save_checkpoint` (with the abstraction it used), its update rule included.
+
+        Another engine: ``CFRSolver(tree, config, engine=...).restore(*read_checkpoint(path))``.
+        """
         header, arrays = read_checkpoint(path)
         dtype = np.float32 if arrays["r0"].dtype == np.float32 else np.float64  # the precision it was saved in
         return CFRSolver(tree, CFRConfig(**header["config"]), abstraction=abstraction, dtype=dtype).restore(
@@ -500,6 +510,18 @@ def read_checkpoint(path: str | Path) -> tuple[dict[str, Any], dict[str, np.ndar
     if missing:
         raise StrategyFileError(f"{path}: not a CFR checkpoint (arrays {sorted(missing)} missing)")
     return header, {k.removeprefix("extra_"): v for k, v in arrays.items()}
+
+
+def _checked_engine(solver: CFRSolver, engine: Engine) -> Engine:
+    """``engine`` if it can run ``solver``'s iterations; else one clear error saying why."""
+    if engine not in ENGINES:
+        raise GameDefinitionError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    if engine in ("compiled", "passes") and not kernels.available():
+        raise GameDefinitionError(f"engine {engine!r} needs the compiled loops, which are not built here; use 'numpy' or 'auto'")
+    why = solver.why_not_passes() if engine == "passes" else None
+    if why is not None:
+        raise GameDefinitionError(f"engine 'passes' cannot run this solver ({why}); use 'auto', 'compiled' or 'numpy'")
+    return engine
 
 
 def _checked_dtype(dtype: str | type[np.floating[Any]]) -> type[np.floating[Any]]:

@@ -43,7 +43,8 @@ too because the opponent is sampled on-policy); with public chance sampling, as 
 updating player's exact own reach (it involves no chance). Regrets and averages follow the
 same :class:`~subgame.solve.cfr.CFRConfig` as CFR: regret matching or RM+, linear or DCFR
 discounting (linear MCCFR: Brown & Sandholm 2019, "Solving Imperfect-Information Games via
-Discounted Regret Minimization"), t^γ weights on the average.
+Discounted Regret Minimization"), t^γ weights on the average, the prediction of predictive CFR+
+(of the last sampled regret); averaging without reach weights is refused.
 
 On large trees a pass walks only the public nodes of its sample (:mod:`subgame.tree.sampled`);
 on small ones it sweeps the whole tree with zero weights outside the sample, which is faster
@@ -73,6 +74,7 @@ from ..tree.sampled import (
 )
 from .abstraction import Abstraction
 from .cfr import LINEAR_CFR, CFRConfig, CFRSolver, read_checkpoint
+from .rules import add_average, refuse
 
 if TYPE_CHECKING:
     from ..parallel import Executor
@@ -397,6 +399,7 @@ class MCCFRSolver(CFRSolver):
         if not isinstance(scheme, SamplingScheme):
             raise GameDefinitionError(f"scheme must be a SamplingScheme, one of {', '.join(SCHEMES)} (SCHEMES[name]), got {scheme!r}")
         super().__init__(tree, config, abstraction=abstraction)
+        refuse(config, "sampling CFR (MCCFRSolver)", ("reach_average",))
         refuse_isomorphic(tree, "sampling CFR")
         if np.any(tree.kind == LEAF):
             raise GameDefinitionError(
@@ -413,6 +416,10 @@ class MCCFRSolver(CFRSolver):
         self._key = tree_key(tree)
         if executor is not None:  # a pool forked from now on inherits the tree
             _WORKER_TREES.setdefault(self._key, self.walk)
+
+    def why_not_passes(self) -> str | None:
+        """Always a reason: a sampling pass walks its sample's public nodes, not the depth-first passes."""
+        return "sampling CFR walks the public nodes of its samples"
 
     # -- one iteration ------------------------------------------------------------------
     def step(self) -> None:
@@ -432,9 +439,10 @@ class MCCFRSolver(CFRSolver):
             results = self.executor.map(run_pass_task, tasks)
         self.streams = [r[2] for r in results]
         inst = _mean([r[0] for r in results])
-        self._add_regrets(p, t, inst)
+        rule = self._rule(t)
+        self._add_regrets(p, rule, inst)
         owner = o if self.scheme.opponent == "sampled" else p
-        self.strategy_sum[owner] += self._average_weight(t) * self._pool(owner, _mean([r[1] for r in results]))
+        add_average(rule, self.strategy_sum[owner], self._pool(owner, _mean([r[1] for r in results])))
 
     # -- checkpoints --------------------------------------------------------------------
     def save_checkpoint(

@@ -22,7 +22,7 @@ typedef int32_t idx_t;
 
 /* The version of these functions' signatures: subgame.tree.kernels refuses a library built from another one (bump
    both together whenever a signature changes, so that a stale build left in place falls back to numpy). */
-int64_t kernels_abi(void) { return 8; }
+int64_t kernels_abi(void) { return 9; }
 
 /* numpy's maximum: the second argument unless the first is larger or NaN (so max(-0.0, 0.0) is 0.0) */
 static inline double np_max(double a, double b) { return (a > b || a != a) ? a : b; }
@@ -129,28 +129,36 @@ REGRET_MATCHING(regret_matching, double)
 REGRET_MATCHING(regret_matching_f32, float)
 
 /*
- * One player's regret and average update at her information sets (subgame.solve.cfr):
- *   regret += (sequence value - state value) * legal, floored at 0 (rm+), times the DCFR discount
- *   of its sign, times the sqrt discount; strategy_sum += reach * strategy * weight.
- * Flags: 1 rm+, 2 DCFR discounts (positive, negative), 4 the factor `scale`. The values are float64;
- * the stored regrets and sums are T (float64, or float32 rounded after every step, as numpy's
- * in-place operations on a float32 array round them).
+ * One player's regret and average update at her information sets (subgame.solve.rules, an UpdateRule):
+ *   regret times the discount of its sign (flag 8: before), plus (sequence value - state value) * legal, floored at 0
+ *   (rm+), times the discount of its sign (flag 2: after), times `scale` (flag 4); with `predicted` (not NULL) that
+ *   array becomes the new regret plus the increment again (predictive CFR+);
+ *   strategy_sum times `sum_discount` (flag 32), plus reach * strategy * weight (flag 16: strategy * weight).
+ * Flags: 1 rm+, 2 and 8 the discounts (positive, negative), 4 scale, 16 no reach, 32 sum_discount. The values are
+ * float64; the stored regrets and sums are T (float64, or float32 rounded after every step, as numpy's in-place
+ * operations on a float32 array round them).
  */
 #define UPDATE_REGRETS(NAME, T)                                                                                        \
-    void NAME(T *regrets, T *strategy_sum, const double *seqv, const double *v, const double *reach,                   \
+    void NAME(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v, const double *reach,     \
               const double *strategy, const uint8_t *legal, const int64_t *infoset_priv, int64_t rows, int64_t a,       \
-              int flags, double positive, double negative, double scale, double weight) {                               \
+              int flags, double positive, double negative, double scale, double weight, double sum_discount) {          \
         for (int64_t i = 0; i < rows; i++) {                                                                           \
             const int64_t g = infoset_priv[i];                                                                         \
-            const double vi = v[g], ri = reach[g];                                                                     \
+            const double vi = v[g], ri = (flags & 16) ? 1.0 : reach[g];                                                \
             for (int64_t k = 0; k < a; k++) {                                                                          \
                 const int64_t j = i * a + k;                                                                           \
-                T r = (T)((double)regrets[j] + (seqv[j] - vi) * (double)legal[j]);                                     \
+                const double inst = (seqv[j] - vi) * (double)legal[j];                                                 \
+                T r = regrets[j];                                                                                      \
+                if (flags & 8) r = (T)((double)r * (r > 0 ? positive : negative));                                     \
+                r = (T)((double)r + inst);                                                                             \
                 if (flags & 1) r = (r > 0 || r != r) ? r : (T)0;                                                       \
                 if (flags & 2) r = (T)((double)r * (r > 0 ? positive : negative));                                     \
                 if (flags & 4) r = (T)((double)r * scale);                                                             \
                 regrets[j] = r;                                                                                        \
-                strategy_sum[j] = (T)((double)strategy_sum[j] + (ri * strategy[j]) * weight);                          \
+                if (predicted) predicted[j] = (T)((double)r + inst);                                                   \
+                T s = strategy_sum[j];                                                                                 \
+                if (flags & 32) s = (T)((double)s * sum_discount);                                                     \
+                strategy_sum[j] = (T)((double)s + (ri * strategy[j]) * weight);                                        \
             }                                                                                                          \
         }                                                                                                              \
     }
@@ -266,9 +274,9 @@ typedef struct {
 } Source;
 
 typedef struct {
-    void *regrets, *sums;                  /* the traverser's, as her Source's regrets */
+    void *regrets, *sums, *predicted;      /* the traverser's (predicted: NULL, or what her Source matches from) */
     int flags;
-    double positive, negative, scale, weight;
+    double positive, negative, scale, weight, sum_discount;
 } Update;
 
 typedef struct {
@@ -483,11 +491,13 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
         const Update *u = &P->up;
         const size_t at = (size_t)(inf * a);
         if (s->f32)
-            update_regrets_f32((float *)u->regrets + at, (float *)u->sums + at, slots, out, own, sigma, s->legal + at, P->iota,
-                               H, a, u->flags, u->positive, u->negative, u->scale, u->weight);
+            update_regrets_f32((float *)u->regrets + at, (float *)u->sums + at, u->predicted ? (float *)u->predicted + at : NULL,
+                               slots, out, own, sigma, s->legal + at, P->iota, H, a, u->flags, u->positive, u->negative,
+                               u->scale, u->weight, u->sum_discount);
         else
-            update_regrets((double *)u->regrets + at, (double *)u->sums + at, slots, out, own, sigma, s->legal + at, P->iota,
-                           H, a, u->flags, u->positive, u->negative, u->scale, u->weight);
+            update_regrets((double *)u->regrets + at, (double *)u->sums + at, u->predicted ? (double *)u->predicted + at : NULL,
+                           slots, out, own, sigma, s->legal + at, P->iota, H, a, u->flags, u->positive, u->negative, u->scale,
+                           u->weight, u->sum_discount);
     }
     free(buf);
 }

@@ -16,7 +16,7 @@ import ctypes
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -40,8 +40,8 @@ _SIGNATURES: dict[str, list[Any]] = {
     "best_level": [_P, _P, _P, _I, _I, _I, _P, _P, _I, _I, _I, _P, _P],
     "regret_matching": [_P, _P, _P, _I, _I],
     "regret_matching_f32": [_P, _P, _P, _I, _I],
-    "update_regrets": [_P, _P, _P, _P, _P, _P, _P, _P, _I, _I, ctypes.c_int, _D, _D, _D, _D],
-    "update_regrets_f32": [_P, _P, _P, _P, _P, _P, _P, _P, _I, _I, ctypes.c_int, _D, _D, _D, _D],
+    "update_regrets": [_P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, ctypes.c_int, _D, _D, _D, _D, _D],
+    "update_regrets_f32": [_P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, ctypes.c_int, _D, _D, _D, _D, _D],
     "fold_values": [_P, _P, _P, _P, _P, _P, _P, _P, _I, _I, _I, _I, _P, _I],
     "showdown_values": [_P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, _I, ctypes.c_int, _I, _I, _P, _I],
 }
@@ -59,12 +59,33 @@ class _Source(ctypes.Structure):
 
 
 class _Update(ctypes.Structure):
-    _fields_ = [("regrets", _P), ("sums", _P), ("flags", ctypes.c_int), ("positive", _D), ("negative", _D),
-                ("scale", _D), ("weight", _D)]
+    _fields_ = [("regrets", _P), ("sums", _P), ("predicted", _P), ("flags", ctypes.c_int), ("positive", _D),
+                ("negative", _D), ("scale", _D), ("weight", _D), ("sum_discount", _D)]
+
+
+class Rule(Protocol):
+    """What the compiled update reads of an update rule (:class:`~subgame.solve.rules.UpdateRule`)."""
+
+    @property
+    def rm_plus(self) -> bool: ...
+    @property
+    def before(self) -> tuple[float, float] | None: ...
+    @property
+    def after(self) -> tuple[float, float] | None: ...
+    @property
+    def scale(self) -> float | None: ...
+    @property
+    def sum_discount(self) -> float | None: ...
+    @property
+    def weight(self) -> float: ...
+    @property
+    def reach_average(self) -> bool: ...
+    @property
+    def predict(self) -> bool: ...
 
 
 #: The signatures' version ``_kernels.c`` must report (``kernels_abi``); bumped with every change to them.
-ABI = 8
+ABI = 9
 
 
 def _load() -> ctypes.CDLL | None:
@@ -127,7 +148,23 @@ def compiled(flag: bool) -> Iterator[None]:
 
 def active(num_states: int) -> bool:
     """Whether a sweep over ``num_states`` private states takes the compiled loops."""
-    return _enabled[0] and num_states >= MIN_STATES
+    return _enabled[0] and num_states >= _from_states[0]
+
+
+_from_states = [MIN_STATES]
+
+
+@contextmanager
+def forced(flag: bool) -> Iterator[None]:
+    """In a ``with`` block, every sweep takes the compiled loops (``True``, at any size; they must be built) or none does."""
+    if flag and _lib is None:
+        raise GameDefinitionError("the compiled loops are not built here (no C compiler at install); use the numpy engine")
+    old = _enabled[0], _from_states[0]
+    _enabled[0], _from_states[0] = flag, 0 if flag else MIN_STATES
+    try:
+        yield
+    finally:
+        _enabled[0], _from_states[0] = old
 
 
 def takes(*arrays: np.ndarray) -> bool:
@@ -219,32 +256,47 @@ def regret_matching(regrets: np.ndarray, legal: np.ndarray, out: np.ndarray | No
     return out
 
 
-# -- the regret update (subgame.solve.cfr) -----------------------------------------------------
+# -- the regret update (subgame.solve.rules) ---------------------------------------------------
 def update_regrets(
-    regrets: np.ndarray, strategy_sum: np.ndarray, seqv: np.ndarray, v: np.ndarray, reach: np.ndarray,
-    strategy: np.ndarray, legal: np.ndarray, infoset_priv: np.ndarray, *, rm_plus: bool,
-    discounts: tuple[float, float] | None, scale: float | None, weight: float,
+    regrets: np.ndarray, strategy_sum: np.ndarray, predicted: np.ndarray | None, seqv: np.ndarray, v: np.ndarray,
+    reach: np.ndarray, strategy: np.ndarray, legal: np.ndarray, infoset_priv: np.ndarray, rule: Rule,
 ) -> None:
-    """One player's regrets and strategy sums [I, A] updated in place, as ``CFRSolver._update`` does without an abstraction.
+    """One player's regrets and strategy sums [I, A] updated in place per ``rule`` (an
+    :class:`~subgame.solve.rules.UpdateRule`), bitwise as ``accumulate_regrets`` and ``add_average`` do.
 
-    ``discounts`` are DCFR's factors of positive and negative regrets, ``scale`` the
-    √t/√(t+1) factor of the first iterations; ``None`` leaves either out. ``regrets`` and
-    ``strategy_sum`` are both float64 or both float32, the other arrays float64.
+    ``predicted`` [I, A] (the regrets the next strategy is matched from) is written where the
+    rule predicts. ``regrets``, ``strategy_sum`` and ``predicted`` are all float64 or all
+    float32, the other arrays float64.
     """
     rows, a = regrets.shape
     update = _lib.update_regrets_f32 if regrets.dtype == np.float32 else _lib.update_regrets  # type: ignore[union-attr]
     update(
-        _ptr(regrets), _ptr(strategy_sum), _ptr(seqv), _ptr(v), _ptr(reach), _ptr(strategy), _ptr(legal),
-        _ptr(infoset_priv), rows, a, *update_rule(rm_plus, discounts, scale, weight),
+        _ptr(regrets), _ptr(strategy_sum), _predicted(regrets, predicted, rule), _ptr(seqv), _ptr(v), _ptr(reach),
+        _ptr(strategy), _ptr(legal), _ptr(infoset_priv), rows, a, *update_params(rule),
     )
 
 
-def update_rule(rm_plus: bool, discounts: tuple[float, float] | None, scale: float | None, weight: float
-                ) -> tuple[int, float, float, float, float]:
-    """The update's parameters as ``update_regrets`` in ``_kernels.c`` takes them: flags, the DCFR factors, the scale, the weight."""
-    flags = (1 if rm_plus else 0) | (2 if discounts is not None else 0) | (4 if scale is not None else 0)
-    pos, neg = discounts if discounts is not None else (1.0, 1.0)
-    return flags, pos, neg, 1.0 if scale is None else scale, weight
+def _predicted(regrets: np.ndarray, predicted: np.ndarray | None, rule: Rule) -> int | None:
+    """The pointer to the predicted regrets where ``rule`` predicts (checked to match ``regrets``), else NULL."""
+    if not rule.predict:
+        return None
+    if predicted is None or predicted.shape != regrets.shape or predicted.dtype != regrets.dtype or not takes(predicted):
+        raise GameDefinitionError("a predictive update needs contiguous predicted regrets of the regrets' shape and precision")
+    return _ptr(predicted)
+
+
+def update_params(rule: Rule) -> tuple[int, float, float, float, float, float]:
+    """An :class:`~subgame.solve.rules.UpdateRule` as ``update_regrets`` in ``_kernels.c`` takes it: flags, the
+    discounts of positive and negative regrets, the scale, the weight, the strategy sum's discount."""
+    if rule.before is not None and rule.after is not None:
+        raise GameDefinitionError("the compiled update takes regret discounts before or after the increment, not both")
+    signs = rule.before if rule.before is not None else rule.after
+    flags = ((1 if rule.rm_plus else 0) | (2 if rule.after is not None else 0) | (4 if rule.scale is not None else 0)
+             | (8 if rule.before is not None else 0) | (0 if rule.reach_average else 16)
+             | (32 if rule.sum_discount is not None else 0))
+    pos, neg = signs if signs is not None else (1.0, 1.0)
+    return (flags, float(pos), float(neg), 1.0 if rule.scale is None else float(rule.scale), float(rule.weight),
+            1.0 if rule.sum_discount is None else float(rule.sum_discount))
 
 
 # -- poker terminals (subgame.tree.poker_operators) --------------------------------------------
@@ -291,7 +343,8 @@ def poker_pass(layout: Any, player: int, mode: int, sources: tuple[Any, Any], up
     """One ``poker_pass`` of ``_kernels.c`` over ``layout``; returns the player's values at her root rows.
 
     ``sources`` are :class:`~subgame.tree.poker_layout.Source` per player; ``update`` is
-    ``(regrets, sums, flags, positive, negative, scale, weight)`` for a CFR pass, else ``None``.
+    ``(regrets, sums, predicted, rule)`` for a CFR pass (``predicted``: ``None`` unless the
+    :class:`~subgame.solve.rules.UpdateRule` predicts), else ``None``.
     """
     L = layout
     keep = [L.node, L.board, L.hand_cards, L.ladder_cards, L.local, L.ladder_local, L.ties, L.maps, L.mirror, L.term]
@@ -309,7 +362,7 @@ def poker_pass(layout: Any, player: int, mode: int, sources: tuple[Any, Any], up
         regrets, sums = update[0], update[1]
         if not (regrets.dtype == sums.dtype == np.dtype(sources[player].data.dtype) and takes(regrets, sums)):
             raise GameDefinitionError("poker_pass: the regrets and sums updated must be contiguous and of one precision")
-        up = _Update(_ptr(regrets), _ptr(sums), *update[2:])
+        up = _Update(_ptr(regrets), _ptr(sums), _predicted(regrets, update[2], update[3]), *update_params(update[3]))
     own, opp = (np.ascontiguousarray(r, dtype=np.float64) for r in (root_reach[player], root_reach[1 - player]))
     out = np.empty(opp.shape[0])
     failed = _lib.poker_pass(ctypes.byref(lay), player, mode, ctypes.byref(src[0]), ctypes.byref(src[1]),  # type: ignore[union-attr]

@@ -141,19 +141,19 @@ def usable(layout: PokerLayout | None, num_states: int, *arrays: np.ndarray) -> 
     return layout is not None and kernels.active(num_states) and kernels.takes(*arrays)
 
 
-def cfr_pass(layout: PokerLayout, player: int, regrets: tuple[np.ndarray, np.ndarray], strategy_sum: np.ndarray,
-             legal: tuple[np.ndarray, np.ndarray], root_reach: tuple[np.ndarray, np.ndarray], *, rm_plus: bool,
-             discounts: tuple[float, float] | None, scale: float | None, weight: float) -> None:
+def cfr_pass(layout: PokerLayout, player: int, matched: tuple[np.ndarray, np.ndarray], regrets: np.ndarray,
+             strategy_sum: np.ndarray, predicted: np.ndarray | None, legal: tuple[np.ndarray, np.ndarray],
+             root_reach: tuple[np.ndarray, np.ndarray], rule: kernels.Rule) -> None:
     """One CFR update of ``player``'s regrets and strategy sums (in place), both players playing regret matching.
 
-    The opponent's strategy is matched from her regrets as they are now, so calling it for
-    player 0 and then player 1 is one alternating iteration
-    (:meth:`~subgame.solve.cfr.CFRSolver.step`); the update rule's parameters are those of
-    :func:`~subgame.tree.kernels.update_regrets`.
+    Each player's strategy is matched from ``matched`` (her regrets, or her predicted regrets
+    under a predictive rule, which are then ``predicted``), the opponent's as they are now, so
+    calling it for player 0 and then player 1 is one alternating iteration
+    (:meth:`~subgame.solve.cfr.CFRSolver.step`); ``rule`` is iteration t's
+    :class:`~subgame.solve.rules.UpdateRule` (:func:`~subgame.tree.kernels.update_regrets`).
     """
-    sources = (Source(REGRETS, regrets[0], legal[0]), Source(REGRETS, regrets[1], legal[1]))
-    update = (regrets[player], strategy_sum, *kernels.update_rule(rm_plus, discounts, scale, weight))
-    kernels.poker_pass(layout, player, CFR_UPDATE, sources, update, root_reach)
+    sources = (Source(REGRETS, matched[0], legal[0]), Source(REGRETS, matched[1], legal[1]))
+    kernels.poker_pass(layout, player, CFR_UPDATE, sources, (regrets, strategy_sum, predicted, rule), root_reach)
 
 
 def root_values(layout: PokerLayout, player: int, mode: int, sources: tuple[Source, Source],
