@@ -43,7 +43,8 @@ from ..errors import GameDefinitionError
 from ..files import read_npz, write_npz
 from ..games.poker.spec import PokerSpec
 from ..tree.poker_operators import colex_rank, strength_keys
-from .card_abstraction import SuitIsomorphism, _nearest_l1, _weighted_medians, emd_kmedians, kmeans_l2
+from .clustering import _nearest_l1, _weighted_medians, emd_kmedians, kmeans_l2
+from .hand_features import SuitIsomorphism
 
 BUCKETS4_FORMAT = "subgame-card-buckets4"
 BUCKETS4_VERSION = 1

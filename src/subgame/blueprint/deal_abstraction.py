@@ -22,9 +22,9 @@ import numpy as np
 
 from ..errors import GameDefinitionError
 from ..games.poker.spec import PokerSpec
-from ..tree.poker_operators import strength_keys
+from ..tree.poker_operators import colex_rank, strength_keys
 from .buckets4 import BUCKETS4_FORMAT, Buckets4Config, FourRoundBuckets
-from .card_abstraction import CardBuckets, colex_rank
+from .card_abstraction import CardBuckets
 
 
 class DealAbstraction(Protocol):
