@@ -11,15 +11,17 @@ from typing import Annotated
 import typer
 
 from ..blueprint.actions import DEFAULT_ACTIONS, parse_actions
-from ..blueprint.blueprint_file import Blueprint
+from ..blueprint.blueprint_file import Blueprint, strategy_on
 from ..blueprint.buckets4 import FourRoundBuckets
 from ..blueprint.deal_abstraction import load_deal_abstraction
 from ..blueprint.implicit_mccfr import DEFAULT_MAX_BYTES, ImplicitConfig, ImplicitMCCFR, size_report
 from ..errors import StrategyFileError
+from ..eval.best_response import exploitability
 from ..files import output_file
 from ..games import load_game
 from ..games.poker.game import PokerGame
 from ..solve import driver
+from ..tree.compile import compile_game
 from ..tree.size import human_bytes
 from .app import (
     CommandLineError,
@@ -61,6 +63,8 @@ def blueprint_command(
     prune_after: Annotated[int, typer.Option(min=0, help="Iterations before negative-regret pruning (0: never).")] = 0,
     max_memory: Annotated[float, typer.Option(min=0.0, help="Refuse tables above this many GiB.")] = DEFAULT_MAX_BYTES / 2**30,
     size_only: Annotated[bool, typer.Option("--size", help="Print the abstract game's size and stop.")] = False,
+    exact: Annotated[bool, typer.Option(help="At the end, the blueprint's exact exploitability in the real game (a game "
+                                        "small enough to compile: reduced decks).")] = False,
     param: ParamsOption = [],  # noqa: B006 (typer reads the default, never mutates it)
     as_json: JsonOption = False,
 ) -> None:
@@ -129,6 +133,11 @@ def blueprint_command(
               "stopped": run.stopped, "table_bytes": solver.layout.num_bytes, "out": str(target),
               "out_bytes": out_bytes, "peak_rss_bytes": peak,
               "checkpoint": None if checkpoint_file is None else str(checkpoint_file)}
+    if exact and not run.interrupted:
+        tree = compile_game(game_obj)
+        result = exploitability(tree, strategy_on(Blueprint.of(solver), game_obj, tree, abstraction))
+        record["exploitability"] = result.exploitability
+        record["mbb_per_hand"] = 1000.0 * result.exploitability / max(spec.blinds)
     if as_json:
         echo_json(record)
     exit_if_interrupted(run.interrupted, solver.iteration, checkpoint_file, "blueprint", target)
@@ -136,3 +145,6 @@ def blueprint_command(
         show(f"{game_label(game, params)}: wrote {target} ({human_bytes(out_bytes)}) after {solver.iteration:,} "
              f"iterations ({run.seconds:.1f} s, {rate:,.0f} iterations/s; tables {human_bytes(solver.layout.num_bytes)}, "
              f"peak memory {human_bytes(peak)})")
+        if "exploitability" in record:
+            show(f"exact exploitability in the real game: {record['exploitability']:.6f} chips, "
+                 f"{record['mbb_per_hand']:.1f} mbb/hand")
