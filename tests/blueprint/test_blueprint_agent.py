@@ -71,6 +71,18 @@ def test_off_tree_bets_translated_to_legal_play(reduced_game):
             assert agent.act(view).probs == first.probs  # the translation's draw is the hand's, the same each time
 
 
+def test_raise_of_a_size_the_game_lacks(reduced_game):
+    """Over ACPC an opponent's raise keeps its real size (r4 here, where the game bets 100 % or all-in)."""
+    game, _ = reduced_game
+    agent = BlueprintAgent(game, _solved(game, ActionAbstraction.of_spec(game.spec), 4000), ExactCards(game.spec))
+    agent.new_hand(0, 3)
+    view = View(0, (Move("", "Ts"), Move("", ""), Move("r4", "")), (0, 1, 3))
+    decision = agent.act(view).checked(view)
+    # the only abstract raise here is all-in (r6): r4 translates to it, so the answer is the one to a real all-in
+    all_in = View(0, (Move("", "Ts"), Move("", ""), Move("r6", "")), (0, 1))
+    assert decision.probs == agent.act(all_in).probs and decision.probs[0] > 0.5
+
+
 def test_other_rules_refused(reduced_game):
     game, _ = reduced_game
     bp = _solved(game, ActionAbstraction.of_spec(game.spec), 1000)

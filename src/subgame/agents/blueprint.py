@@ -91,7 +91,7 @@ class BlueprintAgent:
                 node = self._abstract_child(node, st, move.public, index)
             else:
                 node = -1
-            st = g.next_state(st, self._action_id(st, move.public))
+            st = self._advance(st, move.public)
         hand = np.array([self._parse(view.private_label) or ()], np.int64)
         if node < 0 or tree.kind[node] != DECISION or tree.player[node] != view.player or hand.shape[1] != k:
             return Decision.pure(CALL if CALL in view.legal else view.legal[0])
@@ -105,11 +105,18 @@ class BlueprintAgent:
         total = sum(out.values())
         return Decision({a: p / total for a, p in out.items()}) if total > 0 else Decision.uniform(view.legal)
 
-    def _action_id(self, st: PokerState, name: str) -> int:
+    def _advance(self, st: PokerState, name: str) -> PokerState:
+        """The state after public action ``name``; a raise the agent's game lacks (an ACPC opponent's size) is applied
+        as the rules apply any raise."""
         for a in self.game.legal_actions(st):
             if self.game.action_name(st, a) == name:
-                return a
-        raise GameDefinitionError(f"{self.name}: action {name!r} is not legal in the game here")
+                return self.game.next_state(st, a)
+        if not name.startswith("r") or not name[1:].isdigit():
+            raise GameDefinitionError(f"{self.name}: action {name!r} is not legal in the game here")
+        amount, p = int(name[1:]), st.to_act
+        contrib = (amount, st.contrib[1]) if p == 0 else (st.contrib[0], amount)
+        return st._replace(contrib=contrib, acted=st.acted + 1, raises=st.raises + 1, to_act=1 - p,
+                           last_raise=max(st.last_raise, amount - max(st.contrib)))
 
     def _abstract_child(self, node: int, st: PokerState, name: str, index: int) -> int:
         """The abstract node after real action ``name`` at ``node`` (translated if off-tree; -1 if none)."""

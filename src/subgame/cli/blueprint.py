@@ -85,7 +85,7 @@ def blueprint_command(
     bucket_seconds = time.perf_counter() - started_buckets
     report = size_report(spec, action_abstraction, tuple(abstraction.num_buckets))
     if size_only:
-        echo_json({"size": report}) if as_json else show(report)
+        echo_json({"size": report, "bucket_seconds": bucket_seconds}) if as_json else show(report)
         return
     seconds_limit = None if time_budget is None else parse_duration(time_budget)
     if seconds_limit is None and iterations is None:
