@@ -116,3 +116,63 @@ def test_client_command_plays_a_strategy_file(tmp_path):
     assert out.exit_code == 0, out.output
     assert "blueprint: 20 hands" in out.output and "0 error(s)" in out.output
     assert done["result"].complete
+
+
+def test_client_command_fails_when_the_match_did_not_complete():
+    from tests.agents.test_acpc_match import _scripted_dealer
+
+    cases = {"only garbage": ["hello", "MATCHSTATE:nonsense"], "closed during a hand": ["MATCHSTATE:0:0::Ks|"], "no hand": []}
+    for why, lines in cases.items():
+        port, dealer = _scripted_dealer(lines)
+        out = runner.invoke(app, ["acpc-client", "--port", str(port), "--game", str(GAME), "--agent", "call", "--timeout", "5"])
+        dealer.result()
+        assert out.exit_code == 1, (why, out.output)
+        assert "the match did not complete" in out.output and "0 hands" in out.output
+
+
+def test_client_command_refuses_a_port_out_of_range():
+    for port in ("99999", "0", "-1"):
+        out = runner.invoke(app, ["acpc-client", "--port", port, "--game", str(GAME), "--agent", "call"])
+        assert out.exit_code == 2 and "Invalid value for '--port'" in out.output, out.output
+        assert "Connection refused" not in out.output
+    out = runner.invoke(app, ["dealer", "--game", str(GAME), "--hands", "1", "--log", "x.log", "--port0", "70000"])
+    assert out.exit_code == 2 and "--port0" in out.output
+
+
+def test_client_command_plays_a_strategy_of_the_built_in_game(tmp_path):
+    """A strategy solved for the built-in leduc plays at a match of leduc.game, the same game; another game's is refused."""
+    from subgame.games import load_game
+    from subgame.solve.cfr import CFR_PLUS, CFRSolver
+    from subgame.strategy import Strategy
+    from subgame.tree.compile import compile_game
+
+    builtin = compile_game(load_game("leduc"))
+    solved = CFRSolver(builtin, CFR_PLUS).run(20).average_strategy()
+    file = tmp_path / "leduc.npz"
+    Strategy(solved.game_id, solved.probs, {"game": "leduc", "params": {}}).save(file, builtin)
+    game = load_acpc_game(GAME)
+    dealer = Dealer(game, DealerConfig(10, seed=4, start_timeout_s=20.0))
+    run = threading.Thread(target=dealer.run, daemon=True)
+    run.start()
+    other = threading.Thread(target=lambda: play_match(CallAgent(), game, "127.0.0.1", dealer.ports[1]), daemon=True)
+    other.start()
+    out = runner.invoke(app, ["acpc-client", "--port", str(dealer.ports[0]), "--game", str(GAME), "--agent", str(file)])
+    run.join(30)
+    other.join(30)
+    assert out.exit_code == 0, out.output
+    assert "leduc: 10 hands" in out.output and "0 error(s)" in out.output
+
+    bigger = compile_game(load_game("leduc", raise_sizes="2,6"))
+    solved = CFRSolver(bigger, CFR_PLUS).run(5).average_strategy()
+    Strategy(solved.game_id, solved.probs, {"game": "leduc", "params": {"raise_sizes": "2,6"}}).save(file, bigger)
+    out = runner.invoke(app, ["acpc-client", "--port", "1", "--game", str(GAME), "--agent", str(file)])
+    assert out.exit_code == 2 and f"subgame solve {GAME} --out" in out.output, out.output
+
+
+def test_dealer_command_fails_when_the_match_did_not_complete(tmp_path):
+    log = tmp_path / "m.log"
+    out = runner.invoke(app, ["dealer", "--game", str(GAME), "--hands", "3", "--log", str(log), "--start-timeout", "0.2", "--json"])
+    assert out.exit_code == 1, out.output
+    record = json.loads(out.output.strip().splitlines()[-1])
+    assert record["hands"] == 0 and "did not connect" in record["ended"]
+    assert parse_log(log.read_text())[0] == ()

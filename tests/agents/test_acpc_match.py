@@ -261,10 +261,10 @@ def test_a_dealer_that_sends_garbage(leduc):
         with conn:
             f = conn.makefile("r", newline="\r\n")
             received.append(f.readline().strip())
-            for line in ["# a comment", "hello there", "MATCHSTATE:0:0:rrrr:3d|", "MATCHSTATE:0:0::3d|"]:
+            for line in ["# a comment", "hello there", "MATCHSTATE:0:0:rrrr:Ks|", "MATCHSTATE:0:0::Ks|"]:
                 conn.sendall((line + "\r\n").encode())
             received.append(f.readline().strip())
-            for line in ["MATCHSTATE:0:0:r:3d|", "MATCHSTATE:0:0:rf:3d|", "\x00\x01junk", "MATCHSTATE:1:1::|2c"]:
+            for line in ["MATCHSTATE:0:0:r:Ks|", "MATCHSTATE:0:0:rf:Ks|", "\x00\x01junk", "MATCHSTATE:1:1::|Qh"]:
                 conn.sendall((line + "\r\n").encode())
         server.close()
 
@@ -272,10 +272,68 @@ def test_a_dealer_that_sends_garbage(leduc):
     thread.start()
     result = play_match(CallAgent(), leduc, "127.0.0.1", server.getsockname()[1], timeout_s=5.0)
     thread.result()
-    assert received == [VERSION, "MATCHSTATE:0:0::3d|:c"]
+    assert received == [VERSION, "MATCHSTATE:0:0::Ks|:c"]
     assert [(h.hand, h.position, h.chips) for h in result.hands] == [(0, 0, 1.0)]
     assert len(result.errors) == 4 and sum("malformed message from the dealer" in e for e in result.errors) == 3
     assert "during hand 1" in result.errors[-1] and result.ended == "closed during a hand"
+
+
+def _scripted_dealer(lines: list[str]) -> tuple[int, _Thread]:
+    """A dealer that sends ``lines``, stops sending and returns every line it received until the client leaves."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+
+    def run() -> list[str]:
+        conn, _ = server.accept()
+        server.close()
+        with conn:
+            for line in lines:
+                conn.sendall((line + "\r\n").encode())
+            conn.shutdown(socket.SHUT_WR)
+            return [raw.rstrip("\r\n") for raw in conn.makefile("r", newline="\r\n")]
+
+    thread = _Thread(run)
+    thread.start()
+    return server.getsockname()[1], thread
+
+
+def test_a_state_that_contradicts_the_last_one_is_refused(leduc):
+    """Hand numbers and betting only go forward; a state that goes back or changes what was seen is refused, not replayed."""
+    final = "MATCHSTATE:0:0:crc/cc:Ks|Qh/Ah"
+    lines = ["MATCHSTATE:0:0::Ks|", "MATCHSTATE:0:0:c:Ks|",
+             "MATCHSTATE:0:0::Ks|",  # the hand's betting goes back
+             "MATCHSTATE:0:0:cr:Ks|", "MATCHSTATE:0:0:crc/:Ks|/Ah", "MATCHSTATE:0:0:crc/c:Ks|/Ah", final,
+             "MATCHSTATE:1:1::|Qs",
+             final,  # a hand that has ended, after the next began
+             "MATCHSTATE:1:1:r:|Qs",
+             "MATCHSTATE:1:1:r:|Kh",  # other hole cards
+             "MATCHSTATE:0:1:rc/:Qs|/Ah"]  # another position
+    port, dealer = _scripted_dealer(lines)
+    result = play_match(CallAgent(), leduc, "127.0.0.1", port, timeout_s=5.0)
+    answers = dealer.result()
+    assert answers == [VERSION, "MATCHSTATE:0:0::Ks|:c", "MATCHSTATE:0:0:cr:Ks|:c", "MATCHSTATE:0:0:crc/:Ks|/Ah:c",
+                       "MATCHSTATE:1:1:r:|Qs:c"]
+    assert [(h.hand, h.position, h.chips) for h in result.hands] == [(0, 0, 3.0)]  # K high beats Q high on an ace
+    refused = [e for e in result.errors if "contradicts the last one" in e]
+    assert len(refused) == 4 and len(result.errors) == 5
+    assert "does not continue" in refused[0] and "hand 0 after hand 1" in refused[1]
+    assert "does not continue" in refused[2] and "position 0 in hand 1" in refused[3]
+    assert result.ended == "closed during a hand" and not result.complete
+
+
+def test_a_match_is_complete_only_when_the_dealer_ends_it_between_hands(leduc):
+    port, dealer = _scripted_dealer(["MATCHSTATE:1:0::|Ks", "MATCHSTATE:1:0:c:|Ks", "MATCHSTATE:1:0:cc/:|Ks/Ah",
+                                     "MATCHSTATE:1:0:cc/r:|Ks/Ah", "MATCHSTATE:1:0:cc/rc:Qh|Ks/Ah"])
+    result = play_match(CallAgent(), leduc, "127.0.0.1", port, timeout_s=5.0)
+    assert dealer.result()[1:] == ["MATCHSTATE:1:0:c:|Ks:c", "MATCHSTATE:1:0:cc/r:|Ks/Ah:c"]
+    assert result.complete and result.ended == "the dealer closed the connection"
+    assert [(h.hand, h.position, h.chips) for h in result.hands] == [(0, 1, 5.0)]
+    for lines in ([], ["garbage", "MATCHSTATE:9"], ["MATCHSTATE:0:0::Ks|"]):  # no hand, only garbage, closed in a hand
+        port, dealer = _scripted_dealer(lines)
+        result = play_match(CallAgent(), leduc, "127.0.0.1", port, timeout_s=5.0)
+        dealer.result()
+        assert not result.complete and result.hands == ()
 
 
 def test_a_silent_dealer_times_out(leduc):
@@ -328,7 +386,8 @@ def _openspiel_game(spec):
 def _check_with_openspiel(game, log: Path) -> int:
     """Replay every logged hand in OpenSpiel: same legal actions, same final state string, same chips."""
     spiel = _openspiel_game(game.spec)
-    acpc = Codec(game.spec)  # the dealer's default names are the ACPC dealer's and OpenSpiel's
+    acpc = Codec(game.spec)  # the dealer's names (the ACPC dealer's)
+    spiel_names = Codec(game.spec, "openspiel")  # OpenSpiel names a small deck from the deuce up
     checked = 0
     for h in parse_log(log.read_text())[0]:
         ms = acpc.parse(f"MATCHSTATE:0:{h.hand}:{h.betting}:{h.cards}")
@@ -345,7 +404,7 @@ def _check_with_openspiel(game, log: Path) -> int:
         assert state.is_terminal()
         assert tuple(state.returns()) == h.values
         spiel_line = str(state).split("ACPC State: ")[1].splitlines()[0]
-        line = acpc.state_line(0, ms.betting, ms.hole, ms.board, h.values, ("a", "b"))
+        line = spiel_names.state_line(0, ms.betting, ms.hole, ms.board, h.values, ("a", "b"))
         assert spiel_line.split(":", 2)[2] == line.split(":", 2)[2].rsplit(":", 2)[0]  # betting and cards
         checked += 1
     return checked
@@ -373,16 +432,19 @@ def test_strategy_agents_in_their_own_abstraction_find_every_information_set(led
         _check_agrees(result, clients, log)
 
 
-def test_card_names_from_the_ace_down(leduc, tmp_path):
+def test_card_names_from_the_deuce_up(leduc, tmp_path):
     log = tmp_path / "m.log"
-    dealer = Dealer(leduc, DealerConfig(20, seed=1, naming="high", **FAST), log_file=log)
-    result, clients = _match(dealer, _client(RandomAgent(), leduc, seed=1, naming="high"),
-                             _client(RandomAgent(), leduc, seed=2, naming="high"))
+    dealer = Dealer(leduc, DealerConfig(20, seed=1, naming="openspiel", **FAST), log_file=log)
+    result, clients = _match(dealer, _client(RandomAgent(), leduc, seed=1, naming="openspiel"),
+                             _client(RandomAgent(), leduc, seed=2, naming="openspiel"))
     assert result.complete and [c.errors for c in clients] == [(), ()]
-    assert set("".join(h.cards for h in parse_log(log.read_text())[0])) <= set("QKAhs|/")
+    assert set("".join(h.cards for h in parse_log(log.read_text())[0])) <= set("234cd|/")
     _check_agrees(result, clients, log)
-    # a client expecting the other names says so and answers nothing; the dealer gives up on it
-    config = DealerConfig(5, seed=1, naming="high", response_timeout_s=0.1, max_timeouts=2, start_timeout_s=10.0)
-    result, clients = _match(Dealer(leduc, config), _client(CallAgent(), leduc), _client(CallAgent(), leduc, naming="high"))
-    assert not result.complete and "did not answer 2 times in a row" in result.ended
-    assert "use the 'high' naming" in clients[0].errors[0]
+
+
+def test_our_dealer_names_cards_as_the_acpc_dealer(leduc, tmp_path):
+    log = tmp_path / "m.log"
+    result, _ = _match(Dealer(leduc, DealerConfig(20, seed=1, **FAST), log_file=log),
+                       _client(RandomAgent(), leduc, seed=1), _client(RandomAgent(), leduc, seed=2))
+    assert result.complete
+    assert set("".join(h.cards for h in parse_log(log.read_text())[0])) <= set("QKAhs|/")

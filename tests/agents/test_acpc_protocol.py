@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from subgame.agents.acpc import Action, Codec, Deck, ProtocolError, replay
-from subgame.agents.acpc.protocol import parse_betting, parse_log
+from subgame.agents.acpc.protocol import NamingError, parse_betting, parse_log
 from subgame.games.base import CHANCE
 from subgame.games.poker.acpc import load_acpc_game
 from subgame.tree.compile import compile_game
@@ -79,8 +79,8 @@ def test_view_matches_the_trees_information_sets(leduc):
     keys = [set(infoset_keys(tree, p)) for p in (0, 1)]
     codec = Codec(leduc.spec)
     seen = 0
-    for line in ["MATCHSTATE:0:0::3d|", "MATCHSTATE:1:0:r:|2c", "MATCHSTATE:0:1:rr:4c|",
-                 "MATCHSTATE:1:2:rc/c:|4d/3c", "MATCHSTATE:0:3:cc/rr:2d|/2c"]:
+    for line in ["MATCHSTATE:0:0::Ks|", "MATCHSTATE:1:0:r:|Qh", "MATCHSTATE:0:1:rr:Ah|",
+                 "MATCHSTATE:1:2:rc/c:|As/Kh", "MATCHSTATE:0:3:cc/rr:Qs|/Qh"]:
         hand = replay(leduc, codec.parse(line))
         v = hand.view(hand.actor)
         assert hand.actor == codec.parse(line).position
@@ -90,15 +90,15 @@ def test_view_matches_the_trees_information_sets(leduc):
 
 
 @pytest.mark.parametrize("line, words", [
-    ("MATCHSTATE:0:0:rrc/:3d|", "section"),
-    ("MATCHSTATE:2:0::3d|", "position"),
-    ("MATCHSTATE:0:x::3d|", "hand number"),
-    ("MATCHSTATE:0:0:rx:3d|", "not a sequence of actions"),
-    ("MATCHSTATE:0:0::Ks|", "not in this game's deck"),
-    ("MATCHSTATE:0:0::3d|3d", "twice"),
+    ("MATCHSTATE:0:0:rrc/:Ks|", "section"),
+    ("MATCHSTATE:2:0::Ks|", "position"),
+    ("MATCHSTATE:0:x::Ks|", "hand number"),
+    ("MATCHSTATE:0:0:rx:Ks|", "not a sequence of actions"),
+    ("MATCHSTATE:0:0::3d|", "not in this game's deck"),
+    ("MATCHSTATE:0:0::Ks|Ks", "twice"),
     ("MATCHSTATE:0:0:r", "expected MATCHSTATE:position:hand:betting:cards"),
     ("garbage", "expected MATCHSTATE"),
-    ("MATCHSTATE:0:0:r/r/r:3d|/2c/4c", "rounds in a game of 2"),
+    ("MATCHSTATE:0:0:r/r/r:Ks|/Qh/Ah", "rounds in a game of 2"),
 ])
 def test_malformed_match_states_are_refused_with_the_reason(leduc, line, words):
     with pytest.raises(ProtocolError, match=words):
@@ -106,11 +106,11 @@ def test_malformed_match_states_are_refused_with_the_reason(leduc, line, words):
 
 
 @pytest.mark.parametrize("line, words", [
-    ("MATCHSTATE:0:0:rrr:3d|", "no raise is allowed"),
-    ("MATCHSTATE:0:0:f:3d|", "fold with nothing to call"),
-    ("MATCHSTATE:0:0:rc:3d|", "string shows 1 round"),
-    ("MATCHSTATE:0:0:r/c:3d|/2c", "after the round closed"),
-    ("MATCHSTATE:0:0:rfc:3d|", "hand is over"),
+    ("MATCHSTATE:0:0:rrr:Ks|", "no raise is allowed"),
+    ("MATCHSTATE:0:0:f:Ks|", "fold with nothing to call"),
+    ("MATCHSTATE:0:0:rc:Ks|", "string shows 1 round"),
+    ("MATCHSTATE:0:0:r/c:Ks|/Qh", "after the round closed"),
+    ("MATCHSTATE:0:0:rfc:Ks|", "hand is over"),
 ])
 def test_betting_against_the_rules_is_refused(leduc, line, words):
     with pytest.raises(ProtocolError, match=words):
@@ -138,21 +138,28 @@ def test_all_in_shows_every_round(nolimit):
 
 def test_fixes_follow_the_acpc_dealer(leduc):
     codec = Codec(leduc.spec)
-    capped = replay(leduc, codec.parse("MATCHSTATE:0:0:rr:3d|"))
+    capped = replay(leduc, codec.parse("MATCHSTATE:0:0:rr:Ks|"))
     assert capped.fixed(Action("r"))[0] == Action("c")
-    opening = replay(leduc, codec.parse("MATCHSTATE:0:0::3d|"))
+    opening = replay(leduc, codec.parse("MATCHSTATE:0:0::Ks|"))
     assert opening.fixed(Action("f")) == (Action("c"), "fold with nothing to call (check instead): changed to c")
     assert opening.fixed(Action("r")) == (Action("r"), None)
 
 
 def test_deck_namings():
-    acpc, high = Deck(3, 2, "acpc"), Deck(3, 2, "high")
-    assert acpc.names(tuple(range(6))) == "2c2d3c3d4c4d"
-    assert high.names(tuple(range(6))) == "QhQsKhKsAhAs"
-    assert high.parse("KsAh") == acpc.parse("3d4c") == (3, 4)
-    with pytest.raises(ProtocolError, match="use the 'high' naming"):
-        acpc.parse("Ks")
-    assert Deck(13, 4).names((0, 51)) == "2cAs"
+    """The ACPC dealer deals a small deck's highest ranks and suits; OpenSpiel names the same cards from the deuce up."""
+    acpc, spiel = Deck(3, 2), Deck(3, 2, "openspiel")
+    assert acpc.names(tuple(range(6))) == "QhQsKhKsAhAs"
+    assert Deck(3, 1).names((0, 1, 2)) == "QsKsAs"  # Kuhn
+    assert spiel.names(tuple(range(6))) == "2c2d3c3d4c4d"
+    assert acpc.parse("KsAh") == spiel.parse("3d4c") == (3, 4)
+    with pytest.raises(NamingError, match="use the 'openspiel' naming"):
+        acpc.parse("3d")
+    with pytest.raises(NamingError, match="use the 'acpc' naming"):
+        spiel.parse("Ks")
+    with pytest.raises(ProtocolError, match="not in this game's deck") as refused:
+        acpc.parse("7c")  # in neither naming's deck
+    assert not isinstance(refused.value, NamingError)
+    assert Deck(13, 4).names((0, 51)) == Deck(13, 4, "openspiel").names((0, 51)) == "2cAs"
 
 
 def test_betting_and_log_parsing():
@@ -168,7 +175,7 @@ def test_betting_and_log_parsing():
 def test_hidden_cards_do_not_change_the_view(leduc):
     """The opponent's stand-in cards are never observed: two deals that differ only there give one view."""
     codec = Codec(leduc.spec)
-    a = replay(leduc, codec.parse("MATCHSTATE:0:0:rc/:3d|/4c")).view(0)
+    a = replay(leduc, codec.parse("MATCHSTATE:0:0:rc/:Ks|/Ah")).view(0)
     from subgame.agents.acpc.hand import Hand
 
     b = Hand.deal(leduc, ((3,), (0,)), ((), (4,)))

@@ -11,17 +11,23 @@ import typer
 from ..agents.acpc import DealerConfig, play_match
 from ..agents.acpc.dealer import Dealer
 from ..agents.acpc.protocol import NAMINGS, Naming
+from ..agents.acpc.same_game import adopt_strategy
 from ..agents.base import Agent
 from ..agents.specs import BASELINES, blueprint_agent, load_agent
-from ..errors import GameDefinitionError
+from ..agents.strategy import StrategyAgent
+from ..errors import GameDefinitionError, SubgameError
 from ..games import load_game
 from ..games.poker.game import PokerGame
 from ..tree.compile import compile_game
 from .app import EXIT_INTERRUPTED, CommandLineError, ParamsOption, echo_json, parse_params, reports_errors, show
 
+#: The exit status of a client whose match did not complete.
+EXIT_INCOMPLETE = 1
+
 GameFileOption = Annotated[Path, typer.Option("--game", help="The match's ACPC game definition (.game file).")]
 CardsOption = Annotated[str, typer.Option(
-    "--cards", help="Names of a small deck's cards: acpc (the ACPC dealer's and OpenSpiel's: Leduc is 2 3 4 of c d) or high (Q K A of h s).")]
+    "--cards", help="Names of a small deck's cards: acpc (the ACPC dealer's: Leduc is Q K A of h s) or openspiel "
+                    "(OpenSpiel's universal_poker: 2 3 4 of c d).")]
 
 
 def _poker_game(file: Path, param: list[str]) -> PokerGame:
@@ -46,16 +52,27 @@ def _naming(cards: str) -> Naming:
     raise CommandLineError(f"--cards {cards!r}: use one of {', '.join(NAMINGS)}")
 
 
-def _agent(spec: str, game: PokerGame) -> Agent:
-    """A baseline needs no tree; a strategy file is checked against the compiled game."""
-    if spec in BASELINES or spec.startswith("blueprint:"):  # no compiled tree needed (HUNL)
-        return BASELINES[spec]() if spec in BASELINES else blueprint_agent(spec, game)
-    return load_agent(spec, compile_game(game), game)
+def _agent(spec: str, game: PokerGame, file: Path) -> Agent:
+    """A baseline needs no tree; a strategy file is checked against the compiled game, which may be its game under another name."""
+    if spec in BASELINES:
+        return BASELINES[spec]()
+    if spec.startswith("blueprint:"):  # no compiled tree needed (HUNL)
+        return blueprint_agent(spec, game)
+    tree = compile_game(game)
+    adopted = adopt_strategy(spec, tree) if Path(spec).is_file() else None
+    if adopted is not None:
+        return StrategyAgent(tree, adopted, name=Path(spec).stem)
+    try:
+        return load_agent(spec, tree, game)
+    except SubgameError as exc:
+        if not Path(spec).is_file():
+            raise
+        raise type(exc)(f"{exc}; to solve the match's game: subgame solve {file} --out strategy.npz") from None
 
 
 @reports_errors
 def acpc_client_command(
-    port: Annotated[int, typer.Option(help="The dealer's port for this player.")],
+    port: Annotated[int, typer.Option(min=1, max=65535, help="The dealer's port for this player.")],
     game: GameFileOption,
     agent: Annotated[str, typer.Option(help="random, call, or a strategy file of the game (with -p bet_fractions/all_in as solved).")],
     host: Annotated[str, typer.Option(help="The dealer's host.")] = "127.0.0.1",
@@ -66,9 +83,13 @@ def acpc_client_command(
     results: Annotated[Path | None, typer.Option(help="Write the hands and errors as JSON here.")] = None,
     quiet: Annotated[bool, typer.Option(help="No line per hand on stderr (problems are still shown).")] = False,
 ) -> None:
-    """Play a match at an ACPC dealer with an agent: one line per hand on stderr, the total at the end."""
+    """Play a match at an ACPC dealer with an agent: one line per hand on stderr, the total at the end.
+
+    Exits with 1 when the match did not complete (no hand played, or it ended otherwise than by the dealer
+    closing the connection between hands).
+    """
     game_obj = _poker_game(game, param)
-    player = _agent(agent, game_obj)
+    player = _agent(agent, game_obj, game)
     naming = _naming(cards)
 
     def log(line: str) -> None:
@@ -86,6 +107,9 @@ def acpc_client_command(
         show(f"wrote {results}")
     if result.ended == "interrupted":
         raise typer.Exit(EXIT_INTERRUPTED)
+    if not result.complete:
+        print(f"error: the match did not complete ({result.ended} after {n} hand(s))", file=sys.stderr, flush=True)
+        raise typer.Exit(EXIT_INCOMPLETE)
 
 
 @reports_errors
@@ -94,8 +118,8 @@ def dealer_command(
     hands: Annotated[int, typer.Option(min=1, help="Hands in the match.")],
     log: Annotated[Path, typer.Option(help="The match log (ACPC STATE lines and a SCORE line), written atomically.")],
     seed: Annotated[int, typer.Option(help="Seeds the deals.")] = 0,
-    port0: Annotated[int, typer.Option(help="Port of the match's first player (0: a free one, printed).")] = 0,
-    port1: Annotated[int, typer.Option(help="Port of the second player (0: a free one, printed).")] = 0,
+    port0: Annotated[int, typer.Option(min=0, max=65535, help="Port of the match's first player (0: a free one, printed).")] = 0,
+    port1: Annotated[int, typer.Option(min=0, max=65535, help="Port of the second player (0: a free one, printed).")] = 0,
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     duplicate: Annotated[bool, typer.Option(help="Deal every deal twice, once with each player in each position.")] = False,
     names: Annotated[str, typer.Option(help="The two players' names in the log, comma-separated.")] = "player0,player1",
@@ -105,7 +129,10 @@ def dealer_command(
     cards: CardsOption = "acpc",
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object at the end.")] = False,
 ) -> None:
-    """Deal a match between two ACPC clients: prints the two ports, then the score."""
+    """Deal a match between two ACPC clients: prints the two ports, then the score.
+
+    Exits with 1 when the match did not complete (a player did not connect or left); the log keeps the hands played.
+    """
     game_obj = _poker_game(game, param)
     pair = [n.strip() for n in names.split(",")]
     if len(pair) != 2:
@@ -126,9 +153,11 @@ def dealer_command(
     if as_json:
         echo_json({"game": str(game), "hands": len(result.hands), "planned": result.planned, "names": list(result.names),
                    "totals_chips": list(totals), "ended": result.ended, "events": list(result.events), "log": str(log)})
-        return
-    played = len(result.hands)
-    rate = f" ({_mbb_per_hand(totals[0], played, game_obj)} for {result.names[0]})"
-    show(f"{played} of {result.planned} hands: {result.names[0]} {totals[0]:+g}, {result.names[1]} {totals[1]:+g} chips{rate}; "
-         f"{len(result.events)} warning(s)/error(s); {result.ended}")
-    show(f"wrote {log}")
+    else:
+        played = len(result.hands)
+        rate = f" ({_mbb_per_hand(totals[0], played, game_obj)} for {result.names[0]})"
+        show(f"{played} of {result.planned} hands: {result.names[0]} {totals[0]:+g}, {result.names[1]} {totals[1]:+g} chips{rate}; "
+             f"{len(result.events)} warning(s)/error(s); {result.ended}")
+        show(f"wrote {log}")
+    if not result.complete:
+        raise typer.Exit(EXIT_INCOMPLETE)

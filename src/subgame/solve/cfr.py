@@ -27,6 +27,7 @@ from ..errors import GameDefinitionError, StrategyFileError
 from ..files import read_npz, write_npz
 from ..strategy import Strategy, StrategyMeta
 from ..tree import kernels
+from ..tree.operators import SparseTerminal
 from ..tree.poker_layout import SUMS, Source, cfr_pass, usable
 from ..tree.public_tree import PublicTree
 from ..tree.sweep import (
@@ -368,11 +369,16 @@ class CFRSolver(IterationPlan):
         :data:`~subgame.tree.kernels.MIN_STATES` private states, else numpy. The passes are
         bitwise the compiled sweeps' alternating iteration where both value terminals by the
         same loops, without their arrays over every private state; the compiled sweeps are
-        bitwise the numpy sweeps but for the poker operators (equal to rounding).
+        bitwise the numpy sweeps but for the poker operators (equal to rounding). ``"auto"``
+        leaves the passes out where the sweeps value small boards by one sparse payoff matrix
+        (:func:`_sparse_terminals`): there the two differ by rounding, which CFR+'s clipping
+        at zero regret amplifies within a few hundred iterations (Leduc-sized games), so
+        ``"auto"`` never changes a result; ``engine="passes"`` still runs them there.
         """
         if self.engine != "auto":
             return self.engine
-        if self.why_not_passes() is None and usable(self.tree.layout, self._fewest_states, *self._pass_arrays()):
+        if (self.why_not_passes() is None and not _sparse_terminals(self.tree)
+                and usable(self.tree.layout, self._fewest_states, *self._pass_arrays())):
             return "passes"
         return "compiled" if kernels.active(self._fewest_states) else "numpy"
 
@@ -510,6 +516,12 @@ def read_checkpoint(path: str | Path) -> tuple[dict[str, Any], dict[str, np.ndar
     if missing:
         raise StrategyFileError(f"{path}: not a CFR checkpoint (arrays {sorted(missing)} missing)")
     return header, {k.removeprefix("extra_"): v for k, v in arrays.items()}
+
+
+def _sparse_terminals(tree: PublicTree) -> bool:
+    """Whether some terminal of ``tree`` is valued by a sparse payoff matrix with entries (a poker
+    tree's boards of few hands), where the depth-first passes' terminal loops differ from the sweeps by rounding."""
+    return any(isinstance(op, SparseTerminal) and op.u.nnz > 0 for op in tree.terminals)
 
 
 def _checked_engine(solver: CFRSolver, engine: Engine) -> Engine:

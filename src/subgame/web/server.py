@@ -2,12 +2,17 @@
 
 Routes:
     ``GET /``: the page. ``GET /api/state``: the table as the human sees it (deals the first
-    hand). ``POST /api/act`` with ``{"action": id or name}``: the human's action.
-    ``POST /api/deal``: the next hand. Errors a player can cause (an illegal action, dealing
-    before the hand ends, an agent that cannot answer) are answered with status 400 and
-    ``{"error": message}``.
+    hand). ``POST /api/act`` with ``{"action": id or name, "hand": n, "step": k}``: the
+    human's action at the state that was shown, hand ``n`` after ``k`` steps (the length of
+    its ``steps``). ``POST /api/deal`` with ``{"hand": n}``: the hand after hand ``n``.
+    ``GET /favicon.ico``: the page's icon. Errors a player can cause (an illegal action,
+    dealing before the hand ends, an agent that cannot answer) are answered with status 400
+    and ``{"error": message}``.
 
-One lock serializes requests: the table is one person's game.
+A post names the state it answers, so that an action is played only at the state the human
+saw: a post made from a page that is out of date (another tab played on; the same click sent
+twice) is refused with status 409 and ``{"error": message, "state": the table now}``. One
+lock serializes requests: the table is one person's game.
 """
 
 from __future__ import annotations
@@ -20,12 +25,33 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..agents.table import Table, TableState
-from ..errors import SubgameError
+from ..errors import IllegalActionError, SubgameError
 
 if TYPE_CHECKING:
     from flask import Flask
 
 STATIC = Path(__file__).resolve().parent / "static"
+ACT_BODY = '{"action": ID or NAME, "hand": N, "step": K} (the hand and the number of its steps the page showed)'
+
+
+class StaleAction(IllegalActionError):
+    """A post that answers a state the table has left (another tab played on, or the post was sent twice)."""
+
+
+def refuse_stale(table: Table, hand: int, step: int | None = None) -> None:
+    """Refuse a post made at hand ``hand`` after ``step`` steps (``None``: any step) when the table is elsewhere.
+
+    Raises:
+        StaleAction: the table is at another hand or step.
+    """
+    now = table.hand
+    if now is None:
+        return  # nothing dealt yet: the table's own checks answer
+    steps = len(now.history)
+    if now.number != hand or (step is not None and steps != step):
+        where = f"hand {hand}" + ("" if step is None else f" after {step} steps")
+        raise StaleAction(f"this page showed {where}, but the table is at hand {now.number} after {steps} steps "
+                          "(another page played on, or a click was sent twice); nothing was played; the page now shows the table")
 
 
 def require_flask() -> None:
@@ -48,8 +74,18 @@ def create_app(table: Table) -> Flask:
         with lock:
             try:
                 return jsonify(step().to_json())
+            except StaleAction as exc:
+                return jsonify({"error": str(exc), "state": table.state().to_json()}), 409
             except SubgameError as exc:
                 return jsonify({"error": str(exc)}), 400
+
+    def number(body: Any, key: str) -> int | None:
+        value = body.get(key) if isinstance(body, dict) else None
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    @app.get("/favicon.ico")
+    def favicon() -> Any:
+        return send_from_directory(STATIC, "favicon.svg", mimetype="image/svg+xml")
 
     @app.get("/")
     def page() -> Any:
@@ -61,15 +97,29 @@ def create_app(table: Table) -> Flask:
 
     @app.post("/api/deal")
     def deal() -> Any:
-        return answer(table.new_hand)
+        hand = number(request.get_json(silent=True), "hand")
+        if hand is None:
+            return jsonify({"error": 'post {"hand": N}, the number of the hand that the page showed ended'}), 400
+
+        def next_hand() -> TableState:
+            refuse_stale(table, hand)
+            return table.new_hand()
+
+        return answer(next_hand)
 
     @app.post("/api/act")
     def act() -> Any:
         body = request.get_json(silent=True)
         action = body.get("action") if isinstance(body, dict) else None
-        if isinstance(action, bool) or not isinstance(action, (int, str)):
-            return jsonify({"error": 'post {"action": ID or NAME}, e.g. {"action": 1} or {"action": "call"}'}), 400
-        return answer(lambda: table.act(action))
+        hand, step = number(body, "hand"), number(body, "step")
+        if isinstance(action, bool) or not isinstance(action, (int, str)) or hand is None or step is None:
+            return jsonify({"error": f'post {ACT_BODY}, e.g. {{"action": "call", "hand": 1, "step": 3}}'}), 400
+
+        def play() -> TableState:
+            refuse_stale(table, hand, step)
+            return table.act(action)
+
+        return answer(play)
 
     return app
 

@@ -11,12 +11,18 @@ action's protocol name. The last state of each hand gives the hand's result.
 What can go wrong ends in one line in :attr:`ClientResult.errors` (and the log) and never
 loses a finished hand:
 
-* a malformed or rule-breaking message from the dealer is ignored;
+* a malformed or rule-breaking message from the dealer is ignored, and so is a state that
+  contradicts the last one (an earlier hand, a hand that goes on after it ended, betting or
+  cards that do not continue the last state of the hand);
+* cards named the other way (:class:`~.protocol.NamingError`) end the match at once: every
+  message would be refused alike;
 * an agent that fails or puts probability on an illegal action (an off-tree bet its
   strategy has no information set for, for instance) answers ``c``, the ACPC dealer's own
   replacement for an invalid action, and the match goes on;
 * no message for ``timeout_s`` seconds, the connection closing during a hand, or an
   interrupt (Ctrl-C) ends the match; a connection closed between hands is the normal end.
+
+:attr:`ClientResult.complete` says whether the match ended normally after at least one hand.
 """
 
 from __future__ import annotations
@@ -36,7 +42,10 @@ from ...games.poker.game import PokerGame
 from ..base import Agent
 from .channel import Channel, Closed
 from .hand import Hand, replay
-from .protocol import VERSION, Action, Codec, Naming, ProtocolError
+from .protocol import VERSION, Action, Codec, MatchState, Naming, NamingError, ProtocolError, format_betting
+
+#: How a match that ended normally ends: the dealer closes the connection between hands.
+CLOSED = "the dealer closed the connection"
 
 
 @dataclass(frozen=True)
@@ -60,12 +69,17 @@ class ClientResult:
     seconds: float = 0.0
 
     @property
+    def complete(self) -> bool:
+        """The dealer ended the match between hands, after at least one."""
+        return self.ended == CLOSED and bool(self.hands)
+
+    @property
     def total_chips(self) -> float:
         return float(sum(h.chips for h in self.hands))
 
     def to_json(self) -> str:
         record = {"agent": self.agent, "hands_played": len(self.hands), "total_chips": self.total_chips,
-                  "ended": self.ended, "errors": list(self.errors), "seconds": self.seconds,
+                  "ended": self.ended, "complete": self.complete, "errors": list(self.errors), "seconds": self.seconds,
                   "hands": [asdict(h) for h in self.hands]}
         return json.dumps(record, indent=1) + "\n"
 
@@ -81,6 +95,10 @@ def hand_seeds(seed: int, hand: int) -> tuple[int, np.random.Generator]:
     return int(agent_seed), np.random.default_rng(int(sample_seed))
 
 
+class _Leave(Exception):
+    """The match cannot go on for this client; the message says why."""
+
+
 @dataclass
 class _Session:
     """The client's running state."""
@@ -94,6 +112,7 @@ class _Session:
     errors: list[str] = field(default_factory=list)
     current: int | None = None  # the hand in progress
     last: Hand | None = None  # its latest replay
+    last_state: MatchState | None = None  # the last state accepted
     total: float = 0.0
     recorded: int | None = None  # the last hand whose result is kept
     rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0))
@@ -108,29 +127,59 @@ class _Session:
             return None
         try:
             ms = self.codec.parse(line)
+        except NamingError as exc:
+            raise _Leave(f"the dealer names the cards another way: {exc}") from None
+        except ProtocolError as exc:
+            self.error(f"malformed message from the dealer, ignored: {exc}")
+            return None
+        why = self._contradiction(ms)
+        if why is not None:
+            self.error(f"a state that contradicts the last one, ignored: {line[:200]!r}: {why}")
+            return None
+        try:
             hand = replay(self.game, ms, self.last if ms.hand == self.current else None)
             if hand.showdown and not all(ms.hole):
                 raise ProtocolError(f"{line!r} ends hand {ms.hand} in a showdown without showing both players' cards")
         except ProtocolError as exc:
             self.error(f"malformed message from the dealer, ignored: {exc}")
             return None
-        if ms.hand != self.current and ms.hand != self.recorded:
+        if self.current is not None and ms.hand != self.current:
+            self.error(f"hand {ms.hand} began before hand {self.current} ended; hand {self.current} is lost")
+        self.last_state = ms
+        if ms.hand != self.current:
             self.current = ms.hand
             agent_seed, self.rng = hand_seeds(self.seed, ms.hand)
             self.agent.new_hand(ms.position, agent_seed)
         self.last = hand
         if hand.finished:
-            if ms.hand != self.recorded:
-                self.recorded, self.current = ms.hand, None
-                chips = hand.values()[ms.position]
-                self.hands.append(ClientHand(ms.hand, ms.position, chips, line))
-                self.total += chips
-                self.log(f"hand {ms.hand}: position {ms.position}, {chips:+g} chips "
-                         f"(total {self.total:+g} over {len(self.hands)} hands)")
+            self.recorded, self.current = ms.hand, None
+            chips = hand.values()[ms.position]
+            self.hands.append(ClientHand(ms.hand, ms.position, chips, line))
+            self.total += chips
+            self.log(f"hand {ms.hand}: position {ms.position}, {chips:+g} chips "
+                     f"(total {self.total:+g} over {len(self.hands)} hands)")
             return None
         if hand.actor != ms.position:
             return None
         return f"{line}:{self._decide(hand, ms.position, ms.hand)}"
+
+    def _contradiction(self, ms: MatchState) -> str | None:
+        """Why ``ms`` cannot follow the last state accepted (``None``: it can)."""
+        last = self.last_state
+        if last is None or ms.hand > last.hand:
+            return None
+        if ms.hand < last.hand:
+            return f"hand {ms.hand} after hand {last.hand}"
+        if ms.hand == self.recorded:
+            return f"hand {ms.hand} goes on after it ended"
+        if ms.position != last.position:
+            return f"position {ms.position} in hand {ms.hand}, where the client sits in position {last.position}"
+        before, now = [a for r in last.betting for a in r], [a for r in ms.betting for a in r]
+        if len(now) <= len(before) or now[: len(before)] != before:
+            return f"its betting does not continue the last state's {format_betting(last.betting)!r}"
+        if ms.hole[ms.position] != last.hole[ms.position] or ms.board[: len(last.board)] != last.board:
+            return "its cards are not the last state's"
+        return None
 
     def _decide(self, hand: Hand, position: int, number: int) -> Action:
         view = hand.view(position)
@@ -195,9 +244,14 @@ def play_match(
                     session.error(f"the dealer closed the connection during hand {session.current}: {exc}")
                     ended = "closed during a hand"
                 else:
-                    ended = "the dealer closed the connection"
+                    ended = CLOSED
                 break
-            answer = session.on_message(line)
+            try:
+                answer = session.on_message(line)
+            except _Leave as exc:
+                session.error(f"{exc}; leaving the match")
+                ended = "the dealer's cards are named another way"
+                break
             if answer is not None:
                 channel.send(answer, timeout_s)
     except Closed as exc:
@@ -211,4 +265,4 @@ def play_match(
     return ClientResult(agent.name, tuple(session.hands), tuple(session.errors), ended, time.perf_counter() - started)
 
 
-__all__ = ["ClientHand", "ClientResult", "hand_seeds", "play_match"]
+__all__ = ["CLOSED", "ClientHand", "ClientResult", "hand_seeds", "play_match"]

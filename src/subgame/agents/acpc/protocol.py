@@ -27,11 +27,11 @@ line per hand, ``STATE:<hand>:<betting>:<all hole cards and board>:<v0>|<v1>:<na
 (totals and names by the match's players).
 
 Cards of a small deck: the ACPC dealer deals a game with ``numRanks`` ranks and ``numSuits``
-suits from the lowest ranks and suits (Leduc's deck is ``2c 2d 3c 3d 4c 4d``), as OpenSpiel's
-``universal_poker`` does; some modified dealers deal from the highest instead (``Qh Qs Kh Ks
-Ah As``). :class:`Deck` reads and writes either (``naming="acpc"`` or ``"high"``); ranks and
-suits keep their order, so card ``rank * num_suits + suit`` of :class:`PokerGame` is the
-same card under both names.
+suits from the highest ranks and suits (Leduc's deck is ``Qh Qs Kh Ks Ah As``, Kuhn's ``Qs Ks
+As``), while OpenSpiel's ``universal_poker`` names the same deck from the lowest (``2c 2d 3c 3d
+4c 4d``). :class:`Deck` reads and writes either (``naming="acpc"``, the default, or
+``"openspiel"``); ranks and suits keep their order, so card ``rank * num_suits + suit`` of
+:class:`PokerGame` is the same card under both names.
 
 Every malformed text is refused with one :class:`ProtocolError` that quotes it and says
 what was expected.
@@ -48,12 +48,16 @@ from ...games.poker.spec import PokerSpec
 
 VERSION = "VERSION:2.0.0"
 RANKS, SUITS = "23456789TJQKA", "cdhs"
-Naming = Literal["acpc", "high"]
-NAMINGS: tuple[Naming, ...] = ("acpc", "high")
+Naming = Literal["acpc", "openspiel"]
+NAMINGS: tuple[Naming, ...] = ("acpc", "openspiel")
 
 
 class ProtocolError(SubgameError, ValueError):
     """A message, response or log line that does not follow the ACPC protocol or the game's rules."""
+
+
+class NamingError(ProtocolError):
+    """Cards named the other way (:data:`NAMINGS`): every message of the match will be refused alike."""
 
 
 @dataclass(frozen=True)
@@ -118,15 +122,15 @@ class Deck:
 
     def __post_init__(self) -> None:
         if self.naming not in NAMINGS:
-            raise ProtocolError(f"unknown card naming {self.naming!r}: use 'acpc' (the ACPC dealer's, from the deuce up) "
-                                "or 'high' (from the ace down)")
+            raise ProtocolError(f"unknown card naming {self.naming!r}: use 'acpc' (the ACPC dealer's, from the ace down) "
+                                "or 'openspiel' (OpenSpiel's universal_poker, from the deuce up)")
         if self.num_ranks > len(RANKS) or self.num_suits > len(SUITS):
             raise ProtocolError(f"a deck of {self.num_ranks} ranks and {self.num_suits} suits has no ACPC card names "
                                 f"(at most {len(RANKS)} ranks and {len(SUITS)} suits)")
 
     @property
     def _offsets(self) -> tuple[int, int]:
-        if self.naming == "acpc":
+        if self.naming == "openspiel":
             return 0, 0
         return len(RANKS) - self.num_ranks, len(SUITS) - self.num_suits
 
@@ -138,27 +142,37 @@ class Deck:
     def names(self, cards: tuple[int, ...]) -> str:
         return "".join(self.name(c) for c in cards)
 
+    def _card(self, name: str) -> int | None:
+        """The card a two-character name names in this deck (``None``: not in it)."""
+        r0, s0 = self._offsets
+        rank, suit = RANKS.find(name[0].upper()) - r0, SUITS.find(name[1].lower()) - s0
+        return rank * self.num_suits + suit if 0 <= rank < self.num_ranks and 0 <= suit < self.num_suits else None
+
     def parse(self, text: str) -> tuple[int, ...]:
-        """The cards of a run of two-character names (``"KhAs"``)."""
+        """The cards of a run of two-character names (``"KhAs"``).
+
+        Raises:
+            NamingError: a card of this deck under the other naming.
+            ProtocolError: any other text that is not cards of this deck.
+        """
         if len(text) % 2:
             raise ProtocolError(f"bad cards {text!r}: each card is two characters, a rank {RANKS} and a suit {SUITS}")
-        r0, s0 = self._offsets
         out = []
         for i in range(0, len(text), 2):
             name = text[i : i + 2]
-            rank, suit = RANKS.find(name[0].upper()), SUITS.find(name[1].lower())
-            if rank < 0 or suit < 0:
+            if name[0].upper() not in RANKS or name[1].lower() not in SUITS:
                 raise ProtocolError(f"bad card {name!r} in {text!r}: a card is a rank {RANKS} and a suit {SUITS}")
-            rank, suit = rank - r0, suit - s0
-            if not (0 <= rank < self.num_ranks and 0 <= suit < self.num_suits):
-                other = "high" if self.naming == "acpc" else "acpc"
-                raise ProtocolError(
+            card = self._card(name)
+            if card is None:
+                other: Naming = "openspiel" if self.naming == "acpc" else "acpc"
+                theirs = Deck(self.num_ranks, self.num_suits, other)
+                raise (NamingError if theirs._card(name) is not None else ProtocolError)(
                     f"card {name!r} is not in this game's deck as the {self.naming!r} naming names it "
                     f"({self.names(tuple(range(self.num_ranks * self.num_suits)))}); if the dealer names a small deck "
-                    f"{'from the ace down' if other == 'high' else 'from the deuce up, as the ACPC dealer does'}, "
-                    f"use the {other!r} naming"
+                    f"{'from the deuce up, as OpenSpiel does' if other == 'openspiel' else 'from the ace down, as the ACPC dealer does'}, "
+                    f"use the {other!r} naming (--cards {other})"
                 )
-            out.append(rank * self.num_suits + suit)
+            out.append(card)
         if len(set(out)) != len(out):
             raise ProtocolError(f"bad cards {text!r}: a card appears twice")
         return tuple(out)
@@ -223,7 +237,7 @@ class Codec:
                 raise ProtocolError(f"{len(rounds)} betting rounds in a game of {self.spec.num_rounds}")
             hole, board = self._parse_cards(cards, len(rounds))
         except ProtocolError as exc:
-            raise ProtocolError(f"bad match state {_quote(text)}: {exc}") from None
+            raise type(exc)(f"bad match state {_quote(text)}: {exc}") from None
         return MatchState(int(pos), int(hand), rounds, hole, board)
 
     def _parse_cards(self, text: str, rounds: int) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], ...]]:
@@ -310,6 +324,6 @@ def _quote(text: str, limit: int = 200) -> str:
 
 
 __all__ = [
-    "NAMINGS", "VERSION", "Action", "Codec", "Deck", "LogHand", "MatchState", "Naming", "ProtocolError",
+    "NAMINGS", "VERSION", "Action", "Codec", "Deck", "LogHand", "MatchState", "Naming", "NamingError", "ProtocolError",
     "format_betting", "format_chips", "parse_action", "parse_betting", "parse_log",
 ]

@@ -46,9 +46,9 @@ Conventions:
       big blind, who acts first after the flop, and player 1 the small blind (the dealer),
       who acts first before it.
     * Cards: ACPC numbers a card ``rank * numSuits + suit``, as :class:`PokerGame` does, so
-      deals and hand strengths agree; ACPC names a small deck's ranks from the deuce up
-      (2, 3, 4) where :mod:`.hands` names them from the ace down (J, Q, K), which changes
-      names only.
+      deals and hand strengths agree; the ACPC dealer deals a small deck's highest ranks
+      and suits (Leduc: Q, K, A of h, s), OpenSpiel's ``universal_poker`` names them from
+      the deuce up (2, 3, 4 of c, d) and :mod:`.hands` as J, Q, K, which changes names only.
     * ``maxRaises`` counts raise actions (the blinds are not raises), like
       :attr:`PokerSpec.max_raises`.
     * Limit games: ACPC's default for a missing ``maxRaises`` is 255 raises per round,

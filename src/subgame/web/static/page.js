@@ -1,4 +1,6 @@
 // The page: shows the table's JSON (GET /api/state) and posts the buttons' actions.
+// Every post names the hand and step it was shown at, so the server refuses one from a page
+// that is out of date; the second click of a double click is not a second action.
 "use strict";
 
 const SUITS = { s: ["\u2660", false], h: ["\u2665", true], d: ["\u2666", true], c: ["\u2663", false] };
@@ -155,7 +157,8 @@ function render(s) {
   for (const a of s.legal) {
     const key = actions.childElementCount + 1;
     const b = el("button", { type: "button", class: "action", "data-action": String(a.id), title: `${a.name} (key ${key})` }, a.label);
-    b.addEventListener("click", () => post("/api/act", { action: a.id }));
+    const shown = { action: a.id, hand: s.hand, step: s.steps.length };
+    b.addEventListener("click", (event) => { if (event.detail <= 1) post("/api/act", shown); });
     actions.append(b);
   }
   $("outcome").hidden = !s.over;
@@ -169,6 +172,7 @@ function render(s) {
   $("hands-played").textContent = `${s.hands_played} hand${s.hands_played === 1 ? "" : "s"}` +
     (s.hands_played ? ` (${money(s.total / s.hands_played)} per hand)` : "");
   showDecisions(s);
+  $("deal").onclick = (event) => { if (event.detail <= 1) post("/api/deal", { hand: s.hand }); };
   document.body.dataset.hand = String(s.hand);
   document.body.dataset.over = String(s.over);
 }
@@ -187,10 +191,13 @@ async function call(method, url, body) {
       method, headers: body ? { "Content-Type": "application/json" } : {}, body: body ? JSON.stringify(body) : undefined,
     });
     const data = await response.json();
-    if (!response.ok) { showError(data.error || response.statusText); return; }
-    showError("");
-    render(data);
-    document.body.dataset.shown = String(Number(document.body.dataset.shown || 0) + 1);
+    // 409: the page was out of date and nothing was played; the answer has the table as it is now
+    const state = response.ok ? data : response.status === 409 ? data.state : null;
+    if (state) {
+      render(state);
+      document.body.dataset.shown = String(Number(document.body.dataset.shown || 0) + 1);
+    }
+    showError(response.ok ? "" : data.error || response.statusText);
   } catch (err) {
     showError("the server did not answer: " + err);
   } finally {
@@ -200,7 +207,6 @@ async function call(method, url, body) {
 }
 
 const post = (url, body) => call("POST", url, body || {});
-$("deal").addEventListener("click", () => post("/api/deal"));
 // Keys: 1..9 press the action buttons in order; Enter or n deals the next hand.
 document.addEventListener("keydown", (event) => {
   if (document.body.dataset.busy === "true" || event.ctrlKey || event.metaKey || event.altKey) return;
