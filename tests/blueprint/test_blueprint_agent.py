@@ -65,7 +65,7 @@ def test_off_tree_bets_translated_to_legal_play(reduced_game):
     rng = np.random.default_rng(1)
     for p in (0, 1):
         pa = tree.players[p]
-        for _, view in _views(tree, p, rng.choice(pa.num_infosets, 300, replace=False)):
+        for _, view in _views(tree, p, rng.choice(pa.num_infosets, 120, replace=False)):
             agent.new_hand(p, 5)
             first = agent.act(view).checked(view)
             assert agent.act(view).probs == first.probs  # the translation's draw is the hand's, the same each time
