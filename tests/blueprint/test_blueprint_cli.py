@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from subgame.blueprint.blueprint_file import Blueprint
-from subgame.blueprint.implicit_mccfr import available
+from tests.blueprint.conftest import needs_loop
 from tests.cli.test_cli import invoke, ok_json
 
-pytestmark = pytest.mark.skipif(not available(), reason="the compiled loop of implicit MCCFR is not built")
+pytestmark = needs_loop
 
 GAME = ["poker", "-p", "num_ranks=4", "-p", "num_suits=2", "-p", "hole_cards=1", "-p", "board_cards=0,1,1,1", "-p",
         "betting=nolimit", "-p", "ante=0", "-p", "blinds=2,1", "-p", "stack=6", "-p", "first_player=1,0,0,0",
