@@ -17,6 +17,8 @@ spec                           agent
                                DEPTH moves of look-ahead (default 1), solved exactly
 ``cdrnr:MODEL:P[:DEPTH]``      continual depth-limited restricted Nash response (full gadget)
                                with weight P in [0, 1] of the model
+``blueprint:FILE[:BUCKETS]``   a no-limit blueprint of ``subgame blueprint`` (no compiled tree needed),
+                               off-tree bets by pseudo-harmonic translation; BUCKETS: its bucket file
 =============================  =================================================================
 """
 
@@ -26,6 +28,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..blueprint.blueprint_file import Blueprint
+from ..blueprint.deal_abstraction import load_deal_abstraction
 from ..decompose.cfr_d import is_cfr_d_file, load_cfr_d
 from ..errors import SubgameError
 from ..games import load_game
@@ -37,6 +41,7 @@ from ..tree.compile import compile_game
 from ..tree.public_tree import PublicTree
 from .base import Agent
 from .baselines import CallAgent, RandomAgent
+from .blueprint import BlueprintAgent
 from .counter import CounterAgent
 from .resolving import ResolvingAgent, blueprint_source, cfr_d_source
 from .search import SearchAgent, SearchConfig
@@ -89,6 +94,7 @@ AGENT_KINDS: dict[str, AgentKind] = {
     "search": AgentKind("search:FILE[:N]", _search),
     "cdbr": AgentKind("cdbr:MODEL[:DEPTH]", lambda rest, spec, tree, game: _counter("cdbr", rest, spec, tree)),
     "cdrnr": AgentKind("cdrnr:MODEL:P[:DEPTH]", lambda rest, spec, tree, game: _counter("cdrnr", rest, spec, tree)),
+    "blueprint": AgentKind("blueprint:FILE[:BUCKETS]", lambda rest, spec, tree, game: blueprint_agent(spec, _needs(game, spec))),
 }
 SPEC_HELP = f"{', '.join(BASELINES)}, a strategy FILE, {', '.join(k.syntax for k in AGENT_KINDS.values())}"
 
@@ -121,6 +127,16 @@ def load_agent(spec: str, tree: PublicTree, game: Game | None = None) -> Agent:
             return TranslationAgent(game, tree, abstract, compile_game(abstract), strategy, name=path.stem)
     raise SubgameError(f"{spec}: the strategy is of game {strategy.game_id!r}, the match is {tree.game_id!r}; "
                        "give a file of this game (or of a bet abstraction of a no-limit game)")
+
+
+def blueprint_agent(spec: str, game: Game) -> Agent:
+    """``blueprint:FILE[:BUCKETS]``: needs the game only, never its tree (HUNL)."""
+    file, _, buckets = spec.partition(":")[2].partition(":")
+    if not isinstance(game, PokerGame):
+        raise SubgameError(f"agent {spec!r}: a blueprint plays a no-limit poker game")
+    blueprint = Blueprint.load(_existing(file, spec))
+    abstraction = load_deal_abstraction(buckets, game.spec) if buckets else blueprint.deal_abstraction()
+    return BlueprintAgent(game, blueprint, abstraction, name=f"blueprint:{Path(file).stem}")
 
 
 def _counter(kind: str, rest: str, spec: str, tree: PublicTree) -> CounterAgent:

@@ -63,6 +63,8 @@ COMMANDS: dict[str, CommandEntry] = {
                                                              "on canonical boards (suit isomorphism)."),
     "agent-eval": CommandEntry("agent_eval", "agent_eval_command", "Exact exploitability of the search agent (nested "
                                                                    "depth-limited solving) built on a blueprint."),
+    "blueprint": CommandEntry("blueprint", "blueprint_command", "External-sampling MCCFR over the histories of the abstract "
+                                                                "game (action x card abstraction), never compiled."),
 }
 
 

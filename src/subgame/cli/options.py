@@ -58,7 +58,8 @@ SHARED_OPTIONS: dict[str, Callable[[Any], str | None]] = {
 }
 
 #: Parameters that name a file the run writes.
-OUTPUT_OPTIONS = frozenset({"out", "checkpoint_file", "blueprint_out", "plot", "grid", "save_values", "results", "log"})
+OUTPUT_OPTIONS = frozenset({"out", "checkpoint_file", "blueprint_out", "buckets_out", "strategy_out", "plot", "grid", "save_values", "results",
+                            "log"})
 
 
 def flag_of(parameter: inspect.Parameter) -> str:
