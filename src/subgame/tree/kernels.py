@@ -51,7 +51,8 @@ class _Layout(ctypes.Structure):
     """``Layout`` of ``_kernels.c``: pointers into a :class:`~subgame.tree.poker_layout.PokerLayout`'s arrays."""
 
     _fields_ = [("node", _P), ("board", _P), ("hand_cards", _P), ("ladder_cards", _P), ("local", _P * 2),
-                ("ladder_local", _P * 2), ("ties", _P), ("maps", _P * 2), ("mirror", _P), ("term", _P), ("k", _I), ("cards", _I)]
+                ("ladder_local", _P * 2), ("hand_of_row", _P * 2), ("rank", _P), ("ties", _P), ("maps", _P * 2), ("mirror", _P),
+                ("term", _P), ("k", _I), ("cards", _I)]
 
 
 class _Source(ctypes.Structure):
@@ -85,7 +86,7 @@ class Rule(Protocol):
 
 
 #: The signatures' version ``_kernels.c`` must report (``kernels_abi``); bumped with every change to them.
-ABI = 9
+ABI = 10
 
 
 def _load() -> ctypes.CDLL | None:
@@ -347,10 +348,11 @@ def poker_pass(layout: Any, player: int, mode: int, sources: tuple[Any, Any], up
     :class:`~subgame.solve.rules.UpdateRule` predicts), else ``None``.
     """
     L = layout
-    keep = [L.node, L.board, L.hand_cards, L.ladder_cards, L.local, L.ladder_local, L.ties, L.maps, L.mirror, L.term]
-    lay = _Layout(_ptr(L.node), _ptr(L.board), _ptr(L.hand_cards), _ptr(L.ladder_cards),
-                  (_P * 2)(_ptr(L.local[0]), _ptr(L.local[1])), (_P * 2)(_ptr(L.ladder_local[0]), _ptr(L.ladder_local[1])),
-                  _ptr(L.ties), (_P * 2)(_ptr(L.maps[0]), _ptr(L.maps[1])), _ptr(L.mirror), _ptr(L.term), L.hand_cards.shape[1], L.cards)
+    keep = [L.node, L.board, L.hand_cards, L.ladder_cards, L.local, L.ladder_local, L.hand_of_row, L.rank, L.ties, L.maps,
+            L.mirror, L.term]
+    pair = [(_P * 2)(_ptr(x[0]), _ptr(x[1])) for x in (L.local, L.ladder_local, L.hand_of_row)]
+    lay = _Layout(_ptr(L.node), _ptr(L.board), _ptr(L.hand_cards), _ptr(L.ladder_cards), *pair, _ptr(L.rank), _ptr(L.ties),
+                  (_P * 2)(_ptr(L.maps[0]), _ptr(L.maps[1])), _ptr(L.mirror), _ptr(L.term), L.hand_cards.shape[1], L.cards)
     src = []
     for s in sources:
         if not (s.data.flags.c_contiguous and s.legal.flags.c_contiguous and s.legal.dtype == np.bool_
