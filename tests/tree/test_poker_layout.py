@@ -184,3 +184,33 @@ def test_small_boards_are_bitwise_the_sweeps_sparse_payoff_matrix(which):
     assert same(passes, swept)
     strategy = passes.average_strategy()
     assert exploitability(tree, strategy).br_values == exploitability(sweeps(tree), strategy).br_values
+
+
+@pytest.mark.parametrize("name", ["kuhn", "leduc"])
+def test_small_trees_take_the_passes_and_keep_the_numpy_results(name):
+    """Below MIN_STATES "auto" takes the passes where every board is valued by the sparse payoff matrix: the
+    regrets, sums and best-response values stay bitwise those of the numpy sweeps."""
+    from subgame.games import load_game
+    from subgame.tree.compile import compile_game
+
+    tree = compile_game(load_game(name))
+    auto, plain = CFRSolver(tree, CFR_PLUS), CFRSolver(tree, CFR_PLUS, engine="numpy")
+    assert auto.loops == "passes" and plain.loops == "numpy"
+    assert same(auto.run(200), plain.run(200))
+    strategy = auto.average_strategy()
+    with kernels.compiled(False):
+        slow = exploitability(tree, strategy)
+    assert exploitability(tree, strategy).br_values == slow.br_values
+
+
+def test_remembered_pointers_follow_the_arrays_not_their_ids():
+    """A pass reads the solver's arrays by remembered pointers: an array made where a freed one was (same id) gets
+    its own pointer, and a freed array's entry goes."""
+    seen = []
+    for size in range(1, 200):
+        a = np.zeros(size)
+        assert kernels._kept_ptr(a) == a.ctypes.data == kernels._kept_ptr(a)
+        seen.append(id(a))
+        del a
+    assert len(set(seen)) < len(seen)  # ids were reused
+    assert not any(key in kernels._kept for key in seen)

@@ -143,9 +143,13 @@ class Source:
 
 
 def usable(layout: PokerLayout | None, num_states: int, *arrays: np.ndarray) -> bool:
-    """Whether the compiled passes run: a layout, the compiled loops on for ``num_states`` private states
-    (:func:`~subgame.tree.kernels.active`, as the sweeps decide), contiguous arrays."""
-    return layout is not None and kernels.active(num_states) and kernels.takes(*arrays)
+    """Whether the compiled passes run: a layout, contiguous arrays, and the compiled loops on for ``num_states``
+    private states (:func:`~subgame.tree.kernels.active`, as the sweeps decide) or, on a tree whose every board the
+    sweeps value by their sparse payoff matrix (Kuhn, Leduc), at any size: there the numpy sweeps, the compiled
+    sweeps and the passes are bitwise one another, and a pass costs a few calls where a sweep costs several per depth."""
+    if layout is None or not kernels.takes(*arrays):
+        return False
+    return kernels.active(num_states) or (kernels.enabled() and bool(layout.board[:, 4].all()))
 
 
 def cfr_pass(layout: PokerLayout, player: int, matched: tuple[np.ndarray, np.ndarray], regrets: np.ndarray,
