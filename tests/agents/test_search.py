@@ -34,7 +34,7 @@ def test_first_decision_of_a_game_that_fits_is_the_solve_of_the_whole_game():
     pa = tree.players[0]
     root = np.flatnonzero(tree.depth[pa.node[pa.infoset_priv]] == 0)
     np.testing.assert_allclose(probs[root], direct[root], atol=1e-12)
-    first = agent.solves[(0, 0)]
+    first = agent.solves[(0, tree.public_key[0])]
     assert first.gadget == "unsafe" and not first.depth_limited and first.iterations == 60
 
 

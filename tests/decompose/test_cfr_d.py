@@ -18,8 +18,7 @@ from subgame.decompose import (
 from subgame.errors import GameDefinitionError
 from subgame.eval import best_response, exploitability
 from subgame.games import load_game
-from subgame.resolving.solving import probs_into
-from subgame.solve.cfr import CFR, CFR_PLUS, CFRConfig, CFRSolver
+from subgame.solve.cfr import CFR, CFR_PLUS, MODICUM, POSTFLOP_DCFR, CFRConfig, CFRSolver
 from subgame.strategy import Strategy
 from subgame.tree.public_tree import LEAF
 from subgame.tree.sweep import forward_reach, transition_weights
@@ -84,7 +83,10 @@ def test_leaf_values_are_counterfactual_best_responses_in_the_full_game():
         sub = real / real.sum(axis=1, keepdims=True)
         pa = forest.players[p]
         rows = np.array([index[p][(forest.public_key[pa.node[g]], pa.label[g])] for g in pa.infoset_priv])
-        probs.append(probs_into(full_uniform.probs[p], rows, sub))
+        out = full_uniform.probs[p].copy()
+        out[rows] = 0.0
+        out[rows, : sub.shape[1]] = sub
+        probs.append(out)
     strategy = Strategy(full.game_id, (probs[0], probs[1]))
     for p in (0, 1):
         cbv = best_response(full, strategy, p).cbv
@@ -237,3 +239,9 @@ def test_a_trunk_costs_no_more_than_the_whole_tree():
         tracemalloc.stop()
     whole, trunk = peaks
     assert trunk < whole / 4, (trunk, whole)
+
+
+@pytest.mark.parametrize("trunk, why", [(MODICUM, "average_skip"), (POSTFLOP_DCFR, "schedule 'postflop'")])
+def test_a_trunk_whose_average_the_stored_values_cannot_follow_is_refused(trunk, why):
+    with pytest.raises(GameDefinitionError, match=f"CFR-D averages its stored root values.*{why}"):
+        CFRDConfig(4, trunk=trunk)

@@ -32,7 +32,7 @@ def _resolve_all(run, player, alt_of):
     d = Decomposition.build(sol.game, sol.split, trunk=sol.trunk, batch=30, cache=StructureCache(None))
     out = []
     for c in d.chunks:
-        problem = SubgameProblem(d.chunk_tree(c), player, sol.average_reach[player][c.trunk_states[player]],
+        problem = SubgameProblem(d.chunk_part(c), player, sol.average_reach[player][c.trunk_states[player]],
                                  alt_of(c), GadgetSpec("resolve"))
         out.append(resolve_subgame(problem, iterations=RESOLVE_ITERATIONS))
     return out
@@ -111,10 +111,12 @@ def test_re_solving_error_shrinks_with_iterations(leduc_run):
 def test_one_subgame_at_run_time_equals_the_forest_solve(leduc_run):
     sol = leduc_run.solution
     key = sol.trunk.public_key[int(np.flatnonzero(sol.trunk.kind == 3)[7])]
-    one = resolve_subgame(stored_value_problem(sol, *chunk_at(sol, key), 1), iterations=200)
+    one = resolve_subgame(stored_value_problem(sol, chunk_at(sol, key), 1), iterations=200)
     rec = reconstruct(sol, iterations=200, full_tree=leduc_run.full)
     forest = next(r for r in rec.chunks if r.player == 1)
-    rows = [forest.infoset_keys.index(k) for k in one.infoset_keys]
+    names = [[(t.public_key[pa.node[g]], pa.label[g]) for g in pa.infoset_priv] for t in (forest.tree, one.tree)
+             for pa in (t.players[1],)]
+    rows = [names[0].index(k) for k in names[1]]
     np.testing.assert_allclose(one.probs, forest.probs[rows], rtol=0, atol=1e-12)
     assert one.keys == (key,) and one.root_infosets.tolist() == [5]
     with pytest.raises(Exception, match="not a public state"):

@@ -25,7 +25,6 @@ from subgame.depthlimited import (
     solve_depth_limited,
 )
 from subgame.depthlimited.blueprint_resolve import blueprint_reach_in
-from subgame.depthlimited.continuations import dl_rows
 from subgame.depthlimited.weakening import weaken
 from subgame.errors import StrategyFileError, SubgameError
 from subgame.eval import exploitability
@@ -34,7 +33,7 @@ from subgame.resolving import blueprint_values
 from subgame.solve.cfr import CFRConfig, CFRSolver
 from subgame.solve.lp import solve_lp
 from subgame.strategy import Strategy
-from subgame.tree.public_tree import infoset_index, infoset_keys
+from subgame.tree.part import place
 from tests.conftest import compiled
 
 RPS_EQ = np.array([[0.4, 0.4, 0.2]])
@@ -91,13 +90,13 @@ def test_one_blueprint_value_is_ordinary_depth_limited_solving(leduc, rho):
     iters = 30
     sol = solve_depth_limited(dl, values, iterations=iters, config=cfg)
     # The oracle: the full tree, whose infosets below the limit are reset to the blueprint every iteration.
-    frozen = [np.setdiff1d(np.arange(full.players[p].num_infosets), dl_rows(full, dl, p)) for p in (0, 1)]
+    frozen = [np.setdiff1d(np.arange(full.players[p].num_infosets), place(full, dl).infosets[p]) for p in (0, 1)]
     solver = CFRSolver(full, cfg)
     for _ in range(iters):
         for p in (0, 1):
             solver.regrets[p][frozen[p]] = lp.strategy.probs[p][frozen[p]]
         solver.step()
-    oracle = solver.average_strategy().probs[rho][dl_rows(full, dl, rho)]
+    oracle = solver.average_strategy().probs[rho][place(full, dl).infosets[rho]]
     np.testing.assert_allclose(sol.probs, oracle[:, : sol.probs.shape[1]], atol=1e-10)
 
 
@@ -289,9 +288,10 @@ def test_a_later_root_gets_the_resolve_gadget_or_the_unsafe_root(leduc):
 
 def test_dl_rows_match_infosets(leduc):
     game, full, lp, bv, exact, dl = leduc
-    rows = dl_rows(full, dl, 0)
-    index = infoset_index(full, 0)
-    assert [index[k] for k in infoset_keys(dl, 0)] == list(rows)
+    rows = place(full, dl).infosets[0]
+    pa, da = full.players[0], dl.players[0]
+    index = {(full.public_key[pa.node[g]], pa.label[g]): i for i, g in enumerate(pa.infoset_priv)}
+    assert [index[(dl.public_key[da.node[g]], da.label[g])] for g in da.infoset_priv] == list(rows)
 
 
 def test_depth_limited_resolve_with_rollouts_is_seeded(leduc):

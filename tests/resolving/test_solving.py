@@ -10,8 +10,7 @@ from hypothesis import strategies as st
 from subgame.errors import SubgameError
 from subgame.eval import best_response, exploitability
 from subgame.games import load_game
-from subgame.resolving import METHODS, blueprint_values, full_rows, public_node, resolve_all, solve_subgames, subgame_roots
-from subgame.resolving.solving import probs_into
+from subgame.resolving import METHODS, blueprint_values, public_node, resolve_all, solve_subgames, subgame_roots
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
 from subgame.strategy import Strategy
 from tests.conftest import compiled
@@ -70,7 +69,7 @@ def test_coin_toss_full_game_values(coin_toss):
     _, tree, bv, _ = coin_toss
     for method, value in [("maxmargin", 3 / 8), ("reach-maxmargin", 1 / 4)]:
         sol = solve(coin_toss, method)
-        p1 = probs_into(bv.blueprint.probs[1], full_rows(sol, bv), sol.probs)
+        p1 = sol.into(bv.blueprint.probs[1])
         assert best_response(tree, bv.blueprint.with_player(1, p1), 0).value == pytest.approx(value, abs=3e-3)
 
 
@@ -120,7 +119,7 @@ def test_safe_methods_never_increase_exploitability(game_name, examples, method)
         bv = blueprint_values(tree, blueprint)
         for p in (0, 1):
             sol = solve_subgames(game, bv, roots, p, method, iterations=300)
-            resolved = blueprint.with_player(p, probs_into(blueprint.probs[p], full_rows(sol, bv), sol.probs))
+            resolved = blueprint.with_player(p, sol.into(blueprint.probs[p]))
             before = best_response(tree, blueprint, 1 - p).value
             after = best_response(tree, resolved, 1 - p).value
             assert after <= before + _violation(sol) + 1e-9, (seed, p, before, after)
@@ -165,7 +164,7 @@ def test_no_limit_subgames_with_all_ins_before_them():
     bv = blueprint_values(tree, blueprint)
     for p in (0, 1):
         sol = solve_subgames(game, bv, roots, p, "resolve", iterations=200)
-        resolved = blueprint.with_player(p, probs_into(blueprint.probs[p], full_rows(sol, bv), sol.probs))
+        resolved = blueprint.with_player(p, sol.into(blueprint.probs[p]))
         assert best_response(tree, resolved, 1 - p).value <= best_response(tree, blueprint, 1 - p).value + _violation(sol) + 1e-9
 
 
@@ -182,3 +181,14 @@ def test_one_subgame_by_public_state():
         public_node(tree, ("", "Sell"))
     with pytest.raises(SubgameError, match="not in the tree"):
         public_node(tree, 999)
+
+
+def test_the_gadget_value_is_follow_or_terminate_per_root_state_and_one_pick_per_subgame():
+    """Σ_I max(alt, CBV) for the resolving gadget; max_I (CBV − alt) per subgame for max-margin (§4.2)."""
+    from subgame.resolving.gadgets import gadget_value
+
+    alt, cbv, segment = np.array([1.0, -2.0, 0.5, 3.0]), np.array([0.5, -1.0, 2.0, 1.0]), np.array([0, 0, 1, 1])
+    np.testing.assert_array_equal(gadget_value("resolve", alt, cbv, segment, 2, per_subgame=True), [1.0 - 1.0, 2.0 + 3.0])
+    assert gadget_value("resolve", alt, cbv, segment, 2) == 5.0
+    np.testing.assert_array_equal(gadget_value("maxmargin", alt, cbv, segment, 2, per_subgame=True), [1.0, 1.5])
+    assert gadget_value("maxmargin", alt, cbv, segment, 2) == 2.5

@@ -91,7 +91,7 @@ def test_a_new_gadget_plugs_into_the_one_re_solver():
     bv = blueprint_values(tree, blueprint)
     play = public_node(tree, ("", "Play"))
     reference = solve_subgames(game, bv, [play], 1, "resolve", iterations=2000)
-    problem = blueprint_problem(bv, reference.tree, [play], 1, "resolve")
+    problem = blueprint_problem(bv, reference.part, 1, "resolve")
     mine = resolve_subgame(problem, iterations=2000, gadget=HedgeResolveGadget(0, problem.alt))
     assert np.all(mine.margins >= -5e-3)
     np.testing.assert_allclose(mine.alt, reference.alt)

@@ -84,3 +84,23 @@ def test_games_size_on_the_command_line():
 
 def test_human_bytes():
     assert [human_bytes(n) for n in (5, 2048, 3 * 2**30, 2**50 * 7)] == ["5 B", "2.0 KiB", "3.0 GiB", "7.0 PiB"]
+
+
+PARTS = [("leduc", {}), ("poker", {"num_ranks": 4, "betting": "nolimit", "stack": 8, "bet_fractions": (1.0,), "max_raises": (1, 1)}),
+         ("liars_dice", {"dice_sides": 3}), ("goofspiel", {})]
+
+
+@pytest.mark.parametrize(("name", "params"), PARTS, ids=[n for n, _ in PARTS])
+@pytest.mark.parametrize("limits", [{}, {"depth_limit": 1}, {"depth_limit": 2}, {"chance_limit": 1}], ids=str)
+def test_the_estimate_of_a_part_counts_what_the_compiler_builds_below_a_public_state(name, params, limits):
+    game = load_game(name, **params)
+    full = compile_game(game)
+    nodes = [0, 1, 3, full.num_nodes // 3, full.num_nodes // 2]
+    for n in (n for n in nodes if full.kind[n] != 2):  # terminal nodes are no subgame
+        tree = compile_game(game, public_state=full.public_key[n], **limits)
+        est = estimate_size(game, public_state=full.public_key[n], **limits)
+        assert est.exact and est.public_nodes == tree.num_nodes
+        assert est.private_states == (tree.players[0].num_states, tree.players[1].num_states)
+        assert est.infoset_actions == (tree.players[0].legal.size, tree.players[1].legal.size)
+    whole = estimate_size(game, **limits)
+    assert whole.public_nodes == compile_game(game, **limits).num_nodes

@@ -34,7 +34,8 @@ from ..resolving.solving import METHODS, BlueprintValues, blueprint_problem, blu
 from ..solve.cfr import CFR_PLUS, CFRConfig
 from ..solve.driver import Budget
 from ..strategy import Strategy
-from ..tree.public_tree import DECISION, LEAF, PublicKey, PublicTree, infoset_index, infoset_keys, rows_from_parts
+from ..tree.part import Part, assemble, at_or_below, place
+from ..tree.public_tree import DECISION, LEAF, PublicKey, PublicTree, infoset_index
 from .base import Decision, View, infoset_key
 
 
@@ -81,8 +82,7 @@ class _StoredValueProblems:
     solution: CFRDSolution
 
     def __call__(self, key: PublicKey, player: int) -> SubgameProblem:
-        forest, trunk_states = chunk_at(self.solution, key)
-        return stored_value_problem(self.solution, forest, trunk_states, player)
+        return stored_value_problem(self.solution, chunk_at(self.solution, key), player)
 
 
 @dataclass(frozen=True, eq=False)
@@ -95,8 +95,7 @@ class _BlueprintProblems:
 
     def __call__(self, key: PublicKey, player: int) -> SubgameProblem:
         tree = self.values.tree
-        root = tree.node_of_key[key]
-        return blueprint_problem(self.values, subgame_forest(self.game, tree, [root]), [root], player, self.method)
+        return blueprint_problem(self.values, subgame_forest(self.game, tree, [tree.node_of_key[key]]), player, self.method)
 
 
 def cfr_d_source(solution: CFRDSolution) -> ResolveSource:
@@ -122,7 +121,7 @@ def blueprint_source(game: Game, tree: PublicTree, blueprint: Strategy, method: 
 class _Solved:
     """One re-solved subgame of one player: its forest, infoset index and strategy [I_sub, A]."""
 
-    tree: PublicTree
+    part: Part
     index: dict[tuple[PublicKey, str], int]
     probs: np.ndarray
 
@@ -155,7 +154,7 @@ class ResolvingAgent:
         hit = self._cache.get((root, player))
         if hit is None:
             solution = resolve_subgame(self.source.problem(root, player), config=self.config, budget=self.budget)
-            hit = _Solved(solution.tree, infoset_index(solution.tree, player), solution.probs)
+            hit = _Solved(solution.part, infoset_index(solution.tree, player), solution.probs)
             self._cache[(root, player)] = hit
         return hit
 
@@ -168,7 +167,7 @@ class ResolvingAgent:
             tree, row, probs = trunk, self._trunk_index[view.player].get(key), self.source.strategy.probs[view.player]
         elif root is not None:
             solved = self.solved(root, view.player)
-            tree, row, probs = solved.tree, solved.index.get(key), solved.probs
+            tree, row, probs = solved.part.tree, solved.index.get(key), solved.probs
         else:
             row = None
         if row is None:
@@ -185,13 +184,17 @@ class ResolvingAgent:
         Solves (and caches) every subgame the agent could meet, so a match afterwards plays
         from the cache.
         """
+        trunk = self.source.trunk
+        in_full = place(tree, trunk)
+        roots = [trunk.node_of_key[k] for k in self.source.roots if k in trunk.node_of_key]
+        above = ~at_or_below(trunk, roots)  # trunk nodes played as they are
         probs = []
         for p in (0, 1):
-            trunk_keys = infoset_keys(self.source.trunk, p)
-            in_trunk = [i for i, (k, _) in enumerate(trunk_keys) if self.source.root_of(k) is None]
-            parts = [([trunk_keys[i] for i in in_trunk], self.source.strategy.probs[p][in_trunk])]
+            pa = trunk.players[p]
+            parts: list[tuple[Part, np.ndarray, np.ndarray | None]] = [
+                (in_full, self.source.strategy.probs[p], above[pa.node[pa.infoset_priv]])]
             for root in self.source.roots:
                 solved = self.solved(root, p)
-                parts.append((list(infoset_keys(solved.tree, p)), solved.probs))
-            probs.append(rows_from_parts(tree, p, parts, f"{self.name} re-solving"))
+                parts.append((place(tree, solved.part.tree), solved.probs, None))
+            probs.append(assemble(tree, p, parts, f"{self.name} re-solving"))
         return Strategy(tree.game_id, (probs[0], probs[1])).check(tree)

@@ -2,7 +2,18 @@
 
 The agent holds a blueprint σ̂ of the whole game and never plays it directly. As the hand
 proceeds it solves subgames rooted at the current public state, the way the paper's agent
-Modicum did, as far as it applies to games whose tree we compile:
+Modicum did, and it never needs the game's whole tree:
+
+* **Subgames from public states.** Every subgame is compiled from the game's rules at the
+  public state it starts in, with both ranges there
+  (:func:`~subgame.tree.public_state.subgame_at`, its size estimated before it is built),
+  to the end of the round or of the game; the ranges along the path live on the trees
+  the agent compiled and are carried from one to the next by private-state label. The
+  blueprint is asked per information set, on each part the agent compiles
+  (:class:`~.blueprints.Blueprint`): a strategy of the whole tree where one exists
+  (:class:`~.blueprints.TreeBlueprint`), or any blueprint that answers on parts. Only
+  rollout values and self-generative continuations need the whole tree (they walk or
+  solve it); exact leaf values compile the game below a subgame's leaves.
 
 * **Nested unsafe solving with Bayesian beliefs, early rounds.** Each player's range (her
   reach over her private states) is kept along the public path. The agent's own range is
@@ -51,6 +62,7 @@ probability zero, her belief is reset to the uninformed range (ones) before solv
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
@@ -76,9 +88,13 @@ from ..solve.cfr import MODICUM, CFRConfig
 from ..solve.driver import Budget
 from ..strategy import Strategy
 from ..tree.compile import compile_game
-from ..tree.public_tree import CHANCE_NODE, DECISION, LEAF, PublicTree, infoset_index, infoset_keys, rows_in
+from ..tree.enumeration import enumerate_game
+from ..tree.part import Part
+from ..tree.public_state import LabeledValues, RangeLike, subgame_at
+from ..tree.public_tree import DECISION, LEAF, TERMINAL_NODE, PublicKey, PublicTree
 from ..tree.sweep import forward_reach, transition_weights
 from .base import Decision, View, infoset_key
+from .blueprints import Blueprint, TreeBlueprint
 from .exact import agent_strategy
 
 ContinuationKind = Literal["bias", "self-generative"]
@@ -107,6 +123,8 @@ class SearchConfig:
             ``"unsafe"`` (Bayesian beliefs, Modicum) or ``"safe"`` (the safe gadget, with
             the previous solve's values as alternative payoffs).
         generation_iterations: CFR iterations of each self-generative round.
+        max_bytes: the memory each subgame and its solve may take, estimated before it is
+            built (:func:`~subgame.tree.public_state.subgame_at`); ``None``: the memory available.
     """
 
     num_values: int = 4
@@ -120,6 +138,7 @@ class SearchConfig:
     first_final: Literal["safe", "unsafe"] = "safe"
     early: Literal["unsafe", "safe"] = "unsafe"
     generation_iterations: int = 200
+    max_bytes: int | None = None
 
     def __post_init__(self) -> None:
         k = self.num_values
@@ -138,6 +157,9 @@ class SearchConfig:
             x = getattr(self, name)
             if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 1:
                 raise SubgameError(f"{name} must be a whole number >= 1, got {x!r}")
+        m = self.max_bytes
+        if m is not None and (isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1):
+            raise SubgameError(f"max_bytes must be a whole number of bytes >= 1 or None, got {m!r}")
 
 
 @dataclass(eq=False)
@@ -145,32 +167,30 @@ class SolvedSubgame:
     """One solved subgame of the agent (a cache entry).
 
     Attributes:
-        root: the full tree's public node at its root.
+        root: the public state at its root.
         tree: the subgame's tree (depth-limited or to the end of the game).
         player: the agent's seat (the re-solver).
         probs: per player [I_sub_p, A] her strategy in the subgame: the agent's, and what
             the agent assumes the opponent plays.
-        row_of: per player [I_full] the subgame's row of each information set of the full
-            tree (-1 where the subgame has none).
-        decides: the full tree's public decision nodes the subgame has (not leaves).
+        decides: the public states where the subgame's tree has a decision (not a leaf).
         root_reach: [R_player] the agent's reach at the subgame's root states.
         gadget: ``"unsafe"``, ``"resolve"`` or ``"maxmargin"``.
         depth_limited: whether the subgame is cut by a depth limit.
         iterations: CFR iterations run.
     """
 
-    root: int
+    root: PublicKey
     tree: PublicTree
     player: int
     probs: tuple[np.ndarray, np.ndarray]
-    row_of: tuple[np.ndarray, np.ndarray]
-    decides: frozenset[int]
+    decides: frozenset[PublicKey]
     root_reach: np.ndarray
     gadget: str
     depth_limited: bool
     iterations: int
     leaf: MultiValuedLeaf | None = None
     _opp_cbv: np.ndarray | None = field(default=None, repr=False)
+    _rows: dict[tuple[int, int], dict[str, int]] = field(default_factory=dict, repr=False)
 
     def opponent_cbv(self) -> np.ndarray:
         """[G_sub_opp] the opponent's counterfactual best-response values against the agent's solved strategy.
@@ -189,13 +209,34 @@ class SolvedSubgame:
             self._opp_cbv = best_response_to_reach(tree, opp, reach, leaf_cfv=leaf_cfv, want_policy=False).cbv
         return self._opp_cbv
 
+    @cached_property
+    def infoset_of_state(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per player [G_sub_p] the information set of each private state (-1 where she does not act)."""
+        out = []
+        for pa in self.tree.players:
+            inv = np.full(pa.num_states, -1, dtype=np.int64)
+            inv[pa.infoset_priv] = np.arange(pa.num_infosets)
+            out.append(inv)
+        return out[0], out[1]
+
+    def infoset(self, player: int, node: int, label: str) -> int:
+        """``player``'s information set with private label ``label`` at public ``node`` of the tree (-1 if none)."""
+        rows = self._rows.get((player, node))
+        if rows is None:  # one table per node asked, built once
+            lo, hi = _block(self.tree, player, node)
+            rows = dict(zip(self.tree.players[player].label[lo:hi], self.infoset_of_state[player][lo:hi].tolist()))
+            self._rows[(player, node)] = rows
+        return rows.get(label, -1)
+
 
 @dataclass(frozen=True, eq=False)
 class _PathState:
-    """What the agent knows at a public node of the path: both ranges and the solve in force."""
+    """What the agent knows at a public state of the path: both ranges and the solve in force."""
 
-    node: int
-    reach: tuple[np.ndarray, np.ndarray]  #: per player, over the full tree's private states at ``node``
+    key: PublicKey
+    tree: PublicTree  #: a compiled tree holding the public state (where its ranges were computed)
+    node: int  #: the public state's node in ``tree``
+    reach: tuple[np.ndarray, np.ndarray]  #: per player, over her private states at ``node`` of ``tree``
     solve: SolvedSubgame | None
 
 
@@ -204,43 +245,49 @@ class SearchAgent:
 
     Args:
         game: the rules.
-        tree: the full game's compiled tree (the blueprint's).
-        blueprint: σ̂ on ``tree``.
+        tree: the whole game's compiled tree, with ``blueprint`` a strategy on it; or
+            ``None``, with ``blueprint`` queried per information set (:class:`~.blueprints.Blueprint`):
+            the agent then never compiles the whole tree.
+        blueprint: σ̂.
         config: how to solve.
         seed: of the rollout leaf values (unused with exact values).
         name: for tables.
+
+    Raises:
+        GameDefinitionError: the tree or the blueprint is of another game, or the tree has
+            depth-limit leaves.
+        SubgameError: rollout values or self-generative continuations with a blueprint
+            that is not a strategy of the whole tree (they walk or solve it).
     """
 
-    def __init__(self, game: Game, tree: PublicTree, blueprint: Strategy, config: SearchConfig = SearchConfig(),
-                 *, seed: int = 0, name: str | None = None) -> None:
-        blueprint.check(tree)
-        if game_fingerprint(game) != tree.game_id:
-            raise GameDefinitionError(f"the tree is of game {tree.game_id!r}, not {game.describe()}")
-        if np.any(tree.kind == LEAF):
-            raise GameDefinitionError("the search agent needs the full game's tree (without depth-limit leaves)")
-        self.game, self.tree, self.blueprint, self.config, self.seed = game, tree, blueprint, config, seed
+    def __init__(self, game: Game, tree: PublicTree | None, blueprint: Strategy | Blueprint,
+                 config: SearchConfig = SearchConfig(), *, seed: int = 0, name: str | None = None) -> None:
+        self.blueprint = _blueprint(game, tree, blueprint)
+        self._whole = self.blueprint if isinstance(self.blueprint, TreeBlueprint) else None
+        if self._whole is None and (config.leaf_values == "rollouts" or config.continuations == "self-generative"):
+            raise SubgameError("rollout leaf values and self-generative continuations walk or solve the whole game: "
+                               "give the search agent the game's tree, or use exact values and bias continuations")
+        self.game, self.config, self.seed = game, config, seed
         self._name = name or f"search (K={config.num_values}, {config.continuations})"
         self.player = 0
-        self.solves: dict[tuple[int, int], SolvedSubgame] = {}
-        self._states: dict[tuple[int, int], _PathState] = {}
-        self._index = (infoset_index(tree, 0), infoset_index(tree, 1))
-        self._infoset_of_state = []
-        for pa in tree.players:
-            inv = np.full(pa.num_states, -1, dtype=np.int64)
-            inv[pa.infoset_priv] = np.arange(pa.num_infosets)
-            self._infoset_of_state.append(inv)
-        self._bounds = [np.searchsorted(pa.node, np.arange(tree.num_nodes + 1)) for pa in tree.players]
-        self._slot = _action_slots(tree)
-        self._chance_below = _chance_below(tree)
+        self.solves: dict[tuple[int, PublicKey], SolvedSubgame] = {}
+        self._states: dict[tuple[int, PublicKey], _PathState] = {}
+        self._probes: dict[PublicKey | None, PublicTree] = {}
         self._tables: dict[int, LeafValueTable] = {}
+        self._below: dict[tuple[PublicKey, ...], PublicTree] = {}
         self._continuations: dict[int, Continuations] = {}
-        self._exact = ExactValues(game, tree, blueprint)  # keeps the game below each set of leaves compiled
+        self._exact: ExactValues | None = None
         self._rollouts: RolloutValues | None = None
 
     # -- the Agent protocol --------------------------------------------------------------
     @property
     def name(self) -> str:
         return self._name
+
+    @property
+    def tree(self) -> PublicTree | None:
+        """The whole game's tree where the blueprint is a strategy on it (a :class:`~.blueprints.TreeBlueprint`)."""
+        return None if self._whole is None else self._whole.tree
 
     def new_hand(self, player: int, seed: int) -> None:
         """A hand starts in seat ``player``; solved subgames stay cached across hands."""
@@ -251,8 +298,8 @@ class SearchAgent:
     def behaviour(self, tree: PublicTree) -> Strategy:
         """The strategy the agent plays in both seats (:func:`~.exact.agent_strategy`: every
         information set it reaches queried as in play, so matches get exact values and AIVAT)."""
-        if tree.game_id != self.tree.game_id:
-            raise SubgameError(f"the search agent plays {self.tree.game_id!r}, not {tree.game_id!r}")
+        if tree.game_id != self.blueprint.game_id:
+            raise SubgameError(f"the search agent plays {self.blueprint.game_id!r}, not {tree.game_id!r}")
         both = [agent_strategy(self, self.game, tree, p, seed=self.seed) for p in (0, 1)]
         return Strategy(tree.game_id, (both[0], both[1]), {"algo": f"agent: {self.name}"})
 
@@ -262,82 +309,119 @@ class SearchAgent:
             raise SubgameError(f"the view is player {view.player}'s but the agent sits in seat {self.player}; "
                                "call new_hand with the seat first")
         key, label = infoset_key(view)
-        node = self.tree.node_of_key.get(key, -1)
-        if node < 0 or self.tree.kind[node] != DECISION or self.tree.actor[node] != view.player:
-            raise SubgameError(f"public state {list(key)!r} is not a decision of player {view.player} in "
-                               f"{self.tree.game_name}")
-        inf = self._index[view.player].get((key, label))
-        if inf is None:
+        state = self._state(key)
+        where = None if state is None else self._expanded_at(state)
+        if state is None or where is None or where[0].kind[where[1]] != DECISION or where[0].actor[where[1]] != view.player:
+            raise SubgameError(f"public state {list(key)!r} is not a decision of player {view.player} in {self.game.name}")
+        solve = self._solve_for(state, view.player)
+        local = solve.tree.node_of_key[key]
+        inf = solve.infoset(view.player, local, label)
+        if inf < 0:
             raise SubgameError(f"player {view.player} has no information set {label!r} at public state {list(key)!r}")
-        state = self._state(node)
-        solve = self._solve_for(state)
-        row = solve.probs[self.player][solve.row_of[self.player][inf]]
-        pa = self.tree.players[self.player]
+        row = solve.probs[self.player][inf]
+        pa = solve.tree.players[self.player]
         probs = {int(a): float(p) for a, p, ok in zip(pa.action_ids[inf], row, pa.legal[inf]) if ok}
         total = sum(probs.values())
         return Decision({a: p / total for a, p in probs.items()}).checked(view)
 
     # -- the path ---------------------------------------------------------------------
-    def _state(self, node: int) -> _PathState:
-        """Both ranges and the solve in force at public ``node`` of the full tree (memoized by seat and node)."""
-        cached = self._states.get((self.player, node))
-        if cached is not None:
-            return cached
-        tree = self.tree
-        parent = int(tree.parent[node])
-        if parent < 0:
-            ones = tuple(np.ones(int(b[node + 1] - b[node])) for b in self._bounds)
-            state = _PathState(node, (ones[0], ones[1]), None)
-        else:
-            up = self._state(parent)
-            solve = up.solve
-            reach = []
-            weight = None
-            if tree.kind[parent] == DECISION:
-                actor = int(tree.actor[parent])
-                solve = self._solve_for(up)
-                inf = self._infoset_of_state[actor][self._bounds[actor][parent] : self._bounds[actor][parent + 1]]
-                probs = solve.probs[actor][solve.row_of[actor][inf]]
-                weight = (actor, probs[:, self._slot[node]])
-            for p, pa in enumerate(tree.players):
-                lo, hi = self._bounds[p][node], self._bounds[p][node + 1]
-                plo = self._bounds[p][parent]
-                r = up.reach[p] if weight is None or weight[0] != p else up.reach[p] * weight[1]
-                reach.append(r[pa.parent[lo:hi] - plo])
-            state = _PathState(node, (reach[0], reach[1]), solve)
-        self._states[(self.player, node)] = state
+    def _root(self) -> _PathState:
+        """The game's first public state: both ranges uninformed, no solve yet."""
+        tree = self._probe(None)
+        key = (self.player, tree.public_key[0])
+        if key not in self._states:
+            rs = tree.root_slice
+            self._states[key] = _PathState(tree.public_key[0], tree, 0, (np.ones(rs[0].stop - rs[0].start),
+                                                                          np.ones(rs[1].stop - rs[1].start)), None)
+        return self._states[key]
+
+    def _probe(self, key: PublicKey | None) -> PublicTree:
+        """The public state ``key`` (``None``: the game's start) and its children, compiled to depth 1."""
+        if key not in self._probes:
+            self._probes[key] = compile_game(self.game, public_state=key, depth_limit=1)
+        return self._probes[key]
+
+    def _state(self, key: PublicKey) -> _PathState | None:
+        """Both ranges and the solve in force at public state ``key`` (memoized by seat and public state);
+        ``None`` where play never reaches it. Walked down from the deepest public state known above it."""
+        state = self._root()
+        for end in range(len(key), len(state.key) - 1, -1):
+            known = self._states.get((self.player, key[:end]))
+            if known is not None:
+                state = known
+                break
+        if key[: len(state.key)] != state.key:
+            return None
+        while state.key != key:
+            child = self._child(state, key)
+            if child is None:
+                return None
+            self._states[(self.player, child.key)] = state = child
         return state
 
-    def _solve_for(self, state: _PathState) -> SolvedSubgame:
-        """The solve that decides at ``state.node``: a new one rooted there when the opponent acts
-        (nested solving) or when no solve in force reaches it; the one in force otherwise."""
-        node = state.node
-        if self.tree.actor[node] == self.player and state.solve is not None and node in state.solve.decides:
-            return state.solve
-        return self._solve_at(state)
+    def _expanded_at(self, state: _PathState) -> tuple[PublicTree, int] | None:
+        """A compiled tree where ``state``'s public state has its children, and its node there (``None``: terminal)."""
+        tree, node = state.tree, state.node
+        if tree.kind[node] == LEAF:
+            tree, node = self._probe(state.key), 0
+        return None if tree.kind[node] == TERMINAL_NODE else (tree, node)
 
-    def _solve_at(self, state: _PathState) -> SolvedSubgame:
-        key = (self.player, state.node)
+    def _child(self, up: _PathState, key: PublicKey) -> _PathState | None:
+        """The state one public step below ``up`` toward ``key``: the acting player's range weighted by the
+        strategy of the solve that decides at ``up`` (Bayes' rule along the path), the others' carried."""
+        where = self._expanded_at(up)
+        if where is None:
+            return None
+        tree, node = where
+        deciding = None
+        if tree.kind[node] == DECISION:
+            deciding = self._solve_for(up, int(tree.actor[node]))
+            tree, node = deciding.tree, deciding.tree.node_of_key[up.key]
+        kids = np.flatnonzero(tree.parent == node)
+        found = [int(c) for c in kids if key[: len(tree.public_key[c])] == tree.public_key[c]]
+        if not found:
+            return None
+        child = found[0]
+        reach = [_carry(up.reach[p], up.tree, up.node, tree, node, p) for p in (0, 1)]
+        if deciding is not None:
+            actor = int(tree.actor[node])
+            pa = tree.players[actor]
+            lo, hi = _block(tree, actor, node)
+            clo, _ = _block(tree, actor, child)
+            probs = deciding.probs[actor][deciding.infoset_of_state[actor][lo:hi]]
+            reach[actor] = reach[actor] * probs[:, int(pa.child_seq[clo]) % pa.max_actions]
+        for p, pa in enumerate(tree.players):
+            lo, hi = _block(tree, p, child)
+            reach[p] = reach[p][pa.parent[lo:hi] - _block(tree, p, node)[0]]
+        return _PathState(tree.public_key[child], tree, child, (reach[0], reach[1]),
+                          up.solve if deciding is None else deciding)
+
+    def _solve_for(self, state: _PathState, actor: int) -> SolvedSubgame:
+        """The solve that decides at ``state`` (where ``actor`` acts): a new one rooted there when the opponent
+        acts (nested solving) or when no solve in force reaches it; the one in force otherwise."""
+        if actor == self.player and state.solve is not None and state.key in state.solve.decides:
+            return state.solve
+        key = (self.player, state.key)
         if key not in self.solves:
             self.solves[key] = self._solve(state)
         return self.solves[key]
 
     # -- solving ----------------------------------------------------------------------
     def _solve(self, state: _PathState) -> SolvedSubgame:
-        """Solve the subgame rooted at ``state.node`` for the agent (module docstring)."""
-        full, game, cfg = self.tree, self.game, self.config
-        me, opp, node = self.player, 1 - self.player, state.node
-        root_key = full.public_key[node]
-        at_start = full.parent[node] < 0
-        fits = not self._chance_below[node]
+        """Solve the subgame rooted at ``state`` for the agent (module docstring)."""
+        game, cfg = self.game, self.config
+        me, opp, root_key = self.player, 1 - self.player, state.key
         prev = state.solve
-        if fits:
-            tree = compile_game(game, public_state=None if at_start else root_key)
-        else:
-            tree = depth_limited_tree(game, public_state=None if at_start else root_key, chance_limit=cfg.chance_limit,
-                                      leaf_histories=cfg.leaf_values == "rollouts")
-        local = tree.node_of_key[root_key]
-        my_reach = self._to_local(state.reach[me], tree, me, node, local)
+        ranges: list[RangeLike] = [None, None]
+        for p in (0, 1):
+            lo, hi = _block(state.tree, p, state.node)
+            ranges[p] = LabeledValues(state.tree.players[p].label[lo:hi], state.reach[p])
+        sub = subgame_at(game, None if root_key == self._root().key else root_key, (ranges[0], ranges[1]),
+                         chance_limit=cfg.chance_limit, leaf_histories=cfg.leaf_values == "rollouts",
+                         max_bytes=cfg.max_bytes)
+        tree = sub.tree
+        fits = not np.any(tree.kind == LEAF)  # no public chance event below with play after it
+        my_reach = sub.root_reach[me]
         leaves: tuple[MultiValuedLeaf, ...] = ()
         if not fits:
             leaves = (MultiValuedLeaf(tree, self._leaf_values(tree)),)
@@ -347,99 +431,114 @@ class SearchAgent:
         if safe:
             assert prev is not None  # for the type checker
             gadget = cfg.safe_gadget
-            prev_local = prev.tree.node_of_key[root_key]
-            alt = self._to_local(self._block(prev.opponent_cbv(), prev.tree, opp, prev_local), tree, opp, local,
-                                 local, source=(prev.tree, prev_local))
-            problem = SubgameProblem(tree, me, my_reach, alt, GadgetSpec(gadget))
+            alt = sub.align(opp, LabeledValues.block(prev.tree, opp, prev.tree.node_of_key[root_key], prev.opponent_cbv()),
+                            "alternative payoffs")
+            problem = SubgameProblem(sub.part, me, my_reach, alt, GadgetSpec(gadget))
         else:
             gadget = "unsafe"
-            belief = self._to_local(state.reach[opp], tree, opp, node, local)
+            belief = sub.root_reach[opp]
             if not belief.sum() > 0:
                 belief = np.ones_like(belief)
-            problem = SubgameProblem(tree, me, my_reach, np.full(belief.size, np.nan), GadgetSpec("unsafe"),
+            problem = SubgameProblem(sub.part, me, my_reach, np.full(belief.size, np.nan), GadgetSpec("unsafe"),
                                      opponent_reach=belief)
         sol = resolve_subgame(problem, config=cfg.config, leaves=leaves, budget=cfg.budget)
         assert sol.opponent_probs is not None  # resolve_subgame always sets it
-        probs = [sol.probs, sol.opponent_probs] if me == 0 else [sol.opponent_probs, sol.probs]
-        row_of = []
-        for p in (0, 1):
-            rows = np.full(full.players[p].num_infosets, -1, dtype=np.int64)
-            rows[rows_in(self._index[p], infoset_keys(tree, p), "search subgame")] = np.arange(tree.players[p].num_infosets)
-            row_of.append(rows)
-        decides = frozenset(full.node_of_key[tree.public_key[n]] for n in np.flatnonzero(tree.kind == DECISION))
-        return SolvedSubgame(node, tree, me, (probs[0], probs[1]), (row_of[0], row_of[1]), decides, my_reach, gadget,
-                             not fits, sol.iterations, leaves[0] if leaves else None)
+        probs = (sol.probs, sol.opponent_probs) if me == 0 else (sol.opponent_probs, sol.probs)
+        decides = frozenset(tree.public_key[n] for n in np.flatnonzero(tree.kind == DECISION))
+        return SolvedSubgame(root_key, tree, me, probs, decides, my_reach, gadget, not fits, sol.iterations,
+                             leaves[0] if leaves else None)
 
     def _leaf_values(self, tree: PublicTree) -> LeafValues:
         """The K values at ``tree``'s leaves for the agent: from the table of the game's first cut, else computed."""
-        me = self.player
-        table = self._table(me)
+        table = self._table(self.player)
         try:
             return table.leaf_values(tree)
         except SubgameError:  # a leaf beyond the first cut: value it now
-            return self._source().leaf_values(tree, self._opponent_continuations(me))
+            return self._values(tree)
 
     def _table(self, me: int) -> LeafValueTable:
         if me not in self._tables:
             cut = depth_limited_tree(self.game, chance_limit=self.config.chance_limit,
                                      leaf_histories=self.config.leaf_values == "rollouts")
-            values = self._source().leaf_values(cut, self._opponent_continuations(me))
-            self._tables[me] = LeafValueTable.from_leaf_values(cut, values)
+            self._tables[me] = LeafValueTable.from_leaf_values(cut, self._values(cut))
         return self._tables[me]
 
+    def _values(self, tree: PublicTree) -> LeafValues:
+        """The leaves' K values for the agent (2018 §4): exact, on the game below the leaves, with the bias
+        continuations of the blueprint there; or (given the whole tree) from the configured source."""
+        me = self.player
+        if self._whole is not None and (self.config.leaf_values == "rollouts" or self.config.continuations != "bias"):
+            return self._source().leaf_values(tree, self._opponent_continuations(me))
+        keys = tuple(tree.public_key[n] for n in np.flatnonzero(tree.kind == LEAF))
+        if keys not in self._below:
+            self._below[keys] = enumerate_game(self.game, public_states=keys)
+        below = self._below[keys]
+        sigma = Strategy(below.game_id, (self.blueprint.probs(below, 0), self.blueprint.probs(below, 1)))
+        continuations = bias_continuations(below, sigma, 1 - me, self.config.num_values)
+        return ExactValues(self.game, below, sigma, _forests={keys: Part.whole(below)}).leaf_values(tree, continuations)
+
     def _source(self) -> LeafValueSource:
+        whole = self._whole_tree()
         if self.config.leaf_values == "rollouts":
             if self._rollouts is None:
-                self._rollouts = RolloutValues(self.game, self.tree, self.blueprint, self.config.rollouts, self.seed)
+                self._rollouts = RolloutValues(self.game, whole.tree, whole.strategy, self.config.rollouts, self.seed)
             return self._rollouts
+        if self._exact is None:
+            self._exact = ExactValues(self.game, whole.tree, whole.strategy)
         return self._exact
 
+    def _whole_tree(self) -> TreeBlueprint:
+        if self._whole is None:  # the constructor refuses the configurations that come here without it
+            raise SubgameError("this leaf value source needs the whole game's tree")
+        return self._whole
+
     def _opponent_continuations(self, me: int) -> Continuations:
-        """The opponent's K continuations (full-tree strategies), built once per seat of the agent."""
+        """The opponent's K continuations (strategies of the whole tree), built once per seat of the agent."""
         if me not in self._continuations:
-            cfg, opp = self.config, 1 - me
+            whole = self._whole_tree()
+            cfg, opp, full, blueprint = self.config, 1 - me, whole.tree, whole.strategy
             if cfg.continuations == "bias":
-                self._continuations[me] = bias_continuations(self.tree, self.blueprint, opp, cfg.num_values)
+                self._continuations[me] = bias_continuations(full, blueprint, opp, cfg.num_values)
             else:
                 cut = depth_limited_tree(self.game, chance_limit=cfg.chance_limit)
                 self._continuations[me] = self_generative_continuations(
-                    self.tree, blueprint_values(self.tree, self.blueprint), cut, me, self._exact, cfg.num_values,
+                    full, blueprint_values(full, blueprint), cut, me, self._source(), cfg.num_values,
                     iterations=cfg.generation_iterations, config=cfg.config,
                 )
         return self._continuations[me]
 
-    # -- ranges between trees -----------------------------------------------------------
-    def _block(self, values: np.ndarray, tree: PublicTree, player: int, node: int) -> np.ndarray:
-        """``values`` [G_player of tree] at the private states of public ``node`` of ``tree``."""
-        lo, hi = np.searchsorted(tree.players[player].node, [node, node + 1])
-        return values[lo:hi]
 
-    def _to_local(self, values: np.ndarray, tree: PublicTree, player: int, node: int, local: int,
-                  source: tuple[PublicTree, int] | None = None) -> np.ndarray:
-        """``values`` over ``player``'s private states at a public node of ``source`` (default: ``node`` of the
-        full tree) as an array over her private states at node ``local`` of ``tree``, matched by label."""
-        src_tree, src_node = source if source is not None else (self.tree, node)
-        lo, hi = np.searchsorted(src_tree.players[player].node, [src_node, src_node + 1])
-        pos = {lab: i for i, lab in enumerate(src_tree.players[player].label[lo:hi])}
-        llo, lhi = np.searchsorted(tree.players[player].node, [local, local + 1])
-        labels = tree.players[player].label[llo:lhi]
-        return np.asarray(values, dtype=np.float64)[np.fromiter((pos[lab] for lab in labels), dtype=np.int64, count=len(labels))]
-
-
-def _action_slots(tree: PublicTree) -> np.ndarray:
-    """[N] the action slot leading to each child of a decision node (-1 elsewhere)."""
-    out = np.full(tree.num_nodes, -1, dtype=np.int64)
-    for pa in tree.players:
-        own = pa.child_seq >= 0
-        out[pa.node[own]] = pa.child_seq[own] % pa.max_actions
-    return out
+def _blueprint(game: Game, tree: PublicTree | None, blueprint: Strategy | Blueprint) -> Blueprint:
+    """The agent's blueprint, queried per information set: a strategy of the whole tree, or one given so."""
+    if tree is not None:
+        if not isinstance(blueprint, Strategy):
+            raise GameDefinitionError("with the whole game's tree the blueprint is a Strategy on it; "
+                                      "give tree=None for a blueprint queried per information set")
+        blueprint.check(tree)
+        if game_fingerprint(game) != tree.game_id:
+            raise GameDefinitionError(f"the tree is of game {tree.game_id!r}, not {game.describe()}")
+        if np.any(tree.kind == LEAF):
+            raise GameDefinitionError("the search agent's tree must be the full game's tree (without depth-limit "
+                                      "leaves); give tree=None and a blueprint queried per information set instead")
+        return TreeBlueprint(tree, blueprint)
+    if isinstance(blueprint, Strategy) or not isinstance(blueprint, Blueprint):  # a Strategy has the protocol's names
+        raise GameDefinitionError("without the game's tree the blueprint must be queried per information set "
+                                  f"(a Blueprint such as TreeBlueprint or UniformBlueprint), got {type(blueprint).__name__}")
+    if blueprint.game_id != game_fingerprint(game):
+        raise GameDefinitionError(f"the blueprint is of game {blueprint.game_id!r}, not {game.describe()}")
+    return blueprint
 
 
-def _chance_below(tree: PublicTree) -> np.ndarray:
-    """[N] whether a public chance node lies strictly below each node."""
-    below = np.zeros(tree.num_nodes, dtype=bool)
-    for n in range(tree.num_nodes - 1, 0, -1):  # children come after parents (breadth-first order)
-        par = tree.parent[n]
-        if par >= 0 and (below[n] or tree.kind[n] == CHANCE_NODE):
-            below[par] = True
-    return below
+def _block(tree: PublicTree, player: int, node: int) -> tuple[int, int]:
+    """``player``'s private states at public ``node`` of ``tree`` are ``lo:hi``."""
+    lo, hi = np.searchsorted(tree.players[player].node, [node, node + 1])
+    return int(lo), int(hi)
+
+
+def _carry(values: np.ndarray, src: PublicTree, src_node: int, dst: PublicTree, dst_node: int, player: int) -> np.ndarray:
+    """``values`` over ``player``'s private states at ``src_node`` of ``src``, at ``dst_node`` of ``dst`` (by label)."""
+    if src is dst and src_node == dst_node:
+        return values
+    lo, hi = _block(src, player, src_node)
+    dlo, dhi = _block(dst, player, dst_node)
+    return LabeledValues(src.players[player].label[lo:hi], values).at(dst.players[player].label[dlo:dhi], "a range")

@@ -50,7 +50,8 @@ from ..games.base import Game, game_fingerprint
 from ..parallel import Executor, SerialExecutor
 from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver, read_checkpoint
 from ..strategy import Strategy, StrategyMeta
-from ..tree.public_tree import PublicKey, PublicTree, infoset_index, infoset_keys, rows_in
+from ..tree.part import place
+from ..tree.public_tree import PublicKey, PublicTree
 from ..tree.sweep import forward_reach, transition_weights
 from .split import Decomposition, StructureCache, TrunkSplit, compile_chunk
 
@@ -88,6 +89,13 @@ class CFRDConfig:
             raise GameDefinitionError(f"batch must be >= 1, got {self.batch}")
         if self.cached_chunks is not None and self.cached_chunks < 0:
             raise GameDefinitionError(f"cached_chunks must be >= 0 or None, got {self.cached_chunks}")
+        # The stored root values are averaged with the trunk's weights t^γ (SubgameSolveOperator._accumulate);
+        # a trunk whose average strategy is weighted otherwise would store values of another average.
+        unfollowed = [why for bad, why in ((self.trunk.schedule != "dcfr", f"restarts its average (schedule {self.trunk.schedule!r})"),
+                                           (self.trunk.average_skip > 0, "skips the start of the run (average_skip)")) if bad]
+        if unfollowed:
+            raise GameDefinitionError(f"CFR-D averages its stored root values with weights t^gamma, and this trunk's update rule "
+                                      f"{' and '.join(unfollowed)}; use cfr, cfr+, lcfr, dcfr or pcfr+ for the trunk")
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -415,16 +423,11 @@ class CFRDSolver:
         """
         if not self.operator.record:
             raise GameDefinitionError("explicit_average needs a CFRDSolver made with record_subgame_average=True")
-        trunk = self.decomposition.trunk
+        trunk = place(full_tree, self.decomposition.trunk)
         probs = []
         for p in (0, 1):
-            index = infoset_index(full_tree, p)
             pa = full_tree.players[p]
-            out = pa.legal / pa.legal.sum(axis=1, keepdims=True)
-            avg = self.trunk_solver.average_strategy().probs[p]
-            rows = rows_in(index, infoset_keys(trunk, p), "trunk")
-            out[rows] = 0.0
-            out[rows, : avg.shape[1]] = avg
+            out = trunk.embed(pa.legal / pa.legal.sum(axis=1, keepdims=True), self.trunk_solver.average_strategy().probs[p], p)
             for i, chunk in enumerate(self.decomposition.chunks):
                 s = self.operator.realization_sum.get((i, p))
                 if s is None:
@@ -433,9 +436,7 @@ class CFRDSolver:
                 legal = forest.players[p].legal
                 tot = s.sum(axis=1, keepdims=True)
                 sub = np.where(tot > 0, s / np.where(tot > 0, tot, 1.0), legal / legal.sum(axis=1, keepdims=True))
-                rows = rows_in(index, infoset_keys(forest, p), "subgame")
-                out[rows] = 0.0
-                out[rows, : sub.shape[1]] = sub
+                out = place(full_tree, forest).embed(out, sub, p)
             probs.append(out)
         return Strategy(full_tree.game_id, (probs[0], probs[1]), StrategyMeta(cfr_d_explicit_average=True))
 
@@ -486,8 +487,15 @@ def save_cfr_d(path: str | Path, solution: CFRDSolution, **meta: Any) -> Path:
     for p in (0, 1):
         arrays[f"average{p}"] = solution.average.probs[p]
         arrays[f"values{p}"] = solution.root_values[p]
-        arrays[f"labels{p}"] = np.array(["|".join(k) + "#" + lab for k, lab in infoset_keys(trunk, p)], dtype=str)
+        arrays[f"labels{p}"] = np.array(_infoset_names(trunk, p), dtype=str)
     return write_npz(path, header, arrays)
+
+
+def _infoset_names(trunk: PublicTree, player: int) -> tuple[str, ...]:
+    """[I] ``public observations#private label`` of each of ``player``'s trunk information sets, as the file stores them
+    to check that it fits the trunk it is loaded with."""
+    pa = trunk.players[player]
+    return tuple("|".join(trunk.public_key[pa.node[g]]) + "#" + pa.label[g] for g in pa.infoset_priv)
 
 
 def _read(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
@@ -526,7 +534,7 @@ def load_cfr_d(path: str | Path, game: Game | None = None) -> CFRDSolution:
         raise StrategyFileError(f"{path}: CFR-D file is for game {header['game_id']!r}, not {trunk.game_id!r}")
     probs, values = [], []
     for p in (0, 1):
-        labels = tuple("|".join(k) + "#" + lab for k, lab in infoset_keys(trunk, p))
+        labels = _infoset_names(trunk, p)
         got = tuple(str(x) for x in arrays[f"labels{p}"])
         a, v = arrays[f"average{p}"], arrays[f"values{p}"]
         if got != labels or a.shape != trunk.players[p].legal.shape or v.shape != (trunk.players[p].num_states,):

@@ -29,29 +29,27 @@ from ..errors import GameDefinitionError
 from ..eval.best_response import Exploitability, best_response, best_response_to_reach, exploitability
 from ..games.base import Game
 from ..parallel import Executor, SerialExecutor
+from ..resolving.gadgets import gadget_value
 from ..resolving.problem import GadgetSpec, SubgameProblem, SubgameSolution, resolve_subgame
-from ..resolving.solving import probs_into
 from ..solve.cfr import CFR_PLUS, CFRConfig
 from ..strategy import Strategy
 from ..tree.compile import compile_game
-from ..tree.public_tree import LEAF, PublicKey, PublicTree, infoset_index, infoset_keys, rows_from_parts, rows_in
+from ..tree.part import Part, assemble, place
+from ..tree.public_tree import LEAF, PublicKey, PublicTree
 from .cfr_d import CFRDSolution
 from .split import Decomposition, StructureCache, compile_chunk
 
 
-def stored_value_problem(
-    solution: CFRDSolution, forest: PublicTree, trunk_states: tuple[np.ndarray, np.ndarray], player: int
-) -> SubgameProblem:
-    """The problem of re-solving ``player`` in ``forest`` from what CFR-D stored.
+def stored_value_problem(solution: CFRDSolution, forest: Part, player: int) -> SubgameProblem:
+    """The problem of re-solving ``player`` in ``forest`` (subgames below the trunk, a part of it) from what CFR-D stored.
 
     Her root range is her trunk average reach; the opponent's terminate payoffs are her
-    stored average root values. ``trunk_states`` are, per player, the trunk private
-    states of the forest's root states (:attr:`~subgame.decompose.split.Chunk.trunk_states`).
+    stored average root values, both read at the trunk's leaf states (:meth:`Part.at_roots`).
     """
     if player not in (0, 1):
         raise GameDefinitionError(f"player must be 0 or 1, got {player!r}")
-    return SubgameProblem(forest, player, solution.average_reach[player][trunk_states[player]],
-                          solution.root_values[1 - player][trunk_states[1 - player]], GadgetSpec("resolve"))
+    return SubgameProblem(forest, player, forest.at_roots(solution.average_reach[player], player),
+                          forest.at_roots(solution.root_values[1 - player], 1 - player), GadgetSpec("resolve"))
 
 
 @dataclass(frozen=True, eq=False)
@@ -66,13 +64,17 @@ class ResolveTask:
     iterations: int
     config: CFRConfig
 
-    def problem(self, forest: PublicTree) -> SubgameProblem:
+    def problem(self, forest: Part) -> SubgameProblem:
         return SubgameProblem(forest, self.player, self.root_reach, self.alt, GadgetSpec("resolve"))
 
 
 def run_resolve_task(task: ResolveTask) -> SubgameSolution:
-    """Compile the chunk and re-solve it: the function parallel executors map."""
-    forest = compile_chunk(task.game, task.keys)
+    """Compile the chunk and re-solve it: the function parallel executors map.
+
+    A worker holds no trunk: the forest comes back as a whole (:meth:`Part.whole`), placed
+    in the full tree by whoever combines the re-solves.
+    """
+    forest = Part.whole(compile_chunk(task.game, task.keys))
     return resolve_subgame(task.problem(forest), iterations=task.iterations, config=task.config)
 
 
@@ -88,15 +90,15 @@ def _tasks(solution: CFRDSolution, d: Decomposition, players: Sequence[int], ite
 def _run(tasks: list[ResolveTask], d: Decomposition, executor: Executor | None) -> list[SubgameSolution]:
     if executor is None or isinstance(executor, SerialExecutor):
         return [
-            resolve_subgame(t.problem(d.cache.get(t.keys, partial(compile_chunk, t.game, t.keys))),
+            resolve_subgame(t.problem(place(d.trunk, d.cache.get(t.keys, partial(compile_chunk, t.game, t.keys)))),
                             iterations=t.iterations, config=t.config)
             for t in tasks
         ]
     return executor.map(run_resolve_task, tasks)
 
 
-def chunk_at(solution: CFRDSolution, key: Sequence[str]) -> tuple[PublicTree, tuple[np.ndarray, np.ndarray]]:
-    """The compiled subgame rooted at trunk leaf ``key`` and the trunk states of its roots.
+def chunk_at(solution: CFRDSolution, key: Sequence[str]) -> Part:
+    """The compiled subgame rooted at trunk leaf ``key``, a part of the trunk.
 
     This is all an agent needs on reaching that subgame at run time, with the trunk
     average strategy and the stored values (:func:`stored_value_problem`).
@@ -105,8 +107,7 @@ def chunk_at(solution: CFRDSolution, key: Sequence[str]) -> tuple[PublicTree, tu
     if node is None:
         raise GameDefinitionError(f"{solution.game.name}: {list(key)!r} is not a public state of the trunk")
     d = Decomposition.build(solution.game, solution.split, trunk=solution.trunk, leaf_nodes=[node], cache=StructureCache(1))
-    chunk = d.chunks[0]
-    return d.chunk_tree(chunk), chunk.trunk_states
+    return d.chunk_part(d.chunks[0])
 
 
 @dataclass(frozen=True, eq=False)
@@ -151,9 +152,9 @@ def reconstruct(
     resolved = _run(_tasks(solution, d, (0, 1), iterations, config), d, executor)
     probs = []
     for p in (0, 1):
-        parts = [(infoset_keys(solution.trunk, p), solution.average.probs[p])]
-        parts += [(r.infoset_keys, r.probs) for r in resolved if r.player == p]
-        probs.append(rows_from_parts(tree, p, parts, "CFR-D reconstruction"))
+        parts = [(place(tree, solution.trunk), solution.average.probs[p], None)]
+        parts += [(place(tree, r.tree), r.probs, None) for r in resolved if r.player == p]
+        probs.append(assemble(tree, p, parts, "CFR-D reconstruction"))
     strategy = Strategy(tree.game_id, (probs[0], probs[1]),
                         {"algo": "cfr-d", "iterations": solution.iterations, "resolve_iterations": iterations})
     return Reconstruction(tree, strategy, tuple(resolved), iterations)
@@ -231,31 +232,27 @@ def theorem3_bound(
     opp = 1 - q
     trunk = solution.trunk
     original.check(tree)
-    trunk_rows = rows_in(infoset_index(tree, q), infoset_keys(trunk, q), "trunk")
-    if not np.allclose(original.probs[q][trunk_rows, : trunk.players[q].max_actions], solution.average.probs[q], atol=1e-9):
+    in_full = place(tree, trunk)
+    if not np.allclose(in_full.restrict(original.probs[q], q), solution.average.probs[q], atol=1e-9):
         raise GameDefinitionError("the original strategy does not play the CFR-D trunk average in the trunk")
     br = best_response(tree, original, opp)
-    pa, ta = tree.players[opp], trunk.players[opp]
+    ta = trunk.players[opp]
     leaf_states = np.flatnonzero(trunk.kind[ta.node] == LEAF)
-    full_state = {(tree.public_key[pa.node[g]], pa.label[g]): g for g in range(pa.num_states)}
-    trunk_state = {(trunk.public_key[ta.node[g]], ta.label[g]): g for g in leaf_states}
     pay = np.zeros(ta.num_states)
-    pay[leaf_states] = br.cbv[[full_state[(trunk.public_key[ta.node[g]], ta.label[g])] for g in leaf_states]]
+    pay[leaf_states] = br.cbv[in_full.states[opp][leaf_states]]
     combined = original.probs[q]
-    index = infoset_index(tree, q)
     infosets, eps_s, eps_r = [], [], []
     for r in resolved:
-        keys = [(r.keys[s], lab) for s, lab in zip(r.root_subgame, r.root_labels)]
-        cbv = br.cbv[[full_state[k] for k in keys]]
-        regret = np.full(len(r.keys), -np.inf)
-        np.maximum.at(regret, r.root_subgame, cbv - r.alt)
+        forest = place(tree, r.tree)
+        cbv = forest.at_roots(br.cbv, opp)
+        regret = gadget_value("maxmargin", r.alt, cbv, r.root_subgame, len(r.keys), per_subgame=True)
         eps_s.append(np.maximum(regret, 0.0))
         if r.recovery_gap is None:
             raise GameDefinitionError("theorem3_bound needs re-solves with the follow/terminate (resolve) gadget")
         eps_r.append(r.recovery_gap)
         infosets.append(r.root_infosets)
-        pay[[trunk_state[k] for k in keys]] = np.maximum(r.alt, cbv)
-        combined = probs_into(combined, rows_in(index, r.infoset_keys, "re-solved subgame"), r.probs)
+        pay[place(trunk, r.tree).root_states[opp]] = np.maximum(r.alt, cbv)
+        combined = forest.embed(combined, r.probs, q)
     after = best_response(tree, original.with_player(q, combined), opp).value
     base = best_response_to_reach(trunk, opp, solution.average_reach[q], leaf_cfv=pay, want_policy=False).value
     return ResolveBound(q, after, br.value, base, np.concatenate(infosets), np.concatenate(eps_s), np.concatenate(eps_r))

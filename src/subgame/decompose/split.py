@@ -22,6 +22,7 @@ import numpy as np
 from ..errors import GameDefinitionError
 from ..games.base import Game
 from ..tree.compile import compile_game
+from ..tree.part import Part, place
 from ..tree.public_tree import LEAF, PublicKey, PublicTree
 from ..tree.size import tree_bytes
 
@@ -134,7 +135,7 @@ class Decomposition:
         trunk: PublicTree | None = None,
         leaf_nodes: Sequence[int] | None = None,
     ) -> Decomposition:
-        """Compile the trunk, then each chunk once to match its root states to the trunk's by label.
+        """Compile the trunk, then each chunk once to place its root states in the trunk.
 
         Args:
             batch: subgames per chunk (in trunk leaf order).
@@ -153,30 +154,15 @@ class Decomposition:
             if not np.all(np.isin(wanted, leaves)):
                 raise GameDefinitionError(f"{game.name}: nodes {sorted(set(wanted.tolist()) - set(leaves.tolist()))} are not trunk leaves")
             leaves = wanted
-        index = [
-            {(int(pa.node[g]), pa.label[g]): g for g in np.flatnonzero(trunk.kind[pa.node] == LEAF)}
-            for pa in trunk.players
-        ]
         chunks = []
         for lo in range(0, leaves.size, batch):
             nodes = leaves[lo : lo + batch]
             keys = tuple(trunk.public_key[n] for n in nodes)
-            forest = cache.get(keys, partial(compile_chunk, game, keys))
-            states, subgame = [], []
-            for p, pa in enumerate(forest.players):
-                rs = forest.root_slice[p]
-                root_node = pa.node[rs]
-                sub = np.searchsorted(np.flatnonzero(forest.parent < 0), root_node)
-                try:
-                    g = [index[p][(int(nodes[s]), pa.label[r])] for s, r in zip(sub, range(rs.start, rs.stop))]
-                except KeyError as exc:
-                    raise GameDefinitionError(
-                        f"{game.name}: subgame root state {exc.args[0]!r} of player {p} has no trunk leaf state"
-                    ) from None
-                if len(g) != int(np.sum(np.isin(trunk.players[p].node, nodes))):
+            part = place(trunk, cache.get(keys, partial(compile_chunk, game, keys)))
+            states, subgame = part.root_states, (part.root_subgame(0), part.root_subgame(1))
+            for p in (0, 1):
+                if states[p].size != int(np.sum(np.isin(trunk.players[p].node, nodes))):
                     raise GameDefinitionError(f"{game.name}: subgames {keys} do not cover their trunk leaf states")
-                states.append(np.asarray(g, dtype=np.int64))
-                subgame.append(sub.astype(np.int64))
             chunks.append(Chunk(keys, nodes.astype(np.int64), (states[0], states[1]), (subgame[0], subgame[1])))
         return Decomposition(game, split, trunk, tuple(chunks), cache, time.perf_counter() - started)
 
@@ -187,6 +173,10 @@ class Decomposition:
     def chunk_tree(self, chunk: Chunk) -> PublicTree:
         """The compiled forest of ``chunk`` (from the cache, or compiled now)."""
         return self.cache.get(chunk.keys, lambda: compile_chunk(self.game, chunk.keys))
+
+    def chunk_part(self, chunk: Chunk) -> Part:
+        """The compiled forest of ``chunk`` as a part of the trunk (its root states at the trunk's leaf states)."""
+        return place(self.trunk, self.chunk_tree(chunk))
 
     def chunk_of_key(self, key: Sequence[str]) -> Chunk:
         """The chunk holding the subgame rooted at public state ``key``."""

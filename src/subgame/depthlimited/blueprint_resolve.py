@@ -20,6 +20,7 @@ from ..games.base import Game
 from ..resolving.solving import BlueprintValues, blueprint_values
 from ..solve.cfr import CFR_PLUS, CFRConfig
 from ..strategy import Strategy
+from ..tree.part import place
 from ..tree.public_tree import PublicKey, PublicTree
 from .continuations import bias_continuations
 from .leaf import LeafValues
@@ -149,11 +150,7 @@ def depth_limited_resolve(
 
 def blueprint_reach_in(full_tree: PublicTree, bv: BlueprintValues, tree: PublicTree, player: int) -> np.ndarray:
     """[G_player] her blueprint reach (from the game's start) at each private state of ``tree``."""
-    pa_f, pa = full_tree.players[player], tree.players[player]
-    index = {(full_tree.public_key[pa_f.node[g]], pa_f.label[g]): g for g in range(pa_f.num_states)}
-    rows = np.fromiter((index[(tree.public_key[pa.node[g]], pa.label[g])] for g in range(pa.num_states)),
-                       dtype=np.int64, count=pa.num_states)
-    return bv.reach[player][rows]
+    return place(full_tree, tree).restrict(bv.reach[player], player, axis="states")
 
 
 def _values(full_tree: PublicTree, bv: BlueprintValues, tree: PublicTree, player: int, spec: DepthLimitedSpec,

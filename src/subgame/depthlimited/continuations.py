@@ -21,7 +21,8 @@ import numpy as np
 
 from ..errors import SubgameError
 from ..strategy import Strategy
-from ..tree.public_tree import LEAF, PublicTree, infoset_index, infoset_keys, rows_in
+from ..tree.part import place
+from ..tree.public_tree import LEAF, PublicTree
 from .values import Continuations
 
 POKER_CLASSES: dict[str, str] = {"f": "fold", "c": "check/call", "r": "bet/raise"}
@@ -115,18 +116,11 @@ def _infosets_below(full_tree: PublicTree, dl_tree: PublicTree, player: int) -> 
     dpa = dl_tree.players[player]
     leaf_g = np.flatnonzero(dl_tree.kind[dpa.node] == LEAF)
     start = np.full(pa.num_states, -1, dtype=np.int64)
-    full_index = {(full_tree.public_key[pa.node[g]], pa.label[g]): g for g in range(pa.num_states)}
-    for j, g in enumerate(leaf_g):
-        start[full_index[(dl_tree.public_key[dpa.node[g]], dpa.label[g])]] = j
+    start[place(full_tree, dl_tree).states[player][leaf_g]] = np.arange(leaf_g.size)
     for lv in full_tree.plan.levels[player]:
         par = start[pa.parent[lv.lo : lv.hi]]
         start[lv.lo : lv.hi] = np.where(start[lv.lo : lv.hi] >= 0, start[lv.lo : lv.hi], par)
     return start[pa.infoset_priv]
-
-
-def dl_rows(full_tree: PublicTree, dl_tree: PublicTree, player: int) -> np.ndarray:
-    """[I_dl] the full tree's information set matching each of ``player``'s infosets of the depth-limited tree."""
-    return rows_in(infoset_index(full_tree, player), infoset_keys(dl_tree, player), "depth-limited tree")
 
 
 def _check_k(k: int, most: int, what: str) -> None:

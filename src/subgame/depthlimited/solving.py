@@ -28,13 +28,13 @@ from ..errors import SubgameError
 from ..eval.best_response import best_response, best_response_to_reach
 from ..games.base import Game
 from ..resolving.problem import SubgameSolution, resolve_subgame
-from ..resolving.solving import BlueprintValues, blueprint_problem, probs_into
+from ..resolving.solving import BlueprintValues, blueprint_problem
 from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver
 from ..strategy import Strategy
 from ..tree.compile import compile_game
+from ..tree.part import place
 from ..tree.public_tree import LEAF, PublicTree
 from ..tree.sweep import forward_reach, transition_weights
-from .continuations import dl_rows
 from .leaf import LeafValues, MultiValuedLeaf
 from .values import Continuations, LeafValueSource
 
@@ -106,8 +106,8 @@ class DepthLimitedSolution:
 
     def into(self, full_tree: PublicTree, strategy: Strategy) -> Strategy:
         """``strategy`` (on the full tree) with the re-solver's rows replaced by this solution."""
-        rows = dl_rows(full_tree, self.tree, self.player)
-        return strategy.with_player(self.player, probs_into(strategy.probs[self.player], rows, self.probs))
+        part = place(full_tree, self.tree)
+        return strategy.with_player(self.player, part.embed(strategy.probs[self.player], self.probs, self.player))
 
 
 def _at_game_start(tree: PublicTree, blueprint: BlueprintValues | None) -> bool:
@@ -156,8 +156,7 @@ def solve_depth_limited(
         return DepthLimitedSolution(tree, player, probs[player], leaf, -br.value, None, solver.iteration,
                                     br.value + mine.value)
     assert blueprint is not None  # for the type checker: _at_game_start is true without it
-    roots = [blueprint.tree.node_of_key[tree.public_key[n]] for n in np.flatnonzero(tree.parent < 0)]
-    problem = blueprint_problem(blueprint, tree, roots, player, gadget)
+    problem = blueprint_problem(blueprint, place(blueprint.tree, tree), player, gadget)
     sol = resolve_subgame(problem, iterations=iterations, config=config, leaves=(leaf,))
     return DepthLimitedSolution(tree, player, sol.probs, leaf, -float(sol.root_cbv.sum()), sol, iterations)
 

@@ -30,7 +30,8 @@ from ..games.base import CHANCE, TERMINAL, Game, game_fingerprint
 from ..strategy import Strategy
 from ..tree.enumeration import enumerate_game
 from ..tree.operators import SparseTerminal
-from ..tree.public_tree import LEAF, PublicKey, PublicTree, infoset_index, infoset_keys, rows_in
+from ..tree.part import Part, place
+from ..tree.public_tree import LEAF, PublicKey, PublicTree, infoset_index
 from ..tree.sweep import forward_reach, transition_weights
 from .leaf import LeafValues
 
@@ -89,12 +90,6 @@ def _leaf_state_index(tree: PublicTree, player: int) -> dict[tuple[PublicKey, st
     return {(tree.public_key[pa.node[g]], pa.label[g]): int(g) for g in np.flatnonzero(tree.kind[pa.node] == LEAF)}
 
 
-def _strategy_below(full: PublicTree, below: PublicTree, player: int, probs: np.ndarray) -> np.ndarray:
-    """``probs`` (over the full tree's infosets) restricted to ``below``'s infosets, action slots aligned."""
-    rows = rows_in(infoset_index(full, player), infoset_keys(below, player), "below the depth limit")
-    return np.ascontiguousarray(probs[rows, : below.players[player].max_actions])
-
-
 @dataclass(eq=False)
 class ExactValues:
     """Exact leaf values: the game below the leaves traversed under (σ̂_ρ, σ_oᵏ).
@@ -109,38 +104,44 @@ class ExactValues:
     game: Game
     full_tree: PublicTree
     blueprint: Strategy
-    _forests: dict[tuple[PublicKey, ...], PublicTree] = field(default_factory=dict, repr=False)
+    _forests: dict[tuple[PublicKey, ...], Part] = field(default_factory=dict, repr=False)
 
     def forest(self, tree: PublicTree) -> PublicTree:
         """The game below ``tree``'s leaves, one subgame per leaf node (compiled once per set of leaves)."""
+        return self._below(tree).tree
+
+    def _below(self, tree: PublicTree) -> Part:
+        """:meth:`forest` as a part of the full tree."""
         keys = tuple(_leaf_keys(tree))
         if keys not in self._forests:
-            self._forests[keys] = enumerate_game(self.game, public_states=keys)
+            self._forests[keys] = place(self.full_tree, enumerate_game(self.game, public_states=keys))
         return self._forests[keys]
 
     def leaf_values(self, tree: PublicTree, continuations: Continuations) -> LeafValues:
         _check_game(tree, self.full_tree)
-        below = self.forest(tree)
+        part = self._below(tree)
+        below = part.tree
         rho, opp = 1 - continuations.player, continuations.player
         term = below.terminals[0]
         if len(below.terminals) != 1 or not isinstance(term, SparseTerminal):
             raise SubgameError("exact leaf values need the enumerated game's sparse terminal operator")
-        to_dl = [_roots_to(below, tree, q) for q in (0, 1)]
-        reach_rho = self._reach_matrix(below, rho, self.blueprint.probs[rho])
+        to_dl = place(tree, below).root_states  # per player, the leaf state of ``tree`` at each root state below
+        reach_rho = self._reach_matrix(part, rho, self.blueprint.probs[rho])
         u_rho = reach_rho @ (term.u if rho == 0 else term.ut)  # [R_ρ, G_o]
         shape = (tree.players[0].num_states, tree.players[1].num_states)
         mats = []
         for probs in continuations.probs:
-            m = (u_rho @ self._reach_matrix(below, opp, probs).T).tocoo()  # [R_ρ, R_o]
+            m = (u_rho @ self._reach_matrix(part, opp, probs).T).tocoo()  # [R_ρ, R_o]
             r, c = (m.row, m.col) if rho == 0 else (m.col, m.row)
             g = sp.csr_matrix((m.data, (to_dl[0][r], to_dl[1][c])), shape=shape)
             g.sum_duplicates()
             mats.append(g)
         return LeafValues(tree.game_id, rho, tuple(mats), continuations.names)
 
-    def _reach_matrix(self, below: PublicTree, player: int, probs: np.ndarray) -> sp.csr_matrix:
-        """[R, G] player's own reach from each root private state of ``below`` to each private state under it."""
-        sigma = _strategy_below(self.full_tree, below, player, probs)
+    def _reach_matrix(self, part: Part, player: int, probs: np.ndarray) -> sp.csr_matrix:
+        """[R, G] player's own reach from each root private state of the part below the leaves to each private state under it."""
+        below = part.tree
+        sigma = np.ascontiguousarray(part.restrict(probs, player))
         reach = forward_reach(below, player, transition_weights(below, player, sigma))
         anc = _root_ancestor(below, player)
         rs = below.root_slice[player]
@@ -156,17 +157,6 @@ def _root_ancestor(tree: PublicTree, player: int) -> np.ndarray:
     for lv in plan.levels[player]:
         anc[lv.lo : lv.hi] = anc[pa.parent[lv.lo : lv.hi]]
     return anc
-
-
-def _roots_to(below: PublicTree, tree: PublicTree, player: int) -> np.ndarray:
-    """[R] the leaf private state of ``tree`` matching each root private state of ``below``."""
-    index = _leaf_state_index(tree, player)
-    pa, rs = below.players[player], below.root_slice[player]
-    try:
-        return np.fromiter((index[(below.public_key[pa.node[g]], pa.label[g])] for g in range(rs.start, rs.stop)),
-                           dtype=np.int64, count=rs.stop - rs.start)
-    except KeyError as exc:
-        raise SubgameError(f"leaf private state {exc.args[0]!r} of the game below has no match in the tree") from None
 
 
 def _check_game(tree: PublicTree, full: PublicTree) -> None:

@@ -61,9 +61,10 @@ from ..games.poker import PokerGame
 from ..strategy import Strategy
 from ..tree.board_cut import BoardCut
 from ..tree.isomorphism import canonical_deals, suit_classes
+from ..tree.part import place
 from ..tree.poker_compile import deal_hands
 from ..tree.poker_operators import colex_rank
-from ..tree.public_tree import PublicTree, infoset_index, infoset_keys, rows_in
+from ..tree.public_tree import PublicTree
 from ..tree.size import tree_bytes
 from ..tree.sweep import forward_reach, transition_weights
 from .best_response import Exploitability, best_response_to_reach
@@ -141,18 +142,15 @@ class BoardClasses:
 
 
 def strategy_rows(full_tree: PublicTree, strategy: Strategy) -> RowSource:
-    """Rows of an explicit whole-game ``strategy``, matched by (public key, private label).
+    """Rows of an explicit whole-game ``strategy``, each forest placed in the whole game's tree.
 
-    Needs the whole game's tree for the matching (a test oracle and small games); a
-    blueprint too big for that gives its rows by :func:`bucket_rows`.
+    Needs the whole game's tree (a test oracle and small games); a blueprint too big for
+    that gives its rows by :func:`bucket_rows`.
     """
     strategy.check(full_tree)
-    index = (infoset_index(full_tree, 0), infoset_index(full_tree, 1))
 
     def rows(tree: PublicTree, player: int) -> np.ndarray:
-        x = strategy.probs[player][rows_in(index[player], infoset_keys(tree, player), "board pass")]
-        width = tree.players[player].max_actions
-        return x[:, :width]
+        return place(full_tree, tree).restrict(strategy.probs[player], player)
 
     return rows
 

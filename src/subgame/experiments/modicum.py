@@ -18,7 +18,7 @@ import numpy as np
 
 from ..eval.best_response import best_response_to_reach
 from ..games import load_game
-from ..resolving import blueprint_problem, blueprint_values, subgame_forest, subgame_roots
+from ..resolving import blueprint_problem, blueprint_values, subgame_forest
 from ..solve.cfr import CFR_PLUS, MODICUM, CFRConfig, CFRSolver
 from ..tree.compile import compile_game
 from ..tree.public_tree import PublicTree
@@ -63,8 +63,9 @@ def modicum_vs_cfr_plus(
         g = load_game(game)
         tree = compile_game(g)
         blueprint = CFRSolver(tree, CFR_PLUS).run(bp_its).average_strategy()
-        forest = subgame_forest(g, tree)
-        fixed = blueprint_problem(blueprint_values(tree, blueprint), forest, subgame_roots(tree), 0, "unsafe")
+        part = subgame_forest(g, tree)
+        forest = part.tree
+        fixed = blueprint_problem(blueprint_values(tree, blueprint), part, 0, "unsafe")
         root_reach = (fixed.root_reach, np.asarray(fixed.opponent_reach))
 
         def solve(config: CFRConfig, t: int) -> float:

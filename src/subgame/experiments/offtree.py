@@ -46,10 +46,11 @@ from ..eval.best_response import best_response, best_response_to_reach
 from ..games.poker.game import PokerGame
 from ..resolving import BetAbstraction, restrict, translation_strategy
 from ..resolving.problem import GadgetSpec, SubgameProblem, resolve_subgame
-from ..resolving.solving import blueprint_problem, blueprint_values, probs_into
+from ..resolving.solving import blueprint_problem, blueprint_values
 from ..solve.cfr import CFR_PLUS, CFRSolver
 from ..tree.compile import compile_game
-from ..tree.public_tree import CHANCE_NODE, LEAF, PublicKey, PublicTree, infoset_index, infoset_keys, rows_in
+from ..tree.part import Part, compile_part, place
+from ..tree.public_tree import CHANCE_NODE, LEAF, PublicKey, PublicTree
 from ..tree.sweep import forward_reach, transition_weights
 from .nested_table import BIG_BLIND, nested_game
 from .report import ExperimentResult, Series
@@ -62,14 +63,6 @@ RESPONDER, BETTOR = 1, 0
 PAPER_VALUES = "depth-limited, the paper's leaf values (average of the 0.5 and 1 pot leaves)"
 TRANSLATED_VALUES = "depth-limited, leaves under the translated blueprint"
 GOOD_VALUES = "depth-limited, leaves under the lower bound's strategy after the bet (diagnostic)"
-
-
-def _states_by_label(src: PublicTree, src_states: np.ndarray, dst: PublicTree, dst_states: np.ndarray, player: int) -> np.ndarray:
-    """[len(dst_states)] the state of ``src_states`` with the same (public key, label) as each of ``dst_states``."""
-    ps, pd = src.players[player], dst.players[player]
-    pos = {(src.public_key[ps.node[g]], ps.label[g]): int(g) for g in src_states}
-    return np.fromiter((pos[(dst.public_key[pd.node[g]], pd.label[g])] for g in dst_states), dtype=np.int64,
-                       count=len(dst_states))
 
 
 def offtree_values(
@@ -126,17 +119,16 @@ def offtree_values(
     ]
     bv_real = blueprint_values(real, translated)
     cbv_abstract = blueprint_values(abstract, blueprint).cbv[BETTOR]
-    dl = restrict(game, depth_limited_tree(game, public_state=after, chance_limit=1), abstraction)
-    at_root = {abstract.players[BETTOR].label[g]: g for g in _node_states(abstract, BETTOR, 0)}  # footnote 4: I, not I·a
+    dl_part = place(real, restrict(game, depth_limited_tree(game, public_state=after, chance_limit=1), abstraction))
+    dl = dl_part.tree
 
-    def subgame_problem(tree: PublicTree) -> SubgameProblem:
-        """Re-solving below the bet in ``tree``, the bettor's alternatives her C̃BV at the start of the abstraction."""
-        c_tilde = cbv_abstract[[at_root[tree.players[BETTOR].label[g]]
-                                for g in range(*_slice(tree.root_slice[BETTOR]))]]
-        return replace(blueprint_problem(bv_real, tree, [real.node_of_key[after]], RESPONDER, "resolve"), alt=c_tilde)
+    def subgame_problem(part: Part) -> SubgameProblem:
+        """Re-solving below the bet in ``part``, the bettor's alternatives her C̃BV at the start of the abstraction
+        (footnote 4: at I, not I·a; the bet is public, so I is the parent of each root state)."""
+        c_tilde = cbv_abstract[real.players[BETTOR].parent[part.root_states[BETTOR]]]
+        return replace(blueprint_problem(bv_real, part, RESPONDER, "resolve"), alt=c_tilde)
 
-    problem = subgame_problem(dl)
-    dl_rows = rows_in(infoset_index(real, RESPONDER), infoset_keys(dl, RESPONDER), "depth-limited subgame")
+    problem = subgame_problem(dl_part)
 
     def answer(values: LeafValues) -> tuple[MultiValuedLeaf, np.ndarray]:
         """The depth-limited solve against ``values``: (its leaf, the responder's strategy in ``dl``)."""
@@ -145,7 +137,7 @@ def offtree_values(
 
     def final_exploitability(leaf: MultiValuedLeaf, dl_probs: np.ndarray) -> float:
         """With the rest of the game below the bet re-solved safely from the leaves (§6.1), the blueprint elsewhere."""
-        probs = probs_into(translated.probs[RESPONDER], dl_rows, dl_probs)
+        probs = dl_part.embed(translated.probs[RESPONDER], dl_probs, RESPONDER)
         return responder_exploitability(_solve_below(game, real, abstraction, dl, leaf, dl_probs, problem.root_reach,
                                                      probs, its))
 
@@ -159,17 +151,17 @@ def offtree_values(
         conts = Continuations(BETTOR, (translated.probs[BETTOR],), ("blueprint",))
         solved = [answer(source.leaf_values(dl, conts))]
         while conts.num_values < max(ks):
-            br = best_response(real, translated.with_player(RESPONDER, probs_into(below, dl_rows, solved[-1][1])), BETTOR)
+            br = best_response(real, translated.with_player(RESPONDER, dl_part.embed(below, solved[-1][1], RESPONDER)), BETTOR)
             conts = conts.add(br.policy, f"best response {conts.num_values}")
             solved.append(answer(source.leaf_values(dl, conts)))
         return [final_exploitability(*solved[k - 1]) for k in ks]
 
     # No depth limit: the whole game below the bet re-solved with the same gadget, what the
     # depth-limited solve approximates ("solving to the end of the game", §6.1).
-    whole = restrict(game, compile_game(game, public_state=after), abstraction)
-    whole_rows = rows_in(infoset_index(real, RESPONDER), infoset_keys(whole, RESPONDER), "subgame below the bet")
+    whole = compile_part(game, real, [real.node_of_key[after]])
+    whole = replace(whole, tree=restrict(game, whole.tree, abstraction))
     rows.append(("nested solving to the end of the game (no depth limit)", "", responder_exploitability(
-        probs_into(translated.probs[RESPONDER], whole_rows, resolve_subgame(subgame_problem(whole), iterations=its).probs))))
+        whole.embed(translated.probs[RESPONDER], resolve_subgame(subgame_problem(whole), iterations=its).probs, RESPONDER))))
 
     # The paper's leaves: the self-generative set of the abstraction's depth-limited game at
     # the start, valued at the leaves below the neighbouring bets and averaged (§6.1).
@@ -183,8 +175,8 @@ def offtree_values(
         PAPER_VALUES: [final_exploitability(*answer(paper_values.select(range(k)))) for k in ks],
         TRANSLATED_VALUES: self_generative(translated.probs[RESPONDER]),
         # Diagnostic: below the leaves, the lower bound's own strategy after the bet (blueprint elsewhere).
-        GOOD_VALUES: self_generative(probs_into(translated.probs[RESPONDER], whole_rows,
-                                                with_bet.probs[RESPONDER][whole_rows])),
+        GOOD_VALUES: self_generative(whole.embed(translated.probs[RESPONDER],
+                                                 with_bet.probs[RESPONDER][whole.infosets[RESPONDER]], RESPONDER)),
     }
     for name, ys in curves.items():
         rows.extend((name, k, e) for k, e in zip(ks, ys))
@@ -229,15 +221,6 @@ def offtree_values(
     )
 
 
-def _slice(s: slice) -> tuple[int, int]:
-    return int(s.start), int(s.stop)
-
-
-def _node_states(tree: PublicTree, player: int, node: int) -> np.ndarray:
-    lo, hi = np.searchsorted(tree.players[player].node, [node, node + 1])
-    return np.arange(lo, hi)
-
-
 def _solve_below(game: PokerGame, real: PublicTree, abstraction: BetAbstraction, dl: PublicTree, leaf: MultiValuedLeaf,
                  dl_probs: np.ndarray, root_reach: np.ndarray, probs: np.ndarray, iterations: int) -> np.ndarray:
     """The responder's strategy below the depth limit, re-solved safely from the leaves' values (§6.1).
@@ -249,15 +232,11 @@ def _solve_below(game: PokerGame, real: PublicTree, abstraction: BetAbstraction,
     zero = np.zeros(dl.players[BETTOR].num_states)
     leaf_cfv = leaf.evaluate(BETTOR, (zero, reach), "best")
     cbv = best_response_to_reach(dl, BETTOR, reach, leaf_cfv=leaf_cfv, want_policy=False).cbv
-    keys = [dl.public_key[n] for n in np.flatnonzero(dl.kind == LEAF)]
-    forest = restrict(game, compile_game(game, public_states=keys), abstraction)
-    rs = [np.arange(*_slice(forest.root_slice[p])) for p in (0, 1)]
-    leaf_states = [np.flatnonzero(dl.kind[dl.players[p].node] == LEAF) for p in (0, 1)]
-    my = reach[_states_by_label(dl, leaf_states[RESPONDER], forest, rs[RESPONDER], RESPONDER)]
-    alt = cbv[_states_by_label(dl, leaf_states[BETTOR], forest, rs[BETTOR], BETTOR)]
-    sol = resolve_subgame(SubgameProblem(forest, RESPONDER, my, alt, GadgetSpec("resolve")), iterations=iterations)
-    rows = rows_in(infoset_index(real, RESPONDER), infoset_keys(forest, RESPONDER), "subgames below the depth limit")
-    return probs_into(probs, rows, sol.probs)
+    below = compile_part(game, dl, np.flatnonzero(dl.kind == LEAF))
+    below = replace(below, tree=restrict(game, below.tree, abstraction))
+    problem = SubgameProblem(below, RESPONDER, below.at_roots(reach, RESPONDER), below.at_roots(cbv, BETTOR), GadgetSpec("resolve"))
+    sol = resolve_subgame(problem, iterations=iterations)
+    return place(real, below.tree).embed(probs, sol.probs, RESPONDER)
 
 
 def _children(tree: PublicTree) -> list[list[int]]:

@@ -21,8 +21,6 @@ from .solving import (
     SubgameParams,
     blueprint_problem,
     blueprint_values,
-    full_rows,
-    probs_into,
     public_node,
     resolve_all,
     solve_subgames,
@@ -34,7 +32,7 @@ from .translation import BetAbstraction, pseudo_harmonic, restrict, translate, t
 __all__ = [
     "GADGETS", "METHODS", "SAFE_METHODS", "BlueprintValues", "DistributionalGadget", "FixedRange", "GadgetSpec",
     "MaxMarginGadget", "Method", "ResolveGadget", "SubgameParams", "SubgameProblem", "SubgameSolution",
-    "blueprint_problem", "blueprint_values", "full_rows", "probs_into", "public_node", "resolve_all", "resolve_subgame",
+    "blueprint_problem", "blueprint_values", "public_node", "resolve_all", "resolve_subgame",
     "solve_subgames", "subgame_forest", "subgame_roots",
     "NESTED_METHODS", "NestedResult", "nested_strategy", "solve_off_tree",
     "BetAbstraction", "pseudo_harmonic", "restrict", "translate", "translation_strategy",

@@ -14,8 +14,40 @@ the gadget updates its own regrets. No copy of the tree is made.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal, overload
 
 import numpy as np
+
+#: The two gadgets whose value against a best-responding opponent :func:`gadget_value` gives.
+GadgetName = Literal["resolve", "maxmargin"]
+
+
+@overload
+def gadget_value(gadget: GadgetName, alt: np.ndarray, cbv: np.ndarray, segment: np.ndarray, subgames: int,
+                 per_subgame: Literal[False] = False) -> float: ...
+@overload
+def gadget_value(gadget: GadgetName, alt: np.ndarray, cbv: np.ndarray, segment: np.ndarray, subgames: int,
+                 per_subgame: Literal[True]) -> np.ndarray: ...
+def gadget_value(gadget: GadgetName, alt: np.ndarray, cbv: np.ndarray, segment: np.ndarray, subgames: int,
+                 per_subgame: bool = False) -> float | np.ndarray:
+    """The gadget player's value of a gadget game when she best-responds: her total, or [S] per subgame.
+
+    ``alt`` and ``cbv`` [R] are her alternative payoffs and her counterfactual best-response
+    values at her root private states, ``segment`` [R] the subgame (0..S-1) of each. The
+    resolving gadget lets her follow or terminate at every root state: Σ_I max(alt(I), CBV(I))
+    (Burch et al. 2014, Fig. 2); the max-margin gadget lets her pick one root state per
+    subgame and pays her value there minus its alternative payoff: max_I (CBV(I) − alt(I))
+    (safe-and-nested §4.2; Milec et al. §5, Fig. 3).
+    """
+    if gadget == "resolve":
+        best = np.maximum(alt, cbv)
+        if per_subgame:
+            out: np.ndarray = np.bincount(segment, weights=best, minlength=subgames)
+            return out
+        return float(best.sum())
+    margin = np.full(subgames, -np.inf)
+    np.maximum.at(margin, segment, cbv - alt)
+    return margin if per_subgame else float(margin.sum())
 
 
 @dataclass

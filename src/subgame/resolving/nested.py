@@ -35,7 +35,7 @@ Nothing guarantees a result below translation's; the experiment measures it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
@@ -44,10 +44,10 @@ from ..errors import IllegalActionError, SubgameError
 from ..games.base import Game
 from ..solve.cfr import CFR_PLUS, CFRConfig
 from ..strategy import Strategy
-from ..tree.compile import compile_game
-from ..tree.public_tree import CHANCE_NODE, DECISION, PublicKey, PublicTree, infoset_index, infoset_keys, rows_in
+from ..tree.part import Part, at_or_below, compile_part
+from ..tree.public_tree import CHANCE_NODE, DECISION, PublicKey, PublicTree
 from .problem import GadgetKind, GadgetSpec, SubgameProblem, SubgameSolution, resolve_subgame
-from .solving import METHODS, BlueprintValues, blueprint_values, gift_totals, probs_into
+from .solving import METHODS, BlueprintValues, blueprint_values, gift_totals
 from .translation import BetAbstraction, node_actions, node_actions_legal, restrict
 
 Root = Literal["inexpensive", "expensive"]
@@ -147,7 +147,6 @@ def nested_strategy(
     base = restrict(game, tree, abstraction)
     blueprint.check(base)
     sigma = [blueprint.probs[0].copy(), blueprint.probs[1].copy()]
-    index = [infoset_index(tree, 0), infoset_index(tree, 1)]
     opened: set[PublicKey] = set()
     solved, level, slack = 0, 0, 0.0
     while True:
@@ -166,14 +165,13 @@ def nested_strategy(
             sol = resolve_subgame(problem, iterations=iterations, config=config)
             if spec.gadget != "unsafe":
                 slack += float(np.maximum(0.0, -sol.margins).sum())
-            below = tuple(tree.public_key[c] for _, cs in wave for c in cs)
-            _write(sigma, responder, sol.probs, infoset_keys(problem.tree, responder), index[responder], below, ())
+            below = [c for _, cs in wave for c in cs]
+            _write(sigma, responder, sol.probs, problem.part, below, [])
             if spec.gadget == "unsafe":  # her strategy there decides her reach at deeper off-tree points
-                mirror = SubgameProblem(problem.tree, opp, problem.opponent_reach, np.full(len(problem.root_reach), np.nan),  # type: ignore[arg-type]
+                mirror = SubgameProblem(problem.part, opp, problem.opponent_reach, np.full(len(problem.root_reach), np.nan),  # type: ignore[arg-type]
                                         GadgetSpec("unsafe"), opponent_reach=problem.root_reach)
                 osol = resolve_subgame(mirror, iterations=iterations, config=config)
-                heads = tuple(tree.public_key[h] for h, _ in wave)
-                _write(sigma, opp, osol.probs, infoset_keys(problem.tree, opp), index[opp], below, heads)
+                _write(sigma, opp, osol.probs, problem.part, below, [h for h, _ in wave])
             solved += len(wave)
         opened |= {tree.public_key[h] for h, _ in points}
     return NestedResult(sigma[responder], solved, level, slack)
@@ -186,10 +184,13 @@ def _wave_problem(
     """The re-solving problem at the off-tree points of ``wave`` (disjoint subgames, one forest)."""
     opp = 1 - responder
     inexpensive = root == "inexpensive"
-    keys = [tree.public_key[c] for _, cs in wave for c in cs] if inexpensive else [tree.public_key[h] for h, _ in wave]
+    roots = [c for _, cs in wave for c in cs] if inexpensive else [h for h, _ in wave]
     open_here = opened | {tree.public_key[h] for h, _ in wave}
-    forest = restrict(game, compile_game(game, public_states=keys), abstraction, open_at=open_here)
-    at = [_states_at(tree, forest, q, inexpensive) for q in (0, 1)]
+    forest = compile_part(game, tree, roots)
+    forest = replace(forest, tree=restrict(game, forest.tree, abstraction, open_at=open_here))
+    # the inexpensive root reads C̃BV and the reaches before the off-tree action: the public
+    # action leaves a private state's observations as they were, so that is the root state's parent
+    at = [tree.players[q].parent[g] if inexpensive else g for q, g in enumerate(forest.root_states)]
     alt = bv.cbv[opp][at[opp]] + (0.0 if gifts is None else gifts[at[opp]])
     return SubgameProblem(
         forest, responder, bv.reach[responder][at[responder]],
@@ -253,14 +254,16 @@ def _check(method: str, root: str) -> None:
         raise SubgameError("unsafe solving needs the expensive root: the blueprint never reaches an off-tree action (§6)")
 
 
-def _write(sigma: list[np.ndarray], player: int, probs: np.ndarray, keys: Sequence[tuple[PublicKey, str]],
-           index: dict[tuple[PublicKey, str], int], below: tuple[PublicKey, ...], at: tuple[PublicKey, ...]) -> None:
-    """Copy the rows of ``probs`` whose public state is at or under one of ``below`` (or equal to one of ``at``)."""
-    heads, lengths = set(below), sorted({len(b) for b in below})
-    take = [i for i, (k, _) in enumerate(keys) if k in at or any(k[:n] in heads for n in lengths)]
-    if take:
-        rows = rows_in(index, [keys[i] for i in take], "nested subgame")
-        sigma[player] = probs_into(sigma[player], rows, probs[take])
+def _write(sigma: list[np.ndarray], player: int, probs: np.ndarray, part: Part, below: Sequence[int], at: Sequence[int]) -> None:
+    """Copy the rows of ``probs`` (over ``part``'s information sets) whose public node is at or under one of the parent's
+    nodes ``below`` (or is one of ``at``)."""
+    tree = part.tree
+    under = at_or_below(tree, np.flatnonzero(np.isin(part.node, np.asarray(below, dtype=np.int64))))
+    under |= np.isin(part.node, np.asarray(at, dtype=np.int64))
+    pa = tree.players[player]
+    take = under[pa.node[pa.infoset_priv]]
+    if take.any():
+        sigma[player] = part.embed(sigma[player], probs, player, only=take)
 
 
 def _antichains(tree: PublicTree, points: list[tuple[int, list[int]]]) -> list[list[tuple[int, list[int]]]]:
@@ -274,23 +277,3 @@ def _antichains(tree: PublicTree, points: list[tuple[int, list[int]]]) -> list[l
         left = [pt for pt in left if pt not in top]
     return waves
 
-
-def _states_at(full: PublicTree, forest: PublicTree, player: int, parent: bool) -> np.ndarray:
-    """[R] the full tree's private state matching each root private state of ``forest``.
-
-    With ``parent`` the match is taken at the root's parent public node (the state before
-    the off-tree action, where C̃BV and the reaches are read): the off-tree action is public,
-    so a private state keeps its label across it.
-    """
-    pa_f, pa = full.players[player], forest.players[player]
-    rs = forest.root_slice[player]
-    out = np.empty(rs.stop - rs.start, dtype=np.int64)
-    for r in np.unique(pa.node[rs]):
-        n = full.node_of_key[forest.public_key[r]]
-        if parent:
-            n = int(full.parent[n])
-        lo, hi = np.searchsorted(pa_f.node, [n, n + 1])
-        by_label = {pa_f.label[g]: g for g in range(lo, hi)}
-        for g in np.flatnonzero(pa.node[rs] == r) + rs.start:
-            out[g - rs.start] = by_label[pa.label[g]]
-    return out

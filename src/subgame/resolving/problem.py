@@ -24,9 +24,10 @@ from ..eval.best_response import best_response_to_reach
 from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver, checked_iterations
 from ..solve.driver import Budget, run
 from ..solve.plugins import Leaf, RootGadget, plug_in_values
-from ..tree.public_tree import PublicKey, PublicTree, infoset_keys, root_subgame
+from ..tree.part import Part
+from ..tree.public_tree import PublicKey, PublicTree
 from ..tree.sweep import forward_reach, transition_weights
-from .gadgets import DistributionalGadget, FixedRange, MaxMarginGadget, ResolveGadget
+from .gadgets import DistributionalGadget, FixedRange, MaxMarginGadget, ResolveGadget, gadget_value
 
 GadgetKind = Literal["unsafe", "resolve", "maxmargin", "distributional"]
 
@@ -57,7 +58,9 @@ class SubgameProblem:
     Root arrays are over the forest's root private states of one player (``R_p``).
 
     Attributes:
-        tree: the compiled forest (one root per subgame; one subgame is a forest of one).
+        part: the compiled forest (one root per subgame; one subgame is a forest of one)
+            and its place in the tree it was cut from (:meth:`Part.whole` for a tree that
+            stands alone).
         player: the re-solving player; the other one is the gadget player.
         root_reach: [R_player] her reach at the roots (blueprint or trunk average).
         alt: [R_opp] the opponent's alternative payoff at each root private state, as a
@@ -68,7 +71,7 @@ class SubgameProblem:
             blueprint, the upper end of a distributional alternative payoff.
     """
 
-    tree: PublicTree
+    part: Part
     player: int
     root_reach: np.ndarray
     alt: np.ndarray
@@ -91,6 +94,11 @@ class SubgameProblem:
             raise SubgameError(f"the {self.gadget.kind} gadget needs {needs}")
 
     @property
+    def tree(self) -> PublicTree:
+        """The compiled forest."""
+        return self.part.tree
+
+    @property
     def opponent(self) -> int:
         return 1 - self.player
 
@@ -107,7 +115,7 @@ class SubgameProblem:
 GADGETS: dict[str, Callable[[SubgameProblem], RootGadget]] = {
     "unsafe": lambda pr: FixedRange(pr.opponent, np.asarray(pr.opponent_reach, dtype=np.float64)),
     "resolve": lambda pr: ResolveGadget(pr.opponent, pr.alt),
-    "maxmargin": lambda pr: MaxMarginGadget(pr.opponent, pr.alt, root_subgame(pr.tree, pr.opponent)),
+    "maxmargin": lambda pr: MaxMarginGadget(pr.opponent, pr.alt, pr.part.root_subgame(pr.opponent)),
     "distributional": lambda pr: DistributionalGadget(
         pr.opponent, pr.alt, np.asarray(pr.alt_upper), pr.gadget.spread, pr.gadget.step
     ),
@@ -144,6 +152,10 @@ class SubgameSolution:
     opponent_probs: np.ndarray | None = None
 
     @property
+    def part(self) -> Part:
+        return self.problem.part
+
+    @property
     def tree(self) -> PublicTree:
         return self.problem.tree
 
@@ -164,20 +176,13 @@ class SubgameSolution:
         return self.problem.root_keys
 
     @property
-    def infoset_keys(self) -> tuple[tuple[PublicKey, str], ...]:
-        """[I_sub] (public key, label) of each information set, to place it in another tree."""
-        return infoset_keys(self.tree, self.player)
-
-    @property
     def root_subgame(self) -> np.ndarray:
         """[R_opp] the subgame of each opponent root state."""
-        return root_subgame(self.tree, self.problem.opponent)
+        return self.part.root_subgame(self.problem.opponent)
 
-    @property
-    def root_labels(self) -> tuple[str, ...]:
-        """[R_opp] the private label of each opponent root state."""
-        rs = self.tree.root_slice[self.problem.opponent]
-        return self.tree.players[self.problem.opponent].label[rs.start : rs.stop]
+    def into(self, parent_probs: np.ndarray) -> np.ndarray:
+        """A copy of the re-solver's ``parent_probs`` [I_parent, A] with her re-solved rows in place."""
+        return self.part.embed(parent_probs, self.probs, self.player)
 
     @property
     def root_infosets(self) -> np.ndarray:
@@ -232,9 +237,9 @@ def resolve_subgame(
     if problem.gadget.kind == "resolve" and not leaves:
         reach_o = forward_reach(tree, opp, transition_weights(tree, opp, avg[opp]), follow)
         resolver_cbv = best_response_to_reach(tree, player, reach_o, want_policy=False).cbv[rs[player]]
-        sub_o, sub_p, n = root_subgame(tree, opp), root_subgame(tree, player), len(problem.root_keys)
+        sub_o, sub_p, n = problem.part.root_subgame(opp), problem.part.root_subgame(player), problem.part.roots.size
         alt = problem.alt
-        best_vs_resolved = np.bincount(sub_o, weights=np.maximum(alt, root_cbv), minlength=n)
+        best_vs_resolved = gadget_value("resolve", alt, root_cbv, sub_o, n, per_subgame=True)
         value_vs_average = (np.bincount(sub_o, weights=(1.0 - follow) * alt, minlength=n)
                             - np.bincount(sub_p, weights=root_reach * resolver_cbv, minlength=n))
         gap = best_vs_resolved - value_vs_average

@@ -27,7 +27,7 @@ subgame, at the cost of one vectorized CFR run.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
@@ -37,8 +37,8 @@ from ..eval.best_response import best_response, counterfactual_values
 from ..games.base import Game
 from ..solve.cfr import CFR_PLUS, CFRConfig
 from ..strategy import Strategy
-from ..tree.compile import compile_game
-from ..tree.public_tree import CHANCE_NODE, TERMINAL_NODE, PublicKey, PublicTree, infoset_index, rows_in
+from ..tree.part import Part, compile_part
+from ..tree.public_tree import CHANCE_NODE, TERMINAL_NODE, PublicTree
 from ..tree.sweep import forward_reach, sequence_values, transition_weights
 from .problem import GadgetKind, GadgetSpec, SubgameProblem, SubgameSolution, resolve_subgame
 
@@ -100,10 +100,9 @@ def subgame_roots(tree: PublicTree) -> list[int]:
     return [int(n) for n in np.flatnonzero((parent_kind == CHANCE_NODE) & (tree.kind != TERMINAL_NODE))]
 
 
-def subgame_forest(game: Game, tree: PublicTree, roots: Sequence[int] | None = None) -> PublicTree:
-    """The subgames rooted at public nodes ``roots`` of ``tree`` (default :func:`subgame_roots`), compiled as one forest."""
-    roots = subgame_roots(tree) if roots is None else roots
-    return compile_game(game, public_states=[tree.public_key[n] for n in roots])
+def subgame_forest(game: Game, tree: PublicTree, roots: Sequence[int] | None = None) -> Part:
+    """The subgames rooted at public nodes ``roots`` of ``tree`` (default :func:`subgame_roots`), compiled as one forest, a part of ``tree``."""
+    return compile_part(game, tree, subgame_roots(tree) if roots is None else roots)
 
 
 @dataclass(frozen=True, eq=False)
@@ -119,7 +118,6 @@ class BlueprintValues:
     cfv: tuple[np.ndarray, np.ndarray]  #: counterfactual values under the blueprint
     cbv: tuple[np.ndarray, np.ndarray]  #: counterfactual best-response values against it
     gift: tuple[np.ndarray, np.ndarray]  #: [I, A] lower bound of each action's gift, §5
-    infoset_index: tuple[dict[tuple[PublicKey, str], int], dict[tuple[PublicKey, str], int]] = field(repr=False)  #: (public key, label) -> infoset
 
 
 def blueprint_values(tree: PublicTree, blueprint: Strategy) -> BlueprintValues:
@@ -138,11 +136,10 @@ def blueprint_values(tree: PublicTree, blueprint: Strategy) -> BlueprintValues:
         best_terminal = np.where(to_terminal & pa.legal, action_cbv, -np.inf).max(axis=1, keepdims=True)
         gift = np.where(pa.legal, np.maximum(best_terminal, action_cbv) - action_cbv, 0.0)
         gifts.append(gift)
-    index = (infoset_index(tree, 0), infoset_index(tree, 1))
-    return BlueprintValues(tree, blueprint, reach, cfv, cbv, (gifts[0], gifts[1]), index)
+    return BlueprintValues(tree, blueprint, reach, cfv, cbv, (gifts[0], gifts[1]))
 
 
-def gift_totals(bv: BlueprintValues, player: int, roots: Sequence[int], split: bool, scale: float | None) -> np.ndarray:
+def gift_totals(bv: BlueprintValues, player: int, roots: Sequence[int] | np.ndarray, split: bool, scale: float | None) -> np.ndarray:
     """[G_player] sum of the gifts on the path to each private state (eq. 1 of §5).
 
     With ``split`` the gift of an earlier action is shared equally among the root
@@ -171,13 +168,12 @@ def gift_totals(bv: BlueprintValues, player: int, roots: Sequence[int], split: b
 
 def blueprint_problem(
     bv: BlueprintValues,
-    forest: PublicTree,
-    roots: Sequence[int],
+    forest: Part,
     player: int,
     method: str,
     params: SubgameParams = SubgameParams(),
 ) -> SubgameProblem:
-    """The problem of re-solving ``player``'s blueprint in ``forest`` (the subgames at public nodes ``roots``).
+    """The problem of re-solving ``player``'s blueprint in ``forest`` (subgames of the blueprint's tree, :func:`subgame_forest`).
 
     Her root range is her blueprint reach; the opponent's alternative payoffs are her
     blueprint values that ``method`` names (with the gifts of §5 when it says so).
@@ -188,18 +184,16 @@ def blueprint_problem(
     if player not in (0, 1):
         raise SubgameError(f"the re-solving player must be 0 or 1, got {player!r}")
     opp = 1 - player
-    root_g = [_root_states_in_full(bv.tree, forest, q) for q in (0, 1)]
-    at = root_g[opp]
-    cbv, est = bv.cbv[opp][at], bv.cfv[opp][at]
+    cbv, est = forest.at_roots(bv.cbv[opp], opp), forest.at_roots(bv.cfv[opp], opp)
     if spec.gifts != "none":
-        gifts = gift_totals(bv, opp, roots, split=spec.gifts == "split", scale=params.gift_scale)[at]
+        gifts = forest.at_roots(gift_totals(bv, opp, forest.roots, split=spec.gifts == "split", scale=params.gift_scale), opp)
         cbv, est = cbv + gifts, est + gifts
     alt = est if spec.alt == "cfv" else cbv
     return SubgameProblem(
-        forest, player, bv.reach[player][root_g[player]],
-        np.full(len(at), np.nan) if spec.gadget == "unsafe" else alt,
+        forest, player, forest.at_roots(bv.reach[player], player),
+        np.full(len(cbv), np.nan) if spec.gadget == "unsafe" else alt,
         GadgetSpec(spec.gadget, params.spread, params.step),
-        opponent_reach=bv.reach[opp][at], alt_upper=cbv,
+        opponent_reach=forest.at_roots(bv.reach[opp], opp), alt_upper=cbv,
     )
 
 
@@ -213,7 +207,7 @@ def solve_subgames(
     iterations: int = 1000,
     config: CFRConfig = CFR_PLUS,
     params: SubgameParams = SubgameParams(),
-    forest: PublicTree | None = None,
+    forest: Part | None = None,
 ) -> SubgameSolution:
     """Re-solve ``player``'s blueprint strategy in the subgames rooted at public nodes ``roots``.
 
@@ -228,7 +222,7 @@ def solve_subgames(
     if method not in METHODS:
         raise SubgameError(f"unknown subgame-solving method {method!r}; methods are: {', '.join(METHODS)}")
     forest = forest or subgame_forest(game, bv.tree, roots)
-    return resolve_subgame(blueprint_problem(bv, forest, roots, player, method, params), iterations=iterations, config=config)
+    return resolve_subgame(blueprint_problem(bv, forest, player, method, params), iterations=iterations, config=config)
 
 
 def public_node(tree: PublicTree, public_state: Sequence[str] | int) -> int:
@@ -246,19 +240,6 @@ def public_node(tree: PublicTree, public_state: Sequence[str] | int) -> int:
     return node
 
 
-def full_rows(solution: SubgameSolution, bv: BlueprintValues) -> np.ndarray:
-    """[I_sub] the information sets of the blueprint's tree matching the re-solved ones."""
-    return rows_in(bv.infoset_index[solution.player], solution.infoset_keys, "subgame")
-
-
-def probs_into(full_probs: np.ndarray, infosets: np.ndarray, probs: np.ndarray) -> np.ndarray:
-    """A copy of ``full_probs`` with rows ``infosets`` replaced by ``probs`` (action slots aligned)."""
-    out = full_probs.copy()
-    out[infosets, : probs.shape[1]] = probs
-    out[infosets, probs.shape[1] :] = 0.0
-    return out
-
-
 def resolve_all(
     game: Game,
     tree: PublicTree,
@@ -270,7 +251,7 @@ def resolve_all(
     config: CFRConfig = CFR_PLUS,
     params: SubgameParams = SubgameParams(),
     values: BlueprintValues | None = None,
-    forest: PublicTree | None = None,
+    forest: Part | None = None,
 ) -> Strategy:
     """Apply ``method`` independently to every subgame at ``roots`` for both players.
 
@@ -290,20 +271,6 @@ def resolve_all(
     out = blueprint
     for p in (0, 1):
         sol = solve_subgames(game, bv, roots, p, method, iterations=iterations, config=config, params=params, forest=forest)
-        out = out.with_player(p, probs_into(out.probs[p], full_rows(sol, bv), sol.probs))
+        out = out.with_player(p, sol.into(out.probs[p]))
     return Strategy(tree.game_id, out.probs, replace(blueprint.meta, resolved=method, subgame_iterations=iterations))
-
-
-def _root_states_in_full(full: PublicTree, forest: PublicTree, player: int) -> np.ndarray:
-    """[R] the full tree's private state matching each root private state of the forest."""
-    pa_f, pa = full.players[player], forest.players[player]
-    rs = forest.root_slice[player]
-    out = np.empty(rs.stop - rs.start, dtype=np.int64)
-    for root in np.unique(pa.node[rs]):
-        n = full.node_of_key[forest.public_key[root]]
-        lo, hi = np.searchsorted(pa_f.node, [n, n + 1])
-        by_label = {pa_f.label[g]: g for g in range(lo, hi)}
-        for g in np.flatnonzero(pa.node[rs] == root) + rs.start:
-            out[g - rs.start] = by_label[pa.label[g]]
-    return out
 

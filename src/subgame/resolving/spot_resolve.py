@@ -127,9 +127,10 @@ def resolve_spot(fine: HoldemProblem, blueprint: SpotBlueprint, method: GadgetKi
     probs: list[np.ndarray] = [np.empty(0), np.empty(0)]
     change, worst, above = [0.0, 0.0], [0.0, 0.0], [0, 0]
     c = deal_probability(fine.game)
+    whole = fine.subgame.part
     for q in (0, 1):
         o = 1 - q
-        problem = SubgameProblem(fine.tree, q, fine.root_reach[q], blueprint.alt[o], GadgetSpec(method),
+        problem = SubgameProblem(whole, q, fine.root_reach[q], blueprint.alt[o], GadgetSpec(method),
                                  opponent_reach=fine.root_reach[o])
         solution = resolve_subgame(problem, iterations=iterations, config=config)
         probs[q] = solution.probs

@@ -39,6 +39,7 @@ from ..tree.compile import compile_game
 from ..tree.estimate import SPARSE_THRESHOLD, SizeEstimate, poker_estimate, poker_state_bytes
 from ..tree.isomorphism import SuitClasses, canonical_deals, suit_classes
 from ..tree.poker_compile import compile_poker
+from ..tree.public_state import PublicStateSubgame
 from ..tree.public_tree import PublicTree
 from ..tree.size import available_bytes, gib
 from ..tree.sweep import forward_reach, transition_weights
@@ -143,14 +144,14 @@ def estimate_size(game: PokerGame, limit: int | None = None, *, first_deals: int
 
 @dataclass(frozen=True, eq=False)
 class HoldemProblem:
-    """A compiled hold'em spot with both players' ranges.
+    """A compiled hold'em spot with both players' ranges: a subgame from the spot's public state.
 
     Attributes:
         spot: the public state and the bets.
         ranges: player 0's (first to act) and player 1's (the button's).
         game: the spot's game.
-        tree: its public tree.
-        root_reach: per player [R_p] her range at her root private states, in tree order.
+        subgame: its public tree (:attr:`tree`) and each player's range at her root private
+            states in tree order (:attr:`root_reach`), with the size counted before building it.
         mass: ``c · Σ r0(h0) r1(h1)`` over the pairs of hands that can be dealt together:
             the tree's chance-weighted chips divided by this are chips per deal of the spot.
         suits: the interchangeable suits the tree was compiled with (suit isomorphism,
@@ -160,10 +161,18 @@ class HoldemProblem:
     spot: HoldemSpot
     ranges: tuple[Range, Range]
     game: PokerGame
-    tree: PublicTree
-    root_reach: tuple[np.ndarray, np.ndarray]
+    subgame: PublicStateSubgame
     mass: float
     suits: SuitClasses | None = None
+
+    @property
+    def tree(self) -> PublicTree:
+        return self.subgame.tree
+
+    @property
+    def root_reach(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per player [R_p] her range at her root private states, in tree order."""
+        return self.subgame.root_reach
 
     def solver(self, config: CFRConfig = CFR_PLUS, dtype: str = "float64") -> CFRSolver:
         """A CFR solver of the spot, the ranges as root reach, its regrets and average in ``dtype``."""
@@ -261,7 +270,8 @@ def holdem_problem(spot: HoldemSpot, ranges: tuple[Range, Range], *, max_bytes: 
     if mass <= 0:
         raise GameDefinitionError("the two ranges share no pair of hands that can be dealt together (every pair "
                                   "holds a common card); widen one of them")
-    return HoldemProblem(spot, (ranges[0], ranges[1]), game, tree, (reach[0], reach[1]), mass, suits)
+    subgame = PublicStateSubgame(tree.public_key[0], tree, (reach[0], reach[1]), size.estimate)
+    return HoldemProblem(spot, (ranges[0], ranges[1]), game, subgame, mass, suits)
 
 
 def canonical_deal_count(suits: SuitClasses, spot: HoldemSpot) -> int:

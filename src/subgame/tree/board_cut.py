@@ -22,7 +22,7 @@ import numpy as np
 from ..errors import GameDefinitionError
 from ..games.poker import PokerGame
 from .compile import compile_game
-from .poker_compile import compile_poker, deal_hands, state_hands
+from .poker_compile import board_hands, compile_poker, deal_hands, state_hands
 from .public_tree import CHANCE_NODE, TERMINAL_NODE, PublicTree
 
 
@@ -102,7 +102,8 @@ class BoardCut:
         game, trunk = self.game, self.trunk
         keys: list[tuple[str, ...]] = []
         root_chance: list[int] = []
-        kept = []
+        root_board: list[int] = []  # per root, its board in ``kept``
+        kept: list[tuple[int, ...]] = []
         for cards in boards:
             cards = tuple(int(c) for c in cards)
             name = game.cards_str(cards)
@@ -112,18 +113,21 @@ class BoardCut:
                     continue
                 keys.append(trunk.public_key[n] + (name,))
                 root_chance.append(i)
+                root_board.append(len(kept))
                 used = True
             if used:
                 kept.append(cards)
         if not keys:
             return None
         tree = compile_game(game, public_states=keys)
-        hand_of = self._hand_of
         at = np.asarray(root_chance, dtype=np.int64)
+        per_board = board_hands(game, [tuple(game.spec.board) + cards for cards in kept])
         gather = []
         for p in (0, 1):
             pa, rs = tree.players[p], tree.root_slice[p]
-            hands = np.fromiter((hand_of[label.split("/")[0]] for label in pa.label[rs]), dtype=np.int64, count=rs.stop - rs.start)
+            hands = np.concatenate([per_board[b][p] for b in root_board])  # the roots' states are in root order
+            if hands.size != rs.stop - rs.start:
+                raise GameDefinitionError(f"{game.name}: the forest of boards {kept[:3]} has other root states than its boards' hands")
             g = self.state_at[p][at[pa.node[rs]], hands]
             if np.any(g < 0):
                 raise GameDefinitionError(f"{game.name}: a root state of the forest of boards {kept[:3]} has no trunk state")
@@ -150,8 +154,3 @@ class BoardCut:
             cell[table[valid]] = np.flatnonzero(valid)
             out.append(cell)
         return out[0], out[1]
-
-    @cached_property
-    def _hand_of(self) -> dict[str, int]:
-        """Hand label -> its index in the deal's order."""
-        return {self.game.cards_str(h): i for i, h in enumerate(deal_hands(self.game).tolist())}

@@ -12,6 +12,10 @@ allocate and allocate none of it:
   outcomes all look alike publicly are passed through). The walk stops after
   ``max_histories`` histories and then reports a lower bound.
 
+Both count a part of the game as the compilers build it too: below a public state
+(``public_state=``), cut at a depth or chance limit (its leaves counted as nodes with
+their private states, nothing below them).
+
 Bytes follow from the counts with per-item costs measured on compiled trees
 (:data:`~subgame.tree.size.BYTES_PER_PRIVATE_STATE` and its neighbours): the tree's arrays
 and the CFR solver's state (regrets, strategy sums and legal masks:
@@ -24,12 +28,15 @@ suit-isomorphic count too).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from math import comb
 
+from ..errors import GameDefinitionError
 from ..games.base import CHANCE, TERMINAL, Game
 from ..games.poker import PokerGame
 from . import kernels
+from .enumeration import _histories_at
 from .poker_states import deal_size, public_children, public_root
 from .size import (
     BYTES_PER_HAND,
@@ -106,27 +113,48 @@ class SizeEstimate:
         return self.passes_bytes if self.passes_bytes and kernels.active(min(self.private_states)) else self.peak_bytes
 
 
-def estimate_size(game: Game, *, max_histories: int = MAX_HISTORIES) -> SizeEstimate:
-    """Count ``game``'s compiled size without building its tree (see the module docstring)."""
+@dataclass(frozen=True)
+class _Limits:
+    """Where the compiler would cut: public depth and public chance nodes above a node, relative to the root."""
+
+    depth: int | None = None
+    chance: int | None = None
+
+    def cut(self, depth: int, chances: int) -> bool:
+        return (self.depth is not None and depth >= self.depth) or (self.chance is not None and chances >= self.chance)
+
+
+def estimate_size(game: Game, *, public_state: Sequence[str] | None = None, depth_limit: int | None = None,
+                  chance_limit: int | None = None, max_histories: int = MAX_HISTORIES) -> SizeEstimate:
+    """Count ``game``'s compiled size without building its tree (see the module docstring).
+
+    ``public_state``, ``depth_limit`` and ``chance_limit`` are those of
+    :func:`~subgame.tree.compile.compile_game`: the count is then of that part of the game.
+
+    Raises:
+        GameDefinitionError: no history has the public observations ``public_state``.
+    """
+    limits = _Limits(depth_limit, chance_limit)
+    key = None if public_state is None else tuple(public_state)
     if game.tree_compiler == "poker" and isinstance(game, PokerGame):
-        return _poker_size(game)
-    return _enumerated_size(game, max_histories)
+        return _poker_size(game, key or (), limits)
+    return _enumerated_size(game, max_histories, key, limits)
 
 
-def _poker_size(game: PokerGame) -> SizeEstimate:
+def _poker_size(game: PokerGame, key: tuple[str, ...] = (), limits: _Limits = _Limits()) -> SizeEstimate:
     """The betting tree along one board, each node weighted by the boards that reach it."""
     spec = game.spec
     deck, hole = spec.deck_size, spec.hole_cards
-    # one representative board: the cards known before the game, then the lowest others
-    rest = (c for c in range(deck) if c not in spec.board)
-    fixed = spec.board + tuple(next(rest) for _ in range(sum(spec.board_cards) - len(spec.board)))
-    root, _, _ = public_root(game, (), fixed)
+    root, _, _ = public_root(game, key, None)
+    # one representative board: the cards known at the root, then the lowest others
+    rest = (c for c in range(deck) if c not in root.board)
+    fixed = root.board + tuple(next(rest) for _ in range(sum(spec.board_cards) - len(root.board)))
     nodes = states = sparse = 0
     infoset_nodes = [0, 0]
     widest = [1, 1]
-    stack = [(root, 1)]
+    stack = [(root, 1, 0, 0)]
     while stack:
-        st, boards = stack.pop()
+        st, boards, depth, chances = stack.pop()
         hands = comb(deck - len(st.board), hole)
         nodes += boards
         states += boards * hands
@@ -135,14 +163,16 @@ def _poker_size(game: PokerGame) -> SizeEstimate:
             if hands <= SPARSE_THRESHOLD:
                 sparse += boards * hands * comb(deck - len(st.board) - hole, hole)
             continue
+        if limits.cut(depth, chances):
+            continue
         kids = public_children(game, st, fixed)
         if who == CHANCE:
             deals = comb(deck - len(st.board), deal_size(game, st))
-            stack.extend((c, boards * deals) for c, _, _ in kids)
+            stack.extend((c, boards * deals, depth + 1, chances + 1) for c, _, _ in kids)
             continue
         infoset_nodes[who] += boards * hands
         widest[who] = max(widest[who], len(kids))
-        stack.extend((c, boards) for c, _, _ in kids)
+        stack.extend((c, boards, depth + 1, chances) for c, _, _ in kids)
     infoset_actions = (infoset_nodes[0] * widest[0], infoset_nodes[1] * widest[1])
     return poker_estimate(game, nodes, (states, states), infoset_actions, sparse, True, "betting tree × boards")
 
@@ -180,17 +210,29 @@ def poker_state_bytes(private_states: int, passes: bool = False) -> int:
     return private_states * (POKER_BYTES_PER_PRIVATE_STATE + SWEEP_BYTES_PER_PRIVATE_STATE)
 
 
-def _enumerated_size(game: Game, max_histories: int) -> SizeEstimate:
-    """Public keys and private observation sequences of every history, as the generic compiler groups them."""
+def _enumerated_size(game: Game, max_histories: int, key: tuple[str, ...] | None = None,
+                     limits: _Limits = _Limits()) -> SizeEstimate:
+    """Public keys and private observation sequences of every history, as the generic compiler groups them.
+
+    A public depth counts every move but those of chance whose outcomes all look alike
+    publicly (the compiler passes through them); a public chance node is any other chance move.
+    """
     actors: dict[tuple[str, ...], set[int]] = {}
     chance_public: dict[tuple[str, ...], set[str]] = {}
     private: tuple[set[tuple[tuple[str, ...], tuple[str, ...]]], ...] = (set(), set())
     infosets: tuple[set[tuple[tuple[str, ...], tuple[str, ...]]], ...] = (set(), set())
     widest = [1, 1]
     terminals = visited = 0
-    stack: list[tuple[object, tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]]] = [(game.root(), (), ((), ()))]
+    Stack = list[tuple[object, tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]], int, int]]
+    if key is None:
+        stack: Stack = [(game.root(), (), ((), ()), 0, 0)]
+    else:
+        found = _histories_at(game, {key}).get(key)
+        if not found:
+            raise GameDefinitionError(f"{game.name}: no history has the public observations {list(key)!r}")
+        stack = [(h.state, h.public, h.private, 0, 0) for h in reversed(found)]
     while stack and visited < max_histories:
-        state, public, priv = stack.pop()
+        state, public, priv, depth, chances = stack.pop()
         visited += 1
         who = game.actor(state)
         actors.setdefault(public, set()).add(who)
@@ -200,16 +242,23 @@ def _enumerated_size(game: Game, max_histories: int) -> SizeEstimate:
             terminals += 1
             continue
         if who == CHANCE:
-            moves = [a for a, _ in game.chance_outcomes(state)]
+            moves = [(a, game.observations(state, a)) for a, _ in game.chance_outcomes(state)]
+            pubs = {obs[0] for _, obs in moves}
+            chance_public.setdefault(public, set()).update(pubs)
+            public_chance = len(pubs) > 1
         else:
-            moves = list(game.legal_actions(state))
+            public_chance = False
+            if limits.cut(depth, chances):
+                continue
+            moves = [(a, game.observations(state, a)) for a in game.legal_actions(state)]
             infosets[who].add((public, priv[who]))
             widest[who] = max(widest[who], len(moves))
-        for a in moves:
-            pub, o0, o1 = game.observations(state, a)
-            if who == CHANCE:
-                chance_public.setdefault(public, set()).add(pub)
-            stack.append((game.next_state(state, a), public + (pub,), (priv[0] + (o0,), priv[1] + (o1,))))
+        if public_chance and limits.cut(depth, chances):
+            continue
+        step = 0 if who == CHANCE and not public_chance else 1
+        for a, (pub, o0, o1) in moves:
+            stack.append((game.next_state(state, a), public + (pub,), (priv[0] + (o0,), priv[1] + (o1,)),
+                          depth + step, chances + public_chance))
     exact = not stack
     passed = {k for k, who in actors.items() if who == {CHANCE} and len(chance_public.get(k, ())) == 1}
     nodes = len(actors) - len(passed)

@@ -145,17 +145,20 @@ def deal_hands(game: PokerGame) -> np.ndarray:
 
 
 def state_hands(game: PokerGame, tree: PublicTree, player: int) -> np.ndarray:
-    """[G] the row of :func:`deal_hands` holding each of ``player``'s private states' hole cards.
-
-    Works on any tree of ``game`` (from either compiler, rooted or not): a private state's
-    label is the name of its hole cards, the only private observation of poker.
-    """
-    deck = _Deck.of(game)
-    index = {name: i for i, name in enumerate(deck.names)}
+    """[G] the row of :func:`deal_hands` holding each of ``player``'s private states' hole cards, from their labels
+    (any tree of ``game``, from either compiler: a label names the hole cards, poker's only private observation)."""
+    index = {name: i for i, name in enumerate(_Deck.of(game).names)}
     try:
         return np.array([index[label.split("/")[0]] for label in tree.players[player].label], dtype=np.int64)
     except KeyError as exc:
         raise GameDefinitionError(f"{game.name}: private state {exc.args[0]!r} is not a hand of this game") from None
+
+
+def board_hands(game: PokerGame, boards: Sequence[Sequence[int]]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per board, per player [n] the :func:`deal_hands` row of each private state at a public node with that board
+    (without labels: a node's private states come in an order its board alone fixes, in every tree of ``game``)."""
+    deck = _Deck.of(game)
+    return [(b.hands[b.order[0]], b.hands[b.order[1]]) for b in (_Board.of(deck, tuple(sorted(int(c) for c in cards))) for cards in boards)]
 
 
 @dataclass(frozen=True, eq=False)
@@ -222,9 +225,7 @@ def _check_board(game: PokerGame, board: Sequence[int] | None) -> tuple[int, ...
     spec = game.spec
     cards = tuple(int(c) for c in board)
     if len(set(cards)) != len(cards) or any(not 0 <= c < spec.deck_size for c in cards):
-        raise GameDefinitionError(
-            f"{game.name}: board {list(board)} must be distinct cards in 0..{spec.deck_size - 1}"
-        )
+        raise GameDefinitionError(f"{game.name}: board {list(board)} must be distinct cards in 0..{spec.deck_size - 1}")
     if len(cards) > sum(spec.board_cards):
         raise GameDefinitionError(
             f"{game.name}: board {list(board)} has {len(cards)} cards but the game deals only {sum(spec.board_cards)}"
@@ -303,9 +304,7 @@ class _Builder:
         who = game.actor(node.state)
         if who == TERMINAL:
             kind = TERMINAL_NODE
-        elif (self.depth_limit is not None and depth >= self.depth_limit) or (
-            self.chance_limit is not None and node.chances >= self.chance_limit
-        ):
+        elif (self.depth_limit is not None and depth >= self.depth_limit) or (self.chance_limit is not None and node.chances >= self.chance_limit):
             kind = LEAF
         else:
             kind = CHANCE_NODE if who == CHANCE else DECISION
@@ -334,9 +333,7 @@ class _Builder:
         kids = public_children(self.game, node.state, self.fixed)
         if self.kind[n] == DECISION:
             if len({o for _, o, _ in kids}) != len(kids):
-                raise GameDefinitionError(
-                    f"{self.game.name}: two actions at public state {list(node.key)!r} have the same name"
-                )
+                raise GameDefinitionError(f"{self.game.name}: two actions at public state {list(node.key)!r} have the same name")
             return [_Node(c, node.key + (o,), node.prob, n, slot, node.board, chances=node.chances)
                     for slot, (c, o, _) in enumerate(kids)]
         # chance: children in the order of their first history (see the module docstring)
@@ -559,13 +556,13 @@ class _Builder:
             if fold_nodes:
                 payoff = np.array([self.game.utility(self.nodes[n].state) for n in fold_nodes], dtype=np.float64)
                 fold = FoldGroup(removal, self._states(fold_nodes, b), self._chance(fold_nodes) * payoff)
-                small.append(fold) if sparse else folds.append(fold)
+                (small if sparse else folds).append(fold)
             if show_nodes:
                 contrib = np.array([self.nodes[n].state.contrib for n in show_nodes], dtype=np.float64)
                 c = self._chance(show_nodes)
                 # PokerGame.utility: the stronger hand wins the other player's contribution
                 show = ShowdownGroup(removal, self._states(show_nodes, b), c * contrib[:, 1], c * -contrib[:, 0])
-                small.append(show) if sparse else shows.append(show)
+                (small if sparse else shows).append(show)
         ops: list[ValueOperator] = []
         if small or not (folds or shows):  # the sweeps need at least one operator
             parts = [g.entries() for g in small] or [(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))]

@@ -426,9 +426,10 @@ def _infoset_bounds(tree: PublicTree, player: int) -> np.ndarray:
     return np.searchsorted(inf_depth, np.arange(len(pa.level_bounds)), side="left")
 
 
-# -- matching information sets across trees ------------------------------------------------
-# A subgame, trunk or forest compiled apart from the full game keeps the full game's public
-# keys and private labels, so (public key, label) names an information set in every tree.
+# -- naming information sets ----------------------------------------------------------------
+# (public key, private label) names an information set in every tree of a game. It is how an
+# agent's observations, a stored file or another game (a bet abstraction) find an information
+# set; a part of a tree knows its place in its parent by integers instead (tree.part.Part).
 
 
 def infoset_index(tree: PublicTree, player: int) -> dict[tuple[PublicKey, str], int]:
@@ -444,36 +445,15 @@ def infoset_keys(tree: PublicTree, player: int) -> tuple[tuple[PublicKey, str], 
 
 
 def rows_in(index: dict[tuple[PublicKey, str], int], keys: Sequence[tuple[PublicKey, str]], what: str) -> np.ndarray:
-    """[len(keys)] the information set of ``index`` matching each key."""
+    """[len(keys)] the information set of ``index`` matching each key (the information sets of another game, by name).
+
+    A part of the same game's tree is placed by :func:`~subgame.tree.part.place` instead;
+    this is for trees of two different games (a bet abstraction's and the real game's).
+    """
     try:
         return np.fromiter((index[k] for k in keys), dtype=np.int64, count=len(keys))
     except KeyError as exc:
         raise GameDefinitionError(f"{what}: information set {exc.args[0]!r} has no match in the full game") from None
-
-
-def rows_from_parts(
-    tree: PublicTree, player: int, parts: Sequence[tuple[Sequence[tuple[PublicKey, str]], np.ndarray]], what: str
-) -> np.ndarray:
-    """[I, A] ``player``'s rows in ``tree`` put together from ``(infoset keys, rows)`` parts of other trees.
-
-    Every information set of ``tree`` must be in some part (a trunk and its subgames);
-    action slots are aligned from the left, the rest are zero.
-
-    Raises:
-        GameDefinitionError: a key with no match in ``tree``, or an information set no part covers.
-    """
-    index = infoset_index(tree, player)
-    pa = tree.players[player]
-    out = np.zeros(pa.legal.shape)
-    covered = np.zeros(pa.num_infosets, dtype=bool)
-    for keys, x in parts:
-        rows = rows_in(index, keys, what)
-        out[rows, : x.shape[1]] = x
-        covered[rows] = True
-    if not covered.all():
-        missing = pa.label[pa.infoset_priv[int(np.flatnonzero(~covered)[0])]]
-        raise GameDefinitionError(f"{what}: information set {missing!r} of player {player} is in neither the trunk nor a subgame")
-    return out
 
 
 def root_subgame(tree: PublicTree, player: int) -> np.ndarray:
