@@ -89,6 +89,7 @@ from ..solve.driver import Budget
 from ..strategy import Strategy
 from ..tree.compile import compile_game
 from ..tree.enumeration import enumerate_game
+from ..tree.lookup import InfosetLookup, lookups
 from ..tree.part import Part
 from ..tree.public_state import LabeledValues, RangeLike, subgame_at
 from ..tree.public_tree import DECISION, LEAF, TERMINAL_NODE, PublicKey, PublicTree
@@ -190,7 +191,6 @@ class SolvedSubgame:
     iterations: int
     leaf: MultiValuedLeaf | None = None
     _opp_cbv: np.ndarray | None = field(default=None, repr=False)
-    _rows: dict[tuple[int, int], dict[str, int]] = field(default_factory=dict, repr=False)
 
     def opponent_cbv(self) -> np.ndarray:
         """[G_sub_opp] the opponent's counterfactual best-response values against the agent's solved strategy.
@@ -210,23 +210,17 @@ class SolvedSubgame:
         return self._opp_cbv
 
     @cached_property
+    def _lookups(self) -> tuple[InfosetLookup, InfosetLookup]:
+        return lookups(self.tree)
+
+    @property
     def infoset_of_state(self) -> tuple[np.ndarray, np.ndarray]:
         """Per player [G_sub_p] the information set of each private state (-1 where she does not act)."""
-        out = []
-        for pa in self.tree.players:
-            inv = np.full(pa.num_states, -1, dtype=np.int64)
-            inv[pa.infoset_priv] = np.arange(pa.num_infosets)
-            out.append(inv)
-        return out[0], out[1]
+        return self._lookups[0].of_state, self._lookups[1].of_state
 
     def infoset(self, player: int, node: int, label: str) -> int:
         """``player``'s information set with private label ``label`` at public ``node`` of the tree (-1 if none)."""
-        rows = self._rows.get((player, node))
-        if rows is None:  # one table per node asked, built once
-            lo, hi = _block(self.tree, player, node)
-            rows = dict(zip(self.tree.players[player].label[lo:hi], self.infoset_of_state[player][lo:hi].tolist()))
-            self._rows[(player, node)] = rows
-        return rows.get(label, -1)
+        return self._lookups[player].at(node, label)
 
 
 @dataclass(frozen=True, eq=False)

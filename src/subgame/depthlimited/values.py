@@ -29,9 +29,10 @@ from ..files import read_npz, write_npz
 from ..games.base import CHANCE, TERMINAL, Game, game_fingerprint
 from ..strategy import Strategy
 from ..tree.enumeration import enumerate_game
+from ..tree.lookup import InfosetLookup, lookups
 from ..tree.operators import SparseTerminal
 from ..tree.part import Part, place
-from ..tree.public_tree import LEAF, PublicKey, PublicTree, infoset_index
+from ..tree.public_tree import LEAF, PublicKey, PublicTree
 from ..tree.sweep import forward_reach, transition_weights
 from .leaf import LeafValues
 
@@ -202,7 +203,7 @@ class RolloutValues:
             raise SubgameError(f"rollouts need the leaf histories: compile the tree with leaf_histories=True ({len(keys)} leaves)")
         rng = np.random.default_rng(self.seed)
         opp = continuations.player
-        index = (infoset_index(self.full_tree, 0), infoset_index(self.full_tree, 1))
+        index = lookups(self.full_tree)
         shape = (tree.players[0].num_states, tree.players[1].num_states)
         hist = [h for n in leaf_nodes for h in tree.leaf_data[n]]
         nodes = [n for n in leaf_nodes for _ in tree.leaf_data[n]]
@@ -223,7 +224,7 @@ class RolloutValues:
         return LeafValues(tree.game_id, 1 - opp, tuple(mats), continuations.names)
 
     def _play(self, state: object, start: tuple[PublicKey, tuple[str, str]], strategies: Sequence[np.ndarray],
-              index: tuple[dict[tuple[PublicKey, str], int], dict[tuple[PublicKey, str], int]],
+              index: tuple[InfosetLookup, InfosetLookup],
               rng: np.random.Generator) -> float:
         game, full = self.game, self.full_tree
         public, labels = start[0], [start[1][0], start[1][1]]
@@ -236,7 +237,9 @@ class RolloutValues:
                 cum = np.cumsum([p for _, p in outcomes])
                 a = outcomes[min(int(np.searchsorted(cum, rng.random() * cum[-1], side="right")), len(outcomes) - 1)][0]
             else:
-                inf = index[who][(public, labels[who])]
+                inf = index[who](public, labels[who])
+                if inf < 0:
+                    raise SubgameError(f"{game.name}: the full tree has no information set of player {who} at {list(public)!r}")
                 row = strategies[who][inf]
                 cum = np.cumsum(row)
                 slot = min(int(np.searchsorted(cum, rng.random() * cum[-1], side="right")), row.size - 1)
