@@ -176,8 +176,13 @@ def compile_part(
     return place(parent, tree)
 
 
-def place(parent: PublicTree, tree: PublicTree) -> Part:
+def place(parent: PublicTree, tree: PublicTree, *, abstraction: bool = False) -> Part:
     """The maps of ``tree``, compiled from the same game as ``parent`` by :func:`compile_part`, onto ``parent``.
+
+    ``abstraction=True``: ``tree`` is of a bet abstraction of ``parent``'s game (the same
+    rules with fewer bet sizes). Public states name bets by chip amounts and private
+    states by cards, so its nodes and states are those of the real tree where only
+    abstract bets were made, and it is placed the same way.
 
     A node is its public state, the same in every tree of a game; within a node the
     private states are put in the parent's order by their private observations, one
@@ -187,7 +192,7 @@ def place(parent: PublicTree, tree: PublicTree) -> Part:
     Raises:
         GameDefinitionError: the trees are of different games or suit-isomorphic.
     """
-    if tree.game_id != parent.game_id:
+    if tree.game_id != parent.game_id and not abstraction:
         raise GameDefinitionError(f"a part of {tree.game_name} ({tree.game_id}) cannot be placed in a tree of "
                                   f"{parent.game_name} ({parent.game_id})")
     if tree.mirrors is not None or parent.mirrors is not None:
