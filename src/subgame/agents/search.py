@@ -75,6 +75,7 @@ from ..depthlimited import (
     MultiValuedLeaf,
     RolloutValues,
     bias_continuations,
+    depth_limited_part,
     depth_limited_tree,
     self_generative_continuations,
 )
@@ -494,7 +495,7 @@ class SearchAgent:
             if cfg.continuations == "bias":
                 self._continuations[me] = bias_continuations(full, blueprint, opp, cfg.num_values)
             else:
-                cut = depth_limited_tree(self.game, chance_limit=cfg.chance_limit)
+                cut = depth_limited_part(self.game, full, chance_limit=cfg.chance_limit)
                 self._continuations[me] = self_generative_continuations(
                     full, blueprint_values(full, blueprint), cut, me, self._source(), cfg.num_values,
                     iterations=cfg.generation_iterations, config=cfg.config,

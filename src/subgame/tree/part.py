@@ -7,8 +7,8 @@ Bowling 2014, "Decomposition into Subgames"), the game above or below a depth li
 with integer maps of its public nodes, private states and information sets onto its
 parent's, so moving arrays between the two is one numpy gather or scatter:
 :meth:`Part.restrict`, :meth:`Part.embed`, :meth:`Part.at_roots`. :func:`compile_part`
-makes one (:func:`place` places a tree of the same game compiled apart); nothing else
-matches trees.
+makes one (:func:`place` places a tree of the same game compiled apart, :func:`placed`
+either); nothing else matches trees.
 """
 
 from __future__ import annotations
@@ -174,6 +174,11 @@ def compile_part(
                         depth_limit=depth_limit, chance_limit=chance_limit, leaf_histories=leaf_histories,
                         max_bytes=max_bytes)
     return place(parent, tree)
+
+
+def placed(parent: PublicTree, tree: PublicTree | Part) -> Part:
+    """``tree`` as a part of ``parent``: a :class:`Part` as it came from :func:`compile_part`, a bare tree placed now."""
+    return tree if isinstance(tree, Part) else place(parent, tree)
 
 
 def place(parent: PublicTree, tree: PublicTree, *, abstraction: bool = False) -> Part:
