@@ -12,8 +12,8 @@ Modicum did, and it never needs the game's whole tree:
   blueprint is asked per information set, on each part the agent compiles
   (:class:`~.blueprints.Blueprint`): a strategy of the whole tree where one exists
   (:class:`~.blueprints.TreeBlueprint`), or any blueprint that answers on parts. Only
-  rollout values and self-generative continuations need the whole tree (they walk or
-  solve it); exact leaf values compile the game below a subgame's leaves.
+  self-generative continuations need the whole tree (they solve it); exact and rollout
+  leaf values compile the game below a subgame's leaves and ask the blueprint there.
 
 * **Nested unsafe solving with Bayesian beliefs, early rounds.** Each player's range (her
   reach over her private states) is kept along the public path. The agent's own range is
@@ -251,17 +251,17 @@ class SearchAgent:
     Raises:
         GameDefinitionError: the tree or the blueprint is of another game, or the tree has
             depth-limit leaves.
-        SubgameError: rollout values or self-generative continuations with a blueprint
-            that is not a strategy of the whole tree (they walk or solve it).
+        SubgameError: self-generative continuations with a blueprint that is not a
+            strategy of the whole tree (they solve it).
     """
 
     def __init__(self, game: Game, tree: PublicTree | None, blueprint: Strategy | Blueprint,
                  config: SearchConfig = SearchConfig(), *, seed: int = 0, name: str | None = None) -> None:
         self.blueprint = _blueprint(game, tree, blueprint)
         self._whole = self.blueprint if isinstance(self.blueprint, TreeBlueprint) else None
-        if self._whole is None and (config.leaf_values == "rollouts" or config.continuations == "self-generative"):
-            raise SubgameError("rollout leaf values and self-generative continuations walk or solve the whole game: "
-                               "give the search agent the game's tree, or use exact values and bias continuations")
+        if self._whole is None and config.continuations == "self-generative":
+            raise SubgameError("self-generative continuations solve the whole game: give the search agent the game's "
+                               "tree, or use bias continuations")
         self.game, self.config, self.seed = game, config, seed
         self._name = name or f"search (K={config.num_values}, {config.continuations})"
         self.player = 0
@@ -459,8 +459,8 @@ class SearchAgent:
         return self._tables[me]
 
     def _values(self, tree: PublicTree) -> LeafValues:
-        """The leaves' K values for the agent (2018 §4): exact, on the game below the leaves, with the bias
-        continuations of the blueprint there; or (given the whole tree) from the configured source."""
+        """The leaves' K values for the agent (2018 §4): exact or by rollouts, on the game below the leaves, with the
+        bias continuations of the blueprint there; or (given the whole tree) from the configured source."""
         me = self.player
         if self._whole is not None and (self.config.leaf_values == "rollouts" or self.config.continuations != "bias"):
             return self._source().leaf_values(tree, self._opponent_continuations(me))
@@ -470,6 +470,8 @@ class SearchAgent:
         below = self._below[keys]
         sigma = Strategy(below.game_id, (self.blueprint.probs(below, 0), self.blueprint.probs(below, 1)))
         continuations = bias_continuations(below, sigma, 1 - me, self.config.num_values)
+        if self.config.leaf_values == "rollouts":
+            return RolloutValues(self.game, below, sigma, self.config.rollouts, self.seed).leaf_values(tree, continuations)
         return ExactValues(self.game, below, sigma, _forests={keys: Part.whole(below)}).leaf_values(tree, continuations)
 
     def _source(self) -> LeafValueSource:
