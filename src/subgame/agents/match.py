@@ -41,6 +41,7 @@ import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, Literal
 
 import numpy as np
@@ -51,7 +52,8 @@ from ..games.base import CHANCE, TERMINAL, Game, game_fingerprint
 from ..games.poker.game import PokerGame
 from ..parallel import Executor, SerialExecutor
 from ..strategy import Strategy
-from ..tree.public_tree import PublicTree, infoset_index
+from ..tree.lookup import lookups
+from ..tree.public_tree import PublicTree
 from .base import Agent, KnownAgent, Move, View, sample_index
 
 Estimator = Literal["plain", "luck", "aivat"]
@@ -84,12 +86,13 @@ def history_values(game: Game, tree: PublicTree, profile: Strategy) -> dict[Hist
     :func:`~subgame.eval.expected_value` at the root in the tests.
     """
     profile.check(tree)
-    rows: list[dict[tuple[tuple[str, ...], str], dict[int, float]]] = []
-    for p in (0, 1):
-        pa = tree.players[p]
-        rows.append({key: {int(pa.action_ids[i, k]): float(profile.probs[p][i, k]) for k in np.flatnonzero(pa.legal[i])}
-                     for key, i in infoset_index(tree, p).items()})
+    index = lookups(tree)
     out: dict[History, float] = {}
+
+    @cache
+    def row(p: int, i: int) -> dict[int, float]:  # {action: probability} of information set i, built once
+        pa = tree.players[p]
+        return {int(pa.action_ids[i, k]): float(profile.probs[p][i, k]) for k in np.flatnonzero(pa.legal[i])}
 
     def walk(st: Any, hist: History, pub: tuple[str, ...], labels: tuple[str, str]) -> float:
         who = game.actor(st)
@@ -99,9 +102,10 @@ def history_values(game: Game, tree: PublicTree, profile: Strategy) -> dict[Hist
             if who == CHANCE:
                 branches: Sequence[tuple[int, float]] = game.chance_outcomes(st)
             else:
-                policy = rows[who].get((pub, labels[who]))
-                if policy is None:
+                inf = index[who](pub, labels[who])
+                if inf < 0:
                     raise SubgameError(f"{game.name}: the tree has no information set of player {who} at {list(pub)!r}")
+                policy = row(who, inf)
                 branches = [(a, policy.get(a, 0.0)) for a in game.legal_actions(st)]
             v = 0.0
             for a, prob in branches:
