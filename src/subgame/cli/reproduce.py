@@ -21,7 +21,7 @@ def reproduce_command(
     full: Annotated[bool, typer.Option("--full", help="The paper's sizes (slow); default is the reduced form.")] = False,
     seed: Annotated[int, typer.Option(help="Seed of every random choice; one seed prints one table.")] = 0,
     out_dir: Annotated[Path, typer.Option(help="Folder for NAME.md and NAME.png.")] = Path("out"),
-    workers: Annotated[int, typer.Option(min=1, help="Processes, for experiments that run in parallel (cfr-d).")] = 1,
+    workers: Annotated[int, typer.Option(help="Processes, for experiments that run in parallel (cfr-d).")] = 1,
     game: Annotated[str | None, typer.Option(help="The game, for experiments that have several (technique-table: nlfh).")] = None,
     flops: Annotated[int | None, typer.Option(min=1, help="Flops re-solved, sampled (nlfh; default: 6, --full: all).")] = None,
     checkpoint_dir: Annotated[Path | None, typer.Option(help="Folder of finished work; a run with it resumes (nlfh).")] = None,
