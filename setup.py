@@ -1,6 +1,9 @@
-"""Builds the compiled loops of the sweeps and poker operators (optional: without a C compiler the numpy code runs)."""
+"""Builds the compiled loops of the sweeps, the poker operators and implicit sampling CFR (optional: without a C
+compiler the numpy code runs, and the implicit blueprint solver says it needs the build)."""
 
 from setuptools import Extension, setup
 
 setup(ext_modules=[Extension("subgame.tree._kernels", ["src/subgame/tree/_kernels.c"], extra_compile_args=["-O3", "-pthread"],
-                           extra_link_args=["-pthread"], optional=True)])
+                           extra_link_args=["-pthread"], optional=True),
+                   Extension("subgame.blueprint._mccfr", ["src/subgame/blueprint/_mccfr.c"], extra_compile_args=["-O3"],
+                             optional=True)])

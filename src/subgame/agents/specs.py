@@ -17,6 +17,8 @@ spec                           agent
                                DEPTH moves of look-ahead (default 1), solved exactly
 ``cdrnr:MODEL:P[:DEPTH]``      continual depth-limited restricted Nash response (full gadget)
                                with weight P in [0, 1] of the model
+``blueprint:FILE[:BUCKETS]``   a no-limit blueprint of ``subgame blueprint`` (no compiled tree needed),
+                               off-tree bets by pseudo-harmonic translation; BUCKETS: its bucket file
 =============================  =================================================================
 """
 
@@ -24,6 +26,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..blueprint.blueprint_file import Blueprint
+from ..blueprint.deal_abstraction import load_deal_abstraction
 from ..decompose.cfr_d import is_cfr_d_file, load_cfr_d
 from ..errors import SubgameError
 from ..games import load_game
@@ -35,6 +39,7 @@ from ..tree.compile import compile_game
 from ..tree.public_tree import PublicTree
 from .base import Agent
 from .baselines import CallAgent, RandomAgent
+from .blueprint import BlueprintAgent
 from .counter import CounterAgent
 from .resolving import ResolvingAgent, blueprint_source, cfr_d_source
 from .search import SearchAgent, SearchConfig
@@ -45,7 +50,7 @@ BASELINES: dict[str, type[RandomAgent] | type[CallAgent]] = {"random": RandomAge
 DEFAULT_RESOLVE_ITERATIONS = 200
 DEFAULT_COUNTER_DEPTH = 1
 SPEC_HELP = ("random, call, a strategy FILE, cfr-d:FILE[:N], resolve:FILE:METHOD[:N], search:FILE[:N], "
-             "cdbr:MODEL[:DEPTH] or cdrnr:MODEL:P[:DEPTH]")
+             "cdbr:MODEL[:DEPTH], cdrnr:MODEL:P[:DEPTH] or blueprint:FILE[:BUCKETS]")
 
 
 def load_agent(spec: str, tree: PublicTree, game: Game | None = None) -> Agent:
@@ -62,6 +67,8 @@ def load_agent(spec: str, tree: PublicTree, game: Game | None = None) -> Agent:
     if spec in BASELINES:
         return BASELINES[spec]()
     kind, _, rest = spec.partition(":")
+    if kind == "blueprint" and rest:
+        return blueprint_agent(spec, _needs(game, spec))
     if kind == "cfr-d" and rest:
         file, iterations = _iterations(rest, spec)
         solution = load_cfr_d(_existing(file, spec), _needs(game, spec))
@@ -95,6 +102,16 @@ def load_agent(spec: str, tree: PublicTree, game: Game | None = None) -> Agent:
             return TranslationAgent(game, tree, abstract, compile_game(abstract), strategy, name=path.stem)
     raise SubgameError(f"{spec}: the strategy is of game {strategy.game_id!r}, the match is {tree.game_id!r}; "
                        "give a file of this game (or of a bet abstraction of a no-limit game)")
+
+
+def blueprint_agent(spec: str, game: Game) -> Agent:
+    """``blueprint:FILE[:BUCKETS]``: needs the game only, never its tree (HUNL)."""
+    file, _, buckets = spec.partition(":")[2].partition(":")
+    if not isinstance(game, PokerGame):
+        raise SubgameError(f"agent {spec!r}: a blueprint plays a no-limit poker game")
+    blueprint = Blueprint.load(_existing(file, spec))
+    abstraction = load_deal_abstraction(buckets, game.spec) if buckets else blueprint.deal_abstraction()
+    return BlueprintAgent(game, blueprint, abstraction, name=f"blueprint:{Path(file).stem}")
 
 
 def _counter(kind: str, rest: str, spec: str, tree: PublicTree) -> CounterAgent:

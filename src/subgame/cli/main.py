@@ -10,6 +10,7 @@ from .abstract import abstract_command
 from .acpc import acpc_client_command, dealer_command
 from .agent_eval import agent_eval_command
 from .app import app
+from .blueprint import blueprint_command
 from .evaluate import evaluate_command
 from .exploit import exploit_command
 from .games import games_command
@@ -38,6 +39,7 @@ for _name, _command in (
     ("dealer", dealer_command),
     ("abstract", abstract_command),
     ("agent-eval", agent_eval_command),
+    ("blueprint", blueprint_command),
 ):
     app.command(_name)(_command)
 
