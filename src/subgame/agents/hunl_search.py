@@ -30,7 +30,9 @@ river by default, as Modicum solved the last round to the end of the game):
   stops a match.
 
 Where the paper is silent: a player whose range is zero at the root of a solve (play no
-belief expected) is given every hand not blocked by the board. Determinism: with an
+belief expected) is given every hand not blocked by the board, and every hand of the
+agent's own range gets a small floor (:data:`OWN_FLOOR`), so that a hand the strategies so
+far never play this way (after a translated bet) is still solved for. Determinism: with an
 iteration budget the agent is a fixed function of its views and the hand's seed, so
 :func:`~.exact.agent_strategy` gives the exact strategy it plays in a game that compiles.
 """
@@ -58,6 +60,9 @@ from .base import Decision, View
 from .blueprint import BlueprintAgent
 
 LOG = logging.getLogger(__name__)
+#: added to every hand of the agent's own range at a solve's root (times its largest weight): a hand the strategies
+#: so far never play this way still gets its own row of the average strategy, not the uniform one
+OWN_FLOOR = 1e-6
 
 
 @dataclass(frozen=True)
@@ -111,10 +116,10 @@ class _Path:
     def of_round(self, rnd: int) -> tuple[_Action, ...]:
         return tuple(a for a in self.actions if a.round == rnd)
 
-    def key(self, rnd: int) -> tuple[object, ...]:
-        """What the subgame of round ``rnd`` depends on: the public path before it and its own actions."""
+    def key(self, rnd: int, upto: int) -> tuple[object, ...]:
+        """The public path to the ``upto``-th action of round ``rnd`` (what a subgame rooted there depends on)."""
         return (self.boards[rnd], tuple(a.name for a in self.actions if a.round < rnd),
-                tuple(a.name for a in self.of_round(rnd)))
+                tuple(a.name for a in self.of_round(rnd)[:upto]))
 
 
 @dataclass(frozen=True, eq=False)
@@ -127,9 +132,20 @@ class _Solve:
     iterations: int
     seconds: float
 
-    def node(self, names: tuple[str, ...]) -> int:
-        """The public node after the round's actions ``names`` (the two hole deals first)."""
-        return int(self.tree.node_of_key[("", "") + names])
+    def walk(self, names: tuple[str, ...], node: int = 0) -> int:
+        """The public node after actions ``names`` from ``node``; a raise the tree lacks goes to the raise of the
+        nearest amount; -1 where no child fits."""
+        for name in names:
+            kids = [int(c) for c in np.flatnonzero(self.tree.parent == node)]
+            last = {str(self.tree.public_key[c][-1]): c for c in kids}
+            if name in last:
+                node = last[name]
+                continue
+            raises = [(abs(int(k[1:]) - int(name[1:])), c) for k, c in last.items() if k[:1] == "r" and k[1:].isdigit()]
+            if not (name[:1] == "r" and name[1:].isdigit() and raises):
+                return -1
+            node = min(raises)[1]
+        return node
 
     def rows(self, player: int, node: int) -> tuple[list[str], np.ndarray]:
         """``player``'s private states at ``node``: their labels and [n] their information sets."""
@@ -236,9 +252,24 @@ class HunlSearchAgent:
             st = base._advance(st, move.public)
         return _Path(tuple(actions), tuple(boards), tuple(starts), st)
 
-    def _ranges(self, path: _Path, rnd: int) -> tuple[np.ndarray, np.ndarray]:
-        """Per player [H] her range over every hand at the start of round ``rnd`` (Bayes' rule along the path)."""
+    def _ranges(self, path: _Path, rnd: int, upto: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """Per player [H] her range over every hand after the first ``upto`` actions of round ``rnd`` (Bayes' rule
+        along the path: the blueprint before the search, then the solve the agent's last decision used)."""
         hands, _ = self._hands
+        if upto > 0:
+            before = self._ranges(path, rnd, upto - 1)
+            actions = path.of_round(rnd)
+            a = actions[upto - 1]
+            root = max((j for j in range(upto) if actions[j].player == self.player), default=0)
+            solve = self._solve(path, rnd, root)
+            node = solve.walk(tuple(x.name for x in actions[root : upto - 1]))
+            child = -1 if node < 0 else solve.walk((a.name,), node)
+            if child < 0:  # the solve's tree lacks the action: no update
+                return before
+            out = [before[0], before[1]]
+            after = before[a.player] * self._action_probs(solve, a.player, node, child)
+            out[a.player] = after if after.sum() > 0 else before[a.player]  # a move the belief ruled out: kept as before
+            return out[0], out[1]
         if rnd <= self.search_round:
             reach = [np.ones(len(hands)), np.ones(len(hands))]
             bp, cards = self.base.blueprint, self.base.abstraction
@@ -252,14 +283,8 @@ class HunlSearchAgent:
                 probs = bp.policy(a.node, cards.buckets(a.round, hands[free], boards))[:, a.index]
                 reach[a.player][free] *= probs
         else:
-            before = self._ranges(path, rnd - 1)
-            solve = self._solve(path, rnd - 1, before)
-            reach = [before[0].copy(), before[1].copy()]
-            names: tuple[str, ...] = ()
-            for a in path.of_round(rnd - 1):
-                node = solve.node(names)
-                names += (a.name,)
-                reach[a.player] *= self._action_probs(solve, a.player, node, solve.node(names))
+            ended = self._ranges(path, rnd - 1, len(path.of_round(rnd - 1)))
+            reach = [ended[0], ended[1]]
         blocked = np.isin(hands, path.boards[rnd]).any(axis=1)
         return reach[0] * ~blocked, reach[1] * ~blocked
 
@@ -274,16 +299,20 @@ class HunlSearchAgent:
         return probs.at(labels, "the solve's action probabilities")
 
     # -- solving --------------------------------------------------------------------------
-    def _solve(self, path: _Path, rnd: int, ranges: tuple[np.ndarray, np.ndarray]) -> _Solve:
-        """The subgame from the start of round ``rnd`` with the round's actions in its tree, solved (cached)."""
-        key = path.key(rnd)
+    def _solve(self, path: _Path, rnd: int, upto: int) -> _Solve:
+        """The subgame after the first ``upto`` actions of round ``rnd``, to the end of the game, solved (cached)."""
+        key = (self.player, path.key(rnd, upto))
         if key in self._solves:
             return self._solves[key]
-        game = self._round_game(path, rnd)
+        ranges = self._ranges(path, rnd, upto)
+        game = self._round_game(path, rnd, upto)
+        names = tuple(a.name for a in path.of_round(rnd)[:upto])
         _, labels = self._hands
-        blocked = np.isin(self._hands[0], path.boards[rnd]).any(axis=1)
-        given = tuple(LabeledValues(labels, (r if r.sum() > 0 else np.ones_like(r)) * ~blocked) for r in ranges)
-        sub = subgame_at(game, None, (given[0], given[1]), max_bytes=self.config.max_bytes)
+        free = ~np.isin(self._hands[0], path.boards[rnd]).any(axis=1)
+        reach = [(r if r.sum() > 0 else np.ones_like(r)) * free for r in ranges]
+        reach[self.player] = reach[self.player] + OWN_FLOOR * reach[self.player].max() * free
+        given = tuple(LabeledValues(labels, r) for r in reach)
+        sub = subgame_at(game, ("", "") + names, (given[0], given[1]), max_bytes=self.config.max_bytes)
         started = time.perf_counter()
         solver = CFRSolver(sub.tree, self.config.config, root_reach=sub.root_reach)
         driver.run(solver, self.config.budget)
@@ -296,16 +325,16 @@ class HunlSearchAgent:
         self._solves[key] = out
         return out
 
-    def _round_game(self, path: _Path, rnd: int) -> PokerGame:
+    def _round_game(self, path: _Path, rnd: int, upto: int) -> PokerGame:
         """The rest of the game from the start of round ``rnd``: its board, the pot as an ante, the real bet sizes
-        and the round's bets that they lack (as pot fractions that give exactly their amounts)."""
+        and the bets of the round's first ``upto`` actions that they lack (as pot fractions giving their amounts)."""
         s = self.game.spec
         c0, c1 = path.starts[rnd]
         if c0 != c1:
             raise SubgameError(f"round {rnd} starts with unequal contributions {c0}, {c1}")
         extra: list[float] = []
         st = path.state._replace(contrib=(c0, c0), round=rnd, raises=0, acted=0, to_act=s.first_player[rnd])
-        for a in path.of_round(rnd):
+        for a in path.of_round(rnd)[:upto]:
             if a.name.startswith("r"):
                 top, to_call = max(st.contrib), max(st.contrib) - st.contrib[a.player]
                 amount = int(a.name[1:])
@@ -322,12 +351,9 @@ class HunlSearchAgent:
     def _searched(self, view: View, path: _Path) -> Decision:
         """The agent's row of the current round's solve at its hand, as real legal actions."""
         rnd = path.state.round
-        solve = self._solve(path, rnd, self._ranges(path, rnd))
         names = tuple(a.name for a in path.of_round(rnd))
-        try:
-            node = solve.node(names)
-        except KeyError:
-            raise SubgameError(f"the round's actions {list(names)} are not in the subgame's tree") from None
+        solve = self._solve(path, rnd, len(names))
+        node = 0
         labels, infosets = solve.rows(view.player, node)
         found = [i for i, label in zip(infosets.tolist(), labels) if label == view.private_label]
         if not found or found[0] < 0:
