@@ -73,7 +73,8 @@ def write_atomic(path: str | Path, write: Callable[[BinaryIO], object], what: st
     """Write a file through ``write(f)`` into a temporary beside ``path``, then rename it over ``path``.
 
     An interruption leaves the previous file (or none) and no partial one; what
-    :func:`output_file` refuses is refused before anything is written.
+    :func:`output_file` refuses is refused before anything is written, and a write that
+    fails (a full disk) raises :class:`~subgame.errors.OutputFileError` naming ``path``.
     """
     target = output_file(path, what)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
@@ -81,6 +82,13 @@ def write_atomic(path: str | Path, write: Callable[[BinaryIO], object], what: st
         with open(tmp, "wb") as f:
             write(f)
         tmp.replace(target)
+    except SubgameError:
+        tmp.unlink(missing_ok=True)
+        raise
+    except OSError as exc:  # a full disk, a quota, an I/O error: the error of a write names no file
+        tmp.unlink(missing_ok=True)
+        kept = "the previous file is kept" if target.exists() else "nothing was written"
+        raise OutputFileError(f"{what} {path}: cannot write it ({exc.strerror or exc}); {kept}") from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from functools import cache
 
 import pytest
 
+from subgame.blueprint.implicit_mccfr import available
 from subgame.games import load_game
 from subgame.games.poker.game import PokerGame
 from subgame.tree.compile import compile_game
@@ -25,3 +27,9 @@ def reduced() -> tuple[PokerGame, PublicTree]:
 @pytest.fixture(scope="session")
 def reduced_game() -> tuple[PokerGame, PublicTree]:
     return reduced()
+
+
+#: CI has a C compiler: there the implicit solver's loop must have been built (as the sweep kernels must).
+REQUIRED = os.environ.get("SUBGAME_REQUIRE_KERNELS") == "1"
+needs_loop = pytest.mark.skipif(not available() and not REQUIRED,
+                                reason="the compiled loop of implicit MCCFR was not built (no C compiler at install)")

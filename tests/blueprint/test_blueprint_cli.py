@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from subgame.blueprint.blueprint_file import Blueprint
-from subgame.blueprint.implicit_mccfr import available
+from tests.blueprint.conftest import needs_loop
 from tests.cli.test_cli import invoke, ok_json
 
-pytestmark = pytest.mark.skipif(not available(), reason="the compiled loop of implicit MCCFR is not built")
+pytestmark = needs_loop
 
 GAME = ["poker", "-p", "num_ranks=4", "-p", "num_suits=2", "-p", "hole_cards=1", "-p", "board_cards=0,1,1,1", "-p",
         "betting=nolimit", "-p", "ante=0", "-p", "blinds=2,1", "-p", "stack=6", "-p", "first_player=1,0,0,0",
@@ -48,7 +48,9 @@ def test_size_of_hunl_before_building():
 
 def test_exact_exploitability_at_the_end(tmp_path):
     report = ok_json("blueprint", *GAME, "-p", "raise_cap=1", "-p", "bet_fractions=1.0", "--iterations", "31000",
-                     "--out", tmp_path / "bp.npz", "--exact", "--seed", "1")
+                     "--out", tmp_path / "bp.npz", "--exact", "--seed", "1", "--strategy-out", tmp_path / "s.npz")
     # the uniform strategy's exploitability here is 0.86 chips; 31,000 iterations (seed 1) measured 0.105
     assert 0.0 < report["exploitability"] < 0.15
     assert report["mbb_per_hand"] == pytest.approx(1000 * report["exploitability"] / 2)
+    lbr = ok_json("exploit", tmp_path / "s.npz", "--method", "lbr")  # the strategy file of the real game
+    assert 0.0 < lbr["gain"] <= 2 * report["exploitability"] + 1e-9  # LBR gains at most a best response's

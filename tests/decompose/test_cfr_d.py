@@ -18,7 +18,7 @@ from subgame.decompose import (
 from subgame.errors import GameDefinitionError
 from subgame.eval import best_response, exploitability
 from subgame.games import load_game
-from subgame.solve.cfr import CFR, CFR_PLUS, CFRConfig, CFRSolver
+from subgame.solve.cfr import CFR, CFR_PLUS, MODICUM, POSTFLOP_DCFR, CFRConfig, CFRSolver
 from subgame.strategy import Strategy
 from subgame.tree.public_tree import LEAF
 from subgame.tree.sweep import forward_reach, transition_weights
@@ -239,3 +239,9 @@ def test_a_trunk_costs_no_more_than_the_whole_tree():
         tracemalloc.stop()
     whole, trunk = peaks
     assert trunk < whole / 4, (trunk, whole)
+
+
+@pytest.mark.parametrize("trunk, why", [(MODICUM, "average_skip"), (POSTFLOP_DCFR, "schedule 'postflop'")])
+def test_a_trunk_whose_average_the_stored_values_cannot_follow_is_refused(trunk, why):
+    with pytest.raises(GameDefinitionError, match=f"CFR-D averages its stored root values.*{why}"):
+        CFRDConfig(4, trunk=trunk)

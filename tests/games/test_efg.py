@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -95,7 +96,8 @@ BAD = [
     (COIN.replace("EFG 2 R", "EFG 3 R"), 1, "only version 2"),
     (COIN.replace('{ "P1" "P2" }', '{ "P1" "P2" "P3" }'), 1, "3 players"),
     (COIN.replace('"H" 1/2 "T" 1/2', '"H" 1/2 "T" 1/3'), 3, "sum to 5/6, not 1"),
-    (COIN.replace('"H" 1/2 "T" 1/2', '"H" 0.333333 "T" 0.666666'), 3, "write rounded decimals as fractions"),
+    (COIN.replace('"H" 1/2 "T" 1/2', '"H" 0.333333 "T" 0.666666'), 3, "sum to 1 - 1e-06, not 1; write rounded decimals with all"),
+    (COIN.replace('"H" 1/2 "T" 1/2', '"H" 0.5 "T" 0.6'), 3, "sum to 11/10, not 1"),
     (COIN.replace('"H" 1/2 "T" 1/2', '"H" -1/2 "T" 3/2'), 3, "negative"),
     (COIN.replace('"H" 1/2', '"H" 1/0'), 3, "non-zero denominator"),
     (COIN.replace('p "" 1 1', 'p "" 3 1'), 4, "player 3 does not exist"),
@@ -268,3 +270,139 @@ t "" 3
     game = EFGGame(efg)
     utilities = sorted(game.utility(i) for i, n in enumerate(efg.nodes) if n.kind == "t")
     assert utilities == [-5.5, -5.0, 1.0, 1.5]  # the entry fee adds along its path only
+
+
+# -- regressions: files a new user brought -------------------------------------------------------
+@pytest.mark.parametrize(("payoffs", "why"), [
+    ("{ 1e400, -1e400 }", "the number 1e400 is beyond the float64 numbers"),
+    ("{ 1e99999999 0 }", "the number 1e99999999 is beyond the float64 numbers"),
+    ("{ 17976931348623159" + "0" * 292 + "/1 0 }", "is beyond the float64 numbers"),  # just above the largest float64
+])
+def test_a_payoff_beyond_float64_is_refused_with_its_line(tmp_path, payoffs, why):
+    """Regression: a payoff of 1e400 raised OverflowError from the reader."""
+    path = _write(tmp_path, COIN.replace("{ 1, -1 }", payoffs))
+    with pytest.raises(GameDefinitionError, match=rf"g.efg, line 6: .*{why}"):
+        load_game(f"efg:{path}")
+
+
+def test_payoffs_adding_up_beyond_float64_on_a_path_are_refused(tmp_path):
+    big = "1" + "0" * 308
+    text = COIN.replace('p "" 1 1 "sees H" { "a" "b" } 0', f'p "" 1 1 "sees H" {{ "a" "b" }} 9 "fee" {{ {big} -{big} }}')
+    text = text.replace('{ 1, -1 }', f'{{ {big}, -{big} }}')
+    with pytest.raises(GameDefinitionError, match=r"g.efg, line 6: the payoffs on the path to this terminal add up to more"):
+        load_game(f"efg:{_write(tmp_path, text)}")
+
+
+def _chain_efg(depth: int) -> str:
+    """Player 1 sees a coin; then ``depth`` alternating moves, each 'stop' (a terminal) or 'go'."""
+    lines = ['EFG 2 R "chain" { "A" "B" }', '""', 'c "" 1 "" { "H" 1/2 "T" 1/2 } 0']
+    outcome = 0
+    for coin in (1, -1):
+        for level in range(depth):
+            player = level % 2 + 1
+            number = 2 * level + (coin > 0) + 1 if player == 1 else level + 1
+            outcome += 1
+            lines.append(f'p "" {player} {number} "" {{ "stop" "go" }} 0')
+            lines.append(f't "" {outcome} "" {{ {coin} {-coin} }}')
+        outcome += 1
+        lines.append(f't "" {outcome} "" {{ {2 * coin} {-2 * coin} }}')
+    return "\n".join(lines) + "\n"
+
+
+def test_a_file_deeper_than_the_recursion_limit_reads_writes_and_compiles(tmp_path):
+    """Regression: a valid file 3,000 decisions deep raised RecursionError in the reader."""
+    import sys
+
+    depth = sys.getrecursionlimit() + 2000
+    path = _write(tmp_path, _chain_efg(depth), "chain.efg")
+    game = load_game(f"efg:{path}")
+    assert isinstance(game, EFGGame) and len(game.efg.nodes) == 1 + 2 * (2 * depth + 1)
+    assert parse_efg(write_efg(game.efg)) == game.efg
+    tree = compile_game(game)
+    assert int(tree.depth.max()) == depth  # the coin is private (no public node): decisions at depths 0 .. depth - 1
+    # player 1 stops at once with heads (+1); with tails, player 2 stops at her first move (+1 for her)
+    assert solve_lp(tree).value == pytest.approx(0.5 * 1 + 0.5 * -1, abs=1e-9)
+
+
+def test_the_one_line_reader_reads_what_the_token_reader_reads(monkeypatch):
+    """Nodes on one line are read by one pattern match; the token-by-token reader gives the same
+    nodes, lines, information sets and outcomes."""
+    from subgame.games import efg_reader
+
+    rng = np.random.default_rng(7)
+    texts = [COIN, pyspiel.get_kuhn_poker_efg_data(), _chain_efg(30)] + [_random_efg(rng) for _ in range(4)]
+    texts.append(COIN.replace('{ "x" "y" }', '{ "x", "y" }').replace("\n", "\n  "))
+    fast = [parse_efg(t) for t in texts]
+    written = [write_efg(f, repeat_infosets=False) for f in fast]
+    monkeypatch.setattr(efg_reader._Parser, "fast_node", lambda self: None)
+    for text, efg, again in zip(texts, fast, written):
+        slow = parse_efg(text)
+        assert slow == efg and [n.line for n in slow.nodes] == [n.line for n in efg.nodes]
+        assert parse_efg(again) == efg
+
+
+def _die_efg(prob: str, last: str) -> str:
+    """A die (five faces of ``prob``, the sixth of ``last``): player 1 sees low (1-3) or high (4-6), then COIN's moves."""
+    body = COIN.split("\n")[3:]
+    low, high = "\n".join(body[:7]), "\n".join(body[7:14])
+    faces = " ".join(f'"{k}" {prob if k < 6 else last}' for k in range(1, 7))
+    subtrees = [low if k <= 3 else high for k in range(1, 7)]
+    return "\n".join(COIN.split("\n")[:2] + [f'c "" 1 "" {{ {faces} }} 0'] + subtrees) + "\n"
+
+
+def test_decimal_chance_probabilities_that_sum_to_one_up_to_rounding_are_read_with_one_warning(tmp_path):
+    """Regression: 1/6 written 0.16666666666666666 (as OpenSpiel and Python write it) was refused."""
+    sixth = repr(1 / 6)
+    path = _write(tmp_path, _die_efg(sixth, sixth), "die.efg")
+    with pytest.warns(UserWarning, match=r"die.efg: the chance probabilities of 1 information set\(s\) sum to 1 only up "
+                      r"to rounding \(line 3: 1 - 4e-17\); they are divided by their sum") as caught:
+        game = load_game(f"efg:{path}")
+    assert len(caught) == 1
+    assert isinstance(game, EFGGame)
+    probs = game.efg.infosets[(0, 1)].probs
+    assert probs[0] == Fraction(sixth) and sum(probs) != 1  # the file's numbers, exactly
+    chance = [p for _, p in game.chance_outcomes(0)]
+    assert sum(chance) == pytest.approx(1.0, abs=1e-15) and chance[0] == pytest.approx(1 / 6, rel=1e-15)
+    # the same game with exact sixths: the same value, and no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        exact = _lp_value(f"efg:{_write(tmp_path, _die_efg('1/6', '1/6'), 'exact.efg')}")
+    assert solve_lp(compile_game(game)).value == pytest.approx(exact, abs=1e-12)
+    assert _openspiel_check(path) == pytest.approx(exact, abs=1e-9)
+    with pytest.raises(GameDefinitionError, match=r"x.efg, line 3: chance probabilities sum to 1 - 4e-06, not 1; write "
+                       r"rounded decimals with all their digits"):
+        parse_efg(_die_efg("0.166666", "0.166666"), "x.efg")
+    with pytest.raises(GameDefinitionError, match=r"line 3: chance probabilities sum to 1.16667, not 1$"):
+        parse_efg(_die_efg(sixth, "0.3333333333333333"), "x.efg")
+
+
+def test_a_written_file_reads_in_openspiel_with_the_same_value(tmp_path):
+    """Regression: the writer left out an information set's repeated actions, which OpenSpiel's
+    efg_game cannot read; every node is written in full, numbers as OpenSpiel reads them."""
+    short = COIN.replace('p "" 2 1 "guess" { "x" "y" } 0\nt "" 3', 'p "" 2 1 0\nt "" 3')
+    decimal = COIN.replace('"H" 1/2 "T" 1/2', f'"H" {1 / 3!r} "T" {2 / 3!r}').replace("{ 2, -2 }", "{ 0.1, -0.1 }")
+    rng = np.random.default_rng(3)
+    for k, text in enumerate([short, decimal, pyspiel.get_kuhn_poker_efg_data(), _random_efg(rng)]):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the decimals' rounding
+            efg = parse_efg(text)
+        path = _write(tmp_path, write_efg(efg), f"w{k}.efg")
+        assert 'p "" 2 1 0' not in path.read_text()
+        native = solve_lp(compile_game(EFGGame(efg, str(path)))).value
+        assert _openspiel_check(path) == pytest.approx(native, abs=1e-9)
+    compact = _write(tmp_path, write_efg(parse_efg(short), repeat_infosets=False), "compact.efg")
+    assert 'p "" 2 1 0' in compact.read_text()  # Gambit's short form, which OpenSpiel does not read
+    with pytest.raises(pyspiel.SpielError):
+        pyspiel.load_game(f"efg_game(filename={compact})")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_written_random_games_have_openspiels_sequence_form_lp_value(tmp_path, seed):
+    """OpenSpiel's own LP (cvxpy with ECOS, installed with the tests) on the file we write, against ours (HiGHS)."""
+    pytest.importorskip("cvxpy", reason="OpenSpiel's sequence_form_lp needs cvxpy and ecos (pip install -e '.[test]')")
+    from open_spiel.python.algorithms import sequence_form_lp
+
+    efg = parse_efg(_random_efg(np.random.default_rng(100 + seed)))
+    path = _write(tmp_path, write_efg(efg), f"lp{seed}.efg")
+    theirs = sequence_form_lp.solve_zero_sum_game(pyspiel.load_game(f"efg_game(filename={path})"))[0]
+    assert solve_lp(compile_game(EFGGame(efg, str(path)))).value == pytest.approx(float(theirs), abs=1e-6)  # ECOS's tolerance

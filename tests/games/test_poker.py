@@ -107,3 +107,33 @@ def test_string_parameters_are_converted():
 def test_unknown_game_lists_known_ones():
     with pytest.raises(UnknownGameError, match="known games: .*kuhn.*leduc"):
         load_game("holdem9000")
+
+
+@pytest.mark.parametrize("all_in", [True, False])
+def test_a_bet_of_the_whole_stack_is_the_all_in_whether_or_not_allin_is_listed(all_in):
+    """Regression: a pot-size bet equal to the stack was dropped when 'allin' was not listed,
+    leaving a spot with no betting at all."""
+    from subgame.games.poker.holdem import BetSizing, HoldemSpot
+    from subgame.tree.compile import compile_game
+
+    spot = HoldemSpot("Js Ks 5c Qs 7d", 100, 100, BetSizing(((1.0,),), all_in=all_in, raise_cap=1))
+    game = spot.game()
+    s = game.root()
+    while game.actor(s) == CHANCE:
+        s = game.apply(s, game.chance_outcomes(s)[0][0])
+    assert [game.action_name(s, a) for a in game.legal_actions(s)] == ["c", "r150"]  # 50 in, 100 behind
+    assert game.legal_actions(s) == (1, 3)  # the all-in's id: after the pot fractions, as where 'allin' is listed
+    bet = game.apply(s, 3)
+    assert [game.action_name(bet, a) for a in game.legal_actions(bet)] == ["f", "c"]
+    # Leduc with ante 1 and stack 3: a pot-size bet is the stack; the same tree with 'allin' listed or not
+    trees = [compile_game(load_game("leduc_nolimit", stack=3, bet_fractions=(1.0,), all_in=listed)) for listed in (all_in, True)]
+    assert trees[0].num_nodes == trees[1].num_nodes > 20
+    assert trees[0].players[0].action_names == trees[1].players[0].action_names
+
+
+def test_a_spot_with_no_betting_is_refused_by_the_solve_command():
+    from tests.cli.test_cli import invoke
+
+    result = invoke("solve", "holdem-subgame", "--board", "Js Ks 5c Qs 7d", "--pot", "100", "--stack", "0", "--bets", "1")
+    assert result.exit_code == 2 and "nothing behind, so nobody can bet" in " ".join(result.output.split())
+    assert "Traceback" not in result.output

@@ -33,6 +33,7 @@ from .app import (
     parse_params,
     progress_bar,
     reports_errors,
+    save_strategy,
     show,
 )
 from .solve import _check_outputs, parse_duration
@@ -65,6 +66,9 @@ def blueprint_command(
     size_only: Annotated[bool, typer.Option("--size", help="Print the abstract game's size and stop.")] = False,
     exact: Annotated[bool, typer.Option(help="At the end, the blueprint's exact exploitability in the real game (a game "
                                         "small enough to compile: reduced decks).")] = False,
+    strategy_out: Annotated[Path | None, typer.Option(help="With --exact: also write the blueprint as a strategy file of "
+                                                      "the real game (for 'subgame exploit --method lbr', 'evaluate').")]
+    = None,
     param: ParamsOption = [],  # noqa: B006 (typer reads the default, never mutates it)
     as_json: JsonOption = False,
 ) -> None:
@@ -97,6 +101,10 @@ def blueprint_command(
             raise CommandLineError("--buckets-out saves four-round buckets: give --buckets as counts per round or such a file")
     if resume and checkpoint_file is None:
         raise CommandLineError("--resume needs --checkpoint-file PATH, the checkpoint to continue from")
+    if strategy_out is not None:
+        if not exact:
+            raise CommandLineError("--strategy-out writes the blueprint on the compiled game: give --exact too")
+        output_file(strategy_out, "--strategy-out")
     if not as_json:
         show(report)
     config = ImplicitConfig(batch=batch, prune_after=prune_after)
@@ -135,7 +143,10 @@ def blueprint_command(
               "checkpoint": None if checkpoint_file is None else str(checkpoint_file)}
     if exact and not run.interrupted:
         tree = compile_game(game_obj)
-        result = exploitability(tree, strategy_on(Blueprint.of(solver), game_obj, tree, abstraction))
+        strategy = strategy_on(Blueprint.of(solver), game_obj, tree, abstraction)
+        result = exploitability(tree, strategy)
+        if strategy_out is not None:
+            save_strategy(strategy, strategy_out, tree, game=game, params=params, algo="implicit-mccfr", seed=seed)
         record["exploitability"] = result.exploitability
         record["mbb_per_hand"] = 1000.0 * result.exploitability / max(spec.blinds)
     if as_json:

@@ -98,14 +98,18 @@ def _spot_and_ranges(game: str, opts: HoldemOptions, bets: BetSizing) -> tuple[H
         spot = HoldemSpot.from_starting_stack(board, pot, opts.starting_stack, bets)
     else:
         spot = HoldemSpot(board, pot, opts.stack or 0, bets)
+    if spot.stack == 0:
+        raise CommandLineError(f"{spot.describe()}: nothing behind, so nobody can bet and there is nothing to solve; "
+                               "give the chips each player has behind with --stack")
     where = opts.ranges or "uniform"
     if where == "uniform":
         ranges = (Range.uniform(board), Range.uniform(board))
     elif Path(where).is_file():
         ranges = read_ranges(where, board)
     else:
-        raise CommandLineError(f"--ranges {where!r}: give a range file (one line for both players, or two lines) "
-                               "or 'uniform'")
+        why = "not a file" if Path(where).exists() else "no such file"
+        raise CommandLineError(f"--ranges {where}: {why}; give a range file (one line for both players, or two lines, "
+                               "as in examples/ranges/) or 'uniform'")
     return spot, ranges, spot.describe()
 
 

@@ -80,7 +80,7 @@ def resolve_command(
                                                           "against the re-solver's blueprint (depth-limited paper §4).")] = False,
     bets: Annotated[str | None, typer.Option(help="Endgame: the bets it is re-solved in (default 0.5,1,allin).")] = None,
     blueprint_bets: Annotated[str | None, typer.Option(help="Endgame: the blueprint's coarser bets, e.g. 1,allin.")] = None,
-    raise_cap: Annotated[int, typer.Option(min=0, help="Endgame: raises per street in both bet abstractions.")] = 3,
+    raise_cap: Annotated[int, typer.Option(min=0, help="Endgame: most bets and raises per street in both bet abstractions (0: no cap).")] = 3,
     blueprint_target: Annotated[str | None, typer.Option(help="Endgame: solve the blueprint to this exploitability "
                                                               "(default 0.5%pot).")] = None,
     as_json: JsonOption = False,

@@ -89,6 +89,13 @@ class CFRDConfig:
             raise GameDefinitionError(f"batch must be >= 1, got {self.batch}")
         if self.cached_chunks is not None and self.cached_chunks < 0:
             raise GameDefinitionError(f"cached_chunks must be >= 0 or None, got {self.cached_chunks}")
+        # The stored root values are averaged with the trunk's weights t^γ (SubgameSolveOperator._accumulate);
+        # a trunk whose average strategy is weighted otherwise would store values of another average.
+        unfollowed = [why for bad, why in ((self.trunk.schedule != "dcfr", f"restarts its average (schedule {self.trunk.schedule!r})"),
+                                           (self.trunk.average_skip > 0, "skips the start of the run (average_skip)")) if bad]
+        if unfollowed:
+            raise GameDefinitionError(f"CFR-D averages its stored root values with weights t^gamma, and this trunk's update rule "
+                                      f"{' and '.join(unfollowed)}; use cfr, cfr+, lcfr, dcfr or pcfr+ for the trunk")
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -200,13 +200,17 @@ def _betting_actions(
     min_to = top + max(last_raise, 1)
     seen = set()
     fractions = spec.fractions(rnd)
+    shove = spec.all_in
     for k, f in enumerate(fractions):
         amount = max(min_to, int(round(top + f * (pot + to_call))))
-        if amount >= spec.stack or amount in seen:
+        if amount >= spec.stack:  # a bet of the whole stack or more is the all-in, listed or not
+            shove = True
+            continue
+        if amount in seen:
             continue
         seen.add(amount)
         out.append((RAISE + k, amount))
-    if spec.all_in:
+    if shove:
         out.append((RAISE + len(fractions), spec.stack))
     return tuple(out)
 

@@ -36,7 +36,8 @@ class BetSizing:
     Attributes:
         fractions: per street from the spot's street on, the bet and raise sizes as
             fractions of the pot after calling; one tuple serves every street.
-        all_in: whether all-in is always an action.
+        all_in: whether all-in is always an action; a size that reaches the stack is the
+            all-in either way.
         raise_cap: the most bets and raises per street (0: no cap).
     """
 

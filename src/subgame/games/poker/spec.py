@@ -28,7 +28,8 @@ class PokerSpec:
             bets plus raises.
         stack: no-limit: each player's chips, ante and blinds included.
         bet_fractions: no-limit: raise sizes as fractions of the pot after calling.
-        all_in: no-limit: whether all-in is an action.
+        all_in: no-limit: whether all-in is always an action (where a pot fraction reaches
+            the stack, that bet is the all-in, listed or not).
         first_player: who acts first in each round.
         board: public cards known before the game starts, dealt in no chance event: the
             board of a subgame that starts at a public state of a bigger game. They count
