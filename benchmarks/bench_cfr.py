@@ -94,6 +94,10 @@ class GameCase:
 GAMES = {
     "leduc": GameCase("leduc", "leduc", "leduc_poker"),
     "liars_dice": GameCase("liars_dice", "openspiel:liars_dice", "liars_dice"),
+    "kuhn": GameCase("kuhn", "kuhn", "kuhn_poker"),
+    # ours: num_cards=4, imp_info=True, descending prizes, win/loss returns (its defaults); OpenSpiel's is simultaneous
+    "goofspiel4": GameCase("goofspiel4", "goofspiel", "turn_based_simultaneous_game(game=goofspiel(num_cards=4,imp_info=True,"
+                           "points_order=descending,returns_type=win_loss))"),
 }
 
 
@@ -429,7 +433,7 @@ def report(rows: Sequence[Row], settings: Settings, argv: Sequence[str]) -> str:
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    p.add_argument("--iterations", type=int, default=1000, help="CFR+ iterations on Leduc (default 1000)")
+    p.add_argument("--iterations", type=int, default=1000, help="CFR+ iterations on Leduc, Kuhn and Goofspiel (default 1000)")
     p.add_argument("--iterations-large", type=int, default=200,
                    help="CFR+ iterations on Liar's dice, where OpenSpiel takes ~0.2 s each (default 200)")
     p.add_argument("--games", default="leduc,liars_dice", help="comma-separated subset of: " + ",".join(GAMES))
@@ -452,7 +456,8 @@ def settings_from(args: argparse.Namespace) -> tuple[list[GameCase], Settings]:
     unknown = [k for k in keys if k not in GAMES]
     if unknown:
         raise SystemExit(f"unknown game(s) {unknown}; choose from {', '.join(GAMES)}")
-    counts = {"leduc": 20, "liars_dice": 3} if args.quick else {"leduc": args.iterations, "liars_dice": args.iterations_large}
+    counts = {k: 3 if k == "liars_dice" else 20 for k in GAMES} if args.quick else {
+        k: args.iterations_large if k == "liars_dice" else args.iterations for k in GAMES}
     skip = {name for name, off in [(OS_PY, args.skip_python), (LITEEFG, args.skip_liteefg)] if off}
     settings = Settings(
         iterations={k: counts[k] for k in keys},

@@ -56,7 +56,7 @@ def main() -> None:
     parser.add_argument("--endgame-points", default="10,20,50,100,200,500")
     args = parser.parse_args()
     leduc = compile_game(load_game("leduc"))
-    solvers = {n: CFRSolver(leduc, PRESETS[n], engine="passes") for n in NAMES}  # as on the large trees
+    solvers = {n: CFRSolver(leduc, PRESETS[n]) for n in NAMES}
     result = curves(solvers, [int(x) for x in args.leduc_points.split(",")],
                     lambda s: exploitability(leduc, s.average_strategy()).exploitability)
     print(table("Leduc hold'em", "chips per game", result, {n: s.loops for n, s in solvers.items()}), "\n")

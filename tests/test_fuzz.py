@@ -21,7 +21,7 @@ from subgame.solve.cfr import CFRSolver, read_checkpoint
 from subgame.strategy import Strategy
 from subgame.tree.compile import compile_game
 from tests.conftest import compiled
-from tests.games.test_efg import COIN
+from tests.toy_games import COIN_EFG as COIN
 
 ACPC = Path(__file__).parent / "data" / "acpc"
 FUZZ = settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
@@ -63,6 +63,7 @@ def _load_each(path: Path) -> None:
 
 @FUZZ
 @given(kind=st.sampled_from(["s", "c", "d"]), edits=EDITS, cut=CUTS)
+@pytest.mark.slow
 def test_mutated_library_files_load_or_are_refused(files, kind, edits, cut):
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "x.npz"
@@ -72,6 +73,7 @@ def test_mutated_library_files_load_or_are_refused(files, kind, edits, cut):
 
 @FUZZ
 @given(name=st.sampled_from(sorted(p.name for p in ACPC.glob("*.game"))), data=st.data())
+@pytest.mark.slow
 def test_mutated_acpc_game_files_load_or_are_refused(name, data):
     lines = (ACPC / name).read_text().splitlines()
     i = data.draw(st.integers(0, len(lines) - 1))
@@ -102,6 +104,7 @@ PARAM_VALUES = st.one_of(
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(game=st.sampled_from(["kuhn", "leduc", "leduc_nolimit", "coin_toss", "liars_dice", "goofspiel"]),
        data=st.data())
+@pytest.mark.slow
 def test_random_game_parameters_build_or_are_refused(game, data):
     from subgame.games import GAMES
 
@@ -126,6 +129,7 @@ EFG_WORDS = ["c", "p", "t", "{", "}", '""', '"x"', "0", "1", "2", "3", "-1", "1/
 
 @FUZZ
 @given(seed=st.sampled_from(sorted(EFG_SEEDS)), data=st.data())
+@pytest.mark.slow
 def test_mutated_efg_files_load_or_are_refused(seed, data):
     from subgame.games.efg import EFGGame, parse_efg, write_efg
 
@@ -242,6 +246,7 @@ def _argv(data, files: dict[str, Path], out_dir: Path) -> list[str]:
 
 @settings(max_examples=80, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
+@pytest.mark.slow
 def test_random_command_lines_succeed_or_give_one_error_line(cli_files, tmp_path_factory, data):
     from tests.cli.test_cli import invoke
 
@@ -252,6 +257,7 @@ def test_random_command_lines_succeed_or_give_one_error_line(cli_files, tmp_path
 
 @settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(edits=EDITS, cut=CUTS)
+@pytest.mark.slow
 def test_mutated_strategy_files_on_the_command_line_give_one_error_line(files, edits, cut):
     from tests.cli.test_cli import invoke
 
@@ -264,6 +270,7 @@ def test_mutated_strategy_files_on_the_command_line_give_one_error_line(files, e
 @settings(max_examples=60, deadline=None, derandomize=True)
 @given(game=st.sampled_from(["kuhn", "leduc", "leduc_nolimit", "coin_toss", "rps", "red_green_coin"]),
        data=st.data())
+@pytest.mark.slow
 def test_random_game_parameters_on_the_command_line_give_a_size_or_one_error_line(game, data):
     from subgame.games import GAMES
     from tests.cli.test_cli import invoke
@@ -307,6 +314,7 @@ def _leaf_table_arrays(rng: np.random.Generator, data) -> tuple[list, dict[str, 
 
 @settings(max_examples=100, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 2**16), data=st.data())
+@pytest.mark.slow
 def test_damaged_leaf_value_tables_load_or_are_refused(tmp_path_factory, seed, data):
     from subgame.depthlimited.values import TABLE_FORMAT, load_leaf_tables
     from subgame.files import write_npz
@@ -328,6 +336,7 @@ RANGE_TEXT = b"AA,KK:0.5,AQs-ATs,KQo:0.25,T9s+,As5s\n# comment\nQQ-88,AKo\n"
 
 @settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(edits=EDITS, cut=CUTS, board=st.sampled_from([(), (0, 13, 26), (48, 49, 50, 51)]))
+@pytest.mark.slow
 def test_mutated_range_files_load_or_are_refused(tmp_path_factory, edits, cut, board):
     from subgame.games.poker.ranges import read_ranges
 

@@ -132,6 +132,7 @@ def _check_agrees(result: MatchResult, clients: list[ClientResult], log: Path) -
     assert sum(result.totals) == 0
 
 
+@pytest.mark.slow
 def test_thousand_hands_random_against_call_limit(leduc, tmp_path):
     log = tmp_path / "match.log"
     dealer = Dealer(leduc, DealerConfig(1000, seed=7, names=("random", "call"), **FAST), log_file=log)
@@ -420,6 +421,7 @@ def test_logged_hands_agree_with_openspiel(leduc, nolimit_file, tmp_path):
         assert _check_with_openspiel(game, log) == 100
 
 
+@pytest.mark.slow
 def test_strategy_agents_in_their_own_abstraction_find_every_information_set(leduc, halves, tmp_path):
     """Each view the client builds during play names an information set of the compiled game."""
     for game, tree in ((leduc, compile_game(leduc)), halves):

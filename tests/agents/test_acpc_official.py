@@ -75,7 +75,7 @@ def _replay_seat(name: str, seat: int, **client) -> tuple[object, list[str], lis
     return result, sent, [line for d, line in messages if d == "FROM"]
 
 
-@pytest.mark.parametrize("name", sorted(MATCHES))
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "leduc" else n for n in sorted(MATCHES)])
 def test_our_client_plays_the_official_dealers_match(name):
     hands, score, names = parse_log((DATA / f"{name}_official.log").read_text())
     assert score is not None and names is not None

@@ -14,7 +14,7 @@ from subgame.strategy import Strategy
 from subgame.tree.compile import compile_game
 from subgame.tree.public_tree import infoset_index, infoset_keys
 from tests.agents.views import all_views
-from tests.resolving.conftest import SMALL, small_game
+from tests.toy_games import SMALL, small_game
 
 
 def _acts_as_its_behaviour(agent, game, tree, every=1):
@@ -31,6 +31,7 @@ def _acts_as_its_behaviour(agent, game, tree, every=1):
             assert set(got) <= set(want)
 
 
+@pytest.mark.slow
 def test_call_agent_behaviour_is_its_play():
     game = load_game("poker", **SMALL)
     _acts_as_its_behaviour(CallAgent(), game, compile_game(game), every=3)
@@ -43,6 +44,7 @@ def leduc_cfr_d(tmp_path_factory):
     return game, compile_game(game), solution, save_cfr_d(tmp_path_factory.mktemp("cfrd") / "leduc_cfrd.npz", solution)
 
 
+@pytest.mark.slow
 def test_cfr_d_agent_plays_the_trunk_then_re_solves_each_subgame_once(leduc_cfr_d):
     game, tree, solution, _ = leduc_cfr_d
     agent = ResolvingAgent(cfr_d_source(solution), Budget(iterations=40))
@@ -61,6 +63,7 @@ def test_cfr_d_agent_plays_the_trunk_then_re_solves_each_subgame_once(leduc_cfr_
     assert serial.exact == pytest.approx(exact_value(tree, rebuilt, Strategy.uniform(tree)), abs=1e-9)
 
 
+@pytest.mark.slow
 def test_blueprint_re_solving_agent_is_resolve_all(leduc_tree):
     game = load_game("leduc")
     blueprint = CFRSolver(leduc_tree, CFR_PLUS).run(50).average_strategy()
@@ -77,6 +80,7 @@ def small_nolimit():
     return small_game(60)
 
 
+@pytest.mark.slow
 def test_translation_agent_plays_pseudo_harmonic_translation(small_nolimit):
     game, tree, abstraction, blueprint = small_nolimit
     abstract_game = abstraction.abstract_game

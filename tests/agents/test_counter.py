@@ -45,6 +45,7 @@ def _reached(tree, player, probs):
 
 
 @pytest.mark.parametrize("p", [None, 0.5])
+@pytest.mark.slow
 def test_the_agent_plays_the_offline_continual_response(p):
     game, tree = load_game("leduc", **SMALL_LEDUC), compiled("leduc", **SMALL_LEDUC)
     model = random_model(tree, 4)

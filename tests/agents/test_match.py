@@ -100,6 +100,7 @@ def test_aivat_with_both_strategies_known_is_exact_every_hand():
     assert result.per_deal[:, 0].std() > 0.1
 
 
+@pytest.mark.slow
 def test_parallel_equals_serial():
     game = load_game("leduc")
     tree = compile_game(game)

@@ -38,6 +38,7 @@ def test_first_decision_of_a_game_that_fits_is_the_solve_of_the_whole_game():
     assert first.gadget == "unsafe" and not first.depth_limited and first.iterations == 60
 
 
+@pytest.mark.slow
 def test_search_beats_its_blueprint_and_is_deterministic():
     game = load_game("leduc", **SMALL_LEDUC)
     tree = compiled("leduc", **SMALL_LEDUC)
@@ -101,6 +102,7 @@ def test_more_values_than_the_bias_set_has_is_refused_when_first_needed():
 
 @pytest.mark.parametrize("options", [{"continuations": "self-generative", "generation_iterations": 20},
                                      {"leaf_values": "rollouts", "rollouts": 2}])
+@pytest.mark.slow
 def test_other_value_sources_are_seeded_and_play_valid_strategies(options):
     game, tree = load_game("leduc", **SMALL_LEDUC), compiled("leduc", **SMALL_LEDUC)
     blueprint = _blueprint(tree, 30)
@@ -123,6 +125,7 @@ def test_a_tree_of_another_game_or_with_leaves_is_refused():
         SearchAgent(game, cut, Strategy.uniform(cut))
 
 
+@pytest.mark.slow
 def test_the_search_agent_plays_matches_by_its_spec_with_its_exact_strategy(tmp_path):
     from subgame.agents import load_agent
     from subgame.agents.match import exact_value, play_match

@@ -59,10 +59,12 @@ def test_the_spy_sees_a_compile_of_the_whole_game(compiles):
 
 
 SAFE_EARLY = {"early": "safe", "first_final": "unsafe", "safe_gadget": "maxmargin"}
-CASES = [("leduc", SMALL_LEDUC, {}), ("leduc", SMALL_LEDUC, SAFE_EARLY), ("openspiel:leduc_poker", {}, {"num_values": 2})]
+CASES = [("leduc", SMALL_LEDUC, {}), ("leduc", SMALL_LEDUC, SAFE_EARLY), ("openspiel:leduc_poker", {}, {"num_values": 2}),
+         ("leduc", SMALL_LEDUC, {"leaf_values": "rollouts"})]
 
 
-@pytest.mark.parametrize(("name", "params", "options"), CASES, ids=["leduc", "leduc-safe-early", "generic-compiler"])
+@pytest.mark.parametrize(("name", "params", "options"), CASES, ids=["leduc", "leduc-safe-early", "generic-compiler", "rollouts"])
+@pytest.mark.slow
 def test_without_the_tree_the_agent_plays_as_with_it_and_never_compiles_the_whole_game(compiles, name, params, options):
     if name.startswith("openspiel:"):
         pytest.importorskip("pyspiel")  # Leduc through the generic compiler: public chance, labels of its own
@@ -124,6 +126,6 @@ def test_a_blueprint_it_cannot_use_is_one_clear_error():
     with pytest.raises(GameDefinitionError, match="is of game"):
         SearchAgent(game, None, UniformBlueprint(game_fingerprint(load_game("kuhn"))))
     with pytest.raises(SubgameError, match="whole game"):
-        SearchAgent(game, None, UniformBlueprint(tree.game_id), SearchConfig(leaf_values="rollouts"))
+        SearchAgent(game, None, UniformBlueprint(tree.game_id), SearchConfig(continuations="self-generative"))
     with pytest.raises(StrategyFileError, match="blueprint is of game"):
         TreeBlueprint(tree, Strategy.uniform(tree)).probs(compiled("kuhn"), 0)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from subgame.blueprint.card_abstraction import CardBuckets
 from tests.cli.test_cli import invoke, ok_json
 
 
+@pytest.mark.slow
 def test_abstract_then_solve_in_the_abstraction(tmp_path):
     buckets = tmp_path / "b.npz"
     report = ok_json("abstract", "leduc", "--buckets", "2,3", "--bins", "5", "--out", buckets)

@@ -13,6 +13,7 @@ from tests.cli.test_cli import invoke, ok_json
 from tests.conftest import compiled
 
 
+@pytest.mark.slow
 def test_agent_eval_reports_what_the_library_computes(tmp_path):
     bp, out = tmp_path / "bp.npz", tmp_path / "agent.npz"
     ok_json("solve", "leduc", "-p", "num_ranks=2", "--algo", "cfr+", "-n", "50", "--out", bp)

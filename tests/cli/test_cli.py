@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from subgame.cli.main import CFR_ALGORITHMS, app
+from subgame.cli.main import app
+from subgame.cli.solve import CFR_ALGORITHMS
 from subgame.eval.best_response import exploitability
 from subgame.experiments.convergence import curve_markdown, curve_point, log_spaced
 from subgame.experiments.report import format_cell
@@ -178,6 +179,7 @@ def test_interrupted_run_checkpoints_and_resume_finishes_the_same_run(tmp_path, 
 # -- quickstart ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_quickstart_writes_plot_table_and_strategy_and_repeats_exactly(tmp_path):
     first = invoke("quickstart", "--iterations", "50", "--out-dir", tmp_path, "--seed", "3")
     assert first.exit_code == 0, first.output
@@ -259,6 +261,7 @@ def test_resume_with_another_algorithm_is_refused(tmp_path):
     assert finished.exit_code == 2 and "already at iteration 10" in finished.stderr
 
 
+@pytest.mark.slow
 def test_console_entry_point_prints_no_traceback(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "subgame.cli", "evaluate", str(tmp_path / "missing.npz")],

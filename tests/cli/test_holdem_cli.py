@@ -14,6 +14,7 @@ ENDGAMES = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / 
 RIVER = "Js Ks 5c Qs 7d"
 
 
+@pytest.mark.slow
 def test_holdem_subgame_to_a_target_then_evaluate(tmp_path):
     ranges = tmp_path / "ranges.txt"
     ranges.write_text("# first to act\nAA,KK,QQ,AKs,AQs,T9s:0.5,65s\n# the button\nAA,AK,AQ,JJ-88:0.5,A5s-A2s\n")
@@ -105,6 +106,7 @@ def test_endgame_options_on_a_strategy_file_are_refused(tmp_path):
     assert result.exit_code != 0 and "--blueprint-bets is an option of re-solving a hold'em endgame file" in result.output
 
 
+@pytest.mark.slow
 def test_suit_isomorphism_is_on_where_the_board_allows_it_and_evaluate_rebuilds_the_same_tree(tmp_path):
     args = ("solve", "holdem-subgame", "--board", "Ks 7s 2s 5s", "--pot", "100", "--stack", "100", "--bets", "allin",
             "--raise-cap", "1", "--iterations", "5", "--evaluate-every", "5")

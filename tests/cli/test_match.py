@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.cli.test_cli import invoke
 
 
+@pytest.mark.slow
 def test_match_writes_json_and_a_plot_and_is_deterministic(tmp_path):
     blueprint = tmp_path / "kuhn.npz"
     assert invoke("solve", "kuhn", "-n", "200", "--out", blueprint).exit_code == 0
@@ -33,3 +36,23 @@ def test_match_errors_are_one_line(tmp_path):
     assert result.exit_code == 2 and "unknown agent 'nope.npz'" in result.output
     result = invoke("match", "random", "call", "--game", "kuhn", "--out", tmp_path)
     assert result.exit_code == 2 and "is a folder" in result.output
+
+
+def test_aivat_with_both_agents_known_is_the_exact_value_not_a_rounding_interval():
+    """Random against call in Leduc: every deal's AIVAT value is the exact value up to rounding (about 1e-14)."""
+    record = json.loads(invoke("match", "random", "call", "--game", "leduc", "--hands", "40", "--json").stdout)
+    aivat = record["winrate"]["aivat"]
+    assert aivat["half_width"] == 0.0 and aivat["std"] == 0.0
+    assert aivat["mean"] == record["exact"] and aivat["low"] <= record["exact"] <= aivat["high"]
+    assert record["winrate"]["plain"]["half_width"] > 0  # a real spread is kept
+
+
+def test_a_spread_below_rounding_is_none_and_a_real_one_is_kept():
+    import numpy as np
+
+    from subgame.agents.match import Estimate
+
+    noisy = np.array([1e-15, -2e-15, 3e-15, 0.0])
+    assert Estimate.of(noisy, rounding=1e-12, exact=0.0) == Estimate(0.0, 0.0, 0.0)
+    assert Estimate.of(noisy, rounding=1e-12, exact=5.0).mean == float(np.mean(noisy))  # far from exact: not replaced
+    assert Estimate.of(np.array([1.0, -1.0]), rounding=1e-12, exact=0.0).half_width > 0

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.cli.test_cli import invoke, ok_json
 
 SMALL = ("-p", "num_ranks=3", "-p", "stack=12", "-p", "bet_fractions=0.5,0.75,1.0", "-p", "blinds=1,2", "-p", "ante=0",
          "-p", "betting=nolimit")
 
 
+@pytest.mark.slow
 def test_nested_beats_translation_on_a_small_no_limit_game():
     report = ok_json("nested", "poker", *SMALL, "--keep", "50,100,allin", "--blueprint-iterations", "200", "-n", "100")
     rows = report["rows"]
@@ -15,6 +18,7 @@ def test_nested_beats_translation_on_a_small_no_limit_game():
     assert rows["nested resolve (inexpensive)"]["exploitability"] < rows["pseudo-harmonic translation"]["exploitability"]
 
 
+@pytest.mark.slow
 def test_one_off_tree_bet_and_bad_ones():
     one = ok_json("nested", "poker", *SMALL, "--keep", "50,100,allin", "--blueprint-iterations", "20", "-n", "20",
                   "--off-tree", "r5")

@@ -15,6 +15,7 @@ from .test_cli import invoke, ok_json
 SMALL = {"num_ranks": 4, "num_suits": 2}
 
 
+@pytest.mark.slow
 def test_games_size_counts_nlfh():
     out = ok_json("games", "--size", "nlfh", "-p", "num_ranks=4", "-p", "num_suits=2")
     tree = compile_game(load_game("nlfh", **SMALL))
@@ -22,6 +23,7 @@ def test_games_size_counts_nlfh():
     assert out["private_states"] == [tree.players[0].num_states, tree.players[1].num_states]
 
 
+@pytest.mark.slow
 def test_evaluate_reads_a_bucket_blueprint_by_the_board_pass(tmp_path):
     game = load_game("nlfh", **SMALL)
     tree = compile_game(game)
@@ -50,6 +52,7 @@ def test_evaluate_board_pass_flag_agrees_with_the_whole_tree(tmp_path):
     assert passed["boards"] == 6
 
 
+@pytest.mark.slow
 def test_solve_writes_a_bucket_blueprint_that_evaluates_like_its_full_strategy(tmp_path):
     params = ("-p", "num_ranks=4", "-p", "num_suits=2")
     assert invoke("abstract", "nlfh", *params, "--buckets", "28,5", "--out", tmp_path / "b.npz").exit_code == 0

@@ -37,6 +37,7 @@ def test_a_symlinked_output_writes_its_target(tmp_path):
     assert link.is_symlink() and Strategy.load(target).probs[0].shape[0] > 0
 
 
+@pytest.mark.slow
 def test_an_existing_checkpoint_is_never_overwritten_by_a_new_run(tmp_path):
     ckpt = tmp_path / "c.npz"
     assert invoke("solve", "kuhn", "-n", "5", "--out", tmp_path / "a.npz", "--checkpoint-file", ckpt).exit_code == 0
@@ -56,6 +57,7 @@ def test_bad_numbers_and_misplaced_options_are_one_clear_error(tmp_path):
     assert misplaced.exit_code == 2 and "--subgame-batch applies to --algo cfr-d only" in misplaced.output
 
 
+@pytest.mark.slow
 def test_version_and_help():
     from subgame import __version__
 
@@ -80,6 +82,7 @@ def test_resolve_all_without_subgames_says_what_to_do():
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.slow
 def test_a_scheduler_signal_keeps_the_run_and_it_resumes_bitwise(tmp_path, sig):
     """A real signal to a child process: checkpoint and partial result written, one line, exit 130."""
     ckpt, partial = tmp_path / "c.npz", tmp_path / "partial.npz"
@@ -107,6 +110,7 @@ def test_a_scheduler_signal_keeps_the_run_and_it_resumes_bitwise(tmp_path, sig):
         assert np.array_equal(a.probs[p], b.probs[p])
 
 
+@pytest.mark.slow
 def test_a_game_too_big_for_memory_is_refused_before_it_is_built(tmp_path):
     huge = invoke("solve", "leduc", "-p", "num_ranks=1000000", "-n", "1", "--out", tmp_path / "x.npz")
     assert huge.exit_code == 2 and "hole-card combinations need about" in huge.output and "Traceback" not in huge.output
@@ -167,6 +171,7 @@ def test_a_wide_experiment_table_is_split_to_fit_80_columns_without_cutting_a_ce
     assert len(narrow) == 1
 
 
+@pytest.mark.slow
 def test_solve_and_evaluate_tables_fit_80_columns(tmp_path):
     out = tmp_path / "s.npz"
     for result in (invoke("solve", "leduc", "-n", "20", "--out", out), invoke("evaluate", out), invoke("games"),

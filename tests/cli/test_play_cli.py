@@ -88,6 +88,7 @@ def test_serve_refuses_a_port_it_cannot_use():
     assert result.exit_code == 2 and f"cannot listen on 127.0.0.1:{port}" in result.stderr
 
 
+@pytest.mark.slow
 def test_play_is_deterministic_for_a_seed():
     args = ("--agent", "random", "--game", "leduc_nolimit", "--seed", "8", "--hands", "2")
     moves = "\n".join(np.random.default_rng(0).choice(["c", "1", "2"], 30)) + "\n"
@@ -96,6 +97,7 @@ def test_play_is_deterministic_for_a_seed():
     assert first.stdout == again.stdout
 
 
+@pytest.mark.slow
 def test_serve_serves_the_page_until_interrupted():
     import json
     import os
@@ -128,3 +130,11 @@ def test_serve_serves_the_page_until_interrupted():
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_agent_help_is_written_from_the_registry_of_agent_specs():
+    from subgame.agents.specs import AGENT_KINDS, BASELINES
+
+    for command in ("play", "match"):
+        text = " ".join(CliRunner().invoke(app, [command, "--help"]).output.split())
+        assert all(k.syntax in text for k in AGENT_KINDS.values()) and all(b in text for b in BASELINES)

@@ -19,6 +19,7 @@ def leduc_blueprint(tmp_path_factory):
     return path
 
 
+@pytest.mark.slow
 def test_bias_and_self_generative_reports_match_the_written_strategy(leduc_blueprint, tmp_path):
     out, table = tmp_path / "r.npz", tmp_path / "values.npz"
     report = ok_json("resolve", leduc_blueprint, "--chance-limit", "1", "--values", "4", "--continuations", "bias",
@@ -39,11 +40,13 @@ def test_bias_and_self_generative_reports_match_the_written_strategy(leduc_bluep
     assert generated["continuations"] == "self-generative" and generated["after"]["exploitability"] < 0.02
 
 
+@pytest.mark.slow
 def test_one_value_per_state_is_exploitable(leduc_blueprint, tmp_path):
     one = ok_json("resolve", leduc_blueprint, "--chance-limit", "1", "--values", "1", "-n", "300", "--out", tmp_path / "o.npz")
     assert one["after"]["exploitability"] > 10 * one["before"]["exploitability"]
 
 
+@pytest.mark.slow
 def test_depth_limited_at_an_explicit_depth_with_the_unsafe_root(leduc_blueprint, tmp_path):
     report = ok_json("resolve", leduc_blueprint, "--depth", "2", "--depth-limit", "2", "--values", "2",
                      "--method", "unsafe", "--weaken", "-n", "100", "--out", tmp_path / "d.npz")
@@ -67,6 +70,7 @@ def test_bad_input_is_one_clear_error(leduc_blueprint, args, message):
     assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output
 
 
+@pytest.mark.slow
 def test_a_value_table_of_another_game_is_refused(leduc_blueprint, tmp_path):
     table = tmp_path / "values.npz"
     ok_json("resolve", leduc_blueprint, "--chance-limit", "1", "--values", "1", "-n", "10", "--out", tmp_path / "r.npz",

@@ -6,6 +6,8 @@ import os
 import signal
 from pathlib import Path
 
+import pytest
+
 from subgame.strategy import Strategy
 from tests.cli.test_cli import invoke, ok_json
 
@@ -38,6 +40,7 @@ def test_resolve_rejects_unknown_method_and_empty_depth(tmp_path):
     assert empty.exit_code == 2 and "no subgame" in empty.output
 
 
+@pytest.mark.slow
 def test_reproduce_writes_table_and_plot_and_repeats(tmp_path):
     first = ok_json("reproduce", "resolve-vs-blueprint", "--out-dir", tmp_path / "a", "--seed", "3")
     second = ok_json("reproduce", "resolve-vs-blueprint", "--out-dir", tmp_path / "b", "--seed", "3")
@@ -65,6 +68,7 @@ def test_cfr_d_solve_then_resolve(tmp_path):
     assert wrong.exit_code == 2 and "subgame resolve" in wrong.output and "Traceback" not in wrong.output
 
 
+@pytest.mark.slow
 def test_cfr_d_checkpoint_and_resume(tmp_path):
     args = ("solve", "leduc", "--algo", "cfr-d", "--subgame-iterations", "5", "--checkpoint-file", tmp_path / "c.npz")
     straight = ok_json(*args[:-2], "-n", "4", "-o", tmp_path / "straight.npz")
@@ -104,6 +108,7 @@ def test_reproduce_workers_only_where_an_experiment_runs_in_parallel(tmp_path):
     assert result.exit_code == 2 and "drop --workers" in result.output
 
 
+@pytest.mark.slow
 def test_cfr_d_batched_subgames_give_the_same_result(tmp_path):
     args = ("solve", "leduc", "--algo", "cfr-d", "-n", "3", "--subgame-iterations", "10")
     one = ok_json(*args, "-o", tmp_path / "one.npz")
@@ -111,6 +116,7 @@ def test_cfr_d_batched_subgames_give_the_same_result(tmp_path):
     assert abs(one["stored_value_bound"]["exploitability"] - batched["stored_value_bound"]["exploitability"]) < 1e-12
 
 
+@pytest.mark.slow
 def test_cfr_d_exact_exploitability_when_the_whole_tree_fits(tmp_path, monkeypatch):
     args = ("solve", "leduc", "--algo", "cfr-d", "--subgame-iterations", "20", "-n", "5")
     report = ok_json(*args, "--exact", "-o", tmp_path / "d.npz")
@@ -118,9 +124,9 @@ def test_cfr_d_exact_exploitability_when_the_whole_tree_fits(tmp_path, monkeypat
     assert 0 < exact <= bound + 0.05  # re-solved within the certified values, up to the re-solving error
     assert ok_json(*args, "-o", tmp_path / "e.npz")["exact"] is None  # the whole tree is built only when asked
 
-    import subgame.cli.solve as solve_module
+    import subgame.tree.size as size_policy
 
-    monkeypatch.setattr(solve_module, "available_bytes", lambda: 10**6)
+    monkeypatch.setattr(size_policy, "available_bytes", lambda: 10**6)
     refused = invoke(*args, "--exact", "-o", tmp_path / "f.npz")
     assert refused.exit_code == 2 and "--exact needs about" in refused.output and "drop --exact" in refused.output
     assert not (tmp_path / "f.npz").exists()  # refused before the run

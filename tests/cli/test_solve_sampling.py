@@ -27,6 +27,7 @@ def test_sampling_solve_converges_and_records_its_seed(tmp_path, algo):
     assert meta["seed"] == 3 and meta["algo"] == algo
 
 
+@pytest.mark.slow
 def test_same_seed_same_strategy_file_other_seed_other_strategy(tmp_path):
     def probs(seed: int, name: str) -> tuple[np.ndarray, ...]:
         out = tmp_path / name
@@ -38,6 +39,7 @@ def test_same_seed_same_strategy_file_other_seed_other_strategy(tmp_path):
     assert not all(np.array_equal(a, b) for a, b in zip(first, other))
 
 
+@pytest.mark.slow
 def test_resumed_run_equals_the_uninterrupted_one(tmp_path):
     common = ("--algo", "mccfr-es", "--seed", "5", "--checkpoints", "2")
     ok_json("solve", "leduc", *common, "-n", "30", "--out", tmp_path / "straight.npz")
@@ -74,6 +76,7 @@ def test_options_of_other_algorithms_are_refused(tmp_path, args, expected):
     assert result.exit_code == 2 and expected in result.output
 
 
+@pytest.mark.slow
 def test_workers_give_the_serial_run_bitwise(tmp_path):
     """--workers W is W random streams per pass: the same strategy on a process pool as in this process."""
     common = ("solve", "leduc", "--algo", "mccfr-es", "-n", "6", "--checkpoints", "1", "--workers", "2")

@@ -42,6 +42,7 @@ def test_leduc_split_after_first_round_has_the_papers_subgames():
             assert set(trunk.players[p].node[chunk.trunk_states[p]]) == set(chunk.leaf_nodes)
 
 
+@pytest.mark.slow
 def test_split_by_public_depth_and_bad_splits():
     game = load_game("leduc")
     d = Decomposition.build(game, TrunkSplit(depth=2), batch=4)
@@ -97,6 +98,7 @@ def test_leaf_values_are_counterfactual_best_responses_in_the_full_game():
         np.testing.assert_allclose(res.values[p], cbv[g_full], rtol=0, atol=1e-12)
 
 
+@pytest.mark.slow
 def test_batching_subgames_into_one_forest_changes_nothing():
     game = load_game("leduc")
     runs = [CFRDSolver(game, TrunkSplit(rounds=1), CFRDConfig(8, batch=b, cached_chunks=c)).run(4) for b, c in ((1, 0), (7, 2), (30, None))]
@@ -108,6 +110,7 @@ def test_batching_subgames_into_one_forest_changes_nothing():
             np.testing.assert_allclose(sol.root_values[p], ref.root_values[p], rtol=0, atol=1e-13)
 
 
+@pytest.mark.slow
 def test_memory_is_the_trunk_and_the_root_values():
     """What CFR-D keeps between iterations: trunk regrets and sums, root value sums; no subgame."""
     game = load_game("leduc")
@@ -149,6 +152,7 @@ def test_second_players_subgames_are_solved_for_the_updated_trunk_strategy():
     assert simultaneous.operator.chunk_solves == 3  # the second call reuses the first solve
 
 
+@pytest.mark.slow
 def test_stored_values_bound_the_cbv_of_cfr_ds_average(leduc_run):
     """A maximum of averages is at most the average of maxima: stored values >= CBV of the average."""
     run = leduc_run
@@ -167,6 +171,7 @@ def test_stored_values_bound_the_cbv_of_cfr_ds_average(leduc_run):
         assert stored.br_values[p] >= actual.br_values[p] - 1e-12
 
 
+@pytest.mark.slow
 def test_cfr_d_reaches_full_cfr_plus_within_tolerance(leduc_run):
     """CFR-D (T = 60 trunk, K = 50 inner CFR+ iterations) against full-game CFR+ with T = 60.
 
@@ -191,6 +196,7 @@ def test_cfr_d_reaches_full_cfr_plus_within_tolerance(leduc_run):
     assert cfr_d < rough / 2
 
 
+@pytest.mark.slow
 def test_checkpoint_resume_continues_the_same_run(tmp_path):
     from subgame.decompose import CFRDConfig, CFRDSolver, TrunkSplit
     from subgame.games import load_game
@@ -221,6 +227,7 @@ def test_plain_cfr_checkpoint_is_not_a_cfr_d_one(tmp_path):
         CFRDSolver.load_checkpoint(path, game)
 
 
+@pytest.mark.slow
 def test_a_trunk_costs_no_more_than_the_whole_tree():
     """Regression: the trunk compile kept one record per history at its leaves, as many as the
     whole cut-off game has (12.8 GB for 8 ranks, 4 suits, 2 hole cards against 206 MB for the

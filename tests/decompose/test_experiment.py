@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from subgame.experiments.cfr_d import cfr_d_experiment
 
 
+@pytest.mark.slow
 def test_cfr_d_experiment_reduced(tmp_path):
     r = cfr_d_experiment()
     by = {(row[0], row[1]): row[2] for row in r.rows}

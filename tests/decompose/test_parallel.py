@@ -66,6 +66,7 @@ def _check_memory(workers, tasks, nodes):
     assert all(50 * 2**20 < w.peak_rss < 4 * 2**30 for w in workers)  # a Python process with numpy loaded
 
 
+@pytest.mark.slow
 def test_process_pool_equals_serial(serial):
     with ProcessExecutor(workers=2) as pool:
         parallel = _run(pool)
@@ -76,6 +77,7 @@ def test_process_pool_equals_serial(serial):
     assert os.getpid() not in {w.pid for w in workers}
 
 
+@pytest.mark.slow
 def test_ray_equals_serial(serial, ray_local):
     with RayExecutor() as executor:
         assert executor.workers == 2
@@ -85,6 +87,7 @@ def test_ray_equals_serial(serial, ray_local):
     _check_memory(workers, 3 * 2 * 6 + 2 * 3, {n["NodeID"] for n in ray_local.nodes()})
 
 
+@pytest.mark.slow
 def test_ray_retries_a_task_whose_worker_dies(ray_local, tmp_path):
     """The first attempt of every task kills its own worker process; Ray runs it again elsewhere."""
 
@@ -106,6 +109,7 @@ def test_ray_retries_a_task_whose_worker_dies(ray_local, tmp_path):
         executor.map(die_once, [4])
 
 
+@pytest.mark.slow
 def test_cli_reports_each_ray_worker(ray_local, tmp_path):
     from tests.cli.test_cli import invoke
 
@@ -174,6 +178,7 @@ def test_executor_errors(monkeypatch):
         RayExecutor()
 
 
+@pytest.mark.slow
 def test_worker_cache_is_keyed_by_game():
     """Regression: two games with the same public keys must not share a cached subgame in a worker."""
     from subgame.decompose.cfr_d import ChunkTask, run_chunk_task

@@ -39,6 +39,7 @@ def _resolve_all(run, player, alt_of):
 
 
 @pytest.mark.parametrize("player", [0, 1])
+@pytest.mark.slow
 def test_theorem_3_as_stated(leduc_run, player):
     """Appendix Theorem 3 with every term computed, on the strategy CFR-D computed.
 
@@ -66,6 +67,7 @@ def test_theorem_3_as_stated(leduc_run, player):
 
 
 @pytest.mark.parametrize("player", [0, 1])
+@pytest.mark.slow
 def test_theorem_3_with_cfr_ds_stored_values(leduc_run, player):
     """Re-solving from what CFR-D stored: ε_S = 0, and the bound's base is the stored-value one.
 
@@ -87,6 +89,7 @@ def test_theorem_3_with_cfr_ds_stored_values(leduc_run, player):
     assert margins.min() > -b.eps_r.sum()  # re-solved CBVs stay within the stored values (Theorem 1), up to ε_R
 
 
+@pytest.mark.slow
 def test_reconstruction_is_close_to_cfr_ds_average_and_within_the_stored_bound(leduc_run):
     run = leduc_run
     rec = reconstruct(run.solution, iterations=RESOLVE_ITERATIONS, full_tree=run.full)
@@ -98,6 +101,7 @@ def test_reconstruction_is_close_to_cfr_ds_average_and_within_the_stored_bound(l
     assert abs(got.exploitability - exploitability(run.full, run.explicit).exploitability) < 5e-3
 
 
+@pytest.mark.slow
 def test_re_solving_error_shrinks_with_iterations(leduc_run):
     sol = leduc_run.solution
     gaps = []
@@ -108,6 +112,7 @@ def test_re_solving_error_shrinks_with_iterations(leduc_run):
     assert gaps[1] < gaps[0] / 5
 
 
+@pytest.mark.slow
 def test_one_subgame_at_run_time_equals_the_forest_solve(leduc_run):
     sol = leduc_run.solution
     key = sol.trunk.public_key[int(np.flatnonzero(sol.trunk.kind == 3)[7])]
@@ -123,6 +128,7 @@ def test_one_subgame_at_run_time_equals_the_forest_solve(leduc_run):
         chunk_at(sol, ("nowhere",))
 
 
+@pytest.mark.slow
 def test_cfr_d_file_round_trip(leduc_run, tmp_path):
     sol = leduc_run.solution
     path = save_cfr_d(tmp_path / "leduc.cfrd.npz", sol, seed=3)

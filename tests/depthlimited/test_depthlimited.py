@@ -16,6 +16,7 @@ from subgame.depthlimited import (
     TableValues,
     action_classes,
     bias_continuations,
+    depth_limited_part,
     depth_limited_resolve,
     depth_limited_tree,
     load_leaf_tables,
@@ -292,6 +293,29 @@ def test_dl_rows_match_infosets(leduc):
     pa, da = full.players[0], dl.players[0]
     index = {(full.public_key[pa.node[g]], pa.label[g]): i for i, g in enumerate(pa.infoset_priv)}
     assert [index[(dl.public_key[da.node[g]], da.label[g])] for g in da.infoset_priv] == list(rows)
+
+
+def test_a_depth_limited_part_carries_the_maps_and_solves_as_the_tree_compiled_apart(leduc):
+    """depth_limited_part: the tree of depth_limited_tree, placed once; the solve reads its maps, the results are equal."""
+    game, full, lp, bv, exact, dl = leduc
+    key = ("", "", "c")
+    part = depth_limited_part(game, full, public_state=key, chance_limit=1)
+    apart = depth_limited_tree(game, public_state=key, chance_limit=1)
+    assert part.tree.public_key == apart.public_key
+    again = place(full, apart)
+    for a, b in ((part.node, again.node), *zip(part.states, again.states), *zip(part.infosets, again.infosets)):
+        np.testing.assert_array_equal(a, b)
+    values = exact.leaf_values(apart, bias_continuations(full, lp.strategy, 0, 2))
+    with_part = solve_depth_limited(part, values, blueprint=bv, iterations=50)
+    with_tree = solve_depth_limited(apart, values, blueprint=bv, iterations=50)
+    assert with_part.part is part and with_tree.part is None
+    np.testing.assert_array_equal(with_part.probs, with_tree.probs)
+    for p in (0, 1):
+        np.testing.assert_array_equal(with_part.into(full, lp.strategy).probs[p], with_tree.into(full, lp.strategy).probs[p])
+    with pytest.raises(SubgameError, match="not in the full tree"):
+        depth_limited_part(game, full, public_state=("", "", "x"), chance_limit=1)
+    with pytest.raises(SubgameError, match="beyond the game"):
+        depth_limited_part(game, full, depth_limit=99)
 
 
 def test_depth_limited_resolve_with_rollouts_is_seeded(leduc):

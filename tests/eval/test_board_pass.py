@@ -46,6 +46,7 @@ def nlfh_small():
 
 
 @pytest.mark.parametrize("batch", [1, 5, 100])
+@pytest.mark.slow
 def test_board_pass_equals_whole_tree_exploitability_on_reduced_nlfh(nlfh_small, batch):
     game, tree = nlfh_small
     strategy = random_strategy(tree, batch)
@@ -64,6 +65,7 @@ def test_board_pass_on_leduc_matches_the_whole_tree():
     assert result.exploitability.br_values == pytest.approx(exploitability(tree, strategy).br_values, abs=1e-12, rel=0)
 
 
+@pytest.mark.slow
 def test_a_bucket_blueprint_gives_the_solver_its_own_strategy_and_the_same_exploitability(nlfh_small, tmp_path):
     game, tree = nlfh_small
     buckets = CardBuckets.build(game, [28, 6], seed=0)
@@ -163,6 +165,7 @@ def suit_symmetric_rows(game, *, symmetric_board: bool = True):
 
 
 @pytest.mark.parametrize(("ranks", "suits"), [(4, 2), (2, 4), (3, 3)])
+@pytest.mark.slow
 def test_the_isomorphic_pass_equals_the_plain_pass_and_the_whole_tree(ranks, suits):
     game = poker("nlfh", num_ranks=ranks, num_suits=suits)
     tree = compile_game(game)
@@ -191,6 +194,7 @@ def test_the_isomorphic_pass_on_leduc():
     assert iso.exploitability.br_values == pytest.approx(whole.br_values, abs=1e-12, rel=0)
 
 
+@pytest.mark.slow
 def test_a_strategy_that_is_not_suit_symmetric_is_refused(nlfh_small):
     game, tree = nlfh_small
     with pytest.raises(GameDefinitionError, match="not suit-symmetric: player .'s reach"):
@@ -205,6 +209,7 @@ def test_a_strategy_that_is_not_suit_symmetric_is_refused(nlfh_small):
     assert abs(unchecked.exploitability.nash_conv - whole.nash_conv) > 1e-3  # what the check is for
 
 
+@pytest.mark.slow
 def test_evaluate_isomorphic_refuses_a_strategy_file_that_is_not_suit_symmetric(nlfh_small, tmp_path):
     game, tree = nlfh_small
     path = random_strategy(tree, 5).save(tmp_path / "r.npz")

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from subgame.experiments import EXPERIMENTS
 from subgame.experiments import search_agent as experiment
 
 
+@pytest.mark.slow
 def test_agent_exploitability_reduced(tmp_path, monkeypatch):
     assert EXPERIMENTS["agent-exploitability"] is experiment.agent_exploitability_experiment
     monkeypatch.setitem(experiment.GAMES, "tiny no-limit Leduc", ("leduc_nolimit", {"num_ranks": 2, "stack": 4}))

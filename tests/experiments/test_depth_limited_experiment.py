@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from subgame.experiments import EXPERIMENTS
 from subgame.experiments.depth_limited import depth_limited_values
 
 
+@pytest.mark.slow
 def test_depth_limited_values_reduced(tmp_path):
     assert EXPERIMENTS["depth-limited-values"] is depth_limited_values
     r = depth_limited_values(ks=(1, 4), blueprint_iterations=100, iterations=100, equilibrium_iterations=300)

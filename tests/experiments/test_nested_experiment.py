@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from subgame.experiments import EXPERIMENTS
 from subgame.experiments.nested_table import PAPER_TABLE_2, nested_table
 
 
+@pytest.mark.slow
 def test_nested_table_reduced(tmp_path):
     kw = dict(num_ranks=3, stack=10, blueprint_iterations=300, subgame_iterations=50)
     r = nested_table(**kw)

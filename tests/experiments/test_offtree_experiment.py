@@ -16,6 +16,7 @@ from subgame.tree.compile import compile_game
 from subgame.tree.public_tree import LEAF
 
 
+@pytest.mark.slow
 def test_offtree_values_reduced(tmp_path):
     assert EXPERIMENTS["offtree-values"] is offtree_values
     options = {"ks": (1, 2), "num_ranks": 3, "stack": 8, "blueprint_iterations": 100, "iterations": 100,
@@ -56,6 +57,7 @@ def _state(tree, player, key, label):
     return next(g for g in range(pa.num_states) if tree.public_key[pa.node[g]] == key and pa.label[g] == label)
 
 
+@pytest.mark.slow
 def test_averaged_leaf_values_are_the_mean_of_the_matching_leaves(leaf_trees):
     root, start, dl, values = leaf_trees
     out = averaged_leaf_values(dl, start, values, [root + ("r4",), root + ("r6",)])
@@ -75,6 +77,7 @@ def test_averaged_leaf_values_are_the_mean_of_the_matching_leaves(leaf_trees):
     assert np.all(np.asarray(abs(got).sum(axis=1)).ravel()[np.setdiff1d(np.arange(got.shape[0]), leaf_rows)] == 0)
 
 
+@pytest.mark.slow
 def test_averaged_leaf_values_refuse_a_target_with_no_matching_leaf(leaf_trees):
     root, start, dl, values = leaf_trees
     with pytest.raises(SubgameError, match="matches no leaf"):

@@ -8,6 +8,7 @@ from subgame.errors import GameDefinitionError
 from subgame.experiments.technique_table import resolve_convergence, resolve_vs_blueprint, technique_table
 
 
+@pytest.mark.slow
 def test_resolve_convergence_reduced(tmp_path):
     r = resolve_convergence(blueprint_iterations=500, max_iterations=300)
     resolve = [row[1] for row in r.rows]
@@ -19,6 +20,7 @@ def test_resolve_convergence_reduced(tmp_path):
     assert resolve_convergence(blueprint_iterations=500, max_iterations=300).markdown() == r.markdown()
 
 
+@pytest.mark.slow
 def test_technique_table_reduced_orderings(tmp_path):
     r = technique_table(games=("leduc",), methods=("unsafe", "resolve", "maxmargin", "reach-maxmargin"), subgame_iterations=200)
     _, png = r.write(tmp_path)
@@ -31,6 +33,7 @@ def test_technique_table_reduced_orderings(tmp_path):
     assert abs(by[("abstract", "blueprint")] - 0.382) < 0.01
 
 
+@pytest.mark.slow
 def test_resolve_vs_blueprint_with_vanilla_cfr_as_the_paper():
     r = resolve_vs_blueprint(max_iterations=1000, solvers=("cfr",))
     final = {row[1]: row for row in r.rows if row[2] == 1000}

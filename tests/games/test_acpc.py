@@ -202,6 +202,7 @@ def acpc_specs(draw: st.DrawFn) -> PokerSpec:
 
 @settings(max_examples=200, deadline=None)
 @given(acpc_specs())
+@pytest.mark.slow
 def test_every_representable_spec_round_trips(spec):
     assert parse_acpc(to_acpc(spec), bet_fractions=spec.bet_fractions, all_in=spec.all_in) == spec
 
@@ -348,6 +349,7 @@ def walk_against_universal_poker(game: PokerGame) -> tuple[int, list[int]]:
     ],
     ids=["leduc", "blinds_2_1", "blinds_1_2", "nolimit_blinds_2_1"],
 )
+@pytest.mark.slow
 def test_same_game_as_openspiel_universal_poker(text, histories, infosets):
     game = PokerGame(parse_acpc(text, bet_fractions=(1.0,), all_in=True))
     count, up_infosets = walk_against_universal_poker(game)

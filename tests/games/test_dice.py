@@ -15,6 +15,7 @@ pyspiel = pytest.importorskip("pyspiel")
 
 
 @pytest.mark.parametrize("sides", [3, 4])
+@pytest.mark.slow
 def test_same_game_as_openspiel(sides):
     ours = compile_game(load_game("liars_dice", dice_sides=sides))
     theirs = compile_game(load_game("openspiel:liars_dice", dice_sides=sides))

@@ -14,29 +14,9 @@ from subgame.games.efg import EFGGame, parse_efg, write_efg
 from subgame.solve.lp import solve_lp
 from subgame.tree.compile import compile_game
 from tests.cli.test_cli import invoke
+from tests.toy_games import COIN_EFG as COIN
 
 pyspiel = pytest.importorskip("pyspiel")
-
-# Two information sets for player 1 (she sees the coin), one for player 2 (she does not).
-COIN = """EFG 2 R "coin" { "P1" "P2" }
-""
-c "" 1 "" { "H" 1/2 "T" 1/2 } 0
-p "" 1 1 "sees H" { "a" "b" } 0
-p "" 2 1 "guess" { "x" "y" } 0
-t "" 1 "o1" { 1, -1 }
-t "" 2 "o2" { -1, 1 }
-p "" 2 1 "guess" { "x" "y" } 0
-t "" 3 "o3" { 2, -2 }
-t "" 4 "o4" { 0, 0 }
-p "" 1 2 "sees T" { "a" "b" } 0
-p "" 2 1 "guess" { "x" "y" } 0
-t "" 5 "o5" { -1, 1 }
-t "" 6 "o6" { 1, -1 }
-p "" 2 1 "guess" { "x" "y" } 0
-t "" 7 "o7" { 0, 0 }
-t "" 8 "o8" { -2, 2 }
-"""
-
 
 def _write(tmp_path, text: str, name: str = "g.efg"):
     path = tmp_path / name
@@ -153,6 +133,7 @@ t "" 4 "o4" { 0, 0 }
 
 
 # -- values ----------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_kuhn_as_efg_is_kuhn(tmp_path):
     path = _write(tmp_path, pyspiel.get_kuhn_poker_efg_data(), "kuhn.efg")
     tree, native = compile_game(load_game(f"efg:{path}")), compile_game(load_game("kuhn"))
@@ -240,6 +221,7 @@ def test_openspiels_efg_game_loads_through_the_adapter(tmp_path):
     assert [pa.legal.shape[0] for pa in tree.players] == [2, 1]
 
 
+@pytest.mark.slow
 def test_an_efg_file_solves_and_evaluates_from_the_command_line(tmp_path):
     path = _write(tmp_path, pyspiel.get_kuhn_poker_efg_data(), "kuhn.efg")
     out = tmp_path / "s.npz"
@@ -309,6 +291,7 @@ def _chain_efg(depth: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.slow
 def test_a_file_deeper_than_the_recursion_limit_reads_writes_and_compiles(tmp_path):
     """Regression: a valid file 3,000 decisions deep raised RecursionError in the reader."""
     import sys
@@ -397,6 +380,7 @@ def test_a_written_file_reads_in_openspiel_with_the_same_value(tmp_path):
 
 
 @pytest.mark.parametrize("seed", range(3))
+@pytest.mark.slow
 def test_written_random_games_have_openspiels_sequence_form_lp_value(tmp_path, seed):
     """OpenSpiel's own LP (cvxpy with ECOS, installed with the tests) on the file we write, against ours (HiGHS)."""
     pytest.importorskip("cvxpy", reason="OpenSpiel's sequence_form_lp needs cvxpy and ecos (pip install -e '.[test]')")

@@ -19,6 +19,7 @@ def _random_hands(rng: np.random.Generator, m: int, n: int) -> np.ndarray:
     return np.argsort(rng.random((m, 52)), axis=1)[:, :n]
 
 
+@pytest.mark.slow
 def test_seven_card_order_matches_treys_on_random_hands():
     treys = pytest.importorskip("treys")
     rng = np.random.default_rng(20261124)
@@ -36,6 +37,7 @@ def test_seven_card_order_matches_treys_on_random_hands():
 
 
 @pytest.mark.parametrize("n", [5, 6, 7])
+@pytest.mark.slow
 def test_order_matches_the_slow_evaluator(n):
     rng = np.random.default_rng(n)
     hands = _random_hands(rng, 1500, n)

@@ -43,6 +43,7 @@ def test_nlfh_bet_sizes_per_round_come_from_its_parameters():
 
 
 @pytest.mark.parametrize("params", [{"num_ranks": 4, "num_suits": 2}, {"num_ranks": 3, "num_suits": 3, "raise_cap": 1}])
+@pytest.mark.slow
 def test_the_size_estimate_counts_the_compiled_nlfh_tree(params):
     game = load_game("nlfh", **params)
     est = estimate_size(game)

@@ -58,6 +58,7 @@ def openspiel_exploitability(policy: os_policy.TabularPolicy) -> float:
 
 @pytest.mark.parametrize("kind", ["uniform", "random1", "random2", "random3", "cfr+"])
 @pytest.mark.parametrize("name", POKER)
+@pytest.mark.slow
 def test_exploitability_matches_openspiel(name, kind):
     game, tree = setup(name)
     strategy = strategy_for(kind, name)
@@ -72,6 +73,7 @@ def test_exploitability_matches_openspiel(name, kind):
 
 @pytest.mark.parametrize("kind", ["uniform", "random4", "cfr+"])
 @pytest.mark.parametrize("case", [LIARS_DICE, GOOFSPIEL], ids=["liars_dice", "goofspiel"])
+@pytest.mark.slow
 def test_derived_observation_games_match_openspiel(case, kind):
     game, tree = setup(*case)
     strategy = strategy_for(kind, *case)

@@ -72,6 +72,7 @@ def universal_poker(text: str) -> pyspiel.Game:
 
 
 @pytest.mark.parametrize("text", [LIMIT, NOLIMIT], ids=["limit", "nolimit"])
+@pytest.mark.slow
 def test_exploitability_equals_openspiels_on_the_same_acpc_file(tmp_path, text):
     path = tmp_path / "mini_holdem.game"
     path.write_text(text)

@@ -27,6 +27,7 @@ def setup(name: str, params: tuple = ()):
 
 
 @pytest.mark.parametrize("name", POKER + ["goofspiel"])
+@pytest.mark.slow
 def test_policy_round_trip(name):
     case = GOOFSPIEL if name == "goofspiel" else (name,)
     game, tree = setup(*case)
@@ -37,6 +38,7 @@ def test_policy_round_trip(name):
         np.testing.assert_array_equal(back.probs[p], strategy.probs[p])
 
 
+@pytest.mark.slow
 def test_round_trip_through_a_fresh_adapter_replays_histories():
     game, tree = setup("openspiel:leduc_poker")
     fresh = load_game("openspiel:leduc_poker")  # has expanded nothing: every infoset is found by replay

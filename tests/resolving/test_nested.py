@@ -12,7 +12,7 @@ from subgame.resolving import BetAbstraction, nested_strategy, restrict, solve_o
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
 from subgame.strategy import Strategy
 from subgame.tree.compile import compile_game
-from tests.resolving.conftest import SMALL, small_game
+from tests.toy_games import SMALL, small_game
 
 
 @pytest.fixture(scope="module")
@@ -26,6 +26,7 @@ def _with(blueprint: Strategy, player: int, probs: np.ndarray) -> Strategy:
 
 @pytest.mark.parametrize("method,root", [("resolve", "inexpensive"), ("maxmargin", "inexpensive"),
                                          ("resolve", "expensive")])
+@pytest.mark.slow
 def test_off_tree_actions_gain_her_no_more_than_the_abstraction_plus_the_slack(small, method, root):
     """§6 relaxes safety: with C̃BV alternative payoffs the opponent's best response in the real
     game is bounded by her best response in the abstraction plus what the re-solves could not
@@ -42,6 +43,7 @@ def test_off_tree_actions_gain_her_no_more_than_the_abstraction_plus_the_slack(s
         assert real_br >= abstract_br - 1e-9  # she keeps every abstract option
 
 
+@pytest.mark.slow
 def test_nested_solving_beats_translation_and_unsafe_can_do_worse(small):
     game, tree, abstraction, blueprint = small
 
@@ -67,6 +69,7 @@ def test_nothing_to_answer_leaves_the_blueprint(small):
     np.testing.assert_array_equal(r.probs, blueprint.probs[0])
 
 
+@pytest.mark.slow
 def test_one_off_tree_action(small):
     game, tree, abstraction, blueprint = small
     sol = solve_off_tree(game, tree, abstraction, blueprint, ("", ""), "r5", "resolve", iterations=100)
@@ -92,6 +95,7 @@ def test_bad_off_tree_input_is_one_clear_error(small):
 
 
 @pytest.mark.parametrize("method,root", [("resolve", "inexpensive"), ("unsafe", "expensive")])
+@pytest.mark.slow
 def test_second_off_tree_action_is_answered_again(method, root):
     game = load_game("poker", **{**SMALL, "stack": 20})
     tree = compile_game(game)

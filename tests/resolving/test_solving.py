@@ -14,14 +14,14 @@ from subgame.resolving import METHODS, blueprint_values, public_node, resolve_al
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
 from subgame.strategy import Strategy
 from tests.conftest import compiled
+from tests.toy_games import coin_toss_blueprint
 
 
 @pytest.fixture(scope="module")
 def coin_toss():
     """Coin Toss with the blueprint of safe-and-nested Fig. 2."""
     game, tree = load_game("coin_toss"), compiled("coin_toss")
-    # player 0 rows: Heads, Tails; columns Sell, Play. Player 1: Heads, Tails, Forfeit.
-    blueprint = Strategy(tree.game_id, (np.array([[0.25, 0.75], [0.5, 0.5]]), np.array([[0.5, 0.25, 0.25]])))
+    blueprint = coin_toss_blueprint(tree)
     play = tree.node_of_key[("", "Play")]
     return game, tree, blueprint_values(tree, blueprint), play
 
@@ -39,6 +39,7 @@ def test_coin_toss_unsafe_always_heads(coin_toss):
     np.testing.assert_allclose(solve(coin_toss, "unsafe").probs[0], [1, 0, 0], atol=1e-3)
 
 
+@pytest.mark.slow
 def test_coin_toss_resolve_alternative_payoffs_and_blueprint_solution(coin_toss):
     """§4.2: alternative payoffs are P1's Play values 0 (Heads) and 1/2 (Tails), chance-weighted."""
     _, tree, bv, play = coin_toss
@@ -50,12 +51,14 @@ def test_coin_toss_resolve_alternative_payoffs_and_blueprint_solution(coin_toss)
     assert np.all(sol.margins >= -1e-3)
 
 
+@pytest.mark.slow
 def test_coin_toss_maxmargin(coin_toss):
     sol = solve(coin_toss, "maxmargin")
     np.testing.assert_allclose(sol.probs[0], [5 / 8, 3 / 8, 0], atol=2e-3)
     np.testing.assert_allclose(sol.margins / 0.5, [1 / 4, 1 / 4], atol=2e-3)  # in chips, chance 1/2 removed
 
 
+@pytest.mark.slow
 def test_coin_toss_reach_maxmargin(coin_toss):
     """§5, eq. (1): the gift of 1/2 from Sell at Heads raises Heads' alternative payoff."""
     sol = solve(coin_toss, "reach-maxmargin")
@@ -64,6 +67,7 @@ def test_coin_toss_reach_maxmargin(coin_toss):
     np.testing.assert_allclose(sol.margins / 0.5, [0.5, 0.5], atol=2e-3)
 
 
+@pytest.mark.slow
 def test_coin_toss_full_game_values(coin_toss):
     """P1's full-game value is 3/8 after maxmargin and 1/4 after reach-maxmargin (§5)."""
     _, tree, bv, _ = coin_toss
@@ -106,6 +110,7 @@ def _first_move_roots(tree):
 
 @pytest.mark.parametrize("game_name, examples", [("kuhn", 25), ("leduc", 10)])
 @pytest.mark.parametrize("method", ["resolve", "reach-maxmargin"])
+@pytest.mark.slow
 def test_safe_methods_never_increase_exploitability(game_name, examples, method):
     """Theorems of §4–5: each player's best-response value against the re-solved strategy is at
     most the blueprint's, up to the gadget's unmet margins, which the test measures."""
@@ -127,6 +132,7 @@ def test_safe_methods_never_increase_exploitability(game_name, examples, method)
     check()
 
 
+@pytest.mark.slow
 def test_unsafe_can_increase_exploitability():
     game, tree = load_game("kuhn"), compiled("kuhn")
     roots = _first_move_roots(tree)
@@ -138,6 +144,7 @@ def test_unsafe_can_increase_exploitability():
     assert worse > 0
 
 
+@pytest.mark.slow
 def test_every_method_runs_on_leduc():
     game, tree = load_game("leduc"), compiled("leduc")
     blueprint = CFRSolver(tree, CFR_PLUS).run(30).average_strategy()
@@ -153,6 +160,7 @@ def test_unknown_method():
         solve_subgames(game, bv, [1], 1, "magic")
 
 
+@pytest.mark.slow
 def test_no_limit_subgames_with_all_ins_before_them():
     """No-limit Leduc: a first-round all-in runs the board out to a showdown, so it opens no
     subgame; every second-round subgame is a decision node, and safety holds there too."""
@@ -168,6 +176,7 @@ def test_no_limit_subgames_with_all_ins_before_them():
         assert best_response(tree, resolved, 1 - p).value <= best_response(tree, blueprint, 1 - p).value + _violation(sol) + 1e-9
 
 
+@pytest.mark.slow
 def test_one_subgame_by_public_state():
     game, tree = load_game("coin_toss"), compiled("coin_toss")
     blueprint = Strategy(tree.game_id, (np.array([[0.25, 0.75], [0.5, 0.5]]), np.array([[0.5, 0.25, 0.25]])))

@@ -26,6 +26,7 @@ def coarse_blueprint():
     return spot_blueprint(holdem_problem(spot("allin"), RANGES), target_pct_pot=0.2)
 
 
+@pytest.mark.slow
 def test_the_unsafe_method_is_the_spot_solved_under_both_ranges(coarse_blueprint):
     fine = holdem_problem(spot("1,allin"), RANGES)
     resolved = resolve_spot(fine, coarse_blueprint, "unsafe", iterations=40)
@@ -35,6 +36,7 @@ def test_the_unsafe_method_is_the_spot_solved_under_both_ranges(coarse_blueprint
 
 
 @pytest.mark.parametrize("method", ["resolve", "maxmargin"])
+@pytest.mark.slow
 def test_in_the_blueprints_own_bets_no_opponent_hand_gains_once_converged(coarse_blueprint, method):
     # The blueprint itself meets every alternative payoff exactly, so a safe re-solve
     # in the same bets can hold every opponent hand to it; unsafe solving does not.
@@ -55,6 +57,7 @@ def test_a_blueprint_of_another_spot_is_refused(coarse_blueprint):
         resolve_spot(holdem_problem(spot("1,allin"), narrower), coarse_blueprint, "resolve", iterations=5)
 
 
+@pytest.mark.slow
 def test_a_suit_isomorphic_turn_re_solves_as_the_plain_tree():
     board = parse_board("Ks 7s 2s 5s")
     ranges = (Range.uniform(board), Range.uniform(board))

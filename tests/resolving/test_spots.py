@@ -30,6 +30,7 @@ RIVER = "Js Ks 5c Qs 7d"
 
 
 # -- the game of a spot ----------------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_known_board_matches_the_generic_compiler_on_a_small_deck():
     spec = PokerSpec(num_ranks=4, num_suits=2, hole_cards=1, board_cards=(2, 1), betting="nolimit", ante=2, stack=8,
                      bet_fractions=(1.0,), first_player=(0, 0), board=(0, 5), raise_cap=2,
@@ -80,6 +81,7 @@ def test_one_clear_error_each():
 
 
 @pytest.mark.parametrize(("board", "bets", "cap"), [(RIVER, "1,allin", 2), ("Js Ks 5c Qs", "allin", 1)])
+@pytest.mark.slow
 def test_the_size_estimate_counts_what_the_compiler_builds(board, bets, cap):
     spot = HoldemSpot(parse_board(board), 100, 50, BetSizing.parse(bets, raise_cap=cap))  # the turn: all-in run-outs too
     size = estimate_size(spot.game())
@@ -199,6 +201,7 @@ def test_the_hand_grid_averages_each_class_by_reach():
     assert np.isnan(grid.probs[~held]).all()
 
 
+@pytest.mark.slow
 def test_a_turn_check_down_is_worth_its_average_over_the_river_cards():
     board = parse_board("Ts 6h Ah 7c")
     spot = HoldemSpot(board, 100, 0, BetSizing.parse("allin"))  # nothing behind: both check to the showdown

@@ -14,7 +14,7 @@ from subgame.solve.cfr import CFR_PLUS, CFRSolver
 from subgame.strategy import Strategy
 from subgame.tree.compile import compile_game
 from subgame.tree.public_tree import infoset_keys
-from tests.resolving.conftest import SMALL, small_game
+from tests.toy_games import SMALL, small_game
 
 
 @pytest.fixture(scope="module")
@@ -64,6 +64,7 @@ def test_bad_abstractions_are_refused():
         BetAbstraction(load_game("leduc"), (0.5,))  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_restricted_tree_is_the_abstract_game(small):
     game, tree, abstraction, _ = small
     live = reachable(restrict(game, tree, abstraction))
@@ -71,6 +72,7 @@ def test_restricted_tree_is_the_abstract_game(small):
     assert {tree.public_key[n] for n in np.flatnonzero(live)} == set(abstract_tree.public_key)
 
 
+@pytest.mark.slow
 def test_translation_without_off_tree_actions_is_the_blueprint(small):
     game, tree, _, _ = small
     everything = BetAbstraction(game, (0.5, 0.75, 1.0), True)
@@ -79,6 +81,7 @@ def test_translation_without_off_tree_actions_is_the_blueprint(small):
         np.testing.assert_allclose(translation_strategy(game, tree, everything, blueprint, p), blueprint.probs[p], atol=1e-12)
 
 
+@pytest.mark.slow
 def test_translation_strategy_is_a_valid_and_exploitable_real_game_strategy(small):
     game, tree, abstraction, blueprint = small
     probs = tuple(translation_strategy(game, tree, abstraction, blueprint, p) for p in (0, 1))
@@ -89,6 +92,7 @@ def test_translation_strategy_is_a_valid_and_exploitable_real_game_strategy(smal
     assert real > abstract + 1e-3  # off-tree bets exploit the translated responder
 
 
+@pytest.mark.slow
 def test_own_off_tree_bet_is_followed_by_the_blueprint_of_the_translated_bet():
     # Player 0 opens 0.75 pot (r5, off-tree at the first action only); the responder shoves (r20).
     game = load_game("poker", **{**SMALL, "stack": 20})

@@ -13,6 +13,7 @@ from subgame.solve.cfr import CFR_PLUS, CFRSolver
 from tests.conftest import compiled
 
 
+@pytest.mark.slow
 def test_decomposition_paper_leduc_abstraction():
     """Burch et al. 2014 report the abstract Leduc equilibrium exploitable by 0.382 chips/hand."""
     game, tree = load_game("leduc"), compiled("leduc")
@@ -35,6 +36,7 @@ def test_identity_abstraction_equals_no_abstraction(kuhn_tree):
         np.testing.assert_allclose(a.probs[p], b.probs[p], atol=1e-12)
 
 
+@pytest.mark.slow
 def test_hand_strength_buckets_coarsen_gracefully():
     game, tree = load_game("leduc"), compiled("leduc")
     coarse = hand_strength_abstraction(game, tree, 1)

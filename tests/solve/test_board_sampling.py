@@ -41,6 +41,7 @@ def _table_rows(game, buckets, tree, abstraction, tables, player):
 
 
 @pytest.mark.parametrize("config", [LINEAR_CFR, CFR_PLUS], ids=["lcfr", "cfr+"])
+@pytest.mark.slow
 def test_every_flop_drawn_is_whole_tree_cfr_in_the_abstraction(tiny, tiny_whole, config):
     game, buckets = tiny
     tiny_tree, abstraction = tiny_whole
@@ -74,6 +75,7 @@ class _OneFlop(BoardSamplingPCS):
         return np.array([self.flop])
 
 
+@pytest.mark.slow
 def test_importance_weights_make_the_sampled_regrets_unbiased(tiny):
     """The mean over every possible one-flop draw of a pass's regrets and average increment is CFR's pass."""
     game, buckets = tiny
@@ -100,6 +102,7 @@ def _exploitability_mbb(game, blueprint: BucketStrategy) -> float:
     return 1000.0 * result.exploitability.exploitability / game.spec.blinds[0]
 
 
+@pytest.mark.slow
 def test_sampled_flops_drive_exploitability_down(tiny):
     game, buckets = tiny
     solver = BoardSamplingPCS(game, buckets, seed=3, boards_per_pass=2)
@@ -112,6 +115,7 @@ def test_sampled_flops_drive_exploitability_down(tiny):
     assert curve[1] < 0.8 * curve[0]
 
 
+@pytest.mark.slow
 def test_checkpoint_resumes_bitwise(tiny, tmp_path):
     game, buckets = tiny
     straight = BoardSamplingPCS(game, buckets, seed=7, boards_per_pass=3).run(6)
@@ -129,6 +133,7 @@ def test_checkpoint_resumes_bitwise(tiny, tmp_path):
         BoardSamplingPCS.load_checkpoint(path, other, buckets)
 
 
+@pytest.mark.slow
 def test_same_seed_same_run_other_seed_other_samples(tiny):
     game, buckets = tiny
     a, b, c = (BoardSamplingPCS(game, buckets, seed=s, boards_per_pass=1).run(3) for s in (5, 5, 6))
@@ -154,6 +159,7 @@ def test_bad_inputs_get_one_clear_error(tiny):
         BoardSamplingPCS(game, buckets, seed=-1)
 
 
+@pytest.mark.slow
 def test_cli_solves_over_sampled_flops_and_resumes_bitwise(tmp_path):
     from ..cli.test_cli import invoke, ok_json
 

@@ -101,6 +101,7 @@ def test_bucket_file_round_trip_and_refusals(leduc, tmp_path, kuhn_tree):
         CardBuckets.build(leduc, [3])
 
 
+@pytest.mark.slow
 def test_more_buckets_give_a_less_exploitable_blueprint(leduc, leduc_tree):
     """The decomposition paper's Fig. 5 measure: the abstract equilibrium's exploitability in the real game."""
     def exploit(counts: list[int]) -> float:
@@ -137,6 +138,7 @@ def test_final_strengths_on_every_board_match_brute_force():
     ("nlfh", {"num_ranks": 4, "num_suits": 4}, [8, 150]),
     ("leduc", SMALL, [3, 4, 5]),
 ])
+@pytest.mark.slow
 def test_canonical_boards_give_the_buckets_of_features_on_every_board(name, params, counts):
     """Features on canonical boards only, mapped by the suit permutation, bucket every pair as features on every board do."""
     game = load_game(name, **params)
@@ -164,6 +166,7 @@ def test_lossless_preflop_buckets_are_the_suit_isomorphism_classes(nlfh_5x3):
     assert int(fewer.max()) + 1 == 10  # fewer buckets than classes: clustered, every bucket used
 
 
+@pytest.mark.slow
 def test_the_last_round_uses_every_bucket_asked(nlfh_5x3):
     for k in (7, 300):
         cb = CardBuckets.build(nlfh_5x3, [25, k], seed=1)
@@ -200,6 +203,7 @@ def test_a_permuted_board_gives_the_permuted_buckets(nlfh_5x3):
         cb.bucket([0, 1, 2], [3, 99])
 
 
+@pytest.mark.slow
 def test_the_full_deck_has_1755_canonical_flops_and_1286792_flop_classes():
     """The counts of Waugh 2013 ("A fast and optimal hand isomorphism algorithm") for the flop."""
     flops = CanonicalBoards.of(SuitIsomorphism.of(13, 4, 2), 3)
@@ -250,6 +254,7 @@ def test_version_1_bucket_files_are_refused_clearly(nlfh_5x3, tmp_path):
         CardBuckets.load(old)
 
 
+@pytest.mark.slow
 def test_the_abstraction_numbers_buckets_like_infoset_keys():
     from subgame.solve.abstraction import Abstraction
     game = load_game("nlfh", num_ranks=4, num_suits=2)

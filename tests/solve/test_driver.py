@@ -100,6 +100,7 @@ def test_whichever_budget_comes_first():
     assert (slow.stopped, slow.iteration) == ("seconds", 2)
 
 
+@pytest.mark.slow
 def test_evaluation_points_are_hit_and_the_stop_is_evaluated(kind):
     solver = kind.make()
     seen: list[int] = []
@@ -155,6 +156,7 @@ def _send_at(iteration: int, signum: int) -> Callable[[int], None]:
 
 
 @pytest.mark.parametrize("signum", STOP_SIGNALS, ids=lambda s: s.name)
+@pytest.mark.slow
 def test_interrupt_checkpoints_and_resumes_bitwise(kind, signum, tmp_path):
     total, path = 9, tmp_path / "run.ckpt"
     straight = kind.make()

@@ -13,12 +13,13 @@ from scipy.optimize import linprog
 from subgame.errors import GameDefinitionError
 from subgame.eval import expected_value, exploitability
 from subgame.games import load_game
-from subgame.games.base import CHANCE, TERMINAL, Game
+from subgame.games.base import TERMINAL, Game
 from subgame.solve.lp import payoff_matrix, realization_plan, sequence_form, solve_lp
 from subgame.strategy import Strategy
 from subgame.tree.compile import compile_game
 from subgame.tree.sweep import forward_reach, transition_weights
 from tests.conftest import compiled
+from tests.toy_games import RandomGame, Solitaire
 
 
 def _row(tree, player: int, label: str) -> int:
@@ -153,30 +154,6 @@ def test_unreached_information_sets_are_uniform(kuhn_tree):
     np.testing.assert_array_equal(probs, np.full_like(probs, 0.5))
 
 
-class Solitaire(Game):
-    """Player 0 picks twice, seeing her first pick; player 1 never acts (a decision problem)."""
-
-    name = "solitaire"
-
-    def root(self):
-        return ()
-
-    def actor(self, s):
-        return 0 if len(s) < 2 else TERMINAL
-
-    def legal_actions(self, s):
-        return (0, 1, 2)
-
-    def next_state(self, s, a):
-        return s + (a,)
-
-    def observations(self, s, a):
-        return (f"a{a}", "", "")
-
-    def utility(self, s):
-        return float(s[0] * (1 - s[1]))
-
-
 def test_player_without_information_sets():
     tree = compile_game(Solitaire())
     assert tree.players[1].num_infosets == 0
@@ -218,64 +195,9 @@ def test_refuses_bad_player(kuhn_tree):
 # -- random games -------------------------------------------------------------------------
 
 
-class RandomGame(Game):
-    """A small random game: private deals, then player 0, player 1, and player 0 again after an even action of player 1.
-
-    Deal probabilities, action counts and integer payoffs are drawn from ``seed``; with
-    ``hidden`` player 0's first action is private, so player 1 moves without seeing it.
-    """
-
-    name = "random"
-
-    def __init__(self, seed: int, hidden: bool):
-        rng = np.random.default_rng(seed)
-        self.seed, self.hidden = seed, hidden
-        self.deals = [rng.dirichlet(np.ones(int(rng.integers(1, 4)))) for _ in range(2)]
-        self.actions = [int(n) for n in rng.integers(1, 4, size=3)]
-
-    @property
-    def params(self):
-        return {"seed": self.seed, "hidden": self.hidden}
-
-    def root(self):
-        return ()
-
-    def actor(self, s):
-        if len(s) < 2:
-            return CHANCE
-        if len(s) < 4:
-            return len(s) - 2
-        if len(s) == 4 and s[3] % 2 == 0:
-            return 0
-        return TERMINAL
-
-    def legal_actions(self, s):
-        return tuple(range(self.actions[len(s) - 2]))
-
-    def chance_outcomes(self, s):
-        return tuple(enumerate(self.deals[len(s)].tolist()))
-
-    def next_state(self, s, a):
-        return s + (a,)
-
-    def observations(self, s, a):
-        if len(s) == 0:
-            return ("", f"c{a}", "")
-        if len(s) == 1:
-            return ("", "", f"c{a}")
-        if len(s) == 2 and self.hidden:
-            return ("p0 moved", f"a{a}", "")
-        return (f"a{a}", "", "")
-
-    def utility(self, s):
-        return float(np.random.default_rng([self.seed, *s]).integers(-3, 4))
-
-    def utility_bound(self):
-        return 3.0
-
-
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**31 - 1), hidden=st.booleans())
+@pytest.mark.slow
 def test_random_games_solved_exactly(seed, hidden):
     tree = compile_game(RandomGame(seed, hidden))
     result = solve_lp(tree)

@@ -43,6 +43,7 @@ def _mean_first_regrets(tree, scheme, samples: int, seed: int) -> tuple[np.ndarr
     # draws (importance weights up to 3^4), so a few thousand samples give no reliable standard error
     [("kuhn", "mccfr-es"), ("kuhn", "mccfr-os"), ("kuhn", "pcs"), ("leduc", "mccfr-es"), ("leduc", "pcs")],
 )
+@pytest.mark.slow
 def test_sampled_regrets_are_unbiased(game, scheme, request):
     """Lanctot et al. 2009, Theorem 1's premise: the sampled regret's expectation is CFR's."""
     tree = request.getfixturevalue(f"{game}_tree")
@@ -63,6 +64,7 @@ def poker_operator_trees():
 
 @pytest.mark.parametrize("scheme", sorted(SCHEMES))
 @pytest.mark.parametrize("operators", ["sparse", "leduc", "two-cards"])
+@pytest.mark.slow
 def test_walking_only_the_sample_gives_the_whole_sweeps_estimates(leduc_tree, poker_operator_trees, scheme, operators):
     """Restricted to the sampled public nodes, the sweeps compute what the whole-tree sweeps do (zeros aside)."""
     tree = leduc_tree if operators == "sparse" else poker_operator_trees[operators]
@@ -108,6 +110,7 @@ def test_pcs_without_public_chance_is_cfr(kuhn_tree):
         ("leduc", "pcs", 1500, 0.35, 0.05),
     ],
 )
+@pytest.mark.slow
 def test_converges_toward_the_lp_value(game, scheme, iterations, tolerance, value_tolerance, request):
     """Exploitability falls and the average strategy's value nears the LP's (tolerances: about 2x a seed's spread)."""
     tree = request.getfixturevalue(f"{game}_tree")

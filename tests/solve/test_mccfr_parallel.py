@@ -42,6 +42,7 @@ def test_process_pool_equals_serial(leduc_tree, scheme):
     assert _same(serial, _run(leduc_tree, scheme, SerialExecutor()))
 
 
+@pytest.mark.slow
 def test_spawned_workers_compile_the_game_themselves(leduc_tree):
     with ProcessExecutor(2, start_method="spawn") as pool:
         parallel = _run(leduc_tree, EXTERNAL_SAMPLING, pool, game=load_game("leduc"), iterations=2)
@@ -103,6 +104,7 @@ def ray_executor():
         executor.close()
 
 
+@pytest.mark.slow
 def test_ray_equals_serial(leduc_tree, ray_executor):
     parallel = _run(leduc_tree, EXTERNAL_SAMPLING, ray_executor, game=load_game("leduc"), iterations=3)
     assert _same(_run(leduc_tree, EXTERNAL_SAMPLING, iterations=3), parallel)
@@ -134,6 +136,7 @@ class _FirstAttemptDies:
         return None
 
 
+@pytest.mark.slow
 def test_ray_reruns_a_pass_whose_worker_dies_with_the_same_result(leduc_tree, ray_executor, tmp_path):
     """A task carries its stream's generator, so Ray's retry of a killed worker's task computes the same sample."""
     marker = tmp_path / "died"

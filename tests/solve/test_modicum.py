@@ -53,6 +53,7 @@ def test_a_plan_sets_the_half_and_without_one_the_run_is_the_plan(kuhn):
     assert CFRSolver(kuhn, MODICUM).run(4).horizon == 4
 
 
+@pytest.mark.slow
 def test_modicum_beats_cfr_plus_in_leduc_subgames_reduced():
     r = modicum_vs_cfr_plus(games=("leduc",), blueprint_iterations=300, iterations=(30, 100))
     for row in r.rows:

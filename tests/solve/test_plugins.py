@@ -83,6 +83,7 @@ class HedgeResolveGadget:
             self.gain += root_cfv - self.alt
 
 
+@pytest.mark.slow
 def test_a_new_gadget_plugs_into_the_one_re_solver():
     """Coin Toss (safe-and-nested §4.2): with any gadget that learns follow/terminate, the re-solved
     strategy keeps every alternative payoff, which the blueprint itself attains."""

@@ -1,4 +1,4 @@
-"""The generic compiler: conformance of every built-in game, perfect recall, public actors."""
+"""The generic compiler: information set counts, refusals, parts of trees (conformance: tests/games/test_conformance.py)."""
 
 from __future__ import annotations
 
@@ -7,49 +7,11 @@ import pytest
 
 from subgame.errors import GameDefinitionError
 from subgame.games import GAMES, load_game
-from subgame.games.base import CHANCE, TERMINAL, Game
 from subgame.games.small import RockPaperScissors
 from subgame.tree.compile import compile_game
-from subgame.tree.public_tree import DECISION, TERMINAL_NODE, HistoryAtNode, LeafHistories
-from tests import oracle
+from subgame.tree.public_tree import TERMINAL_NODE, HistoryAtNode, LeafHistories
 from tests.conftest import compiled
-
-SMALL = ["kuhn", "leduc", "coin_toss", "rps", "rps_plus", "matching_pennies"]
-
-
-@pytest.mark.parametrize("name", SMALL)
-def test_conformance(name):
-    game = load_game(name)
-    tree = compiled(name)
-    # chance probabilities are valid and legal actions sorted and unique
-    def walk(state, depth=0):
-        who = game.actor(state)
-        if who == TERMINAL:
-            assert abs(game.utility(state)) <= game.utility_bound() + 1e-12
-            return
-        if who == CHANCE:
-            outs = game.chance_outcomes(state)
-            assert sum(p for _, p in outs) == pytest.approx(1.0, abs=1e-12)
-            assert all(p > 0 for _, p in outs)
-            moves = [a for a, _ in outs]
-        else:
-            moves = list(game.legal_actions(state))
-        assert moves == sorted(set(moves))
-        if depth < 12:
-            for a in moves:
-                walk(game.next_state(state, a), depth + 1)
-    walk(game.root())
-    # the tree's infosets are exactly the game's
-    for p in (0, 1):
-        assert tree.players[p].num_infosets == len(oracle.infosets(game, p))
-    # structure: parents come before children, levels are contiguous
-    assert np.all(tree.parent[1:] < np.arange(1, tree.num_nodes))
-    assert np.all(np.diff(tree.depth) >= 0)
-    for pa in tree.players:
-        assert np.all(np.diff(tree.depth[pa.node]) >= 0)
-        assert np.all(pa.legal.sum(axis=1) >= 1)
-    # decision nodes have an actor, terminals none
-    assert np.all((tree.actor >= 0) == (tree.kind == DECISION))
+from tests.toy_games import Forgetful, HiddenActor
 
 
 @pytest.mark.parametrize("name, infosets", [("kuhn", 12), ("leduc", 936)])
@@ -69,65 +31,14 @@ def test_every_registered_game_builds():
         assert load_game(name).name in (name, "poker")
 
 
-class _Forgetful(Game):
-    """Player 0 moves twice but her second move does not see her first."""
-
-    name = "forgetful"
-
-    def root(self):
-        return ()
-
-    def actor(self, s):
-        return 0 if len(s) < 2 else TERMINAL
-
-    def legal_actions(self, s):
-        return (0, 1)
-
-    def next_state(self, s, a):
-        return s + (a,)
-
-    def observations(self, s, a):
-        return ("moved", "", "")
-
-    def utility(self, s):
-        return float(s[0] == s[1])
-
-
-class _HiddenActor(Game):
-    """Chance privately decides who moves next: the acting player is not public."""
-
-    name = "hidden_actor"
-
-    def root(self):
-        return ()
-
-    def actor(self, s):
-        return CHANCE if not s else (s[0] if len(s) == 1 else TERMINAL)
-
-    def legal_actions(self, s):
-        return (0, 1)
-
-    def chance_outcomes(self, s):
-        return ((0, 0.5), (1, 0.5))
-
-    def next_state(self, s, a):
-        return s + (a,)
-
-    def observations(self, s, a):
-        return ("", str(a), str(a)) if not s else (str(a), "", "")
-
-    def utility(self, s):
-        return 1.0
-
-
 def test_imperfect_recall_is_refused():
     with pytest.raises(GameDefinitionError, match="perfect recall"):
-        compile_game(_Forgetful())
+        compile_game(Forgetful())
 
 
 def test_private_actor_is_refused():
     with pytest.raises(GameDefinitionError, match="acting player must be publicly observable"):
-        compile_game(_HiddenActor())
+        compile_game(HiddenActor())
 
 
 def test_subtree_rooted_at_a_public_state_and_depth_limit():
@@ -176,6 +87,7 @@ def test_the_game_names_its_compiler():
     {"num_ranks": 3, "num_suits": 4, "hole_cards": 2, "board_cards": "0,1,1", "raise_sizes": "2,4,4",
      "max_raises": "1,1,1", "first_player": "0,0,0"},
 ])
+@pytest.mark.slow
 def test_the_size_budget_matches_what_poker_trees_hold(params):
     """The compiler's size estimate is what trees really hold, within 25 %: it refuses a budget of
     0.8 times the measured size and accepts 1.25 times."""

@@ -32,6 +32,7 @@ GAMES = [
 
 
 @pytest.mark.parametrize(("name", "params"), GAMES, ids=[f"{n}{p or ''}" for n, p in GAMES])
+@pytest.mark.slow
 def test_the_estimate_counts_what_the_compiler_builds(name, params):
     game = load_game(name, **params)
     est = estimate_size(game)
@@ -68,6 +69,7 @@ def test_a_hold_em_size_is_counted_in_a_moment_without_building_it():
     assert est.tree_bytes > 2**40
 
 
+@pytest.mark.slow
 def test_games_size_on_the_command_line():
     result = invoke("games", "--size", "leduc", "-p", "num_ranks=4", "--json")
     assert result.exit_code == 0
@@ -84,6 +86,14 @@ def test_games_size_on_the_command_line():
 
 def test_human_bytes():
     assert [human_bytes(n) for n in (5, 2048, 3 * 2**30, 2**50 * 7)] == ["5 B", "2.0 KiB", "3.0 GiB", "7.0 PiB"]
+
+
+def test_the_estimate_counts_long_labels_regression_openspiel_goofspiel():
+    """OpenSpiel's goofspiel observes long strings: the estimate was 0.47 of the tree before it counted them."""
+    pytest.importorskip("pyspiel")
+    game = load_game("openspiel:goofspiel", num_cards=3, imp_info=True)
+    ratio = estimate_size(game).tree_bytes / tree_bytes(compile_game(game))
+    assert 0.75 <= ratio <= 1.25, ratio
 
 
 PARTS = [("leduc", {}), ("poker", {"num_ranks": 4, "betting": "nolimit", "stack": 8, "bet_fractions": (1.0,), "max_raises": (1, 1)}),

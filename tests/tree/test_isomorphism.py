@@ -9,7 +9,7 @@ import pytest
 
 from subgame.errors import GameDefinitionError
 from subgame.eval.best_response import counterfactual_values, exploitability
-from subgame.games.poker import PokerGame, PokerSpec
+from subgame.games.poker import PokerGame
 from subgame.games.poker.holdem import BetSizing, HoldemSpot
 from subgame.games.poker.ranges import HANDS, Range, parse_board
 from subgame.resolving.spots import canonical_deal_count, estimate_size, holdem_problem, spot_suits
@@ -20,22 +20,7 @@ from subgame.strategy import Strategy
 from subgame.tree.isomorphism import suit_classes
 from subgame.tree.poker_compile import compile_poker, deal_hands, state_hands
 from subgame.tree.public_tree import CHANCE_NODE, PublicTree, infoset_index
-
-R, S = 5, 4  # a 20-card deck with four suits: two, three or no suits can be interchangeable
-
-
-def card(rank: int, suit: int) -> int:
-    return rank * S + suit
-
-
-def small_game(board: tuple[int, ...], rounds: tuple[int, ...], raise_cap: int = 2, num_ranks: int = R) -> PokerGame:
-    spec = PokerSpec(num_ranks=num_ranks, num_suits=S, hole_cards=2, board_cards=rounds, betting="nolimit", ante=2, stack=8,
-                     bet_fractions=(1.0,), all_in=True, first_player=(0,) * len(rounds), board=board, raise_cap=raise_cap)
-    return PokerGame(spec, name="small_holdem")
-
-
-TWO_ABSENT = (card(0, 0), card(2, 0), card(4, 1), card(1, 1))  # suits 2 and 3 absent
-MONOTONE = (card(0, 0), card(2, 0), card(4, 0), card(1, 0))  # suits 1, 2, 3 absent
+from tests.toy_games import MONOTONE, TWO_ABSENT, R, S, card, small_holdem
 
 
 def restricted(plain: PublicTree, iso: PublicTree, strategy: Strategy) -> Strategy:
@@ -120,8 +105,9 @@ def chance_children(tree: PublicTree) -> np.ndarray:
     (TWO_ABSENT, ((0,), (1,), (2, 3)), 2 * R - 4 + R),  # suits 0, 1 less the board, one of suits 2 and 3
     (MONOTONE, ((0,), (1, 2, 3)), R - 4 + R),  # suit 0 less the board, one of the other three
 ])
+@pytest.mark.slow
 def test_turn_spot_cfr_and_exploitability_match_the_plain_tree(board, classes, kept):
-    game = small_game(board, (4, 1))
+    game = small_holdem(board, (4, 1))
     suits = suit_classes(R, S, board)
     assert suits.classes == classes
     plain, iso = compile_poker(game), compile_poker(game, suits=suits)
@@ -132,10 +118,11 @@ def test_turn_spot_cfr_and_exploitability_match_the_plain_tree(board, classes, k
     assert_same_run(plain, iso, 2)
 
 
+@pytest.mark.slow
 def test_flop_spot_evaluates_a_symmetric_strategy_like_the_plain_tree():
     """Two chance nodes deep (turn, then river with the classes split by the turn card)."""
     board = (card(0, 0), card(2, 0), card(3, 1))  # four ranks: suits 2 and 3 absent
-    game = small_game(board, (3, 1, 1), raise_cap=1, num_ranks=4)
+    game = small_holdem(board, (3, 1, 1), raise_cap=1, num_ranks=4)
     plain, iso = compile_poker(game), compile_poker(game, suits=suit_classes(4, S, board))
     assert iso.mirrors is not None and iso.num_nodes < plain.num_nodes
     for strategy in (Strategy.uniform(plain), symmetric_strategy(game, plain)):
@@ -145,7 +132,7 @@ def test_flop_spot_evaluates_a_symmetric_strategy_like_the_plain_tree():
 
 def test_a_range_that_tells_suits_apart_leaves_them_apart():
     board = TWO_ABSENT
-    hands = deal_hands(small_game(board, (4, 1)))
+    hands = deal_hands(small_holdem(board, (4, 1)))
     weights = np.ones(len(hands))
     assert suit_classes(R, S, board, [(hands, weights)] * 2).classes == ((0,), (1,), (2, 3))
     weights[np.flatnonzero((hands % S == 2).all(axis=1))[0]] = 0.5  # one hand of two suit-2 cards
@@ -155,6 +142,7 @@ def test_a_range_that_tells_suits_apart_leaves_them_apart():
 SPOT = HoldemSpot(parse_board("Ks 7s 2h 5h"), 100, 100, BetSizing.parse("allin", 1))
 
 
+@pytest.mark.slow
 def test_holdem_turn_spot_solves_like_the_plain_tree():
     ranges = (Range.uniform(SPOT.board), Range.uniform(SPOT.board))
     plain, iso = (holdem_problem(SPOT, ranges, isomorphism=flag) for flag in (False, True))
@@ -168,6 +156,7 @@ def test_holdem_turn_spot_solves_like_the_plain_tree():
     assert b.game_value == pytest.approx(a.game_value, abs=1e-9)
 
 
+@pytest.mark.slow
 def test_holdem_range_without_suit_symmetry_falls_back_to_the_plain_tree():
     board = SPOT.board
     uniform = Range.uniform(board)
@@ -179,6 +168,7 @@ def test_holdem_range_without_suit_symmetry_falls_back_to_the_plain_tree():
     assert holdem_problem(SPOT, (uniform, symmetric)).suits is not None
 
 
+@pytest.mark.slow
 def test_holdem_ranges_that_keep_the_symmetry_value_like_the_plain_tree():
     ranges = (Range.parse("QQ+,AK,A5s-A2s,T9s:0.5", SPOT.board), Range.parse("JJ-88,AQs,KdQd,KcQc,76s:0.25", SPOT.board))
     plain, iso = (holdem_problem(SPOT, ranges, isomorphism=flag) for flag in (False, True))
@@ -189,6 +179,7 @@ def test_holdem_ranges_that_keep_the_symmetry_value_like_the_plain_tree():
     assert HANDS.shape == (1326, 2)
 
 
+@pytest.mark.slow
 def test_the_size_estimate_counts_the_isomorphic_tree_of_a_turn():
     spot = HoldemSpot(parse_board("Js Ks 5c Qs"), 100, 50, BetSizing.parse("allin", raise_cap=1))
     ranges = (Range.uniform(spot.board), Range.uniform(spot.board))
@@ -200,7 +191,7 @@ def test_the_size_estimate_counts_the_isomorphic_tree_of_a_turn():
 
 
 def test_solvers_that_sum_children_themselves_refuse_an_isomorphic_tree():
-    game = small_game(MONOTONE, (4, 1), raise_cap=1)
+    game = small_holdem(MONOTONE, (4, 1), raise_cap=1)
     iso = compile_poker(game, suits=suit_classes(R, S, MONOTONE))
     for solve in (lambda: MCCFRSolver(iso), lambda: solve_lp(iso)):
         with pytest.raises(GameDefinitionError, match="suit-isomorphic tree .* isomorphism=False"):

@@ -24,7 +24,8 @@ from subgame.tree.sweep import (
     sequence_values,
     transition_weights,
 )
-from tests.tree.test_poker_compile import GAMES, RIVER, RIVER_BOARD
+from tests.toy_games import POKER_GAMES as GAMES
+from tests.toy_games import RIVER, RIVER_BOARD
 
 REQUIRED = os.environ.get("SUBGAME_REQUIRE_KERNELS") == "1"
 pytestmark = pytest.mark.skipif(not kernels.available() and not REQUIRED,
@@ -72,6 +73,7 @@ def random_profile(tree, rng) -> tuple[np.ndarray, np.ndarray]:
 
 
 @pytest.mark.parametrize("key", POKER + ("generic_leduc",))
+@pytest.mark.slow
 def test_sweeps_bitwise(everywhere, key):
     tree = enumerate_game(load_game("leduc")) if key == "generic_leduc" else poker_tree(key)
     rng = np.random.default_rng(7)
@@ -102,6 +104,7 @@ def test_sweeps_bitwise(everywhere, key):
 @pytest.mark.parametrize("config", [CFR, CFR_PLUS, DCFR, LINEAR_CFR, MODICUM, CFRConfig(regret="rm+", alternating=False)],
                          ids=["cfr", "cfr+", "dcfr", "lcfr", "modicum", "simultaneous"])
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.slow
 def test_solver_bitwise_without_poker_operators(everywhere, config, dtype):
     """On a tree with the generic terminal operator every compiled step is the numpy step, bit for bit (float32 too)."""
     tree = enumerate_game(load_game("leduc"))
@@ -126,6 +129,7 @@ def test_operators_match_numpy(everywhere, key):
             np.testing.assert_allclose(fast, plain, rtol=1e-12, atol=1e-14 * np.abs(plain).max())
 
 
+@pytest.mark.slow
 def test_hold_em_river_operators_match_numpy():
     """A 52-card river, 1,081 hands a board: above MIN_STATES, so the solver's own switch takes the compiled loops."""
     tree = compile_poker(PokerGame(RIVER, "river"), board=RIVER_BOARD)
@@ -164,9 +168,9 @@ def test_switch():
 def test_backward_bitwise_on_a_suit_isomorphic_tree(everywhere):
     """The chance children a suit-isomorphic tree leaves out are added by the numpy code after each compiled level."""
     from subgame.tree.isomorphism import suit_classes
-    from tests.tree.test_isomorphism import MONOTONE, R, S, small_game
+    from tests.toy_games import MONOTONE, R, S, small_holdem
 
-    tree = compile_poker(small_game(MONOTONE, (4, 1), raise_cap=1), suits=suit_classes(R, S, MONOTONE), sparse_threshold=0)
+    tree = compile_poker(small_holdem(MONOTONE, (4, 1), raise_cap=1), suits=suit_classes(R, S, MONOTONE), sparse_threshold=0)
     assert tree.mirrors is not None
     rng = np.random.default_rng(11)
     regrets = random_profile(tree, rng)
@@ -182,16 +186,17 @@ def test_backward_bitwise_on_a_suit_isomorphic_tree(everywhere):
 
 
 @pytest.mark.parametrize("key", POKER + ("generic_leduc", "isomorphic"))
+@pytest.mark.slow
 def test_best_response_bitwise(everywhere, key):
     """The compiled best-response levels: the same values and best actions as the numpy sweep, bit for bit."""
     from subgame.tree.isomorphism import suit_classes
     from subgame.tree.sweep import backward_best
-    from tests.tree.test_isomorphism import MONOTONE, R, S, small_game
+    from tests.toy_games import MONOTONE, R, S, small_holdem
 
     if key == "generic_leduc":
         tree = enumerate_game(load_game("leduc"))
     elif key == "isomorphic":
-        tree = compile_poker(small_game(MONOTONE, (4, 1), raise_cap=1), suits=suit_classes(R, S, MONOTONE), sparse_threshold=0)
+        tree = compile_poker(small_holdem(MONOTONE, (4, 1), raise_cap=1), suits=suit_classes(R, S, MONOTONE), sparse_threshold=0)
     else:
         tree = poker_tree(key)
     rng = np.random.default_rng(13)

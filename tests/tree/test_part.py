@@ -164,6 +164,22 @@ def test_a_part_of_another_game_is_refused(leduc):
 
 
 
+def test_a_bet_abstractions_tree_is_placed_in_the_real_tree_as_the_names_match():
+    """A tree of the game with fewer bet sizes is the real tree where only abstract bets were made."""
+    from subgame.resolving import BetAbstraction
+    from tests.resolving.conftest import SMALL
+
+    game = load_game("poker", **SMALL)
+    real = compile_game(game)
+    abstract = compile_game(BetAbstraction(game, (0.5, 1.0), True).abstract_game)
+    assert abstract.game_id != real.game_id and abstract.num_nodes < real.num_nodes
+    part = place(real, abstract, abstraction=True)
+    assert_maps_match_names(part, real)
+    assert all((m >= 0).all() for m in (part.node, *part.states, *part.infosets))
+    with pytest.raises(GameDefinitionError, match="cannot be placed"):
+        place(real, abstract)
+
+
 def test_board_hands_order_the_hands_as_the_labels_name_them(leduc):
     """The hands of a board in private-state order, without labels, are those the labels name."""
     game, full = leduc

@@ -15,7 +15,7 @@ from subgame.errors import GameDefinitionError
 from subgame.eval.best_response import counterfactual_values, expected_value, exploitability
 from subgame.games import load_game
 from subgame.games.base import CHANCE
-from subgame.games.poker import PokerGame, PokerSpec
+from subgame.games.poker import PokerGame
 from subgame.games.poker.hands import hand_strength
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
 from subgame.strategy import Strategy
@@ -27,31 +27,8 @@ from subgame.tree.public_tree import CHANCE_NODE, TERMINAL_NODE
 from subgame.tree.sweep import leaf_values
 from subgame.tree.threads import set_threads
 from tests.conftest import compiled
-
-# (registered name, parameters): each exercises something the others do not
-GAMES = {
-    "kuhn": ("kuhn", {}),
-    "leduc": ("leduc", {}),
-    "leduc_nolimit": ("leduc_nolimit", {}),
-    "leduc_4_ranks": ("leduc", {"num_ranks": 4}),
-    "two_hole_cards": ("poker", {"num_ranks": 3, "num_suits": 2, "hole_cards": 2, "board_cards": (0, 1),
-                                 "raise_sizes": (2, 4), "max_raises": (1, 1)}),
-    "two_card_flop_blinds": ("poker", {"num_ranks": 3, "num_suits": 2, "hole_cards": 2, "board_cards": (0, 2),
-                                       "betting": "nolimit", "stack": 6, "blinds": (1, 2), "ante": 0,
-                                       "first_player": (0, 1), "bet_fractions": (1.0,)}),
-    "three_rounds": ("poker", {"num_ranks": 3, "num_suits": 2, "hole_cards": 1, "board_cards": (0, 1, 1),
-                               "raise_sizes": (2, 4, 4), "max_raises": (1, 1, 1), "first_player": (0, 1, 1)}),
-    "all_in_runout": ("poker", {"num_ranks": 3, "num_suits": 2, "hole_cards": 1, "board_cards": (0, 1, 1),
-                                "betting": "nolimit", "stack": 3, "bet_fractions": (1.0,), "first_player": (0, 0, 0)}),
-    "five_card_hands": ("poker", {"num_ranks": 5, "num_suits": 2, "hole_cards": 1, "board_cards": (4,),
-                                  "raise_sizes": (2,), "max_raises": (1,), "first_player": (0,)}),
-    "one_suit_straights": ("poker", {"num_ranks": 6, "num_suits": 1, "hole_cards": 1, "board_cards": (4,),
-                                     "raise_sizes": (2,), "max_raises": (1,), "first_player": (0,)}),
-}
-
-RIVER = PokerSpec(num_ranks=13, num_suits=4, hole_cards=2, board_cards=(5,), betting="nolimit", ante=5, stack=100,
-                  bet_fractions=(0.5, 1.0), all_in=True, first_player=(0,))
-RIVER_BOARD = (0, 13, 26, 40, 51)  # 2s 3h 4d Ks Ac: straights to the five and wheels are live
+from tests.toy_games import POKER_GAMES as GAMES
+from tests.toy_games import RIVER, RIVER_BOARD
 
 
 def generic(key: str):
@@ -79,12 +56,14 @@ def assert_same_layout(a, b):
 
 # -- equivalence with the generic compiler ------------------------------------------------------
 @pytest.mark.parametrize("key", list(GAMES))
+@pytest.mark.slow
 def test_layout_matches_generic_compiler(key):
     assert_same_layout(generic(key), poker(key))
 
 
 @pytest.mark.parametrize("key", list(GAMES))
 @pytest.mark.parametrize("threshold", [0, 10**6])
+@pytest.mark.slow
 def test_values_match_generic_compiler(key, threshold):
     ref, tree = generic(key), poker(key, sparse_threshold=threshold)
     assert {type(op) for op in tree.terminals} == ({SparseTerminal} if threshold else {FoldTerminal, ShowdownTerminal})
@@ -112,6 +91,7 @@ def test_both_operator_paths_and_their_matrices_agree(key):
 
 @pytest.mark.parametrize("public_state", [(), ("",), ("", "", "c", "c"), ("", "", "r", "c", "Ks"), ("", "", "c", "r")])
 @pytest.mark.parametrize("depth_limit", [None, 0, 2])
+@pytest.mark.slow
 def test_rooted_and_depth_limited_trees_match(public_state, depth_limit):
     game = load_game("leduc")
     ref = compile_game(game, public_state=public_state, depth_limit=depth_limit, leaf_histories=True)
@@ -180,6 +160,7 @@ def _dense_rank(values) -> np.ndarray:
     (13, 4, (5, 6, 7), False), (13, 4, (1, 2, 3, 4), False), (5, 2, (1, 2, 3, 4, 5, 7), True),
     (13, 1, (5, 7), True), (6, 6, (5, 7), False), (4, 3, (5, 6), False),
 ])
+@pytest.mark.slow
 def test_strength_keys_order_hands_like_hand_strength(num_ranks, num_suits, sizes, exhaustive):
     rng = np.random.default_rng(num_ranks * num_suits)
     deck = num_ranks * num_suits
@@ -258,6 +239,7 @@ def test_holdem_river_compiles_one_board_fast(river):
     assert expected_value(rooted, s) == pytest.approx(expected_value(tree, Strategy(tree.game_id, s.probs)), rel=1e-12)
 
 
+@pytest.mark.slow
 def test_holdem_river_operators_match_dense_evaluation(river):
     game, tree, _ = river
     rng = np.random.default_rng(11)
@@ -291,6 +273,7 @@ def test_holdem_river_operators_match_dense_evaluation(river):
 
 
 # -- a bigger Leduc ----------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_leduc_with_13_ranks_compiles_fast_and_cfr_plus_converges():
     game = load_game("leduc", num_ranks=13)
     start = time.perf_counter()
@@ -330,6 +313,7 @@ def test_bad_arguments_are_refused_with_clear_errors():
 
 
 @pytest.mark.parametrize("name", ["leduc", "leduc_nolimit"])
+@pytest.mark.slow
 def test_forest_and_chance_limit_match_enumeration(name):
     """Subgame forests and round-cut trunks are laid out as the enumerating compiler lays them out."""
     game = load_game(name)
@@ -347,6 +331,7 @@ def test_forest_and_chance_limit_match_enumeration(name):
 
 
 # -- memory ------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_labels_are_computed_on_demand_and_index_arrays_are_compact(river):
     """A river's labels are a BlockSequence (no string per private state) equal to the stored tuple the
     generic layout would hold; per-state index arrays are int32."""

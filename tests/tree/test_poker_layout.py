@@ -51,6 +51,7 @@ def same(a: CFRSolver, b: CFRSolver) -> bool:
 
 @pytest.mark.parametrize("key", POKER)
 @pytest.mark.parametrize("algo", CONFIGS)
+@pytest.mark.slow
 def test_iterations_are_bitwise_the_sweeps(everywhere, key, algo):
     """Every update rule, one and two cards a hand, several boards, runouts: the regrets and sums of the sweeps."""
     tree = poker_tree(key)
@@ -117,6 +118,7 @@ def test_the_passes_leave_sources_they_cannot_read_with_one_message(everywhere):
         root_values(tree.layout, 0, BEST_RESPONSE, (bad, bad), ones)
 
 
+@pytest.mark.slow
 def test_a_turn_spot_solves_by_passes_with_its_exploitability():
     """A 52-card turn with its river cards: the solve takes the passes (at full size) and matches the sweeps."""
     board = parse_cards("Ts 6h Ah 7c")
@@ -134,9 +136,9 @@ def test_a_turn_spot_solves_by_passes_with_its_exploitability():
 def isomorphic_tree():
     from subgame.tree.isomorphism import suit_classes
     from subgame.tree.poker_compile import compile_poker
-    from tests.tree.test_isomorphism import MONOTONE, R, S, small_game
+    from tests.toy_games import MONOTONE, R, S, small_holdem
 
-    return compile_poker(small_game(MONOTONE, (4, 1), raise_cap=1), suits=suit_classes(R, S, MONOTONE), sparse_threshold=0)
+    return compile_poker(small_holdem(MONOTONE, (4, 1), raise_cap=1), suits=suit_classes(R, S, MONOTONE), sparse_threshold=0)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -157,18 +159,60 @@ def test_a_suit_isomorphic_tree_adds_the_deals_it_left_out_as_the_sweeps_do(ever
     assert fast.br_values == slow.br_values and fast.game_value == pytest.approx(slow.game_value, rel=1e-12)
 
 
-def test_small_boards_agree_with_the_sweeps_sparse_terminals_to_rounding(everywhere):
-    """Boards of at most 64 hands get an explicit sparse payoff matrix in the sweeps; the passes use the card-removal
-    loops there too: equal to rounding."""
+def small_board_trees():
+    """Leduc and the offtree-values game restricted to its blueprint's bets: every board of at most six hands."""
+    from subgame.experiments.nested_table import nested_game
     from subgame.games import load_game
+    from subgame.resolving import BetAbstraction, restrict
     from subgame.tree.compile import compile_game
+
+    game = nested_game(3, 20)
+    yield compile_game(load_game("leduc"))
+    yield restrict(game, compile_game(game), BetAbstraction(game, (0.5, 1.0), True))
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_small_boards_are_bitwise_the_sweeps_sparse_payoff_matrix(which):
+    """Boards of at most 64 hands get one sparse payoff matrix in the sweeps; the passes sum each row in its order,
+    so hundreds of CFR+ iterations (whose clipping at zero amplifies any rounding) stay bitwise the sweeps'."""
     from subgame.tree.operators import SparseTerminal
 
-    tree = compile_game(load_game("leduc"))
+    tree = list(small_board_trees())[which]
     assert any(isinstance(op, SparseTerminal) for op in tree.terminals) and tree.layout is not None
-    passes, swept = CFRSolver(tree, DCFR).run(10), CFRSolver(sweeps(tree), DCFR).run(10)
-    for x, y in zip(passes.regrets + passes.strategy_sum, swept.regrets + swept.strategy_sum):
-        np.testing.assert_allclose(x, y, rtol=1e-9, atol=1e-12)
+    assert bool(tree.layout.board[:, 4].all())
+    passes = CFRSolver(tree, CFR_PLUS, engine="passes").run(300)
+    swept = CFRSolver(tree, CFR_PLUS, engine="compiled").run(300)
+    assert CFRSolver(tree, CFR_PLUS).loops == "passes" and swept.loops == "compiled"
+    assert same(passes, swept)
     strategy = passes.average_strategy()
-    fast, slow = exploitability(tree, strategy), exploitability(sweeps(tree), strategy)
-    assert fast.br_values == pytest.approx(slow.br_values, rel=1e-12)
+    assert exploitability(tree, strategy).br_values == exploitability(sweeps(tree), strategy).br_values
+
+
+@pytest.mark.parametrize("name", ["kuhn", "leduc"])
+def test_small_trees_take_the_passes_and_keep_the_numpy_results(name):
+    """Below MIN_STATES "auto" takes the passes where every board is valued by the sparse payoff matrix: the
+    regrets, sums and best-response values stay bitwise those of the numpy sweeps."""
+    from subgame.games import load_game
+    from subgame.tree.compile import compile_game
+
+    tree = compile_game(load_game(name))
+    auto, plain = CFRSolver(tree, CFR_PLUS), CFRSolver(tree, CFR_PLUS, engine="numpy")
+    assert auto.loops == "passes" and plain.loops == "numpy"
+    assert same(auto.run(200), plain.run(200))
+    strategy = auto.average_strategy()
+    with kernels.compiled(False):
+        slow = exploitability(tree, strategy)
+    assert exploitability(tree, strategy).br_values == slow.br_values
+
+
+def test_remembered_pointers_follow_the_arrays_not_their_ids():
+    """A pass reads the solver's arrays by remembered pointers: an array made where a freed one was (same id) gets
+    its own pointer, and a freed array's entry goes."""
+    seen = []
+    for size in range(1, 200):
+        a = np.zeros(size)
+        assert kernels._kept_ptr(a) == a.ctypes.data == kernels._kept_ptr(a)
+        seen.append(id(a))
+        del a
+    assert len(set(seen)) < len(seen)  # ids were reused
+    assert not any(key in kernels._kept for key in seen)

@@ -56,6 +56,7 @@ def client():
     return create_app(table).test_client(), table
 
 
+@pytest.mark.slow
 def test_page_and_state_are_served(client):
     http, table = client
     assert b'id="actions"' in http.get("/").data
@@ -161,6 +162,7 @@ def _play_hand_by_clicking(page, rng: np.random.Generator, keys: bool = False) -
 
 
 @pytest.mark.parametrize("game_name", ["leduc", "leduc_nolimit"])
+@pytest.mark.slow
 def test_browser_plays_hands_through_the_page(browser, game_name):
     if game_name == "leduc":
         game, agent = _blueprint_agent()
@@ -201,6 +203,7 @@ def test_browser_plays_hands_through_the_page(browser, game_name):
         page.close()
 
 
+@pytest.mark.slow
 def test_browser_shows_a_hand_grid_for_two_card_hands(browser):
     """Two hole cards from a deck with suits: the agent's strategy as a grid of ranks (hold'em's 13×13 on a full deck)."""
     params = {"num_ranks": 6, "num_suits": 4, "hole_cards": 2, "board_cards": (0,), "raise_sizes": (2,), "max_raises": (2,),
@@ -244,6 +247,7 @@ def _open(browser, url: str):
     return page
 
 
+@pytest.mark.slow
 def test_browser_double_click_plays_one_action(browser):
     """The second click of a human double click lands on the redrawn buttons; it is not a second action."""
     table = Table(load_game("leduc"), CallAgent(), seed=2)
@@ -266,6 +270,7 @@ def test_browser_double_click_plays_one_action(browser):
         page.close()
 
 
+@pytest.mark.slow
 def test_browser_stale_tab_is_refused_and_redrawn(browser):
     """A second tab that still shows an earlier step cannot play its (now different) bet."""
     table = Table(load_game("leduc_nolimit"), CallAgent(), seed=4)
@@ -291,6 +296,7 @@ def test_browser_stale_tab_is_refused_and_redrawn(browser):
         current.close()
 
 
+@pytest.mark.slow
 def test_browser_concurrent_posts_of_one_action_play_it_once(browser):
     table = Table(load_game("leduc"), CallAgent(), seed=6)
     with running_server(create_app(table)) as url:
@@ -307,6 +313,7 @@ def test_browser_concurrent_posts_of_one_action_play_it_once(browser):
             p.close()
 
 
+@pytest.mark.slow
 def test_browser_loads_the_page_without_a_missing_file(browser):
     table = Table(load_game("kuhn"), CallAgent(), seed=0)
     with running_server(create_app(table)) as url:

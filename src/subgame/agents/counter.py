@@ -24,7 +24,8 @@ from ..errors import StrategyFileError, SubgameError
 from ..exploit.continual import cdbr_step, cdrnr_step, continual_steps
 from ..exploit.lp import Frozen
 from ..strategy import Strategy
-from ..tree.public_tree import PublicKey, PublicTree, infoset_index
+from ..tree.lookup import InfosetLookup
+from ..tree.public_tree import PublicTree
 from .base import Decision, View, infoset_key
 
 Step = Callable[[int, Frozen], np.ndarray]
@@ -51,7 +52,7 @@ class CounterAgent:
     _probs: list[np.ndarray] = field(default_factory=list, init=False)
     _solved: list[int] = field(default_factory=list, init=False)  #: levels solved so far, per seat
     _level: list[np.ndarray] = field(default_factory=list, init=False)
-    _index: list[dict[tuple[PublicKey, str], int]] = field(default_factory=list, init=False)
+    _index: list[InfosetLookup] = field(default_factory=list, init=False)
 
     def __post_init__(self) -> None:
         self.model.check(self.tree)
@@ -63,7 +64,7 @@ class CounterAgent:
             self._probs.append(pa.legal / pa.legal.sum(axis=1, keepdims=True))
             self._solved.append(0)
             self._level.append(continual_steps(self.tree, seat).level)
-            self._index.append(infoset_index(self.tree, seat))
+            self._index.append(InfosetLookup(self.tree, seat))
 
     def new_hand(self, player: int, seed: int) -> None:
         """A hand starts in seat ``player``; solved levels stay cached across hands."""
@@ -86,8 +87,8 @@ class CounterAgent:
         if view.player != self.player:
             raise SubgameError(f"the view is player {view.player}'s but the agent sits in seat {self.player}; "
                                "call new_hand with the seat first")
-        row = self._index[view.player].get(infoset_key(view))
-        if row is None:
+        row = self._index[view.player](*infoset_key(view))
+        if row < 0:
             raise StrategyFileError(f"{self.name}: the game has no information set for player {view.player} at public "
                                     f"observations {list(view.public_key)!r} with private observations {view.private_label!r}")
         probs = self._solve_to(view.player, int(self._level[view.player][row]))[row]

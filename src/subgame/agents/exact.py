@@ -22,7 +22,8 @@ from ..errors import SubgameError
 from ..eval.best_response import Exploitability, exploitability
 from ..games.base import CHANCE, TERMINAL, Game
 from ..strategy import Strategy
-from ..tree.public_tree import PublicTree, infoset_index
+from ..tree.lookup import InfosetLookup
+from ..tree.public_tree import PublicTree
 from .base import Agent, Move, View
 
 
@@ -44,7 +45,7 @@ def agent_strategy(
     if player not in (0, 1):
         raise SubgameError(f"the seat must be 0 or 1, got {player!r}")
     pa = tree.players[player]
-    index = infoset_index(tree, player)
+    index = InfosetLookup(tree, player)
     probs = pa.legal / pa.legal.sum(axis=1, keepdims=True)
     answered = np.zeros(pa.num_infosets, dtype=bool)
     agent.new_hand(player, seed)
@@ -61,8 +62,8 @@ def agent_strategy(
             actions = list(game.legal_actions(state))
         if who == player:
             view = View(player, moves, tuple(sorted(actions)))
-            inf = index.get((view.public_key, view.private_label))
-            if inf is None:
+            inf = index(view.public_key, view.private_label)
+            if inf < 0:
                 raise SubgameError(f"the view at public state {list(view.public_key)!r} names no information set of "
                                    f"player {player} in the tree; is the tree compiled from this game?")
             if not answered[inf]:

@@ -41,6 +41,7 @@ import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, Literal
 
 import numpy as np
@@ -51,7 +52,8 @@ from ..games.base import CHANCE, TERMINAL, Game, game_fingerprint
 from ..games.poker.game import PokerGame
 from ..parallel import Executor, SerialExecutor
 from ..strategy import Strategy
-from ..tree.public_tree import PublicTree, infoset_index
+from ..tree.lookup import lookups
+from ..tree.public_tree import PublicTree
 from .base import Agent, KnownAgent, Move, View, sample_index
 
 Estimator = Literal["plain", "luck", "aivat"]
@@ -84,12 +86,13 @@ def history_values(game: Game, tree: PublicTree, profile: Strategy) -> dict[Hist
     :func:`~subgame.eval.expected_value` at the root in the tests.
     """
     profile.check(tree)
-    rows: list[dict[tuple[tuple[str, ...], str], dict[int, float]]] = []
-    for p in (0, 1):
-        pa = tree.players[p]
-        rows.append({key: {int(pa.action_ids[i, k]): float(profile.probs[p][i, k]) for k in np.flatnonzero(pa.legal[i])}
-                     for key, i in infoset_index(tree, p).items()})
+    index = lookups(tree)
     out: dict[History, float] = {}
+
+    @cache
+    def row(p: int, i: int) -> dict[int, float]:  # {action: probability} of information set i, built once
+        pa = tree.players[p]
+        return {int(pa.action_ids[i, k]): float(profile.probs[p][i, k]) for k in np.flatnonzero(pa.legal[i])}
 
     def walk(st: Any, hist: History, pub: tuple[str, ...], labels: tuple[str, str]) -> float:
         who = game.actor(st)
@@ -99,9 +102,10 @@ def history_values(game: Game, tree: PublicTree, profile: Strategy) -> dict[Hist
             if who == CHANCE:
                 branches: Sequence[tuple[int, float]] = game.chance_outcomes(st)
             else:
-                policy = rows[who].get((pub, labels[who]))
-                if policy is None:
+                inf = index[who](pub, labels[who])
+                if inf < 0:
                     raise SubgameError(f"{game.name}: the tree has no information set of player {who} at {list(pub)!r}")
+                policy = row(who, inf)
                 branches = [(a, policy.get(a, 0.0)) for a in game.legal_actions(st)]
             v = 0.0
             for a, prob in branches:
@@ -296,6 +300,11 @@ def play_deals(task: _Deals) -> _DealsResult:
 # -- results --------------------------------------------------------------------------------------
 
 
+#: A spread of per-deal values below this many ulps of the largest plain result is rounding: each value sums
+#: a few hundred terms at most, each bounded by that result.
+ROUNDING_ULPS = 1024
+
+
 @dataclass(frozen=True)
 class Estimate:
     """A winrate with its 95 % confidence interval, in the match's unit per hand."""
@@ -315,11 +324,21 @@ class Estimate:
     def contains(self, value: float, *, atol: float = 1e-9) -> bool:
         return self.low - atol <= value <= self.high + atol
 
+    @property
+    def exact(self) -> bool:
+        """Whether the interval has no width: every deal gave the same value, up to rounding."""
+        return self.half_width == 0.0
+
     @staticmethod
-    def of(x: np.ndarray) -> Estimate:
+    def of(x: np.ndarray, rounding: float = 0.0, exact: float | None = None) -> Estimate:
+        """The mean of ``x`` with its interval; a spread within ``rounding`` is none, and a mean within
+        ``rounding`` of ``exact`` (where known) is that exact value."""
         n = x.size
         if n == 0:
             return Estimate(math.nan, math.nan, math.nan)
+        if n > 1 and float(np.max(x) - np.min(x)) <= rounding:
+            mean = float(np.mean(x))
+            return Estimate(exact if exact is not None and abs(mean - exact) <= rounding else mean, 0.0, 0.0)
         std = float(np.std(x, ddof=1)) if n > 1 else math.nan
         return Estimate(float(np.mean(x)), Z_95 * std / math.sqrt(n) if n > 1 else math.nan, std)
 
@@ -367,8 +386,16 @@ class MatchResult:
         return bool(self.deals) and not np.isnan(self.per_deal[0, 2])
 
     def estimate(self, estimator: Estimator = "plain") -> Estimate:
-        """A's winrate per hand in ``unit`` by ``estimator``."""
-        return Estimate.of(self.scale * self.per_deal[:, ESTIMATORS.index(estimator)])
+        """A's winrate per hand in ``unit`` by ``estimator``.
+
+        Per-deal values that differ by less than their rounding (:data:`ROUNDING_ULPS` of the
+        largest plain result) have no spread: the interval has no width and, where both agents
+        are known, the value shown is the exact one (AIVAT with both strategies known is exact).
+        """
+        x = self.scale * self.per_deal[:, ESTIMATORS.index(estimator)]
+        plain = self.scale * self.per_deal[:, 0]
+        rounding = ROUNDING_ULPS * np.finfo(float).eps * float(np.max(np.abs(plain))) if plain.size else 0.0
+        return Estimate.of(x, rounding, None if self.exact is None else self.scale * self.exact)
 
     def running(self, estimator: Estimator = "plain") -> tuple[np.ndarray, np.ndarray]:
         """[D] the running mean after each deal and its 95 % half width (nan before two deals)."""

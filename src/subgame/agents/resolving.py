@@ -34,8 +34,9 @@ from ..resolving.solving import METHODS, BlueprintValues, blueprint_problem, blu
 from ..solve.cfr import CFR_PLUS, CFRConfig
 from ..solve.driver import Budget
 from ..strategy import Strategy
+from ..tree.lookup import InfosetLookup, lookups
 from ..tree.part import Part, assemble, at_or_below, place
-from ..tree.public_tree import DECISION, LEAF, PublicKey, PublicTree, infoset_index
+from ..tree.public_tree import DECISION, LEAF, PublicKey, PublicTree
 from .base import Decision, View, infoset_key
 
 
@@ -119,10 +120,10 @@ def blueprint_source(game: Game, tree: PublicTree, blueprint: Strategy, method: 
 
 @dataclass(frozen=True, eq=False)
 class _Solved:
-    """One re-solved subgame of one player: its forest, infoset index and strategy [I_sub, A]."""
+    """One re-solved subgame of one player: its forest, its information sets by observation and strategy [I_sub, A]."""
 
     part: Part
-    index: dict[tuple[PublicKey, str], int]
+    index: InfosetLookup
     probs: np.ndarray
 
 
@@ -143,8 +144,8 @@ class ResolvingAgent:
     _cache: dict[tuple[PublicKey, int], _Solved] = field(default_factory=dict, init=False, repr=False)
 
     @cached_property
-    def _trunk_index(self) -> tuple[dict[tuple[PublicKey, str], int], dict[tuple[PublicKey, str], int]]:
-        return infoset_index(self.source.trunk, 0), infoset_index(self.source.trunk, 1)
+    def _trunk_index(self) -> tuple[InfosetLookup, InfosetLookup]:
+        return lookups(self.source.trunk)
 
     def new_hand(self, player: int, seed: int) -> None:
         pass  # CFR is deterministic: nothing to seed
@@ -154,7 +155,7 @@ class ResolvingAgent:
         hit = self._cache.get((root, player))
         if hit is None:
             solution = resolve_subgame(self.source.problem(root, player), config=self.config, budget=self.budget)
-            hit = _Solved(solution.part, infoset_index(solution.tree, player), solution.probs)
+            hit = _Solved(solution.part, InfosetLookup(solution.tree, player), solution.probs)
             self._cache[(root, player)] = hit
         return hit
 
@@ -164,13 +165,13 @@ class ResolvingAgent:
         node = trunk.node_of_key.get(key[0])
         root = self.source.root_of(key[0])
         if root is None and node is not None and trunk.kind[node] == DECISION:
-            tree, row, probs = trunk, self._trunk_index[view.player].get(key), self.source.strategy.probs[view.player]
+            tree, row, probs = trunk, self._trunk_index[view.player].at(node, key[1]), self.source.strategy.probs[view.player]
         elif root is not None:
             solved = self.solved(root, view.player)
-            tree, row, probs = solved.part.tree, solved.index.get(key), solved.probs
+            tree, row, probs = solved.part.tree, solved.index(*key), solved.probs
         else:
-            row = None
-        if row is None:
+            row = -1
+        if row < 0:
             raise StrategyFileError(
                 f"{self.name}: no information set of player {view.player} at public observations {list(key[0])!r} "
                 f"with private observations {key[1]!r} in the trunk or a subgame"

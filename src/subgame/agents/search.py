@@ -12,8 +12,8 @@ Modicum did, and it never needs the game's whole tree:
   blueprint is asked per information set, on each part the agent compiles
   (:class:`~.blueprints.Blueprint`): a strategy of the whole tree where one exists
   (:class:`~.blueprints.TreeBlueprint`), or any blueprint that answers on parts. Only
-  rollout values and self-generative continuations need the whole tree (they walk or
-  solve it); exact leaf values compile the game below a subgame's leaves.
+  self-generative continuations need the whole tree (they solve it); exact and rollout
+  leaf values compile the game below a subgame's leaves and ask the blueprint there.
 
 * **Nested unsafe solving with Bayesian beliefs, early rounds.** Each player's range (her
   reach over her private states) is kept along the public path. The agent's own range is
@@ -75,6 +75,7 @@ from ..depthlimited import (
     MultiValuedLeaf,
     RolloutValues,
     bias_continuations,
+    depth_limited_part,
     depth_limited_tree,
     self_generative_continuations,
 )
@@ -89,6 +90,7 @@ from ..solve.driver import Budget
 from ..strategy import Strategy
 from ..tree.compile import compile_game
 from ..tree.enumeration import enumerate_game
+from ..tree.lookup import InfosetLookup, lookups
 from ..tree.part import Part
 from ..tree.public_state import LabeledValues, RangeLike, subgame_at
 from ..tree.public_tree import DECISION, LEAF, TERMINAL_NODE, PublicKey, PublicTree
@@ -190,7 +192,6 @@ class SolvedSubgame:
     iterations: int
     leaf: MultiValuedLeaf | None = None
     _opp_cbv: np.ndarray | None = field(default=None, repr=False)
-    _rows: dict[tuple[int, int], dict[str, int]] = field(default_factory=dict, repr=False)
 
     def opponent_cbv(self) -> np.ndarray:
         """[G_sub_opp] the opponent's counterfactual best-response values against the agent's solved strategy.
@@ -210,23 +211,17 @@ class SolvedSubgame:
         return self._opp_cbv
 
     @cached_property
+    def _lookups(self) -> tuple[InfosetLookup, InfosetLookup]:
+        return lookups(self.tree)
+
+    @property
     def infoset_of_state(self) -> tuple[np.ndarray, np.ndarray]:
         """Per player [G_sub_p] the information set of each private state (-1 where she does not act)."""
-        out = []
-        for pa in self.tree.players:
-            inv = np.full(pa.num_states, -1, dtype=np.int64)
-            inv[pa.infoset_priv] = np.arange(pa.num_infosets)
-            out.append(inv)
-        return out[0], out[1]
+        return self._lookups[0].of_state, self._lookups[1].of_state
 
     def infoset(self, player: int, node: int, label: str) -> int:
         """``player``'s information set with private label ``label`` at public ``node`` of the tree (-1 if none)."""
-        rows = self._rows.get((player, node))
-        if rows is None:  # one table per node asked, built once
-            lo, hi = _block(self.tree, player, node)
-            rows = dict(zip(self.tree.players[player].label[lo:hi], self.infoset_of_state[player][lo:hi].tolist()))
-            self._rows[(player, node)] = rows
-        return rows.get(label, -1)
+        return self._lookups[player].at(node, label)
 
 
 @dataclass(frozen=True, eq=False)
@@ -256,17 +251,17 @@ class SearchAgent:
     Raises:
         GameDefinitionError: the tree or the blueprint is of another game, or the tree has
             depth-limit leaves.
-        SubgameError: rollout values or self-generative continuations with a blueprint
-            that is not a strategy of the whole tree (they walk or solve it).
+        SubgameError: self-generative continuations with a blueprint that is not a
+            strategy of the whole tree (they solve it).
     """
 
     def __init__(self, game: Game, tree: PublicTree | None, blueprint: Strategy | Blueprint,
                  config: SearchConfig = SearchConfig(), *, seed: int = 0, name: str | None = None) -> None:
         self.blueprint = _blueprint(game, tree, blueprint)
         self._whole = self.blueprint if isinstance(self.blueprint, TreeBlueprint) else None
-        if self._whole is None and (config.leaf_values == "rollouts" or config.continuations == "self-generative"):
-            raise SubgameError("rollout leaf values and self-generative continuations walk or solve the whole game: "
-                               "give the search agent the game's tree, or use exact values and bias continuations")
+        if self._whole is None and config.continuations == "self-generative":
+            raise SubgameError("self-generative continuations solve the whole game: give the search agent the game's "
+                               "tree, or use bias continuations")
         self.game, self.config, self.seed = game, config, seed
         self._name = name or f"search (K={config.num_values}, {config.continuations})"
         self.player = 0
@@ -464,8 +459,8 @@ class SearchAgent:
         return self._tables[me]
 
     def _values(self, tree: PublicTree) -> LeafValues:
-        """The leaves' K values for the agent (2018 §4): exact, on the game below the leaves, with the bias
-        continuations of the blueprint there; or (given the whole tree) from the configured source."""
+        """The leaves' K values for the agent (2018 §4): exact or by rollouts, on the game below the leaves, with the
+        bias continuations of the blueprint there; or (given the whole tree) from the configured source."""
         me = self.player
         if self._whole is not None and (self.config.leaf_values == "rollouts" or self.config.continuations != "bias"):
             return self._source().leaf_values(tree, self._opponent_continuations(me))
@@ -475,6 +470,8 @@ class SearchAgent:
         below = self._below[keys]
         sigma = Strategy(below.game_id, (self.blueprint.probs(below, 0), self.blueprint.probs(below, 1)))
         continuations = bias_continuations(below, sigma, 1 - me, self.config.num_values)
+        if self.config.leaf_values == "rollouts":
+            return RolloutValues(self.game, below, sigma, self.config.rollouts, self.seed).leaf_values(tree, continuations)
         return ExactValues(self.game, below, sigma, _forests={keys: Part.whole(below)}).leaf_values(tree, continuations)
 
     def _source(self) -> LeafValueSource:
@@ -500,7 +497,7 @@ class SearchAgent:
             if cfg.continuations == "bias":
                 self._continuations[me] = bias_continuations(full, blueprint, opp, cfg.num_values)
             else:
-                cut = depth_limited_tree(self.game, chance_limit=cfg.chance_limit)
+                cut = depth_limited_part(self.game, full, chance_limit=cfg.chance_limit)
                 self._continuations[me] = self_generative_continuations(
                     full, blueprint_values(full, blueprint), cut, me, self._source(), cfg.num_values,
                     iterations=cfg.generation_iterations, config=cfg.config,

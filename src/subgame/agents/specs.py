@@ -13,9 +13,9 @@ spec                           agent
                                (``resolve``, ``maxmargin``, ``reach-maxmargin``, ...), N iterations
 ``search:FILE[:N]``            the depth-limited search agent on a blueprint file (K = 4 bias
                                continuations, Modicum's CFR schedule), N iterations per solve
-``search:BP[:BUCKETS][:N|Ts]``  a no-limit blueprint of ``subgame blueprint`` searched on the river
+``search:BP[:BUCKETS][:N]``    a no-limit blueprint of ``subgame blueprint`` searched on the river
                                (:mod:`.hunl_search`, no compiled tree needed): N CFR+ iterations
-                               per solve (default 200) or T seconds (``2s``)
+                               per solve (default 200), or ``Ts`` for T seconds (``2s``)
 ``cdbr:MODEL[:DEPTH]``         continual depth-limited best response to an opponent model file,
                                DEPTH moves of look-ahead (default 1), solved exactly
 ``cdrnr:MODEL:P[:DEPTH]``      continual depth-limited restricted Nash response (full gadget)
@@ -28,6 +28,8 @@ spec                           agent
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..blueprint.blueprint_file import Blueprint
@@ -54,8 +56,54 @@ from .translation import TranslationAgent
 BASELINES: dict[str, type[RandomAgent] | type[CallAgent]] = {"random": RandomAgent, "call": CallAgent}
 DEFAULT_RESOLVE_ITERATIONS = 200
 DEFAULT_COUNTER_DEPTH = 1
-SPEC_HELP = ("random, call, a strategy FILE, cfr-d:FILE[:N], resolve:FILE:METHOD[:N], search:FILE[:N], search:BP[:BUCKETS][:N|Ts], "
-             "cdbr:MODEL[:DEPTH], cdrnr:MODEL:P[:DEPTH] or blueprint:FILE[:BUCKETS]")
+
+
+@dataclass(frozen=True)
+class AgentKind:
+    """A kind of agent spec ``KIND:REST``: how it is written and how its agent is made from ``REST``."""
+
+    syntax: str  #: e.g. ``cfr-d:FILE[:N]``
+    make: Callable[[str, str, PublicTree, Game | None], Agent]  #: (rest, whole spec, tree, game) -> the agent
+
+
+def _cfr_d(rest: str, spec: str, tree: PublicTree, game: Game | None) -> Agent:
+    file, iterations = _iterations(rest, spec)
+    solution = load_cfr_d(_existing(file, spec), _needs(game, spec))
+    if solution.trunk.game_id != tree.game_id:
+        raise SubgameError(f"agent {spec!r}: the CFR-D file is of game {solution.trunk.game_id!r}, the match is {tree.game_id!r}")
+    return ResolvingAgent(cfr_d_source(solution), Budget(iterations=iterations), name=f"cfr-d:{Path(file).stem}")
+
+
+def _resolve(rest: str, spec: str, tree: PublicTree, game: Game | None) -> Agent:
+    head, iterations = _iterations(rest, spec)
+    file, sep, method = head.rpartition(":")
+    if not sep or not file:
+        raise SubgameError(f"agent {spec!r}: write resolve:FILE:METHOD[:ITERATIONS], e.g. resolve:leduc.npz:reach-maxmargin")
+    blueprint = Strategy.load(_existing(file, spec), tree)
+    source = blueprint_source(_needs(game, spec), tree, blueprint, method)
+    return ResolvingAgent(source, Budget(iterations=iterations), name=f"{method}:{Path(file).stem}")
+
+
+def _search(rest: str, spec: str, tree: PublicTree, game: Game | None) -> Agent:
+    if is_blueprint_file(rest.split(":")[0]):
+        return hunl_search_agent(spec, _needs(game, spec))
+    file, iterations = _iterations(rest, spec)
+    blueprint = Strategy.load(_existing(file, spec), tree)
+    config = SearchConfig(budget=Budget(iterations=iterations))
+    return SearchAgent(_needs(game, spec), tree, blueprint, config, name=f"search:{Path(file).stem}")
+
+
+#: Every kind of ``KIND:REST`` spec (besides the baselines and a bare strategy file), from which load_agent
+#: dispatches and :data:`SPEC_HELP` is written.
+AGENT_KINDS: dict[str, AgentKind] = {
+    "cfr-d": AgentKind("cfr-d:FILE[:N]", _cfr_d),
+    "resolve": AgentKind("resolve:FILE:METHOD[:N]", _resolve),
+    "search": AgentKind("search:FILE[:N], search:BP[:BUCKETS][:N|Ts]", _search),
+    "cdbr": AgentKind("cdbr:MODEL[:DEPTH]", lambda rest, spec, tree, game: _counter("cdbr", rest, spec, tree)),
+    "cdrnr": AgentKind("cdrnr:MODEL:P[:DEPTH]", lambda rest, spec, tree, game: _counter("cdrnr", rest, spec, tree)),
+    "blueprint": AgentKind("blueprint:FILE[:BUCKETS]", lambda rest, spec, tree, game: blueprint_agent(spec, _needs(game, spec))),
+}
+SPEC_HELP = f"{', '.join(BASELINES)}, a strategy FILE, {', '.join(k.syntax for k in AGENT_KINDS.values())}"
 
 
 def load_agent(spec: str, tree: PublicTree, game: Game | None = None) -> Agent:
@@ -72,31 +120,8 @@ def load_agent(spec: str, tree: PublicTree, game: Game | None = None) -> Agent:
     if spec in BASELINES:
         return BASELINES[spec]()
     kind, _, rest = spec.partition(":")
-    if kind == "blueprint" and rest:
-        return blueprint_agent(spec, _needs(game, spec))
-    if kind == "cfr-d" and rest:
-        file, iterations = _iterations(rest, spec)
-        solution = load_cfr_d(_existing(file, spec), _needs(game, spec))
-        if solution.trunk.game_id != tree.game_id:
-            raise SubgameError(f"agent {spec!r}: the CFR-D file is of game {solution.trunk.game_id!r}, the match is {tree.game_id!r}")
-        return ResolvingAgent(cfr_d_source(solution), Budget(iterations=iterations), name=f"cfr-d:{Path(file).stem}")
-    if kind == "resolve" and rest:
-        head, iterations = _iterations(rest, spec)
-        file, sep, method = head.rpartition(":")
-        if not sep or not file:
-            raise SubgameError(f"agent {spec!r}: write resolve:FILE:METHOD[:ITERATIONS], e.g. resolve:leduc.npz:reach-maxmargin")
-        blueprint = Strategy.load(_existing(file, spec), tree)
-        source = blueprint_source(_needs(game, spec), tree, blueprint, method)
-        return ResolvingAgent(source, Budget(iterations=iterations), name=f"{method}:{Path(file).stem}")
-    if kind == "search" and rest and is_blueprint_file(rest.split(":")[0]):
-        return hunl_search_agent(spec, _needs(game, spec))
-    if kind == "search" and rest:
-        file, iterations = _iterations(rest, spec)
-        blueprint = Strategy.load(_existing(file, spec), tree)
-        config = SearchConfig(budget=Budget(iterations=iterations))
-        return SearchAgent(_needs(game, spec), tree, blueprint, config, name=f"search:{Path(file).stem}")
-    if kind in ("cdbr", "cdrnr") and rest:
-        return _counter(kind, rest, spec, tree)
+    if kind in AGENT_KINDS and rest:
+        return AGENT_KINDS[kind].make(rest, spec, tree, game)
     path = _existing(spec, spec)
     if is_cfr_d_file(path):
         raise SubgameError(f"{spec} is a CFR-D file: play it as cfr-d:{spec}")

@@ -7,7 +7,8 @@ from functools import cached_property
 
 from ..errors import StrategyFileError
 from ..strategy import Strategy
-from ..tree.public_tree import PublicKey, PublicTree, infoset_index
+from ..tree.lookup import InfosetLookup, lookups
+from ..tree.public_tree import PublicTree
 from .base import Decision, View, infoset_key
 
 
@@ -30,8 +31,8 @@ class StrategyAgent:
         self.strategy.check(self.tree)
 
     @cached_property
-    def _index(self) -> tuple[dict[tuple[PublicKey, str], int], dict[tuple[PublicKey, str], int]]:
-        return infoset_index(self.tree, 0), infoset_index(self.tree, 1)
+    def _index(self) -> tuple[InfosetLookup, InfosetLookup]:
+        return lookups(self.tree)
 
     def new_hand(self, player: int, seed: int) -> None:
         self._player = player
@@ -42,8 +43,8 @@ class StrategyAgent:
 
     def act(self, view: View) -> Decision:
         key = infoset_key(view)
-        row = self._index[view.player].get(key)
-        if row is None:
+        row = self._index[view.player](*key)
+        if row < 0:
             raise StrategyFileError(
                 f"{self.name}: the strategy has no information set for player {view.player} at public "
                 f"observations {list(key[0])!r} with private observations {key[1]!r}"

@@ -34,6 +34,7 @@ from ..errors import IllegalActionError, SubgameError
 from ..games.base import CHANCE, TERMINAL, Game
 from ..games.poker.game import CALL, FOLD, PokerGame
 from ..strategy import Strategy
+from ..tree.lookup import InfosetLookup
 from ..tree.public_tree import PublicTree
 from ..tree.sweep import forward_reach, transition_weights
 from .base import Agent, Decision, Move, View
@@ -262,8 +263,7 @@ class Table:
         pa = tree.players[p]
         key = (id(strategy), p)
         if key not in self._reach_cache:
-            infoset_of = np.full(pa.num_states, -1, dtype=np.int64)
-            infoset_of[pa.infoset_priv] = np.arange(pa.num_infosets)
+            infoset_of = InfosetLookup(tree, p).of_state
             reach = forward_reach(tree, p, transition_weights(tree, p, strategy.probs[p]))
             self._reach_cache[key] = (strategy, reach, infoset_of)
         _, reach, infoset_of = self._reach_cache[key]

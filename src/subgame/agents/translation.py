@@ -26,7 +26,8 @@ from ..errors import GameDefinitionError
 from ..games.poker.game import PokerGame
 from ..resolving.translation import BetAbstraction, restrict, translation_strategy
 from ..strategy import Strategy
-from ..tree.public_tree import PublicTree, infoset_index, infoset_keys, rows_in
+from ..tree.part import place
+from ..tree.public_tree import PublicTree
 from .base import Decision, View
 from .strategy import StrategyAgent
 
@@ -52,16 +53,21 @@ def bet_abstraction_of(game: PokerGame, abstract: PokerGame) -> BetAbstraction:
 def lift_blueprint(tree: PublicTree, restricted: PublicTree, abstract_tree: PublicTree, blueprint: Strategy) -> Strategy:
     """``blueprint`` of the abstract game as a strategy of the real tree that plays only abstract actions.
 
-    Information sets and actions are matched by name (public keys and bets name chip
-    amounts); real information sets the abstract game never reaches get the uniform
+    The abstract tree is placed in the real one (public keys and bets name chip amounts;
+    :func:`~subgame.tree.part.place`), actions matched by name within each information
+    set; real information sets the abstract game never reaches get the uniform
     strategy over the abstract actions there (``restricted``: the real tree with the
     off-abstraction bets illegal), which translation replaces where it matters.
     """
+    part = place(tree, abstract_tree, abstraction=True)
     probs = []
     for p in (0, 1):
         pa, ra, aa = tree.players[p], restricted.players[p], abstract_tree.players[p]
         out = ra.legal / np.maximum(ra.legal.sum(axis=1, keepdims=True), 1)
-        rows = rows_in(infoset_index(tree, p), infoset_keys(abstract_tree, p), "the bet abstraction")
+        rows = part.infosets[p]
+        if (rows < 0).any():
+            missing = aa.label[aa.infoset_priv[int(np.flatnonzero(rows < 0)[0])]]
+            raise GameDefinitionError(f"the bet abstraction: information set {missing!r} of player {p} has no match in the full game")
         for i, r in enumerate(rows):  # one row per abstract information set, at setup
             slot = {name: k for k, name in enumerate(pa.action_names[r])}
             out[r] = 0.0

@@ -10,7 +10,6 @@ import typer
 from rich.table import Table
 
 from ..blueprint.card_abstraction import CardBuckets
-from ..files import output_file
 from ..games import load_game
 from ..games.poker.game import PokerGame
 from ..tree.size import human_bytes
@@ -24,7 +23,7 @@ def abstract_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the bucket file (.npz).")],
     param: ParamsOption = [],  # noqa: B006 (typer reads the default, never mutates it)
     bins: Annotated[int, typer.Option(min=1, help="Bins of the hand-strength histograms clustered on earlier rounds.")] = 10,
-    seed: Annotated[int, typer.Option(min=0, help="Seed of the clustering's k-means++ initialization.")] = 0,
+    seed: Annotated[int, typer.Option(help="Seed of the clustering's k-means++ initialization.")] = 0,
     opponent_clusters: Annotated[int, typer.Option(min=1, help="Opponent clusters of the last round's OCHS features.")] = 8,
     as_json: JsonOption = False,
 ) -> None:
@@ -38,7 +37,6 @@ def abstract_command(
     the abstraction and its exploitability computed exactly in the real game.
     """
     params = parse_params(param)
-    output_file(out, "--out")
     try:
         counts = [int(x) for x in buckets.split(",")]
     except ValueError:

@@ -80,7 +80,7 @@ def acpc_client_command(
     host: Annotated[str, typer.Option(help="The dealer's host.")] = "127.0.0.1",
     param: ParamsOption = [],  # noqa: B006 (typer reads the default, never mutates it)
     seed: Annotated[int, typer.Option(help="Seeds the agent and the sampling of its actions, hand by hand.")] = 0,
-    timeout: Annotated[float, typer.Option(min=0.001, help="Seconds to wait for the dealer's next message.")] = 300.0,
+    timeout: Annotated[float, typer.Option(help="Seconds to wait for the dealer's next message.")] = 300.0,
     cards: CardsOption = "acpc",
     results: Annotated[Path | None, typer.Option(help="Write the hands and errors as JSON here.")] = None,
     quiet: Annotated[bool, typer.Option(help="No line per hand on stderr (problems are still shown).")] = False,
@@ -117,7 +117,7 @@ def acpc_client_command(
 @reports_errors
 def dealer_command(
     game: GameFileOption,
-    hands: Annotated[int, typer.Option(min=1, help="Hands in the match.")],
+    hands: Annotated[int, typer.Option(help="Hands in the match.")],
     log: Annotated[Path, typer.Option(help="The match log (ACPC STATE lines and a SCORE line), written atomically.")],
     seed: Annotated[int, typer.Option(help="Seeds the deals.")] = 0,
     port0: Annotated[int, typer.Option(min=0, max=65535, help="Port of the match's first player (0: a free one, printed).")] = 0,
@@ -126,7 +126,7 @@ def dealer_command(
     duplicate: Annotated[bool, typer.Option(help="Deal every deal twice, once with each player in each position.")] = False,
     names: Annotated[str, typer.Option(help="The two players' names in the log, comma-separated.")] = "player0,player1",
     timeout: Annotated[float, typer.Option(min=0.001, help="Seconds a player has to answer (then it calls).")] = 10.0,
-    start_timeout: Annotated[float, typer.Option(min=0.001, help="Seconds to wait for the players to connect.")] = 600.0,
+    start_timeout: Annotated[float, typer.Option(help="Seconds to wait for the players to connect.")] = 600.0,
     param: ParamsOption = [],  # noqa: B006 (typer reads the default, never mutates it)
     cards: CardsOption = "acpc",
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object at the end.")] = False,

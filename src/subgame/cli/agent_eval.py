@@ -19,7 +19,6 @@ from ..agents.search import SearchAgent, SearchConfig
 from ..agents.specs import load_agent
 from ..eval.best_response import exploitability
 from ..experiments.convergence import exploitability_record
-from ..files import output_file
 from ..games import load_game
 from ..solve.cfr import PRESETS
 from ..solve.driver import Budget
@@ -47,7 +46,7 @@ def agent_eval_command(
     continuations: Annotated[str, typer.Option(help="Continuation set: bias or self-generative.")] = "bias",
     leaf_values: Annotated[str, typer.Option(help="Leaf values: exact or rollouts.")] = "exact",
     rollouts: Annotated[int, typer.Option(help="Rollouts per leaf history and continuation (--leaf-values rollouts).")] = 3,
-    iterations: Annotated[int, typer.Option("--iterations", "-n", min=1, help="CFR iterations of every solve (the "
+    iterations: Annotated[int, typer.Option("--iterations", "-n", help="CFR iterations of every solve (the "
                                                                               "budget per decision).")] = 200,
     seconds: Annotated[float | None, typer.Option(help="Also stop every solve after this many seconds (then the "
                                                        "result depends on the machine's speed).")] = None,
@@ -71,8 +70,6 @@ def agent_eval_command(
     """Exact exploitability of the search agent (nested depth-limited solving) built on a blueprint."""
     if algo not in PRESETS:
         raise CommandLineError(f"unknown --algo {algo!r}; choose one of {', '.join(PRESETS)}")
-    if out is not None:
-        output_file(out, "--out")
     config = SearchConfig(
         num_values=values, continuations=continuations,  # type: ignore[arg-type]
         leaf_values=leaf_values, rollouts=rollouts,  # type: ignore[arg-type]

@@ -8,6 +8,7 @@ code 2. Exploitability is NashConv / 2 in game units (chips) and in mbb/g (1000 
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import os
 import sys
@@ -16,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, ParamSpec, TypeVar
 
 import typer
 from typer.core import TyperGroup
@@ -30,20 +31,19 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from .. import __version__
 from ..errors import GameDefinitionError, StrategyFileError, SubgameError
-from ..eval.best_response import Exploitability
-from ..experiments.convergence import CURVE_HEADERS, MBB_PER_CHIP, CurvePoint, curve_rows
-from ..experiments.report import format_cell
-from ..games import load_game
-from ..strategy import Strategy
-from ..tree.compile import compile_game
-from ..tree.public_tree import PublicTree
+from .options import CommandLineError, check_shared
+
+if TYPE_CHECKING:  # the engine is imported inside the functions that use it: '--help' stays fast
+    from ..eval.best_response import Exploitability
+    from ..experiments.convergence import CurvePoint
+    from ..strategy import Strategy
+    from ..tree.public_tree import PublicTree
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
-class _OneLineErrors(TyperGroup):
+class OneLineErrors(TyperGroup):
     """The application's command group: a usage error (an unknown option, a value of the wrong
     type, a missing argument) is one red line ``error: ...`` naming the command's help, exit code 2."""
 
@@ -71,15 +71,6 @@ class _OneLineErrors(TyperGroup):
         return code
 
 
-app = typer.Typer(
-    cls=_OneLineErrors,
-    name="subgame",
-    help="Solve two-player zero-sum imperfect-information games and measure exploitability.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_show_locals=False,
-)
-
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")]
 ParamsOption = Annotated[
     list[str], typer.Option("--param", "-p", help="Game parameter key=value (repeatable), e.g. -p num_ranks=4.")
@@ -87,10 +78,6 @@ ParamsOption = Annotated[
 
 P = ParamSpec("P")
 R = TypeVar("R")
-
-
-class CommandLineError(SubgameError, ValueError):
-    """Command-line options that do not fit together."""
 
 
 # -- errors -------------------------------------------------------------------------------
@@ -112,11 +99,14 @@ def fail(message: str) -> NoReturn:
 
 
 def reports_errors(command: Callable[P, R]) -> Callable[P, R]:
-    """Turn the library's errors and file errors into one red line and exit code 2."""
+    """Check the shared options (:func:`~subgame.cli.options.check_shared`), then run the command;
+    the library's errors and file errors become one red line and exit code 2."""
+    signature = inspect.signature(command, eval_str=True)
 
     @functools.wraps(command)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
+            check_shared(signature, kwargs)
             return command(*args, **kwargs)
         except SubgameError as exc:
             fail(str(exc))
@@ -146,8 +136,11 @@ def parse_params(items: list[str]) -> dict[str, str]:
 
 def compile_named(game: str, params: dict[str, str], max_memory_gib: float | None = None) -> PublicTree:
     """The public tree of a game named on the command line, refused if it would not fit (or exceed ``max_memory_gib``)."""
-    max_bytes = None if max_memory_gib is None else int(max_memory_gib * 2**30)
-    return compile_game(load_game(game, **params), max_bytes=max_bytes)
+    from ..games import load_game
+    from ..tree.compile import compile_game
+    from ..tree.size import gib_to_bytes
+
+    return compile_game(load_game(game, **params), max_bytes=gib_to_bytes(max_memory_gib))
 
 
 def game_label(game: str, params: dict[str, str]) -> str:
@@ -168,6 +161,8 @@ def save_strategy(
     seed: int | None = None, resolved: str | None = None,
 ) -> Path:
     """Write ``strategy`` with where it came from recorded, so ``evaluate`` can rebuild the game."""
+    from ..strategy import Strategy
+
     meta = replace(strategy.meta, game=game, params=params, algo=algo)
     if seed is not None:
         meta = replace(meta, seed=seed)
@@ -200,6 +195,8 @@ def fitted_tables(title: str, headers: Sequence[str], rows: Sequence[Sequence[ob
     columns with a row number ``#`` (wrapped between words if they are still too wide),
     then the numeric columns, as many per table as fit, each with the row number again.
     """
+    from ..experiments.report import format_cell
+
     width = Console().width
     n = len(headers)
     numeric = [all(isinstance(r[j], (int, float)) or r[j] == "" for r in rows) for j in range(n)]
@@ -243,6 +240,9 @@ def fitted_tables(title: str, headers: Sequence[str], rows: Sequence[Sequence[ob
 
 
 def curve_table(curve: list[CurvePoint], title: str) -> Table:
+    from ..experiments.convergence import CURVE_HEADERS, curve_rows
+    from ..experiments.report import format_cell
+
     table = Table(*CURVE_HEADERS, title=title, title_justify="left")
     for column in table.columns:
         column.justify = "right"
@@ -252,6 +252,9 @@ def curve_table(curve: list[CurvePoint], title: str) -> Table:
 
 
 def evaluation_table(result: Exploitability, title: str) -> Table:
+    from ..experiments.convergence import MBB_PER_CHIP
+    from ..experiments.report import format_cell
+
     table = Table(title=title, title_justify="left")
     for header, justify in (("quantity", "left"), ("chips", "right"), ("mbb/g", "right")):
         table.add_column(header, justify=justify)  # type: ignore[arg-type]
@@ -275,20 +278,23 @@ PLAIN_PROGRESS_SECONDS = 10.0
 @contextmanager
 def _plain_progress(total: int, unit: str) -> Iterator[Callable[..., None]]:
     started = last = time.monotonic()
+    known = total
 
-    def update(done: int, status: str = "") -> None:
-        nonlocal last
+    def update(done: int, status: str = "", total: int | None = None) -> None:
+        nonlocal last, known
+        known = total if total is not None else known
         now = time.monotonic()
-        if now - last >= PLAIN_PROGRESS_SECONDS or done == total:
+        if now - last >= PLAIN_PROGRESS_SECONDS or done == known:
             last = now
-            print(f"{unit} {done}/{total}, {now - started:.1f} s{', ' + status if status else ''}", file=sys.stderr, flush=True)
+            print(f"{unit} {done}/{known or '?'}, {now - started:.1f} s{', ' + status if status else ''}", file=sys.stderr, flush=True)
 
     yield update
 
 
 @contextmanager
 def progress_bar(total: int, done: int, enabled: bool, *, label: str = "CFR", unit: str = "iteration") -> Iterator[Callable[..., None]]:
-    """Progress on stderr; yields ``update(done, status="")`` (``status``: a short text shown beside the bar).
+    """Progress on stderr; yields ``update(done, status="", total=None)`` (``status``: a short text shown beside
+    the bar; ``total``: the amount of work where it becomes known only while running; 0 before: unknown).
 
     A bar on a terminal; elsewhere (a log file) one plain line every
     :data:`PLAIN_PROGRESS_SECONDS` and at the end.
@@ -303,8 +309,14 @@ def progress_bar(total: int, done: int, enabled: bool, *, label: str = "CFR", un
         TextColumn("{task.fields[status]}"),
         console=console, transient=True, disable=not (enabled and console.is_terminal),
     ) as progress:
-        task = progress.add_task(unit, total=total, completed=done, status="")
-        yield lambda n, status="": progress.update(task, completed=n, status=status)
+        task = progress.add_task(unit, total=total or None, completed=done, status="")
+
+        def update(n: int, status: str = "", total: int | None = None) -> None:
+            if total is not None:
+                progress.update(task, total=total)
+            progress.update(task, completed=n, status=status)
+
+        yield update
 
 
 def output_folder(path: Path, what: str) -> Path:
@@ -320,23 +332,11 @@ def output_folder(path: Path, what: str) -> Path:
     return path
 
 
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"subgame {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _options(
-    version: Annotated[
-        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
-    ] = False,
-) -> None:
-    """Solve two-player zero-sum imperfect-information games and measure exploitability."""
-
-
 def exploitability_rows(title: str, rows: Sequence[tuple[str, Exploitability]]) -> Table:
     """One row per named strategy: its exploitability in chips and mbb/g."""
+    from ..experiments.convergence import MBB_PER_CHIP
+    from ..experiments.report import format_cell
+
     table = Table(title=title)
     for col in ("", "exploitability (chips)", "mbb/g"):
         table.add_column(col, justify="right")

@@ -59,7 +59,7 @@ def blueprint_command(
     checkpoint_seconds: Annotated[float, typer.Option(min=0.0, help="Seconds between checkpoints (0: end only).")] = 600.0,
     resume: Annotated[bool, typer.Option(help="Continue the run saved in --checkpoint-file (bitwise).")] = False,
     force: Annotated[bool, typer.Option(help="Overwrite an existing --checkpoint-file.")] = False,
-    seed: Annotated[int, typer.Option(min=0, help="Seed of the sampling.")] = 0,
+    seed: Annotated[int, typer.Option(help="Seed of the sampling.")] = 0,
     batch: Annotated[int, typer.Option(min=1, help="Iterations per compiled call and per linear-weighting step.")] = 1000,
     prune_after: Annotated[int, typer.Option(min=0, help="Iterations before negative-regret pruning (0: never).")] = 0,
     max_memory: Annotated[float, typer.Option(min=0.0, help="Refuse tables above this many GiB.")] = DEFAULT_MAX_BYTES / 2**30,

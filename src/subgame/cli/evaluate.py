@@ -11,13 +11,15 @@ from ..blueprint.card_abstraction import BucketStrategy, is_bucket_strategy_file
 from ..decompose import is_cfr_d_file
 from ..errors import StrategyFileError
 from ..eval.best_response import exploitability
-from ..eval.board_pass import BoardPassResult, board_pass_exploitability, strategy_rows
+from ..eval.board_pass import BoardPassResult, RowSource, board_pass_exploitability, strategy_rows
 from ..experiments.convergence import exploitability_record
 from ..games import load_game
+from ..games.base import Game
 from ..games.poker import PokerGame
 from ..strategy import Strategy, StrategyMeta
 from ..tree.size import human_bytes
 from .app import (
+    EXIT_INTERRUPTED,
     CommandLineError,
     JsonOption,
     ParamsOption,
@@ -26,9 +28,11 @@ from .app import (
     evaluation_table,
     game_label,
     parse_params,
+    progress_bar,
     reports_errors,
     show,
     strategy_game,
+    warn,
 )
 from .holdem import evaluate_holdem
 
@@ -77,8 +81,7 @@ def evaluate_command(
     name, params = strategy_game(file, strategy, game, param)
     tree = compile_named(name, params)
     if board_pass or isomorphic:
-        passed = board_pass_exploitability(load_game(name, **params), strategy_rows(tree, strategy), batch=batch,
-                                           isomorphic=isomorphic)
+        passed = _board_pass(load_game(name, **params), strategy_rows(tree, strategy), batch, isomorphic, as_json)
         _show_board_pass(file, name, params, passed, as_json)
         return
     result = exploitability(tree, strategy.check(tree))
@@ -99,8 +102,25 @@ def _evaluate_blueprint(file: Path, game: str | None, param: list[str], batch: i
     game_obj = load_game(name, **params)
     if not isinstance(game_obj, PokerGame):
         raise CommandLineError(f"{file}: a card-abstracted blueprint is for a poker game, not {name}")
-    result = board_pass_exploitability(game_obj, lambda t, p: blueprint.rows(game_obj, t, p), batch=batch, isomorphic=isomorphic)
+    result = _board_pass(game_obj, lambda t, p: blueprint.rows(game_obj, t, p), batch, isomorphic, as_json)
     _show_board_pass(file, name, params, result, as_json)
+
+
+def _board_pass(game: Game, rows: RowSource, batch: int, isomorphic: bool, as_json: bool) -> BoardPassResult:
+    """The board pass with its progress on stderr (batches of boards); on Ctrl-C one line saying where it stopped."""
+    done = [0, 0]
+
+    with progress_bar(0, 0, not as_json, label="board pass", unit="batch") as update:
+        def tick(k: int, total: int) -> None:
+            done[:] = [k, total]
+            update(k, total=total)
+
+        try:
+            return board_pass_exploitability(game, rows, batch=batch, isomorphic=isomorphic, progress=tick)
+        except KeyboardInterrupt:
+            warn(f"interrupted after {done[0]} of {done[1] or '?'} batches of boards; nothing is kept (evaluate writes no "
+                 "file): run it again to evaluate")
+            raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
 def _show_board_pass(file: Path, name: str, params: dict[str, Any], result: BoardPassResult, as_json: bool) -> None:

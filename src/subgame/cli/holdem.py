@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ..files import output_file, write_atomic
+from ..files import write_atomic
 from ..games.poker.holdem import GAME_NAME, BetSizing, HoldemSpot
 from ..games.poker.libratus import read_endgame
 from ..games.poker.ranges import SUIT_CHARS, Range, format_range, parse_board, read_ranges
@@ -31,6 +31,7 @@ from ..resolving.spots import HandGrid, SpotPoint, hand_grid, holdem_problem, so
 from ..solve.cfr import PRESETS
 from ..strategy import Strategy
 from ..tree.isomorphism import SuitClasses
+from ..tree.size import gib_to_bytes
 from .app import PLAIN_PROGRESS_SECONDS, CommandLineError, echo_json, exit_if_interrupted, save_strategy, show
 
 CLI_NAMES = (GAME_NAME, GAME_NAME.replace("_", "-"))
@@ -119,14 +120,10 @@ def solve_holdem(game: str, opts: HoldemOptions, algo: str, iterations: int, out
     if algo not in PRESETS:
         raise CommandLineError(f"--algo {algo} does not solve hold'em spots; use one of {', '.join(PRESETS)}")
     target = None if opts.target is None else parse_target(opts.target)
-    for path, what in ((out, "--out"), (opts.grid, "--grid")):
-        if path is not None:
-            output_file(path, what)
     started = time.perf_counter()
     bets = BetSizing.parse(opts.bets or "0.5,1,allin", opts.raise_cap)
     spot, ranges, label = _spot_and_ranges(game, opts, bets)
-    max_bytes = None if max_memory is None else int(max_memory * 2**30)
-    problem = holdem_problem(spot, ranges, max_bytes=max_bytes, isomorphism=opts.isomorphism)
+    problem = holdem_problem(spot, ranges, max_bytes=gib_to_bytes(max_memory), isomorphism=opts.isomorphism)
     compiled = time.perf_counter() - started
     if not as_json:
         show(f"{label}: {spot.describe()}; {problem.tree.num_nodes:,} public nodes, "

@@ -12,7 +12,7 @@ from rich.table import Table
 from ..agents.match import ESTIMATORS, Estimator, MatchResult, play_match, plot_running, reference_profile
 from ..agents.specs import SPEC_HELP, load_agent
 from ..experiments.report import format_cell
-from ..files import output_file, write_text
+from ..files import write_text
 from ..games import load_game
 from ..parallel import Executor, ProcessExecutor, SerialExecutor
 from ..tree.compile import compile_game
@@ -28,9 +28,9 @@ def match_command(
     agent_b: Annotated[str, typer.Argument(metavar="B", help="Agent B, as A.")],
     game: Annotated[str, typer.Option(help="The game (see 'subgame games').")],
     param: ParamsOption = [],  # noqa: B006 (typer reads the default, never mutates it)
-    hands: Annotated[int, typer.Option(min=1, help="Duplicate hands: deals, each played twice with the seats swapped.")] = 1000,
+    hands: Annotated[int, typer.Option(help="Duplicate hands: deals, each played twice with the seats swapped.")] = 1000,
     seed: Annotated[int, typer.Option(help="Seed of the deals and of the agents' randomness.")] = 0,
-    workers: Annotated[int, typer.Option(min=1, help="Processes playing blocks of deals (results do not change).")] = 1,
+    workers: Annotated[int, typer.Option(help="Processes playing blocks of deals (results do not change).")] = 1,
     aivat: Annotated[bool, typer.Option(help="Luck-adjusted and AIVAT estimates (one walk over the game's histories).")] = True,
     aivat_values: Annotated[
         AivatValues, typer.Option(help="AIVAT's value function: both agents' strategies, A's only (B's taken as unknown), or uniform.")
@@ -48,9 +48,6 @@ def match_command(
     removed, and AIVAT (Burch et al. 2018). Where both agents' strategies are known the
     exact expected value is shown beside them.
     """
-    for path, what in ((out, "results file"), (plot, "plot")):
-        if path is not None:
-            output_file(path, what)
     params = parse_params(param)
     g = load_game(game, **params)
     tree = compile_game(g)

@@ -41,7 +41,7 @@ def nested_command(
     method: Annotated[str, typer.Option(help=f"Nested-solving method: {', '.join(NESTED_METHODS)}.")] = "resolve",
     root: Annotated[Root, typer.Option(help="inexpensive (subgame after the off-tree bet) or expensive (before it).")] = "inexpensive",
     blueprint_iterations: Annotated[int, typer.Option(min=1, help="CFR+ iterations of the blueprint in the abstraction.")] = 1000,
-    iterations: Annotated[int, typer.Option("--iterations", "-n", min=1, help="CFR+ iterations per nested subgame.")] = 500,
+    iterations: Annotated[int, typer.Option("--iterations", "-n", help="CFR+ iterations per nested subgame.")] = 500,
     off_tree: Annotated[str | None, typer.Option(help="Answer only this bet (its public name, e.g. r5) ...")] = None,
     at: Annotated[str, typer.Option(help="... taken at this public state: the betting after the deal, e.g. 'c,r4' ('' = the first action).")] = "",
     as_json: JsonOption = False,

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from ..agents.specs import load_agent
+from ..agents.specs import SPEC_HELP, load_agent
 from ..agents.table import AgentDecisionRecord, Table, TableState
 from ..errors import IllegalActionError
 from ..games import load_game
@@ -26,7 +26,7 @@ from .app import EXIT_INTERRUPTED, ParamsOption, compile_named, fail, game_label
 #: Private states listed per decision before the rest are summarized (hold'em has 1,326).
 MAX_ROWS = 24
 
-AgentOption = Annotated[str, typer.Option("--agent", help="The agent: random, call, or a strategy file of the game.")]
+AgentOption = Annotated[str, typer.Option("--agent", help=f"The agent: {SPEC_HELP}.")]
 GameOption = Annotated[
     str | None, typer.Option("--game", help="The game (leduc, leduc_nolimit, ...); default: the strategy file's game, else leduc.")
 ]
@@ -53,7 +53,7 @@ def play_command(
     game: GameOption = None,
     param: ParamsOption = [],  # noqa: B006 (typer reads the default, never mutates it)
     seed: SeedOption = 0,
-    hands: Annotated[int | None, typer.Option("--hands", min=1, help="Hands to play (default: until 'q' or the end of input).")] = None,
+    hands: Annotated[int | None, typer.Option("--hands", help="Hands to play (default: until 'q' or the end of input).")] = None,
     seat: SeatOption = None,
 ) -> None:
     """Play hands against an agent in the terminal.

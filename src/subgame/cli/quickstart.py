@@ -28,7 +28,7 @@ QUICKSTART_EVALUATIONS = 20
 
 @reports_errors
 def quickstart_command(
-    iterations: Annotated[int, typer.Option("--iterations", "-n", min=1, help="CFR+ iterations.")] = 1000,
+    iterations: Annotated[int, typer.Option("--iterations", "-n", help="CFR+ iterations.")] = 1000,
     out_dir: Annotated[Path, typer.Option(help="Folder for the plot, the table and the strategy.")] = Path("out"),
     seed: Annotated[int, typer.Option(help="Recorded with the results; CFR+ is deterministic.")] = 0,
 ) -> None:

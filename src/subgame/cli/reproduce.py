@@ -21,7 +21,7 @@ def reproduce_command(
     full: Annotated[bool, typer.Option("--full", help="The paper's sizes (slow); default is the reduced form.")] = False,
     seed: Annotated[int, typer.Option(help="Seed of every random choice; one seed prints one table.")] = 0,
     out_dir: Annotated[Path, typer.Option(help="Folder for NAME.md and NAME.png.")] = Path("out"),
-    workers: Annotated[int, typer.Option(min=1, help="Processes, for experiments that run in parallel (cfr-d).")] = 1,
+    workers: Annotated[int, typer.Option(help="Processes, for experiments that run in parallel (cfr-d).")] = 1,
     as_json: JsonOption = False,
 ) -> None:
     """Run one of the papers' experiments; write its markdown table and PNG plot."""

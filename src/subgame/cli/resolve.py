@@ -17,7 +17,6 @@ from ..decompose import is_cfr_d_file, load_cfr_d, reconstruct, stored_value_exp
 from ..depthlimited import CONTINUATIONS, DepthLimitedSpec, TableValues, depth_limited_resolve, load_leaf_tables, save_leaf_tables
 from ..eval.best_response import Exploitability, exploitability
 from ..experiments.convergence import exploitability_record
-from ..files import output_file
 from ..games import load_game
 from ..resolving import METHODS, resolve_all, subgame_roots
 from ..resolving.spot_resolve import SPOT_METHODS
@@ -50,7 +49,7 @@ def resolve_command(
         typer.Option(help="Root the subgames at the public nodes of this depth (default: the start of every betting "
                           "round that follows a public chance event, e.g. Leduc's second round)."),
     ] = None,
-    iterations: Annotated[int, typer.Option("--iterations", "-n", min=1, help="CFR+ iterations per subgame solve.")] = 1000,
+    iterations: Annotated[int, typer.Option("--iterations", "-n", help="CFR+ iterations per subgame solve.")] = 1000,
     out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the combined strategy.")] = Path("resolved.npz"),
     game: Annotated[str | None, typer.Option(help="The game, when the file does not record it.")] = None,
     param: ParamsOption = [],  # noqa: B006 (typer reads the default, never mutates it)
@@ -88,7 +87,6 @@ def resolve_command(
     """Apply a subgame-solving method to every subgame, for both players, and compare exploitability."""
     endgame_options = {"--bets": bets, "--blueprint-bets": blueprint_bets, "--blueprint-target": blueprint_target}
     if is_holdem(str(file)):
-        output_file(out, "--out")
         resolve_holdem(file, method, bets, blueprint_bets, raise_cap, iterations, blueprint_target, out, as_json)
         return
     given = [name for name, v in endgame_options.items() if v is not None] + ["--raise-cap"] * (raise_cap != 3)
@@ -97,7 +95,6 @@ def resolve_command(
     method = method or "resolve"
     if method not in METHODS:
         raise CommandLineError(f"unknown method {method!r}; methods are: {', '.join(METHODS)}")
-    output_file(out, "--out")
     dl_options = {"--values": values, "--continuations": continuations, "--value-table": value_table,
                   "--save-values": save_values}
     if depth_limit is None and chance_limit is None:

@@ -16,7 +16,7 @@ def serve_command(
     agent: AgentOption,
     game: GameOption = None,
     param: ParamsOption = [],  # noqa: B006 (typer reads the default, never mutates it)
-    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port to listen on (0: any free port).")] = 8000,
+    port: Annotated[int, typer.Option("--port", help="Port to listen on (0: any free port).")] = 8000,
     host: Annotated[str, typer.Option("--host", help="Address to listen on; the default serves this machine only.")] = "127.0.0.1",
     seed: SeedOption = 0,
     seat: SeatOption = None,

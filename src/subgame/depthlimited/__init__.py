@@ -7,7 +7,7 @@
   small numpy value network trained on exact values, with a held-out error.
 * :func:`bias_continuations`, :func:`self_generative_continuations`,
   :func:`local_pure_continuations` — continuation sets.
-* :func:`depth_limited_tree`, :func:`solve_depth_limited`.
+* :func:`depth_limited_tree` (:func:`depth_limited_part`: as a part of the full tree), :func:`solve_depth_limited`.
 * :func:`weaken` — §4's correction of generated continuations.
 * :func:`depth_limited_resolve` / :class:`DepthLimitedSpec` — both players re-solved at the
   game's start or at given public states, as ``subgame resolve --depth-limit`` runs it.
@@ -19,6 +19,7 @@ from .leaf import LeafValues, MultiValuedLeaf
 from .network import NetworkReport, NetworkValues
 from .solving import (
     DepthLimitedSolution,
+    depth_limited_part,
     depth_limited_tree,
     self_generative_continuations,
     solve_depth_limited,
@@ -39,6 +40,6 @@ __all__ = [
     "CONTINUATIONS", "DepthLimitedResult", "DepthLimitedSpec", "depth_limited_resolve",
     "Continuations", "DepthLimitedSolution", "ExactValues", "LeafValueSource", "LeafValueTable", "LeafValues",
     "MultiValuedLeaf", "NetworkReport", "NetworkValues", "RolloutValues", "TableValues", "action_classes", "bias_continuations", "biased",
-    "depth_limited_tree", "local_pure_continuations", "self_generative_continuations",
+    "depth_limited_part", "depth_limited_tree", "local_pure_continuations", "self_generative_continuations",
     "leaf_chance", "load_leaf_tables", "save_leaf_tables", "solve_depth_limited", "weaken",
 ]

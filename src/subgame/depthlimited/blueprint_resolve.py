@@ -20,11 +20,11 @@ from ..games.base import Game
 from ..resolving.solving import BlueprintValues, blueprint_values
 from ..solve.cfr import CFR_PLUS, CFRConfig
 from ..strategy import Strategy
-from ..tree.part import place
+from ..tree.part import Part, placed
 from ..tree.public_tree import PublicKey, PublicTree
 from .continuations import bias_continuations
 from .leaf import LeafValues
-from .solving import DepthLimitedSolution, RootGadgetKind, depth_limited_tree, self_generative_continuations, solve_depth_limited
+from .solving import DepthLimitedSolution, RootGadgetKind, depth_limited_part, self_generative_continuations, solve_depth_limited
 from .values import ExactValues, LeafValueSource, LeafValueTable, RolloutValues, TableValues
 from .weakening import weaken
 
@@ -128,13 +128,15 @@ def depth_limited_resolve(
     sols: list[DepthLimitedSolution] = []
     used: list[list[LeafValueTable]] = [[], []]
     for key in starts:
-        tree = depth_limited_tree(game, public_state=key, depth_limit=spec.depth_limit, chance_limit=spec.chance_limit,
+        part = depth_limited_part(game, full_tree, public_state=key, depth_limit=spec.depth_limit,
+                                  chance_limit=spec.chance_limit,
                                   leaf_histories=(spec.leaf_values == "rollouts" or spec.weaken) and tables is None)
+        tree = part.tree
         for p in (0, 1):
-            values = _values(full_tree, bv, tree, p, spec, source, tables)
+            values = _values(full_tree, bv, part, p, spec, source, tables)
             if spec.weaken and tables is None:
-                values = weaken(tree, values, blueprint_reach_in(full_tree, bv, tree, p))
-            sol = solve_depth_limited(tree, values, blueprint=bv, gadget=spec.gadget, iterations=spec.iterations,
+                values = weaken(tree, values, blueprint_reach_in(full_tree, bv, part, p))
+            sol = solve_depth_limited(part, values, blueprint=bv, gadget=spec.gadget, iterations=spec.iterations,
                                       config=spec.config)
             out = sol.into(full_tree, out)
             sols.append(sol)
@@ -148,21 +150,22 @@ def depth_limited_resolve(
     )
 
 
-def blueprint_reach_in(full_tree: PublicTree, bv: BlueprintValues, tree: PublicTree, player: int) -> np.ndarray:
-    """[G_player] her blueprint reach (from the game's start) at each private state of ``tree``."""
-    return place(full_tree, tree).restrict(bv.reach[player], player, axis="states")
+def blueprint_reach_in(full_tree: PublicTree, bv: BlueprintValues, tree: PublicTree | Part, player: int) -> np.ndarray:
+    """[G_player] her blueprint reach (from the game's start) at each private state of ``tree`` (a part of ``full_tree``)."""
+    return placed(full_tree, tree).restrict(bv.reach[player], player, axis="states")
 
 
-def _values(full_tree: PublicTree, bv: BlueprintValues, tree: PublicTree, player: int, spec: DepthLimitedSpec,
+def _values(full_tree: PublicTree, bv: BlueprintValues, part: Part, player: int, spec: DepthLimitedSpec,
             source: LeafValueSource, tables: TableValues | None) -> LeafValues:
-    """The K leaf values for re-solver ``player`` in ``tree``: stored, or of the spec's continuation set."""
+    """The K leaf values for re-solver ``player`` in the depth-limited ``part``: stored, or of the spec's continuation set."""
+    tree = part.tree
     if tables is not None:
         return tables.stored(tree, player, spec.num_values)
     if spec.continuations == "bias":
         conts = bias_continuations(full_tree, bv.blueprint, 1 - player, spec.num_values, factor=spec.bias_factor)
     else:
         conts = self_generative_continuations(
-            full_tree, bv, tree, player, source, spec.num_values,
+            full_tree, bv, part, player, source, spec.num_values,
             iterations=spec.generation_iterations or spec.iterations, config=spec.config, gadget=spec.gadget,
         )
     return source.leaf_values(tree, conts)

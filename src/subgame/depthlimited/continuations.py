@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import SubgameError
 from ..strategy import Strategy
-from ..tree.part import place
+from ..tree.part import Part, placed
 from ..tree.public_tree import LEAF, PublicTree
 from .values import Continuations
 
@@ -82,13 +82,13 @@ def bias_continuations(
 
 
 def local_pure_continuations(
-    full_tree: PublicTree, dl_tree: PublicTree, base: np.ndarray, player: int, *, limit: int = 64
+    full_tree: PublicTree, dl_tree: PublicTree | Part, base: np.ndarray, player: int, *, limit: int = 64
 ) -> Continuations:
     """Continuations covering every pure strategy of ``player`` below each of her leaf states of ``dl_tree``.
 
     Args:
         full_tree: the full game's tree.
-        dl_tree: the depth-limited tree.
+        dl_tree: the depth-limited tree (or it as a part of ``full_tree``).
         base: [I, A] her strategy over ``full_tree`` outside the parts below the leaves.
         player: the opponent.
         limit: the most continuations to build (an error beyond).
@@ -110,13 +110,14 @@ def local_pure_continuations(
     return Continuations(player, tuple(out), tuple(f"pure {k}" for k in range(K)))
 
 
-def _infosets_below(full_tree: PublicTree, dl_tree: PublicTree, player: int) -> np.ndarray:
+def _infosets_below(full_tree: PublicTree, dl_tree: PublicTree | Part, player: int) -> np.ndarray:
     """[I] for each of ``player``'s infosets of the full tree, the index of her leaf state of ``dl_tree`` above it, or -1."""
+    part = placed(full_tree, dl_tree)
     pa = full_tree.players[player]
-    dpa = dl_tree.players[player]
-    leaf_g = np.flatnonzero(dl_tree.kind[dpa.node] == LEAF)
+    dpa = part.tree.players[player]
+    leaf_g = np.flatnonzero(part.tree.kind[dpa.node] == LEAF)
     start = np.full(pa.num_states, -1, dtype=np.int64)
-    start[place(full_tree, dl_tree).states[player][leaf_g]] = np.arange(leaf_g.size)
+    start[part.states[player][leaf_g]] = np.arange(leaf_g.size)
     for lv in full_tree.plan.levels[player]:
         par = start[pa.parent[lv.lo : lv.hi]]
         start[lv.lo : lv.hi] = np.where(start[lv.lo : lv.hi] >= 0, start[lv.lo : lv.hi], par)

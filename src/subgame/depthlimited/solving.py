@@ -9,7 +9,8 @@ her root values may not exceed those of a best response to the blueprint; ``"uns
 her blueprint range).
 
 * :func:`depth_limited_tree` — compile the tree (root and depth limit), one clear error
-  for a depth limit beyond the game.
+  for a depth limit beyond the game; :func:`depth_limited_part` — the same tree as a part
+  of the full game's tree, its maps carried from there.
 * :func:`solve_depth_limited` — one solve for one re-solver.
 * :func:`self_generative_continuations` — §4's self-generative continuation set.
 * :meth:`DepthLimitedSolution.into` — a solution in place of the blueprint's rows; both
@@ -32,7 +33,7 @@ from ..resolving.solving import BlueprintValues, blueprint_problem
 from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver
 from ..strategy import Strategy
 from ..tree.compile import compile_game
-from ..tree.part import place
+from ..tree.part import Part, compile_part, placed
 from ..tree.public_tree import LEAF, PublicTree
 from ..tree.sweep import forward_reach, transition_weights
 from .leaf import LeafValues, MultiValuedLeaf
@@ -60,18 +61,55 @@ def depth_limited_tree(
     Raises:
         SubgameError: neither limit is given, or the limit leaves no leaf (it is beyond the game).
     """
+    _check_limits(depth_limit, chance_limit)
+    tree = compile_game(game, public_state=public_state, depth_limit=depth_limit, chance_limit=chance_limit,
+                        leaf_histories=leaf_histories)
+    _check_cut(game, tree, public_state, depth_limit, chance_limit)
+    return tree
+
+
+def depth_limited_part(
+    game: Game,
+    full_tree: PublicTree,
+    *,
+    public_state: Sequence[str] | None = None,
+    depth_limit: int | None = None,
+    chance_limit: int | None = None,
+    leaf_histories: bool = False,
+) -> Part:
+    """:func:`depth_limited_tree` compiled as a part of ``full_tree`` (:func:`~subgame.tree.part.compile_part`):
+    its maps into the full tree are made once and carried to every use.
+
+    Raises:
+        SubgameError: as :func:`depth_limited_tree`, or ``public_state`` is not a public state of ``full_tree``.
+    """
+    _check_limits(depth_limit, chance_limit)
+    roots = None
+    if public_state is not None:
+        node = full_tree.node_of_key.get(tuple(public_state))
+        if node is None:
+            raise SubgameError(f"public state {list(public_state)!r} is not in the full tree of {game.name}")
+        roots = [node]
+    part = compile_part(game, full_tree, roots, depth_limit=depth_limit, chance_limit=chance_limit,
+                        leaf_histories=leaf_histories)
+    _check_cut(game, part.tree, public_state, depth_limit, chance_limit)
+    return part
+
+
+def _check_limits(depth_limit: int | None, chance_limit: int | None) -> None:
     if depth_limit is None and chance_limit is None:
         raise SubgameError("give a depth limit (depth_limit or chance_limit) for depth-limited solving")
     for name, x in (("depth_limit", depth_limit), ("chance_limit", chance_limit)):
         if x is not None and (isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 1):
             raise SubgameError(f"{name} must be a whole number >= 1, got {x!r}")
-    tree = compile_game(game, public_state=public_state, depth_limit=depth_limit, chance_limit=chance_limit,
-                        leaf_histories=leaf_histories)
+
+
+def _check_cut(game: Game, tree: PublicTree, public_state: Sequence[str] | None, depth_limit: int | None,
+               chance_limit: int | None) -> None:
     if not np.any(tree.kind == LEAF):
         limit = f"depth limit {depth_limit}" if depth_limit is not None else f"chance limit {chance_limit}"
         raise SubgameError(f"{limit} is beyond the game: {game.name} below {list(public_state or [])!r} ends at "
                            f"public depth {tree.max_depth}, so nothing is cut off")
-    return tree
 
 
 @dataclass(frozen=True, eq=False)
@@ -80,6 +118,8 @@ class DepthLimitedSolution:
 
     Attributes:
         tree: the depth-limited tree.
+        part: ``tree`` as a part of the full tree, where it was compiled as one
+            (:func:`depth_limited_part`; ``None``: placed where needed).
         player: ρ, the re-solver.
         probs: [I_dl, A] her average strategy at the tree's information sets.
         leaf: the multi-valued leaf after the solve (the opponent's picks).
@@ -103,10 +143,11 @@ class DepthLimitedSolution:
     subgame: SubgameSolution | None
     iterations: int
     nash_conv: float | None = None
+    part: Part | None = None
 
     def into(self, full_tree: PublicTree, strategy: Strategy) -> Strategy:
         """``strategy`` (on the full tree) with the re-solver's rows replaced by this solution."""
-        part = place(full_tree, self.tree)
+        part = placed(full_tree, self.tree if self.part is None else self.part)
         return strategy.with_player(self.player, part.embed(strategy.probs[self.player], self.probs, self.player))
 
 
@@ -118,7 +159,7 @@ def _at_game_start(tree: PublicTree, blueprint: BlueprintValues | None) -> bool:
 
 
 def solve_depth_limited(
-    tree: PublicTree,
+    tree: PublicTree | Part,
     values: LeafValues,
     *,
     blueprint: BlueprintValues | None = None,
@@ -129,7 +170,8 @@ def solve_depth_limited(
     """Solve the depth-limited tree for ``values.player`` against the multi-valued leaf.
 
     Args:
-        tree: from :func:`depth_limited_tree`.
+        tree: from :func:`depth_limited_tree`, or :func:`depth_limited_part` (its maps then serve the gadget
+            and :meth:`DepthLimitedSolution.into`).
         values: the K leaf value operators (their ``player`` is the re-solver).
         blueprint: the blueprint's values on the full tree; needed when the tree is rooted
             after the game's start (her root range, the gadget's alternative payoffs).
@@ -138,6 +180,7 @@ def solve_depth_limited(
     """
     if gadget not in ("resolve", "unsafe"):
         raise SubgameError(f"the depth-limited root gadget must be 'resolve' or 'unsafe', got {gadget!r}")
+    part, tree = (tree, tree.tree) if isinstance(tree, Part) else (None, tree)
     player, opp = values.player, values.opponent
     leaf = MultiValuedLeaf(tree, values)
     if _at_game_start(tree, blueprint):
@@ -154,17 +197,17 @@ def solve_depth_limited(
         mine = best_response_to_reach(tree, player, reach_o, leaf_cfv=leaf.evaluate(player, (both[0], both[1]), "average"),
                                       want_policy=False)
         return DepthLimitedSolution(tree, player, probs[player], leaf, -br.value, None, solver.iteration,
-                                    br.value + mine.value)
+                                    br.value + mine.value, part)
     assert blueprint is not None  # for the type checker: _at_game_start is true without it
-    problem = blueprint_problem(blueprint, place(blueprint.tree, tree), player, gadget)
+    problem = blueprint_problem(blueprint, placed(blueprint.tree, tree if part is None else part), player, gadget)
     sol = resolve_subgame(problem, iterations=iterations, config=config, leaves=(leaf,))
-    return DepthLimitedSolution(tree, player, sol.probs, leaf, -float(sol.root_cbv.sum()), sol, iterations)
+    return DepthLimitedSolution(tree, player, sol.probs, leaf, -float(sol.root_cbv.sum()), sol, iterations, part=part)
 
 
 def self_generative_continuations(
     full_tree: PublicTree,
     blueprint: BlueprintValues,
-    tree: PublicTree,
+    tree: PublicTree | Part,
     player: int,
     source: LeafValueSource,
     num_values: int,
@@ -186,9 +229,10 @@ def self_generative_continuations(
         raise SubgameError(f"the number of values K must be a whole number >= 1, got {num_values!r}")
     opp = 1 - player
     bp = blueprint.blueprint
+    cut = tree.tree if isinstance(tree, Part) else tree
     conts = Continuations(opp, (bp.probs[opp],), ("blueprint",))
     while conts.num_values < num_values:
-        sol = solve_depth_limited(tree, source.leaf_values(tree, conts), blueprint=blueprint, gadget=gadget,
+        sol = solve_depth_limited(tree, source.leaf_values(cut, conts), blueprint=blueprint, gadget=gadget,
                                   iterations=iterations, config=config)
         br = best_response(full_tree, sol.into(full_tree, bp), opp)
         conts = conts.add(br.policy, f"best response {conts.num_values}")

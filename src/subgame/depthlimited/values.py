@@ -29,9 +29,10 @@ from ..files import read_npz, write_npz
 from ..games.base import CHANCE, TERMINAL, Game, game_fingerprint
 from ..strategy import Strategy
 from ..tree.enumeration import enumerate_game
+from ..tree.lookup import InfosetLookup, label_array, lookups, states_named
 from ..tree.operators import SparseTerminal
 from ..tree.part import Part, place
-from ..tree.public_tree import LEAF, PublicKey, PublicTree, infoset_index
+from ..tree.public_tree import LEAF, PublicKey, PublicTree
 from ..tree.sweep import forward_reach, transition_weights
 from .leaf import LeafValues
 
@@ -82,12 +83,6 @@ def _leaf_keys(tree: PublicTree) -> list[PublicKey]:
     if nodes.size == 0:
         raise SubgameError("the tree has no depth-limit leaf: nothing to value (is the depth limit beyond the game?)")
     return [tree.public_key[n] for n in nodes]
-
-
-def _leaf_state_index(tree: PublicTree, player: int) -> dict[tuple[PublicKey, str], int]:
-    """``(public key, label) -> private state`` of ``player`` at the tree's leaf nodes."""
-    pa = tree.players[player]
-    return {(tree.public_key[pa.node[g]], pa.label[g]): int(g) for g in np.flatnonzero(tree.kind[pa.node] == LEAF)}
 
 
 @dataclass(eq=False)
@@ -202,7 +197,7 @@ class RolloutValues:
             raise SubgameError(f"rollouts need the leaf histories: compile the tree with leaf_histories=True ({len(keys)} leaves)")
         rng = np.random.default_rng(self.seed)
         opp = continuations.player
-        index = (infoset_index(self.full_tree, 0), infoset_index(self.full_tree, 1))
+        index = lookups(self.full_tree)
         shape = (tree.players[0].num_states, tree.players[1].num_states)
         hist = [h for n in leaf_nodes for h in tree.leaf_data[n]]
         nodes = [n for n in leaf_nodes for _ in tree.leaf_data[n]]
@@ -223,7 +218,7 @@ class RolloutValues:
         return LeafValues(tree.game_id, 1 - opp, tuple(mats), continuations.names)
 
     def _play(self, state: object, start: tuple[PublicKey, tuple[str, str]], strategies: Sequence[np.ndarray],
-              index: tuple[dict[tuple[PublicKey, str], int], dict[tuple[PublicKey, str], int]],
+              index: tuple[InfosetLookup, InfosetLookup],
               rng: np.random.Generator) -> float:
         game, full = self.game, self.full_tree
         public, labels = start[0], [start[1][0], start[1][1]]
@@ -236,7 +231,9 @@ class RolloutValues:
                 cum = np.cumsum([p for _, p in outcomes])
                 a = outcomes[min(int(np.searchsorted(cum, rng.random() * cum[-1], side="right")), len(outcomes) - 1)][0]
             else:
-                inf = index[who][(public, labels[who])]
+                inf = index[who](public, labels[who])
+                if inf < 0:
+                    raise SubgameError(f"{game.name}: the full tree has no information set of player {who} at {list(public)!r}")
                 row = strategies[who][inf]
                 cum = np.cumsum(row)
                 slot = min(int(np.searchsorted(cum, rng.random() * cum[-1], side="right")), row.size - 1)
@@ -280,8 +277,7 @@ class LeafValueTable:
         leaf_nodes = np.flatnonzero(tree.kind == LEAF)
         keys = tuple(tree.public_key[n] for n in leaf_nodes)
         node = np.searchsorted(leaf_nodes, tree.players[0].node[r])
-        labels = (np.array([tree.players[0].label[g] for g in r], dtype=str),
-                  np.array([tree.players[1].label[g] for g in c], dtype=str))
+        labels = (label_array(tree.players[0].label, r), label_array(tree.players[1].label, c))
         return LeafValueTable(lv.game_id, lv.player, lv.names, keys, node, labels, values)
 
     def leaf_values(self, tree: PublicTree) -> LeafValues:
@@ -292,9 +288,9 @@ class LeafValueTable:
         missing = [k for k in _leaf_keys(tree) if k not in have]
         if missing:
             raise SubgameError(f"the leaf value table has no values for leaf {list(missing[0])!r} ({len(missing)} leaves missing)")
-        index = (_leaf_state_index(tree, 0), _leaf_state_index(tree, 1))
-        g = [np.fromiter((index[p].get((self.keys[n], lab), -1) for n, lab in zip(self.node, self.labels[p])),
-                         dtype=np.int64, count=self.node.size) for p in (0, 1)]
+        at = np.fromiter((tree.node_of_key.get(k, -1) for k in self.keys), dtype=np.int64, count=len(self.keys))
+        at[tree.kind[at] != LEAF] = -1  # entries at public states that are not leaves of this tree are left out
+        g = [states_named(tree, p, at[self.node], self.labels[p]) for p in (0, 1)]
         keep = (g[0] >= 0) & (g[1] >= 0)
         shape = (tree.players[0].num_states, tree.players[1].num_states)
         mats = tuple(sp.csr_matrix((v[keep], (g[0][keep], g[1][keep])), shape=shape) for v in self.values)

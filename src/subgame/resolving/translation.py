@@ -31,6 +31,7 @@ from ..errors import GameDefinitionError, SubgameError
 from ..games.base import CHANCE, Game
 from ..games.poker.game import CALL, FOLD, PokerGame, PokerState
 from ..strategy import Strategy
+from ..tree.lookup import InfosetLookup, label_array, states_named
 from ..tree.public_tree import CHANCE_NODE, DECISION, PublicKey, PublicTree
 from ..tree.sweep import forward_reach, transition_weights
 
@@ -258,6 +259,7 @@ def translation_strategy(game: Game, tree: PublicTree, abstraction: BetAbstracti
     num = np.zeros_like(sigma)
     den = np.zeros(pa.num_infosets)
     node_infosets = _node_infosets(tree, responder)
+    lookup = InfosetLookup(tree, responder)
     key_node = tree.node_of_key
     branches: list[list[tuple[int, float]]] = [[] for _ in range(tree.num_nodes)]
     branches[int(np.flatnonzero(tree.parent < 0)[0])] = [(int(np.flatnonzero(tree.parent < 0)[0]), 1.0)]
@@ -295,12 +297,11 @@ def translation_strategy(game: Game, tree: PublicTree, abstraction: BetAbstracti
         real_legal = np.ones(len(names), dtype=bool)
         for m, w in live:
             mids, mnames = acts[m]  # type: ignore[misc]
-            mrows, mlabels = node_infosets[m]
-            at = _match(labels, mlabels)
-            r_hat = reach[pa.infoset_priv[mrows[at]]] * w
+            at = rows if m == n else _translated(lookup, m, labels)  # her information set at m of each at n
+            r_hat = reach[pa.infoset_priv[at]] * w
             for k in map(int, np.flatnonzero(abs_acts[m])):
                 slot = fallback_slot(ids, real_legal, int(mids[k]))
-                num[rows, slot] += r_hat * sigma[mrows[at], k]
+                num[rows, slot] += r_hat * sigma[at, k]
                 branches[key_node[key + (names[slot],)]].append((key_node[tree.public_key[m] + (mnames[k],)], w))
             den[rows] += r_hat
     out = sigma.copy()
@@ -325,26 +326,24 @@ def _children(tree: PublicTree, n: int) -> np.ndarray:
     return np.flatnonzero(tree.parent == n)
 
 
-def _node_infosets(tree: PublicTree, player: int) -> dict[int, tuple[np.ndarray, tuple[str, ...]]]:
+def _node_infosets(tree: PublicTree, player: int) -> dict[int, tuple[np.ndarray, np.ndarray]]:
     """node -> (the player's infosets there, their private labels)."""
     pa = tree.players[player]
     nodes = pa.node[pa.infoset_priv]
-    out: dict[int, tuple[np.ndarray, tuple[str, ...]]] = {}
+    out: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     if not nodes.size:
         return out
     cuts = np.flatnonzero(np.r_[True, nodes[1:] != nodes[:-1], True])
     for lo, hi in zip(cuts[:-1], cuts[1:]):
         rows = np.arange(lo, hi)
-        out[int(nodes[lo])] = (rows, tuple(pa.label[g] for g in pa.infoset_priv[rows]))
+        out[int(nodes[lo])] = (rows, label_array(pa.label, pa.infoset_priv[rows]))
     return out
 
 
-def _match(labels: tuple[str, ...], other: tuple[str, ...]) -> np.ndarray:
-    """[len(labels)] position in ``other`` of each label."""
-    if labels == other:
-        return np.arange(len(labels))
-    pos = {lab: i for i, lab in enumerate(other)}
-    try:
-        return np.fromiter((pos[lab] for lab in labels), dtype=np.int64, count=len(labels))
-    except KeyError as exc:
-        raise SubgameError(f"private state {exc.args[0]!r} has no match at the translated public state") from None
+def _translated(lookup: InfosetLookup, node: int, labels: np.ndarray) -> np.ndarray:
+    """[len(labels)] the information set at ``node`` with each private label (one vectorized join)."""
+    states = states_named(lookup.tree, lookup.player, np.full(labels.size, node, dtype=np.int64), labels)
+    if (states < 0).any():
+        bad = labels[int(np.flatnonzero(states < 0)[0])]
+        raise SubgameError(f"private state {str(bad)!r} has no match at the translated public state")
+    return lookup.of_state[states]

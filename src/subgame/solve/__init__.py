@@ -1,6 +1,5 @@
 """Solvers: the vectorized CFR engine (with its presets and plug-ins), sampling CFR, the run driver, card abstraction, the exact sequence-form LP."""
 
-from ..blueprint.card_abstraction import CardBuckets
 from .abstraction import Abstraction
 from .cfr import (
     CFR,
@@ -27,5 +26,5 @@ __all__ = [
     "ENGINES", "Engine", "UpdateRule", "update_rule", "Abstraction", "CFRConfig", "CFRSolver",
     "LPResult", "SequenceForm", "payoff_matrix", "realization_plan", "sequence_form", "solve_lp", "terminal_matrix",
     "Budget", "Cadence", "RunResult", "Solver", "run",
-    "EXTERNAL_SAMPLING", "OUTCOME_SAMPLING", "PUBLIC_CHANCE_SAMPLING", "SCHEMES", "MCCFRSolver", "SamplingScheme", "CardBuckets",
+    "EXTERNAL_SAMPLING", "OUTCOME_SAMPLING", "PUBLIC_CHANCE_SAMPLING", "SCHEMES", "MCCFRSolver", "SamplingScheme",
 ]

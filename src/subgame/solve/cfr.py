@@ -8,7 +8,7 @@ registry of presets). An iteration sweeps the public tree once per player (reach
 counterfactual values backward) with one numpy call per public depth, so its cost does not
 involve a Python loop over histories. On a poker tree with its layout the same iteration runs
 as two depth-first passes in compiled code (:mod:`~subgame.tree.poker_layout`, bitwise the
-compiled sweeps where both value terminals by the same loops), which keep no array over every
+compiled sweeps, small boards' sparse payoff matrix included), which keep no array over every
 private state; which loops run is the solver's ``engine`` argument, and :attr:`CFRSolver.loops`
 says which do. Root gadgets (safe-and-nested §4–5) and depth-limit leaves (CFR-D,
 depth-limited solving) plug in through the protocols of :mod:`.plugins`.
@@ -27,7 +27,6 @@ from ..errors import GameDefinitionError, StrategyFileError
 from ..files import read_npz, write_npz
 from ..strategy import Strategy, StrategyMeta
 from ..tree import kernels
-from ..tree.operators import SparseTerminal
 from ..tree.poker_layout import SUMS, Source, cfr_pass, usable
 from ..tree.public_tree import PublicTree
 from ..tree.sweep import (
@@ -367,18 +366,15 @@ class CFRSolver(IterationPlan):
         (:mod:`~subgame.tree.poker_layout`) where they apply (:meth:`why_not_passes`) and the
         compiled loops are on for this tree's size, else the compiled sweeps on trees of at least
         :data:`~subgame.tree.kernels.MIN_STATES` private states, else numpy. The passes are
-        bitwise the compiled sweeps' alternating iteration where both value terminals by the
-        same loops, without their arrays over every private state; the compiled sweeps are
-        bitwise the numpy sweeps but for the poker operators (equal to rounding). ``"auto"``
-        leaves the passes out where the sweeps value small boards by one sparse payoff matrix
-        (:func:`_sparse_terminals`): there the two differ by rounding, which CFR+'s clipping
-        at zero regret amplifies within a few hundred iterations (Leduc-sized games), so
-        ``"auto"`` never changes a result; ``engine="passes"`` still runs them there.
+        bitwise the compiled sweeps' alternating iteration (a small board's terminals summed in
+        the order of the sweeps' sparse payoff matrix, card removal elsewhere), without their
+        arrays over every private state, so ``"auto"``'s choice never changes a result; the
+        compiled sweeps are bitwise the numpy sweeps but for the poker operators (equal to
+        rounding).
         """
         if self.engine != "auto":
             return self.engine
-        if (self.why_not_passes() is None and not _sparse_terminals(self.tree)
-                and usable(self.tree.layout, self._fewest_states, *self._pass_arrays())):
+        if self.why_not_passes() is None and usable(self.tree.layout, self._fewest_states, *self._pass_arrays()):
             return "passes"
         return "compiled" if kernels.active(self._fewest_states) else "numpy"
 
@@ -516,12 +512,6 @@ def read_checkpoint(path: str | Path) -> tuple[dict[str, Any], dict[str, np.ndar
     if missing:
         raise StrategyFileError(f"{path}: not a CFR checkpoint (arrays {sorted(missing)} missing)")
     return header, {k.removeprefix("extra_"): v for k, v in arrays.items()}
-
-
-def _sparse_terminals(tree: PublicTree) -> bool:
-    """Whether some terminal of ``tree`` is valued by a sparse payoff matrix with entries (a poker
-    tree's boards of few hands), where the depth-first passes' terminal loops differ from the sweeps by rounding."""
-    return any(isinstance(op, SparseTerminal) and op.u.nnz > 0 for op in tree.terminals)
 
 
 def _checked_engine(solver: CFRSolver, engine: Engine) -> Engine:

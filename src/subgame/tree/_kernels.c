@@ -22,7 +22,7 @@ typedef int32_t idx_t;
 
 /* The version of these functions' signatures: subgame.tree.kernels refuses a library built from another one (bump
    both together whenever a signature changes, so that a stale build left in place falls back to numpy). */
-int64_t kernels_abi(void) { return 9; }
+int64_t kernels_abi(void) { return 10; }
 
 /* numpy's maximum: the second argument unless the first is larger or NaN (so max(-0.0, 0.0) is 0.0) */
 static inline double np_max(double a, double b) { return (a > b || a != a) ? a : b; }
@@ -243,7 +243,7 @@ void showdown_values(const double *opp, double *out, const int64_t *me_local, co
  * Depth-first passes over a poker tree (subgame.tree.poker_layout): one row over the hands of a board per public
  * node and player, kept only along the path being walked, instead of the sweeps' arrays over every private state.
  * Each node's arithmetic is the sweeps' (children summed in slot order from zero, weights multiplied as the forward
- * sweep does, the terminal loops above, update_regrets), so a CFR pass gives bitwise what CFRSolver's compiled
+ * sweep does, the terminal loops above or a small board's payoff matrix, update_regrets), so a CFR pass gives bitwise what CFRSolver's compiled
  * sweeps give, in the memory of the regrets and strategy sums alone.
  */
 enum { NK_KIND, NK_ACTOR, NK_CHILD_LO, NK_CHILD_HI, NK_SIZE, NK_INF, NK_MAP, NK_TERM, NK_BOARD, NK_SHOWDOWN, NK_PARENT, NK_ROWS,
@@ -254,11 +254,13 @@ enum { PASS_CFR = 0, PASS_BEST = 1, PASS_VALUES = 2 };
 
 typedef struct {
     const int64_t *node;                   /* [N, NK_COLS] */
-    const int64_t *board;                  /* [B, 4]: hands n, first row of its hands, first tie, tie groups */
+    const int64_t *board;                  /* [B, 5]: hands n, first row of its hands, first tie, tie groups, by matrix */
     const int64_t *hand_cards;             /* [rows, k] each board's hands in canonical order */
     const int64_t *ladder_cards;           /* [rows, k] in ascending strength */
     const int64_t *local[2];               /* [rows] each player's row of each canonical hand */
     const int64_t *ladder_local[2];        /* [rows] the same in ascending strength */
+    const int64_t *hand_of_row[2];         /* [rows] each player's canonical hand of each of her rows */
+    const int64_t *rank;                   /* [rows] each canonical hand's strength rank on its board */
     const int64_t *ties;                   /* per board, where each group of tied hands starts, then n */
     const int64_t *maps[2];                /* chance children: the parent's row of each of the child's rows */
     const int64_t *mirror;                 /* [E, 2] a left-out deal's canonical child and offset of its rows' map */
@@ -405,12 +407,43 @@ static void source_rows(const Source *s, int64_t lo, int64_t rows, double *out) 
     }
 }
 
+/* whether two hands of k <= 2 cards share a card */
+static inline int share(const int64_t *x, const int64_t *y, int64_t k) {
+    return k == 1 ? x[0] == y[0] : (x[0] == y[0] || x[0] == y[1] || x[1] == y[0] || x[1] == y[1]);
+}
+
+/*
+ * A terminal of a board the sweeps value by one sparse payoff matrix (subgame.tree.operators.SparseTerminal, boards of
+ * few hands), as its product gives it: row by row of the traverser, player 0's payoff of each decided pair of disjoint
+ * hands (fold: t[0]; showdown: t[0] where her hand is stronger, t[1] where weaker) times the opponent's reach, summed
+ * from zero over the opponent's rows in ascending order (the matrix's sorted columns); player 1 gets minus that sum.
+ */
+static void matrix_row(const Layout *L, const int64_t *b, int p, int showdown, const double *t, const double *opp,
+                       double *out) {
+    const int64_t n = b[0], row = b[1], k = L->k;
+    const int64_t *mine = L->hand_of_row[p] + row, *theirs = L->hand_of_row[1 - p] + row;
+    const int64_t *cards = L->hand_cards + row * k, *rank = L->rank + row;
+    for (int64_t r = 0; r < n; r++) {
+        const int64_t h = mine[r];
+        double s = 0.0;
+        for (int64_t x = 0; x < n; x++) {
+            const int64_t g = theirs[x];
+            if (share(cards + h * k, cards + g * k, k) || (showdown && rank[h] == rank[g])) continue;
+            const double u = !showdown || (p == 0 ? rank[h] > rank[g] : rank[g] > rank[h]) ? t[0] : t[1];
+            s += u * opp[x];
+        }
+        out[r] = p == 0 ? s : -s;
+    }
+}
+
 static void terminal_row(Pass *P, const int64_t *nd, const double *opp, double *out) {
     const Layout *L = P->L;
-    const int64_t *b = L->board + nd[NK_BOARD] * 4, row = b[1], n = b[0], k = L->k, q = 1 - P->p;
+    const int64_t *b = L->board + nd[NK_BOARD] * 5, row = b[1], n = b[0], k = L->k, q = 1 - P->p;
     const double *t = L->term + nd[NK_TERM] * 2;
     static const int64_t zero = 0;
-    if (nd[NK_SHOWDOWN]) {
+    if (b[4]) {
+        matrix_row(L, b, P->p, (int)nd[NK_SHOWDOWN], t, opp, out);
+    } else if (nd[NK_SHOWDOWN]) {
         showdown_values(opp, out, L->ladder_local[P->p] + row, &zero, L->ladder_local[q] + row, &zero, t, t + 1,
                         L->ladder_cards + row * k, L->ties + b[2], b[3], n, k, P->p, 0, 1, P->scratch, L->cards);
     } else {

@@ -31,12 +31,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from math import comb
+from typing import TYPE_CHECKING
 
 from ..errors import GameDefinitionError
 from ..games.base import CHANCE, TERMINAL, Game
 from ..games.poker import PokerGame
 from . import kernels
 from .enumeration import _histories_at
+from .operators import SparseTerminal
+from .poker_operators import FoldTerminal, ShowdownTerminal
 from .poker_states import deal_size, public_children, public_root
 from .size import (
     BYTES_PER_HAND,
@@ -44,10 +47,14 @@ from .size import (
     ENUMERATED_BYTES_PER_PRIVATE_STATE,
     ENUMERATED_BYTES_PER_PUBLIC_NODE,
     ENUMERATED_BYTES_PER_TERMINAL_HISTORY,
+    ENUMERATED_LABEL_CHARS,
     POKER_BYTES_PER_PRIVATE_STATE,
     POKER_BYTES_PER_PUBLIC_NODE,
     POKER_INDEX_BYTES_PER_PRIVATE_STATE,
 )
+
+if TYPE_CHECKING:
+    from .public_tree import PublicTree
 
 #: Bytes of CFR solver state per information set and action slot: regrets and strategy sums
 #: (float64 each) and the legal mask (bool).
@@ -267,12 +274,49 @@ def _enumerated_size(game: Game, max_histories: int, key: tuple[str, ...] | None
         sum(1 for k, _ in private[1] if k not in passed),
     )
     infoset_actions = (len(infosets[0]) * widest[0], len(infosets[1]) * widest[1])
+    long_labels = sum(max(0, len("/".join(o for o in obs if o)) - ENUMERATED_LABEL_CHARS)
+                      for p in (0, 1) for k, obs in private[p] if k not in passed)
     tree = (
         sum(states) * ENUMERATED_BYTES_PER_PRIVATE_STATE + terminals * ENUMERATED_BYTES_PER_TERMINAL_HISTORY
-        + nodes * ENUMERATED_BYTES_PER_PUBLIC_NODE
+        + nodes * ENUMERATED_BYTES_PER_PUBLIC_NODE + long_labels
     )
     return SizeEstimate(
         game.describe(), nodes, states, infoset_actions, terminals, tree,
         SOLVER_BYTES_PER_INFOSET_ACTION * sum(infoset_actions) + SOLVER_BYTES_FIXED, exact, "histories",
         sum(states) * SWEEP_BYTES_PER_PRIVATE_STATE,
     )
+
+
+#: Bytes the sequence-form LP (:func:`~subgame.solve.lp.solve_lp`) holds per nonzero of the terminals' explicit
+#: payoff matrix: the matrix summed over terminals, the sequence-form product and HiGHS's copy; 250 to 310 measured
+#: (peak resident memory less that before the solve) on Leduc with 9 and 11 ranks.
+LP_BYTES_PER_PAYOFF_ENTRY = 300
+
+
+def payoff_entries(tree: PublicTree) -> int:
+    """An upper bound on the nonzeros of ``tree``'s terminal payoffs written as one explicit matrix (the LP's).
+
+    A sparse terminal counts its entries; a poker fold or showdown group every pair of its
+    hands at each of its terminal nodes (pairs that share a card included).
+    """
+    entries = 0
+    for op in tree.terminals:
+        if isinstance(op, SparseTerminal):
+            entries += int(op.u.nnz)
+        elif isinstance(op, (FoldTerminal, ShowdownTerminal)):
+            for group in op.groups:
+                (hands0, nodes), (hands1, _) = group.states[0].shape, group.states[1].shape
+                entries += hands0 * hands1 * nodes
+    return entries
+
+
+def lp_bytes(tree: PublicTree) -> int:
+    """What the sequence-form LP of ``tree`` peaks at beyond the tree, estimated before building its matrix."""
+    return LP_BYTES_PER_PAYOFF_ENTRY * payoff_entries(tree)
+
+
+def cfr_bytes(tree: PublicTree) -> int:
+    """What a CFR solver on the compiled ``tree`` adds to it: its state and the buffers an iteration sweeps."""
+    states = sum(int(p.num_states) for p in tree.players)
+    slots = sum(int(p.legal.size) for p in tree.players)
+    return SOLVER_BYTES_PER_INFOSET_ACTION * slots + SOLVER_BYTES_FIXED + SWEEP_BYTES_PER_PRIVATE_STATE * states

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import warnings
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
@@ -51,7 +52,8 @@ class _Layout(ctypes.Structure):
     """``Layout`` of ``_kernels.c``: pointers into a :class:`~subgame.tree.poker_layout.PokerLayout`'s arrays."""
 
     _fields_ = [("node", _P), ("board", _P), ("hand_cards", _P), ("ladder_cards", _P), ("local", _P * 2),
-                ("ladder_local", _P * 2), ("ties", _P), ("maps", _P * 2), ("mirror", _P), ("term", _P), ("k", _I), ("cards", _I)]
+                ("ladder_local", _P * 2), ("hand_of_row", _P * 2), ("rank", _P), ("ties", _P), ("maps", _P * 2), ("mirror", _P),
+                ("term", _P), ("k", _I), ("cards", _I)]
 
 
 class _Source(ctypes.Structure):
@@ -85,7 +87,7 @@ class Rule(Protocol):
 
 
 #: The signatures' version ``_kernels.c`` must report (``kernels_abi``); bumped with every change to them.
-ABI = 9
+ABI = 10
 
 
 def _load() -> ctypes.CDLL | None:
@@ -154,6 +156,11 @@ def active(num_states: int) -> bool:
 _from_states = [MIN_STATES]
 
 
+def enabled() -> bool:
+    """Whether the compiled loops are on (built and not turned off), at any size."""
+    return _enabled[0]
+
+
 @contextmanager
 def forced(flag: bool) -> Iterator[None]:
     """In a ``with`` block, every sweep takes the compiled loops (``True``, at any size; they must be built) or none does."""
@@ -179,6 +186,26 @@ def takes_values(*arrays: np.ndarray | None) -> bool:
 
 def _ptr(a: np.ndarray) -> int:
     return int(a.ctypes.data)
+
+
+#: Each array's data pointer, kept while it lives (reading ``ctypes.data`` costs microseconds a call, which on a
+#: small tree is most of a pass): the solver state a pass reads and writes is the same arrays every iteration.
+_kept: dict[int, tuple[weakref.ref[np.ndarray], int]] = {}
+
+
+def _kept_ptr(a: np.ndarray) -> int:
+    """``_ptr(a)``, remembered for the array object (an array never moves its data but by ``resize``, which
+    needs it to own its data and be referenced nowhere else, so not while a pass or this table holds it)."""
+    hit = _kept.get(id(a))
+    if hit is not None and hit[0]() is a:
+        return hit[1]
+    ptr, key = _ptr(a), id(a)
+
+    def forget(_: weakref.ref[np.ndarray]) -> None:
+        _kept.pop(key, None)
+
+    _kept[key] = (weakref.ref(a, forget), ptr)
+    return ptr
 
 
 def _i64(*arrays: np.ndarray) -> list[np.ndarray]:
@@ -338,6 +365,21 @@ def showdown_values(
 
 
 # -- depth-first poker passes (subgame.tree.poker_layout) -----------------------------------------
+#: Each layout's ``Layout`` struct, made once (its pointers stay valid while the layout, which holds the arrays, lives).
+_layouts: weakref.WeakKeyDictionary[Any, _Layout] = weakref.WeakKeyDictionary()
+
+
+def _layout(L: Any) -> _Layout:
+    """The ``Layout`` struct of a :class:`~subgame.tree.poker_layout.PokerLayout`."""
+    lay = _layouts.get(L)
+    if lay is None:
+        pair = [(_P * 2)(_ptr(x[0]), _ptr(x[1])) for x in (L.local, L.ladder_local, L.hand_of_row)]
+        lay = _layouts[L] = _Layout(_ptr(L.node), _ptr(L.board), _ptr(L.hand_cards), _ptr(L.ladder_cards), *pair, _ptr(L.rank),
+                                    _ptr(L.ties), (_P * 2)(_ptr(L.maps[0]), _ptr(L.maps[1])), _ptr(L.mirror), _ptr(L.term),
+                                    L.hand_cards.shape[1], L.cards)
+    return lay
+
+
 def poker_pass(layout: Any, player: int, mode: int, sources: tuple[Any, Any], update: tuple[Any, ...] | None,
                root_reach: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     """One ``poker_pass`` of ``_kernels.c`` over ``layout``; returns the player's values at her root rows.
@@ -346,29 +388,25 @@ def poker_pass(layout: Any, player: int, mode: int, sources: tuple[Any, Any], up
     ``(regrets, sums, predicted, rule)`` for a CFR pass (``predicted``: ``None`` unless the
     :class:`~subgame.solve.rules.UpdateRule` predicts), else ``None``.
     """
-    L = layout
-    keep = [L.node, L.board, L.hand_cards, L.ladder_cards, L.local, L.ladder_local, L.ties, L.maps, L.mirror, L.term]
-    lay = _Layout(_ptr(L.node), _ptr(L.board), _ptr(L.hand_cards), _ptr(L.ladder_cards),
-                  (_P * 2)(_ptr(L.local[0]), _ptr(L.local[1])), (_P * 2)(_ptr(L.ladder_local[0]), _ptr(L.ladder_local[1])),
-                  _ptr(L.ties), (_P * 2)(_ptr(L.maps[0]), _ptr(L.maps[1])), _ptr(L.mirror), _ptr(L.term), L.hand_cards.shape[1], L.cards)
+    lay = _layout(layout)
     src = []
     for s in sources:
         if not (s.data.flags.c_contiguous and s.legal.flags.c_contiguous and s.legal.dtype == np.bool_
                 and s.data.dtype in (np.float64, np.float32) and s.data.shape == s.legal.shape):
             raise GameDefinitionError("poker_pass: strategies must be contiguous [I, A] float64 or float32 arrays with their legal masks")
-        src.append(_Source(s.kind, int(s.data.dtype == np.float32), _ptr(s.data), _ptr(s.legal), s.data.shape[1]))
+        src.append(_Source(s.kind, int(s.data.dtype == np.float32), _kept_ptr(s.data), _kept_ptr(s.legal), s.data.shape[1]))
     up = None
     if update is not None:
         regrets, sums = update[0], update[1]
         if not (regrets.dtype == sums.dtype == np.dtype(sources[player].data.dtype) and takes(regrets, sums)):
             raise GameDefinitionError("poker_pass: the regrets and sums updated must be contiguous and of one precision")
-        up = _Update(_ptr(regrets), _ptr(sums), _predicted(regrets, update[2], update[3]), *update_params(update[3]))
+        predicted = None if _predicted(regrets, update[2], update[3]) is None else _kept_ptr(update[2])
+        up = _Update(_kept_ptr(regrets), _kept_ptr(sums), predicted, *update_params(update[3]))
     own, opp = (np.ascontiguousarray(r, dtype=np.float64) for r in (root_reach[player], root_reach[1 - player]))
     out = np.empty(opp.shape[0])
     failed = _lib.poker_pass(ctypes.byref(lay), player, mode, ctypes.byref(src[0]), ctypes.byref(src[1]),  # type: ignore[union-attr]
-                             None if up is None else ctypes.byref(up), L.roots, _ptr(own), _ptr(opp), _ptr(out),
-                             L.max_hands, thread_count(), MIN_FAN_ROWS)
-    del keep
+                             None if up is None else ctypes.byref(up), layout.roots, _ptr(own), _ptr(opp), _ptr(out),
+                             layout.max_hands, thread_count(), MIN_FAN_ROWS)
     if failed:
         raise MemoryError("poker_pass: out of memory for the rows of a public node")
     return out

@@ -7,8 +7,8 @@ Bowling 2014, "Decomposition into Subgames"), the game above or below a depth li
 with integer maps of its public nodes, private states and information sets onto its
 parent's, so moving arrays between the two is one numpy gather or scatter:
 :meth:`Part.restrict`, :meth:`Part.embed`, :meth:`Part.at_roots`. :func:`compile_part`
-makes one (:func:`place` places a tree of the same game compiled apart); nothing else
-matches trees.
+makes one (:func:`place` places a tree of the same game compiled apart, :func:`placed`
+either); nothing else matches trees.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import numpy as np
 from ..errors import GameDefinitionError
 from ..games.base import Game
 from .compile import compile_game
+from .lookup import label_array, states_named
 from .public_tree import BlockSequence, PublicTree, index_dtype, root_subgame
 
 Axis = Literal["states", "infosets"]
@@ -176,8 +177,18 @@ def compile_part(
     return place(parent, tree)
 
 
-def place(parent: PublicTree, tree: PublicTree) -> Part:
+def placed(parent: PublicTree, tree: PublicTree | Part) -> Part:
+    """``tree`` as a part of ``parent``: a :class:`Part` as it came from :func:`compile_part`, a bare tree placed now."""
+    return tree if isinstance(tree, Part) else place(parent, tree)
+
+
+def place(parent: PublicTree, tree: PublicTree, *, abstraction: bool = False) -> Part:
     """The maps of ``tree``, compiled from the same game as ``parent`` by :func:`compile_part`, onto ``parent``.
+
+    ``abstraction=True``: ``tree`` is of a bet abstraction of ``parent``'s game (the same
+    rules with fewer bet sizes). Public states name bets by chip amounts and private
+    states by cards, so its nodes and states are those of the real tree where only
+    abstract bets were made, and it is placed the same way.
 
     A node is its public state, the same in every tree of a game; within a node the
     private states are put in the parent's order by their private observations, one
@@ -187,7 +198,7 @@ def place(parent: PublicTree, tree: PublicTree) -> Part:
     Raises:
         GameDefinitionError: the trees are of different games or suit-isomorphic.
     """
-    if tree.game_id != parent.game_id:
+    if tree.game_id != parent.game_id and not abstraction:
         raise GameDefinitionError(f"a part of {tree.game_name} ({tree.game_id}) cannot be placed in a tree of "
                                   f"{parent.game_name} ({parent.game_id})")
     if tree.mirrors is not None or parent.mirrors is not None:
@@ -209,7 +220,7 @@ def place(parent: PublicTree, tree: PublicTree) -> Part:
 
 def _states(parent: PublicTree, tree: PublicTree, node: np.ndarray, player: int) -> np.ndarray:
     """[G_p] the parent's private state of each of ``player``'s states in ``tree`` (-1 at nodes the parent lacks)."""
-    pa, qa = parent.players[player], tree.players[player]
+    qa = tree.players[player]
     p_start = _node_starts(parent, player)
     q_start = _node_starts(tree, player)
     q_size, p_size = np.diff(q_start), np.diff(p_start)
@@ -225,30 +236,14 @@ def _states(parent: PublicTree, tree: PublicTree, node: np.ndarray, player: int)
             raise GameDefinitionError(f"{tree.game_name}: a node of the part has other private states than the parent's")
         out[here] = p_start[mapped[here]] + pos[here]
         return out
-    # join (parent node, label) of the part's states with the parent's states at the same nodes
-    wanted = np.unique(mapped[here])
-    p_take = np.flatnonzero(np.isin(pa.node, wanted))
     q_take = np.flatnonzero(here)
-    p_labels, q_labels = _labels(pa.label, p_take), _labels(qa.label, q_take)
-    names, code = np.unique(np.concatenate([p_labels, q_labels]), return_inverse=True)
-    key_p = np.asarray(pa.node[p_take], dtype=np.int64) * names.size + code[: p_take.size]
-    key_q = mapped[q_take] * names.size + code[p_take.size :]
-    order = np.argsort(key_p, kind="stable")
-    at = np.searchsorted(key_p[order], key_q)
-    found = (at < key_p.size) & (key_p[order][np.minimum(at, key_p.size - 1)] == key_q)
-    if not found.all():
-        bad = int(q_take[np.flatnonzero(~found)[0]])
+    found = states_named(parent, player, mapped[q_take], label_array(qa.label, q_take))
+    if (found < 0).any():
+        bad = int(q_take[np.flatnonzero(found < 0)[0]])
         raise GameDefinitionError(f"{tree.game_name}: private state {qa.label[bad]!r} of player {player} at public state "
                                   f"{list(tree.public_key[int(q_node[bad])])!r} has no match in the parent tree")
-    out[q_take] = p_take[order[at]]
+    out[q_take] = found
     return out
-
-
-def _labels(labels: Sequence[str], take: np.ndarray) -> np.ndarray:
-    """[len(take)] the labels at ``take`` as one numpy string array."""
-    if not take.size:
-        return np.zeros(0, dtype=str)
-    return np.asarray(labels, dtype=str)[take] if isinstance(labels, tuple) else np.asarray([labels[g] for g in take.tolist()], dtype=str)
 
 
 def _node_starts(tree: PublicTree, player: int) -> np.ndarray:

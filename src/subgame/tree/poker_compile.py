@@ -440,16 +440,18 @@ class _Builder:
             term_value[shows, 0], term_value[shows, 1] = c * contrib[:, 1], c * -contrib[:, 0]
         removal = list(self.removals.values())
         local = [[self.boards[cards].local[p] for cards in self.removals] for p in range(2)]
-        order = [r.ladder[0] for r in removal]
+        by_matrix = [int(self.boards[cards].hands.size <= self.sparse_threshold) for cards in self.removals]  # as _terminals
         k = self.deck.hole
         return PokerLayout(
             node=table,
-            board=np.array([[r.num_hands, first_row[i], ties_at[i], r.ladder[2].size - 1] for i, r in enumerate(removal)],
-                           dtype=np.int64).reshape(-1, 4),
+            board=np.array([[r.num_hands, first_row[i], ties_at[i], r.ladder[2].size - 1, by_matrix[i]]
+                            for i, r in enumerate(removal)], dtype=np.int64).reshape(-1, 5),
             hand_cards=_int64_rows([r.hand_cards for r in removal], k),
             ladder_cards=_int64_rows([r.ladder[1] for r in removal], k),
             local=np.stack([_int64_rows(local[p]) for p in range(2)]),
-            ladder_local=np.stack([_int64_rows([loc[o] for loc, o in zip(local[p], order)]) for p in range(2)]),
+            ladder_local=np.stack([_int64_rows([loc[r.ladder[0]] for loc, r in zip(local[p], removal)]) for p in range(2)]),
+            hand_of_row=np.stack([_int64_rows([np.argsort(loc) for loc in local[p]]) for p in range(2)]),
+            rank=_int64_rows([r.strength for r in removal]),
             ties=_int64_rows([r.ladder[2] for r in removal]),
             maps=np.stack([_int64_rows(maps[p]) for p in range(2)]),
             mirror=mirror,

@@ -17,9 +17,11 @@ size is per public node and per board, none of it per private state.
 The passes (:func:`cfr_pass`, :func:`root_values`) run in the compiled library
 (``poker_pass`` in ``_kernels.c``) with the sweeps' arithmetic node by node, so a CFR
 iteration made of them gives bitwise the regrets and strategy sums of
-:class:`~subgame.solve.cfr.CFRSolver`'s compiled sweeps wherever those value terminals by the
-same card-removal loops (boards of more than 64 hands; smaller boards get an explicit sparse
-payoff matrix there, equal to rounding); the tests check both.
+:class:`~subgame.solve.cfr.CFRSolver`'s compiled sweeps. The sweeps value terminals by the
+card-removal loops on boards of more than ``sparse_threshold`` hands and by one explicit sparse
+payoff matrix on smaller ones; the passes do the same per board (the ``board`` table's last
+column), summing a small board's payoffs in the matrix's order, so the two agree bit for bit
+on every tree, not only to rounding (which CFR+'s clipping at zero would amplify).
 """
 
 from __future__ import annotations
@@ -53,11 +55,15 @@ class PokerLayout:
     #: children), terminal, board (terminals), showdown (1) or fold (0), parent node, rows in its subtree, its
     #: entries of ``mirror`` (a chance node of a suit-isomorphic tree)
     node: np.ndarray
-    board: np.ndarray  #: [B, 4] int64: hands n, first of its rows in the per-hand arrays, first tie, tie groups
+    #: [B, 5] int64: hands n, first of its rows in the per-hand arrays, first tie, tie groups, and 1 where the sweeps
+    #: value its terminals by a sparse payoff matrix (:class:`~.operators.SparseTerminal`; the passes then follow its order)
+    board: np.ndarray
     hand_cards: np.ndarray  #: [R, k] int64, each board's hands in canonical order
     ladder_cards: np.ndarray  #: [R, k] int64, each board's hands in ascending strength
     local: np.ndarray  #: [2, R] int64, each player's row of each canonical hand
     ladder_local: np.ndarray  #: [2, R] int64, the same in ascending strength
+    hand_of_row: np.ndarray  #: [2, R] int64, each player's canonical hand of each of her rows (``local`` inverted)
+    rank: np.ndarray  #: [R] int64, each canonical hand's dense strength rank on its board (zero without a showdown)
     ties: np.ndarray  #: int64, per board where each group of tied hands starts, then n
     maps: np.ndarray  #: [2, M] int64, per chance child the parent's row of each of its rows
     #: [E, 2] int64 per deal a suit-isomorphic tree leaves out (in the order of :class:`~.isomorphism.MirrorEdges`):
@@ -80,7 +86,8 @@ class PokerLayout:
     @property
     def nbytes(self) -> int:
         return sum(int(a.nbytes) for a in (self.node, self.board, self.hand_cards, self.ladder_cards, self.local,
-                                           self.ladder_local, self.ties, self.maps, self.mirror, self.term))
+                                           self.ladder_local, self.hand_of_row, self.rank, self.ties, self.maps, self.mirror,
+                                           self.term))
 
 
 def state_arrays(layout: PokerLayout, player: int, max_actions: int, dtype: type[np.signedinteger[Any]], infosets: int,
@@ -136,9 +143,13 @@ class Source:
 
 
 def usable(layout: PokerLayout | None, num_states: int, *arrays: np.ndarray) -> bool:
-    """Whether the compiled passes run: a layout, the compiled loops on for ``num_states`` private states
-    (:func:`~subgame.tree.kernels.active`, as the sweeps decide), contiguous arrays."""
-    return layout is not None and kernels.active(num_states) and kernels.takes(*arrays)
+    """Whether the compiled passes run: a layout, contiguous arrays, and the compiled loops on for ``num_states``
+    private states (:func:`~subgame.tree.kernels.active`, as the sweeps decide) or, on a tree whose every board the
+    sweeps value by their sparse payoff matrix (Kuhn, Leduc), at any size: there the numpy sweeps, the compiled
+    sweeps and the passes are bitwise one another, and a pass costs a few calls where a sweep costs several per depth."""
+    if layout is None or not kernels.takes(*arrays):
+        return False
+    return kernels.active(num_states) or (kernels.enabled() and bool(layout.board[:, 4].all()))
 
 
 def cfr_pass(layout: PokerLayout, player: int, matched: tuple[np.ndarray, np.ndarray], regrets: np.ndarray,

@@ -427,9 +427,10 @@ def _infoset_bounds(tree: PublicTree, player: int) -> np.ndarray:
 
 
 # -- naming information sets ----------------------------------------------------------------
-# (public key, private label) names an information set in every tree of a game. It is how an
-# agent's observations, a stored file or another game (a bet abstraction) find an information
-# set; a part of a tree knows its place in its parent by integers instead (tree.part.Part).
+# (public key, private label) names an information set in every tree of a game, as a
+# player's observations do. Code finds information sets by integers instead: a part of a tree
+# by its maps (tree.part.Part), observations by tree.lookup.InfosetLookup; these names are
+# for reports and for tests that check the integer maps against them.
 
 
 def infoset_index(tree: PublicTree, player: int) -> dict[tuple[PublicKey, str], int]:
@@ -442,18 +443,6 @@ def infoset_keys(tree: PublicTree, player: int) -> tuple[tuple[PublicKey, str], 
     """[I] ``(public key, private label)`` of each of ``player``'s information sets."""
     pa = tree.players[player]
     return tuple((tree.public_key[pa.node[g]], pa.label[g]) for g in pa.infoset_priv)
-
-
-def rows_in(index: dict[tuple[PublicKey, str], int], keys: Sequence[tuple[PublicKey, str]], what: str) -> np.ndarray:
-    """[len(keys)] the information set of ``index`` matching each key (the information sets of another game, by name).
-
-    A part of the same game's tree is placed by :func:`~subgame.tree.part.place` instead;
-    this is for trees of two different games (a bet abstraction's and the real game's).
-    """
-    try:
-        return np.fromiter((index[k] for k in keys), dtype=np.int64, count=len(keys))
-    except KeyError as exc:
-        raise GameDefinitionError(f"{what}: information set {exc.args[0]!r} has no match in the full game") from None
 
 
 def root_subgame(tree: PublicTree, player: int) -> np.ndarray:

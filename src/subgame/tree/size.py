@@ -76,6 +76,11 @@ def available_bytes() -> int | None:
         return None
 
 
+def gib_to_bytes(n: float | None) -> int | None:
+    """``n`` GiB in bytes (a command line's ``--max-memory``); ``None`` stays ``None``."""
+    return None if n is None else int(n * 2**30)
+
+
 def gib(n: float) -> str:
     """``n`` bytes in GiB, for messages."""
     return f"{n / 2**30:.2f} GiB"
@@ -120,10 +125,43 @@ POKER_BYTES_PER_PUBLIC_NODE = 358
 #: :data:`ENUMERATED_BYTES_PER_PUBLIC_NODE` per public node and
 #: :data:`ENUMERATED_BYTES_PER_TERMINAL_HISTORY` per terminal history.
 ENUMERATED_BYTES_PER_PRIVATE_STATE = 125
+#: Characters of a private state's stored label that :data:`ENUMERATED_BYTES_PER_PRIVATE_STATE`
+#: already counts; the estimate adds a byte per character beyond them (an OpenSpiel game's
+#: observation strings can run to hundreds of characters).
+ENUMERATED_LABEL_CHARS = 16
 #: Bytes per terminal history of a tree from the generic compiler (its share of the sparse payoffs).
 ENUMERATED_BYTES_PER_TERMINAL_HISTORY = 8
 #: Bytes per public node of a tree from the generic compiler.
 ENUMERATED_BYTES_PER_PUBLIC_NODE = 60
+
+
+@dataclass(frozen=True)
+class MemoryLimit:
+    """The one memory-fit policy: the bytes a run may take (the caller's limit, or what the machine has
+    available now) and one refusal, raised before anything is built, when an estimate exceeds them."""
+
+    max_bytes: int | None  #: ``None``: unknown (everything fits)
+    given: bool  #: whether the caller set the limit (else: the memory available now)
+
+    @staticmethod
+    def of(max_bytes: int | None = None) -> MemoryLimit:
+        """``max_bytes``, or the memory available now."""
+        if max_bytes is not None and max_bytes <= 0:
+            raise GameDefinitionError(f"max_bytes must be positive, got {max_bytes}")
+        return MemoryLimit(max_bytes, True) if max_bytes is not None else MemoryLimit(available_bytes(), False)
+
+    def fits(self, need: float) -> bool:
+        return self.max_bytes is None or need <= self.max_bytes
+
+    def describe(self) -> str:
+        """``2.00 GiB allowed`` or ``2.00 GiB available now``."""
+        return f"{gib(self.max_bytes or 0)} {'allowed' if self.given else 'available now'}"
+
+    def require(self, need: float, what: str, instead: str) -> None:
+        """Refuse ``what`` (one line: what it needs, what there is, ``instead``: what to do) when ``need`` bytes do not fit."""
+        if not self.fits(need):
+            raise GameDefinitionError(f"{what} needs about {gib(need)} (estimated before building it), more than the "
+                                      f"{self.describe()}; {instead}")
 
 
 @dataclass(frozen=True)
@@ -137,11 +175,7 @@ class SizeBudget:
     @staticmethod
     def of(game_name: str, max_bytes: int | None, per_state: int = BYTES_PER_PRIVATE_STATE) -> SizeBudget:
         """``max_bytes``, or the memory available now (unlimited where unknown)."""
-        if max_bytes is None:
-            max_bytes = available_bytes() or 2**62
-        if max_bytes <= 0:
-            raise GameDefinitionError(f"max_bytes must be positive, got {max_bytes}")
-        return SizeBudget(game_name, int(max_bytes), per_state)
+        return SizeBudget(game_name, MemoryLimit.of(max_bytes).max_bytes or 2**62, per_state)
 
     def check_hands(self, hands: int, cards: int) -> None:
         need = hands * (BYTES_PER_HAND + cards)

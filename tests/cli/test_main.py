@@ -1,0 +1,46 @@
+"""The application itself: ``subgame --help`` lists the commands without loading the engine."""
+
+from __future__ import annotations
+
+import inspect
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from subgame.cli.main import COMMANDS, app, command_function
+
+#: Modules that load numpy or scipy: none may be imported to list the commands.
+ENGINE_PREFIXES = ("numpy", "scipy", "subgame.tree", "subgame.solve", "subgame.eval", "subgame.games", "subgame.experiments")
+
+
+def _imported_by(code: str) -> list[str]:
+    out = subprocess.run([sys.executable, "-c", f"import sys\n{code}\nprint('\\n'.join(sorted(sys.modules)))"],
+                         capture_output=True, text=True, check=True).stdout
+    return [m for m in out.split() if m.startswith(ENGINE_PREFIXES)]
+
+
+def test_importing_the_command_line_loads_no_engine_module():
+    assert _imported_by("import subgame.cli.main") == []
+
+
+def test_help_lists_every_command_without_loading_the_engine():
+    code = "from subgame.cli.main import app\ntry:\n    app(['--help'], prog_name='subgame')\nexcept SystemExit:\n    pass"
+    assert _imported_by(code) == []
+    listing = CliRunner().invoke(app, ["--help"]).output
+    for name in COMMANDS:
+        assert name in listing
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_each_summary_is_its_command_docstring_first_paragraph(name):
+    doc = inspect.getdoc(command_function(name)) or ""
+    assert " ".join(COMMANDS[name].summary.split()) == " ".join(doc.split("\n\n")[0].split())
+
+
+@pytest.mark.parametrize("name", ["solve", "match", "exploit"])
+def test_a_command_help_loads_that_command(name):
+    result = CliRunner().invoke(app, [name, "--help"])
+    assert result.exit_code == 0, result.output
+    assert "Usage" in result.output
