@@ -9,6 +9,8 @@ from functools import cache
 import numpy as np
 import pytest
 
+from subgame.agents import CallAgent
+from subgame.agents.acpc import Dealer, DealerConfig
 from subgame.agents.base import Move, View
 from subgame.agents.blueprint import BlueprintAgent
 from subgame.agents.exact import agent_exploitability
@@ -16,13 +18,16 @@ from subgame.agents.hunl_search import HunlSearchAgent, HunlSearchConfig
 from subgame.agents.specs import load_agent
 from subgame.blueprint.actions import ActionAbstraction, parse_actions
 from subgame.blueprint.blueprint_file import Blueprint
+from subgame.blueprint.buckets4 import Buckets4Config, FourRoundBuckets
 from subgame.blueprint.deal_abstraction import ExactCards
 from subgame.blueprint.implicit_mccfr import ImplicitConfig, ImplicitMCCFR, available
 from subgame.errors import SubgameError
 from subgame.games import load_game
+from subgame.games.poker.acpc import load_acpc_game
 from subgame.games.poker.game import PokerGame
 from subgame.solve.driver import Budget
 from subgame.tree.compile import compile_game
+from tests.agents.test_acpc_match import FAST, _client, _match
 from tests.blueprint.conftest import REDUCED
 
 pytestmark = pytest.mark.skipif(not available(), reason="the compiled loop of implicit MCCFR is not built")
@@ -162,3 +167,18 @@ def test_other_abstraction_refused():
     assert isinstance(other, PokerGame)
     with pytest.raises(SubgameError, match="other rules"):
         HunlSearchAgent(other, bp, ExactCards(other.spec))
+
+
+def test_hunl_over_acpc_against_call(tmp_path):
+    """The spec on the ACPC HUNL file, no tree: hands against `call` reach the river, where the agent solves."""
+    game = load_acpc_game("tests/data/acpc/holdem_nolimit.game")
+    buckets = FourRoundBuckets.build(Buckets4Config.of(game.spec, (169, 4, 4, 4), rollouts=2, fit_boards=2))
+    Blueprint.of(ImplicitMCCFR(game.spec, parse_actions("100,allin:2"), buckets)).save(tmp_path / "bp.npz")
+    buckets.save(tmp_path / "b4.npz")
+    agent = load_agent(f"search:{tmp_path / 'bp.npz'}:{tmp_path / 'b4.npz'}:10", None, game)
+    assert isinstance(agent, HunlSearchAgent)
+    dealer = Dealer(game, DealerConfig(8, seed=3, **{**FAST, "response_timeout_s": 60.0}))
+    result, clients = _match(dealer, _client(agent, game, seed=1), _client(CallAgent(), game))
+    assert result.complete and len(result.hands) == 8 and result.events == ()
+    assert all(c.errors == () for c in clients)
+    assert agent.fallbacks == [] and any(r == 3 for r, _ in agent.decision_seconds)
