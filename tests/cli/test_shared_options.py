@@ -20,7 +20,7 @@ REQUIRED: dict[str, list[str]] = {
     "exploit": ["x.npz"], "nested": [], "serve": ["--agent", "random"], "play": ["--agent", "random"],
     "match": ["random", "random", "--game", "kuhn"],
     "acpc-client": ["--port", "1", "--game", "x.game", "--agent", "random"], "dealer": ["--game", "x.game", "--hands", "1", "--log", "l"],
-    "abstract": ["leduc", "--buckets", "3", "--out", "b.npz"], "agent-eval": ["x.npz"],
+    "abstract": ["leduc", "--buckets", "3", "--out", "b.npz"], "agent-eval": ["x.npz"], "blueprint": ["leduc_nolimit", "--out", "bp.npz"],
 }
 
 

@@ -36,7 +36,8 @@ from .app import (
     save_strategy,
     show,
 )
-from .solve import _check_outputs, parse_duration
+from .options import parse_duration
+from .solve_options import check_new_checkpoint
 
 
 @reports_errors
@@ -94,7 +95,7 @@ def blueprint_command(
     seconds_limit = None if time_budget is None else parse_duration(time_budget)
     if seconds_limit is None and iterations is None:
         raise CommandLineError("give --time (e.g. 10m) or --iterations: how long to train")
-    _check_outputs(out, checkpoint_file, resume, force)
+    check_new_checkpoint(checkpoint_file, resume, force)
     if buckets_out is not None:
         output_file(buckets_out, "--buckets-out")
         if not isinstance(abstraction, FourRoundBuckets):

@@ -89,11 +89,15 @@ class SolveOptions:
 
     def check_new_checkpoint(self) -> None:
         """Refuse, before any work, a checkpoint a new run would overwrite (the outputs themselves: :mod:`.options`)."""
-        c = self.checkpoint_file
-        if c is not None and c.exists() and not self.resume and not self.force:
-            raise CommandLineError(
-                f"checkpoint {c} exists: continue that run with --resume, or start over with --force (it is overwritten)"
-            )
+        check_new_checkpoint(self.checkpoint_file, self.resume, self.force)
+
+
+def check_new_checkpoint(checkpoint: Path | None, resume: bool, force: bool) -> None:
+    """Refuse, before any work, a checkpoint that a new run (not ``resume``, not ``force``) would overwrite."""
+    if checkpoint is not None and checkpoint.exists() and not resume and not force:
+        raise CommandLineError(
+            f"checkpoint {checkpoint} exists: continue that run with --resume, or start over with --force (it is overwritten)"
+        )
 
 
 def refuse_foreign_options(algo: str, options: list[tuple[str, object, object, tuple[str, ...]]]) -> None:
