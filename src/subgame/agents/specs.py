@@ -98,7 +98,7 @@ def _search(rest: str, spec: str, tree: PublicTree, game: Game | None) -> Agent:
 AGENT_KINDS: dict[str, AgentKind] = {
     "cfr-d": AgentKind("cfr-d:FILE[:N]", _cfr_d),
     "resolve": AgentKind("resolve:FILE:METHOD[:N]", _resolve),
-    "search": AgentKind("search:FILE[:N], search:BP[:BUCKETS][:N|Ts]", _search),
+    "search": AgentKind("search:FILE[:BUCKETS][:N|Ts]", _search),  # BUCKETS and Ts: a blueprint file (HUNL) only
     "cdbr": AgentKind("cdbr:MODEL[:DEPTH]", lambda rest, spec, tree, game: _counter("cdbr", rest, spec, tree)),
     "cdrnr": AgentKind("cdrnr:MODEL:P[:DEPTH]", lambda rest, spec, tree, game: _counter("cdrnr", rest, spec, tree)),
     "blueprint": AgentKind("blueprint:FILE[:BUCKETS]", lambda rest, spec, tree, game: blueprint_agent(spec, _needs(game, spec))),
