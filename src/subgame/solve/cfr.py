@@ -415,8 +415,17 @@ class CFRSolver(IterationPlan):
     def _root_rows(self, q: int) -> np.ndarray:
         """[R_q] player q's reach at her root private states (ones where none is given)."""
         r = self._root(q)
+        if r is not None:
+            return r
         rs = self.tree.root_slice[q]
-        return np.ones(rs.stop - rs.start) if r is None else r
+        ones = self.__dict__.get("_ones")
+        if ones is None or ones[q].size != rs.stop - rs.start:
+            # one read-only array per player, so the passes find its data pointer kept from the last iteration
+            ones = tuple(np.ones(s.stop - s.start) for s in self.tree.root_slice)
+            for a in ones:
+                a.flags.writeable = False
+            self.__dict__["_ones"] = ones
+        return ones[q]
 
     def step(self) -> None:
         """One iteration (both players) by the loops of :attr:`loops`, then the leaves' ``end_iteration``."""

@@ -80,6 +80,11 @@ class PokerLayout:
         return out
 
     @cached_property
+    def dropped_values(self) -> dict[int, np.ndarray]:
+        """Per root-row count, where a CFR pass writes the root values it does not return (kept: no array per pass)."""
+        return {}
+
+    @cached_property
     def max_hands(self) -> int:
         return int(self.node[:, SIZE].max(initial=1))
 
@@ -164,7 +169,11 @@ def cfr_pass(layout: PokerLayout, player: int, matched: tuple[np.ndarray, np.nda
     :class:`~subgame.solve.rules.UpdateRule` (:func:`~subgame.tree.kernels.update_regrets`).
     """
     sources = (Source(REGRETS, matched[0], legal[0]), Source(REGRETS, matched[1], legal[1]))
-    kernels.poker_pass(layout, player, CFR_UPDATE, sources, (regrets, strategy_sum, predicted, rule), root_reach)
+    n = root_reach[1 - player].shape[0]
+    out = layout.dropped_values.get(n)
+    if out is None:
+        out = layout.dropped_values[n] = np.empty(n)
+    kernels.poker_pass(layout, player, CFR_UPDATE, sources, (regrets, strategy_sum, predicted, rule), root_reach, out)
 
 
 def root_values(layout: PokerLayout, player: int, mode: int, sources: tuple[Source, Source],
