@@ -216,3 +216,26 @@ def test_remembered_pointers_follow_the_arrays_not_their_ids():
         del a
     assert len(set(seen)) < len(seen)  # ids were reused
     assert not any(key in kernels._kept for key in seen)
+
+
+def test_a_pass_writes_its_root_values_where_asked_and_kept_ones_stay_ones(everywhere):
+    """``poker_pass`` writes into a given ``out`` what it returns new otherwise, refuses an ``out`` of another
+    shape or precision, and the ones kept for a root reach not given cannot be written."""
+    from subgame.errors import GameDefinitionError
+    from subgame.tree.poker_layout import BEST_RESPONSE
+
+    tree = poker_tree("leduc")
+    layout = tree.layout
+    solver = CFRSolver(tree, CFR_PLUS).run(5)
+    sources = tuple(Source(PROBS, np.ascontiguousarray(x), pa.legal)
+                    for x, pa in zip(solver.average_strategy().probs, tree.players))
+    reach = roots(tree, 3)
+    fresh = kernels.poker_pass(layout, 0, BEST_RESPONSE, sources, None, reach)
+    out = np.full(reach[1].shape, np.nan)
+    assert kernels.poker_pass(layout, 0, BEST_RESPONSE, sources, None, reach, out) is out
+    assert np.array_equal(out, fresh)
+    for bad in (np.empty(reach[1].size + 1), np.empty(reach[1].shape, dtype=np.float32)):
+        with pytest.raises(GameDefinitionError, match="opponent's root rows"):
+            kernels.poker_pass(layout, 0, BEST_RESPONSE, sources, None, reach, bad)
+    ones = layout.kept("ones", 4)
+    assert layout.kept("ones", 4) is ones and np.array_equal(ones, np.ones(4)) and not ones.flags.writeable

@@ -166,7 +166,7 @@ def layout_exploitability(tree: PublicTree, sources: tuple[Source, Source],
     if layout is None:
         raise GameDefinitionError("layout_exploitability needs a tree with a poker layout (compile_poker without leaves)")
     rs = tree.root_slice
-    rows = tuple(np.ones(rs[p].stop - rs[p].start) if r is None else r for p, r in enumerate(root_reach))
+    rows = tuple(layout.kept("ones", rs[p].stop - rs[p].start) if r is None else r for p, r in enumerate(root_reach))
     br = []
     for p in (0, 1):
         v = root_values(layout, p, BEST_RESPONSE, sources, (rows[0], rows[1]))

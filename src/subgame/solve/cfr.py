@@ -374,7 +374,7 @@ class CFRSolver(IterationPlan):
         """
         if self.engine != "auto":
             return self.engine
-        if self.why_not_passes() is None and usable(self.tree.layout, self._fewest_states, *self._pass_arrays()):
+        if self._passes_possible() and usable(self.tree.layout, self._fewest_states, *self._pass_arrays()):
             return "passes"
         return "compiled" if kernels.active(self._fewest_states) else "numpy"
 
@@ -393,6 +393,11 @@ class CFRSolver(IterationPlan):
         found = [why for bad, why in reasons if bad]
         return None if not found else ", ".join(found)
 
+    def _passes_possible(self) -> bool:
+        """``why_not_passes() is None`` without its messages but for contiguity, which ``usable`` checks (asked every iteration)."""
+        return (self.tree.layout is not None and self.config.alternating and not self.leaves and self.gadget is None
+                and self.abstraction is None and self.restriction == (None, None))
+
     def _pass_arrays(self) -> list[np.ndarray]:
         return [*self.regrets, *self.strategy_sum, *self._legal, *(self.predicted or [])]
 
@@ -410,13 +415,17 @@ class CFRSolver(IterationPlan):
     @property
     def _fewest_states(self) -> int:
         """The smaller player's private states: the compiled loops run from :data:`~subgame.tree.kernels.MIN_STATES`."""
-        return min(pa.num_states for pa in self.tree.players)
+        p0, p1 = self.tree.players
+        return min(p0.num_states, p1.num_states)
 
     def _root_rows(self, q: int) -> np.ndarray:
         """[R_q] player q's reach at her root private states (ones where none is given)."""
         r = self._root(q)
         rs = self.tree.root_slice[q]
-        return np.ones(rs.stop - rs.start) if r is None else r
+        if r is not None:
+            return r
+        assert self.tree.layout is not None  # only the passes ask
+        return self.tree.layout.kept("ones", rs.stop - rs.start)
 
     def step(self) -> None:
         """One iteration (both players) by the loops of :attr:`loops`, then the leaves' ``end_iteration``."""

@@ -421,6 +421,9 @@ class MCCFRSolver(CFRSolver):
         """Always a reason: a sampling pass walks its sample's public nodes, not the depth-first passes."""
         return "sampling CFR walks the public nodes of its samples"
 
+    def _passes_possible(self) -> bool:
+        return False
+
     # -- one iteration ------------------------------------------------------------------
     def step(self) -> None:
         """One iteration: each player's regrets updated once from a sampled estimate."""

@@ -381,12 +381,13 @@ def _layout(L: Any) -> _Layout:
 
 
 def poker_pass(layout: Any, player: int, mode: int, sources: tuple[Any, Any], update: tuple[Any, ...] | None,
-               root_reach: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+               root_reach: tuple[np.ndarray, np.ndarray], out: np.ndarray | None = None) -> np.ndarray:
     """One ``poker_pass`` of ``_kernels.c`` over ``layout``; returns the player's values at her root rows.
 
     ``sources`` are :class:`~subgame.tree.poker_layout.Source` per player; ``update`` is
     ``(regrets, sums, predicted, rule)`` for a CFR pass (``predicted``: ``None`` unless the
-    :class:`~subgame.solve.rules.UpdateRule` predicts), else ``None``.
+    :class:`~subgame.solve.rules.UpdateRule` predicts), else ``None``; ``out``: where the values
+    are written (contiguous float64 of the opponent's root rows; a new array where ``None``).
     """
     lay = _layout(layout)
     src = []
@@ -403,9 +404,15 @@ def poker_pass(layout: Any, player: int, mode: int, sources: tuple[Any, Any], up
         predicted = None if _predicted(regrets, update[2], update[3]) is None else _kept_ptr(update[2])
         up = _Update(_kept_ptr(regrets), _kept_ptr(sums), predicted, *update_params(update[3]))
     own, opp = (np.ascontiguousarray(r, dtype=np.float64) for r in (root_reach[player], root_reach[1 - player]))
-    out = np.empty(opp.shape[0])
+    if out is None:
+        out = np.empty(opp.shape[0])
+        out_ptr = _ptr(out)
+    elif out.shape == opp.shape and takes_values(out):
+        out_ptr = _kept_ptr(out)
+    else:
+        raise GameDefinitionError("poker_pass: the values are written to contiguous float64 of the opponent's root rows")
     failed = _lib.poker_pass(ctypes.byref(lay), player, mode, ctypes.byref(src[0]), ctypes.byref(src[1]),  # type: ignore[union-attr]
-                             None if up is None else ctypes.byref(up), layout.roots, _ptr(own), _ptr(opp), _ptr(out),
+                             None if up is None else ctypes.byref(up), layout.roots, _kept_ptr(own), _kept_ptr(opp), out_ptr,
                              layout.max_hands, thread_count(), MIN_FAN_ROWS)
     if failed:
         raise MemoryError("poker_pass: out of memory for the rows of a public node")

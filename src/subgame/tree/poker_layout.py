@@ -80,6 +80,24 @@ class PokerLayout:
         return out
 
     @cached_property
+    def sparse_payoffs(self) -> bool:
+        """Whether the sweeps value every board by its sparse payoff matrix (Kuhn, Leduc)."""
+        return bool(self.board[:, 4].all())
+
+    @cached_property
+    def _kept(self) -> dict[tuple[str, int], np.ndarray]:
+        return {}
+
+    def kept(self, name: str, n: int) -> np.ndarray:
+        """A float64 array of ``n`` kept for the passes (they find its data pointer from the last call): ``"ones"``
+        read-only ones (a root reach not given), ``"dropped"`` where a CFR pass writes the root values it drops."""
+        a = self._kept.get((name, n))
+        if a is None:
+            a = self._kept[name, n] = np.ones(n) if name == "ones" else np.empty(n)
+            a.flags.writeable = name != "ones"
+        return a
+
+    @cached_property
     def max_hands(self) -> int:
         return int(self.node[:, SIZE].max(initial=1))
 
@@ -149,7 +167,7 @@ def usable(layout: PokerLayout | None, num_states: int, *arrays: np.ndarray) -> 
     sweeps and the passes are bitwise one another, and a pass costs a few calls where a sweep costs several per depth."""
     if layout is None or not kernels.takes(*arrays):
         return False
-    return kernels.active(num_states) or (kernels.enabled() and bool(layout.board[:, 4].all()))
+    return kernels.active(num_states) or (kernels.enabled() and layout.sparse_payoffs)
 
 
 def cfr_pass(layout: PokerLayout, player: int, matched: tuple[np.ndarray, np.ndarray], regrets: np.ndarray,
@@ -164,7 +182,8 @@ def cfr_pass(layout: PokerLayout, player: int, matched: tuple[np.ndarray, np.nda
     :class:`~subgame.solve.rules.UpdateRule` (:func:`~subgame.tree.kernels.update_regrets`).
     """
     sources = (Source(REGRETS, matched[0], legal[0]), Source(REGRETS, matched[1], legal[1]))
-    kernels.poker_pass(layout, player, CFR_UPDATE, sources, (regrets, strategy_sum, predicted, rule), root_reach)
+    out = layout.kept("dropped", root_reach[1 - player].shape[0])
+    kernels.poker_pass(layout, player, CFR_UPDATE, sources, (regrets, strategy_sum, predicted, rule), root_reach, out)
 
 
 def root_values(layout: PokerLayout, player: int, mode: int, sources: tuple[Source, Source],
