@@ -24,13 +24,14 @@ import hashlib
 import math
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
 from .base import CHANCE, TERMINAL, Game
 from .efg_file import EFGFile, EFGInfoset, EFGNode, EFGOutcome, efg_error, write_efg
 from .efg_reader import parse_efg, read_efg_file
+from .public_states import linked_groups, unique_name
 
 
 # -- the game -------------------------------------------------------------------------------------
@@ -212,24 +213,6 @@ def _infoset_names(efg: EFGFile) -> dict[tuple[int, int], str]:
     return named
 
 
-def _indistinguishable(nodes: Sequence[EFGNode], kids: list[tuple[int, int, int]], public_of: dict[int, int],
-                       knows: Callable[[int, int], tuple[Any, ...]]) -> list[list[int]]:
-    """Indices into ``kids`` grouped into public states (union-find): linked where a player cannot
-    tell two non-terminal children apart, or where terminal children share parent public state and action."""
-    link = list(range(len(kids)))
-    holders: dict[Any, int] = {}
-    for j, (i, a, c) in enumerate(kids):
-        keys: list[Any] = [("end", public_of[i], a)] if nodes[c].kind == "t" else [(p, knows(c, p)) for p in (0, 1)]
-        for key in keys:
-            r = holders.setdefault(key, j)
-            if r != j:
-                link[_find(link, j)] = _find(link, r)
-    members: dict[int, list[int]] = {}
-    for j in range(len(kids)):
-        members.setdefault(_find(link, j), []).append(j)
-    return list(members.values())
-
-
 def _check_public_state(nodes: Sequence[EFGNode], source: str, children: list[int], parents: set[int]) -> None:
     """Raise unless the ``children`` grouped into one public state share their parent's public state and actor."""
     actors = {(nodes[c].kind, nodes[c].player) for c in children}
@@ -285,7 +268,9 @@ def _derive_observations(efg: EFGFile, source: str, sequences: tuple[_SequenceId
         kids = [(i, a, c) for i in level for a, c in enumerate(nodes[i].children)]
         comp = [0] * len(kids)
         taken: dict[int, set[str]] = {}
-        for js in _indistinguishable(nodes, kids, public_of, knows):
+        ends_or_knows = [[("end", public_of[i], a)] if nodes[c].kind == "t" else [(p, knows(c, p)) for p in (0, 1)]
+                         for i, a, c in kids]
+        for js in linked_groups(ends_or_knows):
             parents = {public_of[kids[j][0]] for j in js}
             _check_public_state(nodes, source, [kids[j][2] for j in js], parents)
             i0, a0, _ = kids[js[0]]
@@ -295,12 +280,7 @@ def _derive_observations(efg: EFGFile, source: str, sequences: tuple[_SequenceId
                 base = names.pop() or f"#{a0}"
             else:
                 base = "" if parent.kind == "c" else f"p{parent.player}"
-            used = taken.setdefault(parents.pop(), set())
-            name, k = base, 1
-            while name in used:
-                k += 1
-                name = f"{base}#{k}"
-            used.add(name)
+            name = unique_name(base, taken.setdefault(parents.pop(), set()))
             for j in js:
                 comp[j] = n_public
             n_public += 1
@@ -324,14 +304,6 @@ def _derive_observations(efg: EFGFile, source: str, sequences: tuple[_SequenceId
         level = nxt
     _check_infosets(efg, source, out)
     return out
-
-
-def _find(link: list[int], x: int) -> int:
-    """The representative of ``x`` in the union-find forest ``link`` (paths halved on the way)."""
-    while link[x] != x:
-        link[x] = link[link[x]]
-        x = link[x]
-    return x
 
 
 def _check_infosets(efg: EFGFile, source: str, obs: Mapping[tuple[int, int], tuple[str, str, str]]) -> None:
