@@ -31,6 +31,9 @@ def test_technique_table_reduced_orderings(tmp_path):
         assert by[(bp, "maxmargin")] <= by[(bp, "resolve")] + 1e-3
         assert by[(bp, "reach-maxmargin")] <= by[(bp, "maxmargin")] + 1e-3
     assert abs(by[("abstract", "blueprint")] - 0.382) < 0.01
+    again = technique_table(games=("leduc",), methods=("unsafe", "resolve", "maxmargin", "reach-maxmargin"),
+                            subgame_iterations=200)
+    assert list(again.rows) == list(r.rows)  # seeded: the same table twice
 
 
 @pytest.mark.slow
@@ -42,5 +45,6 @@ def test_resolve_vs_blueprint_with_vanilla_cfr_as_the_paper():
     assert final["resolve"][3] > 0  # and, as in the paper's Fig. 5, wins against the abstract strategy
     assert final["unsafe"][3] > final["resolve"][3]  # unsafe wins more (the paper: by about 0.004 chips/hand)
     assert any("Public Chance Sampling" in line for line in r.setup) and "0.382" in r.markdown().split("|")[0]
+    assert resolve_vs_blueprint(max_iterations=1000, solvers=("cfr",)).markdown() == r.markdown()  # the same table twice
     with pytest.raises(GameDefinitionError, match="solvers must be among"):
         resolve_vs_blueprint(solvers=("bogus",))

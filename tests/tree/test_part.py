@@ -167,7 +167,7 @@ def test_a_part_of_another_game_is_refused(leduc):
 def test_a_bet_abstractions_tree_is_placed_in_the_real_tree_as_the_names_match():
     """A tree of the game with fewer bet sizes is the real tree where only abstract bets were made."""
     from subgame.resolving import BetAbstraction
-    from tests.resolving.conftest import SMALL
+    from tests.toy_games import SMALL
 
     game = load_game("poker", **SMALL)
     real = compile_game(game)

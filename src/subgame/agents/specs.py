@@ -13,6 +13,9 @@ spec                           agent
                                (``resolve``, ``maxmargin``, ``reach-maxmargin``, ...), N iterations
 ``search:FILE[:N]``            the depth-limited search agent on a blueprint file (K = 4 bias
                                continuations, Modicum's CFR schedule), N iterations per solve
+``search:BP[:BUCKETS][:N]``    a no-limit blueprint of ``subgame blueprint`` searched on the river
+                               (:mod:`.hunl_search`, no compiled tree needed): N CFR+ iterations
+                               per solve (default 200), or ``Ts`` for T seconds (``2s``)
 ``cdbr:MODEL[:DEPTH]``         continual depth-limited best response to an opponent model file,
                                DEPTH moves of look-ahead (default 1), solved exactly
 ``cdrnr:MODEL:P[:DEPTH]``      continual depth-limited restricted Nash response (full gadget)
@@ -24,6 +27,7 @@ spec                           agent
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +47,7 @@ from .base import Agent
 from .baselines import CallAgent, RandomAgent
 from .blueprint import BlueprintAgent
 from .counter import CounterAgent
+from .hunl_search import HunlSearchAgent, HunlSearchConfig
 from .resolving import ResolvingAgent, blueprint_source, cfr_d_source
 from .search import SearchAgent, SearchConfig
 from .strategy import StrategyAgent
@@ -80,6 +85,8 @@ def _resolve(rest: str, spec: str, tree: PublicTree, game: Game | None) -> Agent
 
 
 def _search(rest: str, spec: str, tree: PublicTree, game: Game | None) -> Agent:
+    if is_blueprint_file(rest.split(":")[0]):
+        return hunl_search_agent(spec, _needs(game, spec))
     file, iterations = _iterations(rest, spec)
     blueprint = Strategy.load(_existing(file, spec), tree)
     config = SearchConfig(budget=Budget(iterations=iterations))
@@ -91,7 +98,7 @@ def _search(rest: str, spec: str, tree: PublicTree, game: Game | None) -> Agent:
 AGENT_KINDS: dict[str, AgentKind] = {
     "cfr-d": AgentKind("cfr-d:FILE[:N]", _cfr_d),
     "resolve": AgentKind("resolve:FILE:METHOD[:N]", _resolve),
-    "search": AgentKind("search:FILE[:N]", _search),
+    "search": AgentKind("search:FILE[:N], search:BP[:BUCKETS][:N|Ts]", _search),
     "cdbr": AgentKind("cdbr:MODEL[:DEPTH]", lambda rest, spec, tree, game: _counter("cdbr", rest, spec, tree)),
     "cdrnr": AgentKind("cdrnr:MODEL:P[:DEPTH]", lambda rest, spec, tree, game: _counter("cdrnr", rest, spec, tree)),
     "blueprint": AgentKind("blueprint:FILE[:BUCKETS]", lambda rest, spec, tree, game: blueprint_agent(spec, _needs(game, spec))),
@@ -137,6 +144,29 @@ def blueprint_agent(spec: str, game: Game) -> Agent:
     blueprint = Blueprint.load(_existing(file, spec))
     abstraction = load_deal_abstraction(buckets, game.spec) if buckets else blueprint.deal_abstraction()
     return BlueprintAgent(game, blueprint, abstraction, name=f"blueprint:{Path(file).stem}")
+
+
+def hunl_search_agent(spec: str, game: Game) -> Agent:
+    """``search:BP[:BUCKETS][:N|Ts]``: the search agent on an implicit blueprint; needs the game only (HUNL)."""
+    parts = spec.partition(":")[2].split(":")
+    budget = Budget(iterations=DEFAULT_RESOLVE_ITERATIONS)
+    if len(parts) > 1 and re.fullmatch(r"\d+|\d+(\.\d*)?s", parts[-1]):
+        text = parts.pop()
+        budget = Budget(seconds=float(text[:-1])) if text.endswith("s") else Budget(iterations=int(text))
+    if not isinstance(game, PokerGame):
+        raise SubgameError(f"agent {spec!r}: a blueprint plays a no-limit poker game")
+    blueprint = Blueprint.load(_existing(parts[0], spec))
+    abstraction = load_deal_abstraction(parts[1], game.spec) if len(parts) > 1 else blueprint.deal_abstraction()
+    return HunlSearchAgent(game, blueprint, abstraction, HunlSearchConfig(budget=budget), name=f"search:{Path(parts[0]).stem}")
+
+
+def is_blueprint_file(file: str) -> bool:
+    """Whether ``file`` is a blueprint of ``subgame blueprint`` (not a strategy file)."""
+    try:
+        Blueprint.load(file)
+    except (SubgameError, OSError):
+        return False
+    return True
 
 
 def _counter(kind: str, rest: str, spec: str, tree: PublicTree) -> CounterAgent:

@@ -13,7 +13,7 @@ from ..agents.acpc.dealer import Dealer
 from ..agents.acpc.protocol import NAMINGS, Naming
 from ..agents.acpc.same_game import adopt_strategy
 from ..agents.base import Agent
-from ..agents.specs import BASELINES, blueprint_agent, load_agent
+from ..agents.specs import BASELINES, blueprint_agent, hunl_search_agent, is_blueprint_file, load_agent
 from ..agents.strategy import StrategyAgent
 from ..errors import GameDefinitionError, SubgameError
 from ..games import load_game
@@ -58,6 +58,8 @@ def _agent(spec: str, game: PokerGame, file: Path) -> Agent:
         return BASELINES[spec]()
     if spec.startswith("blueprint:"):  # no compiled tree needed (HUNL)
         return blueprint_agent(spec, game)
+    if spec.startswith("search:") and is_blueprint_file(spec.split(":")[1]):
+        return hunl_search_agent(spec, game)
     tree = compile_game(game)
     adopted = adopt_strategy(spec, tree) if Path(spec).is_file() else None
     if adopted is not None:

@@ -22,6 +22,9 @@ def reproduce_command(
     seed: Annotated[int, typer.Option(help="Seed of every random choice; one seed prints one table.")] = 0,
     out_dir: Annotated[Path, typer.Option(help="Folder for NAME.md and NAME.png.")] = Path("out"),
     workers: Annotated[int, typer.Option(help="Processes, for experiments that run in parallel (cfr-d).")] = 1,
+    game: Annotated[str | None, typer.Option(help="The game, for experiments that have several (technique-table: nlfh).")] = None,
+    flops: Annotated[int | None, typer.Option(min=1, help="Flops re-solved, sampled (nlfh; default: 6, --full: all).")] = None,
+    checkpoint_dir: Annotated[Path | None, typer.Option(help="Folder of finished work; a run with it resumes (nlfh).")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Run one of the papers' experiments; write its markdown table and PNG plot."""
@@ -36,6 +39,14 @@ def reproduce_command(
     elif workers > 1:
         raise CommandLineError(f"experiment {name!r} runs in one process; drop --workers")
     console = Console(stderr=True)
+    accepts = inspect.signature(experiment).parameters
+    for key, flag, value in (("game", "--game", game), ("flops", "--flops", flops), ("checkpoint", "--checkpoint-dir", checkpoint_dir)):
+        if value is not None and key not in accepts:
+            raise CommandLineError(f"experiment {name!r} takes no {flag}")
+        if value is not None:
+            options[key] = value
+    if "progress" in accepts and not as_json:
+        options["progress"] = lambda line: console.print(line, highlight=False)
     with console.status(f"running {name}{' (full)' if full else ''}…") if console.is_terminal and not as_json else nullcontext():
         result = experiment(**options)
     md, png = result.write(out_dir)

@@ -15,6 +15,7 @@ from .convergence import (
 )
 from .depth_limited import depth_limited_values
 from .exploit import cdbr_table, cdbr_vs_lbr, cdrnr_tradeoff
+from .gadgets import gadget_tradeoff, gift_scaling
 from .modicum import modicum_vs_cfr_plus
 from .nested_table import nested_table
 from .offtree import offtree_values
@@ -32,7 +33,9 @@ EXPERIMENTS: dict[str, Callable[..., ExperimentResult]] = {
     "cdbr-table": cdbr_table,
     "cdrnr-tradeoff": cdrnr_tradeoff,
     "cdbr-vs-lbr": cdbr_vs_lbr,
+    "gadget-tradeoff": gadget_tradeoff,
     "nested-table": nested_table,
+    "gift-scaling": gift_scaling,
     "modicum": modicum_vs_cfr_plus,
     "depth-limited-values": depth_limited_values,
     "agent-exploitability": agent_exploitability_experiment,

@@ -11,7 +11,8 @@ Everything here is deterministic given the seed.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -84,14 +85,14 @@ def resolve_convergence(
     )
 
 
-def _leduc(**params: str | int) -> PokerGame:
+def leduc_game(**params: str | int) -> PokerGame:
     game = load_game("leduc", **params)
     if not isinstance(game, PokerGame):
         raise GameDefinitionError(f"these experiments need the poker family's Leduc, got {type(game).__name__}")
     return game
 
 
-def _blueprints(game: PokerGame, tree: PublicTree, coarse_iterations: int, abstract_iterations: int,
+def technique_blueprints(game: PokerGame, tree: PublicTree, coarse_iterations: int, abstract_iterations: int,
                 buckets: int) -> dict[str, Strategy]:
     coarse = CFRSolver(tree, CFR_PLUS).run(coarse_iterations).average_strategy()
     if game.spec.num_ranks == 3 and game.spec.board_cards == (0, 1):
@@ -104,30 +105,41 @@ def _blueprints(game: PokerGame, tree: PublicTree, coarse_iterations: int, abstr
 
 def technique_table(
     *, full: bool = False, seed: int = 0, games: Sequence[str] = ("leduc", "leduc5"), methods: Sequence[str] = tuple(METHODS),
-    subgame_iterations: int | None = None,
+    subgame_iterations: int | None = None, game: str = "leduc", flops: int | None = None, workers: int = 1,
+    checkpoint: str | Path | None = None, progress: Callable[[str], None] | None = None,
 ) -> ExperimentResult:
-    """Table 1 of the safe-and-nested paper on Leduc and a Leduc with five ranks.
+    """Table 1 of the safe-and-nested paper on Leduc and a Leduc with five ranks, or (``game="nlfh"``) on NLFH.
 
     For each blueprint (a coarse full-game CFR+ strategy and a card-abstracted one) and
     each method, every second-round subgame is re-solved for both players and the
     combined strategy's exploitability is reported (chips/hand and mbb/hand, one chip
     being one big blind). The paper's numbers (no-limit flop/turn hold'em) are printed
-    beside ours: compare orderings, not magnitudes.
+    beside ours: compare orderings, not magnitudes. ``game="nlfh"`` runs the 52-card form
+    as a job over flops (:func:`~.nlfh_tables.nlfh_technique_table`: ``flops`` sampled,
+    ``workers`` processes, resumable from ``checkpoint``, ``progress`` lines with an ETA).
     """
+    if game == "nlfh":
+        from .nlfh_tables import nlfh_technique_table
+
+        return nlfh_technique_table(full=full, seed=seed, flops=flops, workers=workers, checkpoint=checkpoint,
+                                    subgame_iterations=subgame_iterations, progress=progress)
+    if game != "leduc" or flops is not None or checkpoint is not None:
+        raise GameDefinitionError(f"technique-table runs on leduc (the default) or nlfh, got {game!r}; --flops and "
+                                  "--checkpoint-dir are for nlfh")
     subgame_its = subgame_iterations or (1000 if full else 300)
     rows, notes = [], []
     for name in games:
         params = {"num_ranks": 5} if name == "leduc5" else {}
-        game = _leduc(**params)
+        leduc = leduc_game(**params)
         t0 = time.perf_counter()
-        tree = compile_game(game)
-        forest = subgame_forest(game, tree)
-        for bp_name, blueprint in _blueprints(game, tree, 30 if full else 20, 2000 if full else 300, 3).items():
+        tree = compile_game(leduc)
+        forest = subgame_forest(leduc, tree)
+        for bp_name, blueprint in technique_blueprints(leduc, tree, 30 if full else 20, 2000 if full else 300, 3).items():
             bp_expl = exploitability(tree, blueprint).exploitability
             rows.append((name, bp_name, "blueprint", bp_expl, 1000 * bp_expl, *PAPER_TABLE_1["blueprint"]))
             values = blueprint_values(tree, blueprint)
             for method in methods:
-                resolved = resolve_all(game, tree, blueprint, method, iterations=subgame_its, values=values, forest=forest)
+                resolved = resolve_all(leduc, tree, blueprint, method, iterations=subgame_its, values=values, forest=forest)
                 e = exploitability(tree, resolved).exploitability
                 rows.append((name, bp_name, method, e, 1000 * e, *PAPER_TABLE_1.get(method, ("", "", ""))))
         notes.append(f"{name}: {time.perf_counter() - t0:.1f} s for both blueprints and all methods.")
@@ -166,7 +178,7 @@ def resolve_vs_blueprint(
     unknown = [s for s in solvers if s not in PRESETS]
     if unknown or not solvers:
         raise GameDefinitionError(f"resolve-vs-blueprint: solvers must be among {', '.join(PRESETS)}, got {list(solvers)}")
-    game = _leduc()
+    game = leduc_game()
     tree = compile_game(game)
     abstraction = leduc_decomposition_abstraction(game, tree)
     blueprint_its = 3000 if full else 500

@@ -1,0 +1,394 @@
+"""Playing no-limit hold'em by search on an implicit blueprint (Brown, Sandholm & Amos 2018, §5 and Appendix A).
+
+The agent plays the early rounds from its blueprint (:class:`~.blueprint.BlueprintAgent`,
+off-tree bets by pseudo-harmonic translation) and searches from ``search_round`` on (the
+river by default, as Modicum solved the last round to the end of the game):
+
+* **Beliefs by Bayes' rule.** Both players' ranges over every hand (1,326 in hold'em) are
+  computed from the public moves: each betting action multiplies the actor's range by the
+  probability the strategy in force gives it at each hand, the blueprint's row of the
+  hand's bucket before the search starts, the last solve's strategy in searched rounds,
+  and hands that hold a board card get zero (unsafe nested solving, as Modicum did).
+* **A subgame from the public state, to the end of the game.** At each decision of a
+  searched round the agent compiles the rest of the game from the start of the current
+  round: the board dealt so far, the pot as an ante (both put the same in at a round's
+  start), the real game's bet sizes, and every bet of the round so far that those sizes
+  lack added to the round's sizes, so an off-tree bet of any size is in the tree (nested
+  solving rooted before the opponent's action, that action included;
+  :func:`~subgame.tree.public_state.subgame_at`, its size estimated before it is built).
+  Both ranges are its root reach and CFR runs on it for the budget (unsafe solving: both
+  players' strategies re-solved below the root). A solve is a function of the public
+  path, so it is cached for the hand by that path and reused while play stays in its tree.
+* **The action.** The agent's row of the solve's average strategy at its hand, each
+  abstract bet mapped to the real legal bet of the same amount (the nearest where the real
+  rules differ: the subgame's minimum raise at a round's start is one chip).
+* **A budget, and a fallback.** Each solve runs for the :class:`~subgame.solve.driver.Budget`
+  of the configuration (anytime: a budget in seconds stops it and the average is played).
+  A subgame that does not fit ``max_bytes``, a solve that fails, or one that ends later
+  than ``late_factor`` times its seconds is logged (``subgame.agents.hunl_search``,
+  :attr:`HunlSearchAgent.fallbacks`) and the blueprint's action is played: the agent never
+  stops a match.
+
+Where the paper is silent: a player whose range is zero at the root of a solve (play no
+belief expected) is given every hand not blocked by the board, and every hand of the
+agent's own range gets a small floor (:data:`OWN_FLOOR`), so that a hand the strategies so
+far never play this way (after a translated bet) is still solved for. Determinism: with an
+iteration budget the agent is a fixed function of its views and the hand's seed, so
+:func:`~.exact.agent_strategy` gives the exact strategy it plays in a game that compiles.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from itertools import combinations
+
+import numpy as np
+
+from ..blueprint.actions import DECISION
+from ..blueprint.blueprint_file import Blueprint
+from ..blueprint.deal_abstraction import DealAbstraction
+from ..errors import SubgameError
+from ..games.poker.game import CALL, FOLD, PokerGame, PokerState
+from ..solve import driver
+from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver
+from ..tree.public_state import LabeledValues, subgame_at
+from ..tree.public_tree import PublicTree
+from .base import Decision, View
+from .blueprint import BlueprintAgent
+
+LOG = logging.getLogger(__name__)
+#: added to every hand of the agent's own range at a solve's root (times its largest weight): a hand the strategies
+#: so far never play this way still gets its own row of the average strategy, not the uniform one
+OWN_FLOOR = 1e-6
+
+
+@dataclass(frozen=True)
+class HunlSearchConfig:
+    """How the agent searches.
+
+    Attributes:
+        budget: of every solve (iterations: deterministic; seconds: anytime).
+        search_round: the first round searched (``None``: the last round).
+        config: the CFR update rule of the solves.
+        max_bytes: the memory a subgame and its solve may take, estimated before building it.
+        late_factor: a solve that ends after this many times its budget's seconds is
+            logged and the blueprint played instead.
+    """
+
+    budget: driver.Budget = field(default_factory=lambda: driver.Budget(iterations=200))
+    search_round: int | None = None
+    config: CFRConfig = CFR_PLUS
+    max_bytes: int | None = 2 * 1024**3
+    late_factor: float = 3.0
+
+    def __post_init__(self) -> None:
+        r = self.search_round
+        if r is not None and (isinstance(r, bool) or not isinstance(r, int) or r < 0):
+            raise SubgameError(f"search_round must be a round index >= 0 or None, got {r!r}")
+        if not self.late_factor >= 1:
+            raise SubgameError(f"late_factor must be >= 1, got {self.late_factor!r}")
+
+
+@dataclass(frozen=True)
+class _Action:
+    """One betting action of the hand as the agent replayed it."""
+
+    round: int
+    player: int
+    name: str  #: the real action's public name (``f``, ``c``, ``r<to>``)
+    node: int  #: the blueprint's betting node where it was taken (-1: off the abstraction)
+    index: int  #: the abstract action it was translated to at ``node``
+    board: tuple[int, ...]  #: the board when it was taken
+
+
+@dataclass(frozen=True)
+class _Path:
+    """The public moves of a hand up to a decision, replayed."""
+
+    actions: tuple[_Action, ...]
+    boards: tuple[tuple[int, ...], ...]  #: the board at the start of each round reached
+    starts: tuple[tuple[int, int], ...]  #: the contributions at the start of each round reached
+    state: PokerState  #: the real state now (hole cards unknown)
+
+    def of_round(self, rnd: int) -> tuple[_Action, ...]:
+        return tuple(a for a in self.actions if a.round == rnd)
+
+    def key(self, rnd: int, upto: int) -> tuple[object, ...]:
+        """The public path to the ``upto``-th action of round ``rnd`` (what a subgame rooted there depends on)."""
+        return (self.boards[rnd], tuple(a.name for a in self.actions if a.round < rnd),
+                tuple(a.name for a in self.of_round(rnd)[:upto]))
+
+
+@dataclass(frozen=True, eq=False)
+class _Solve:
+    """A solved subgame from the start of one round: its game, tree and both players' average strategies."""
+
+    game: PokerGame
+    tree: PublicTree
+    probs: tuple[np.ndarray, np.ndarray]  #: per player [I_p, A]
+    iterations: int
+    seconds: float
+
+    def walk(self, names: tuple[str, ...], node: int = 0) -> int:
+        """The public node after actions ``names`` from ``node``; a raise the tree lacks goes to the raise of the
+        nearest amount; -1 where no child fits."""
+        for name in names:
+            kids = [int(c) for c in np.flatnonzero(self.tree.parent == node)]
+            last = {str(self.tree.public_key[c][-1]): c for c in kids}
+            if name in last:
+                node = last[name]
+                continue
+            raises = [(abs(int(k[1:]) - int(name[1:])), c) for k, c in last.items() if k[:1] == "r" and k[1:].isdigit()]
+            if not (name[:1] == "r" and name[1:].isdigit() and raises):
+                return -1
+            node = min(raises)[1]
+        return node
+
+    def rows(self, player: int, node: int) -> tuple[list[str], np.ndarray]:
+        """``player``'s private states at ``node``: their labels and [n] their information sets."""
+        pa = self.tree.players[player]
+        lo, hi = (int(x) for x in np.searchsorted(pa.node, [node, node + 1]))
+        return [pa.label[i] for i in range(lo, hi)], self._infoset_of_state[player][lo:hi]
+
+    @cached_property
+    def _infoset_of_state(self) -> tuple[np.ndarray, np.ndarray]:
+        out = []
+        for pa in self.tree.players:
+            inv = np.full(pa.num_states, -1, dtype=np.int64)
+            inv[pa.infoset_priv] = np.arange(pa.num_infosets)
+            out.append(inv)
+        return out[0], out[1]
+
+
+class HunlSearchAgent:
+    """Searches the later rounds of a no-limit poker game on an implicit blueprint; see the module docstring.
+
+    Args:
+        game: the real no-limit game (the ACPC HUNL game, or a reduced deck).
+        blueprint: the implicit blueprint (``subgame blueprint``).
+        abstraction: its card abstraction.
+        config: how to search.
+        name: for tables.
+
+    Raises:
+        GameDefinitionError: the blueprint is of other rules or another card abstraction.
+        SubgameError: ``search_round`` beyond the game's last round.
+    """
+
+    def __init__(self, game: PokerGame, blueprint: Blueprint, abstraction: DealAbstraction,
+                 config: HunlSearchConfig = HunlSearchConfig(), *, name: str = "search") -> None:
+        self.game, self.config, self.name = game, config, name
+        self.base = BlueprintAgent(game, blueprint, abstraction, name=f"{name} (blueprint)")
+        rounds = game.spec.num_rounds
+        self.search_round = rounds - 1 if config.search_round is None else config.search_round
+        if self.search_round >= rounds:
+            raise SubgameError(f"search_round {self.search_round} is beyond the game's last round {rounds - 1}")
+        self.player = 0
+        self.fallbacks: list[str] = []  #: what made the agent play its blueprint instead of a solve
+        self.decision_seconds: list[tuple[int, float]] = []  #: (round, seconds) of every decision
+        self._solves: dict[tuple[object, ...], _Solve] = {}
+
+    @cached_property
+    def _hands(self) -> tuple[np.ndarray, tuple[str, ...]]:
+        """[H, k] every hand of hole cards (ascending cards) and its label as the game writes it."""
+        s = self.game.spec
+        hands = np.array(list(combinations(range(s.deck_size), s.hole_cards)), dtype=np.int64)
+        return hands, tuple(self.game.cards_str(h) for h in hands.tolist())
+
+    def new_hand(self, player: int, seed: int) -> None:
+        if player not in (0, 1):
+            raise SubgameError(f"the seat must be 0 or 1, got {player!r}")
+        self.player = player
+        self.base.new_hand(player, seed)
+        self._solves.clear()
+
+    def act(self, view: View) -> Decision:
+        """The agent's action probabilities at ``view``: the blueprint's before ``search_round``, a solve's after."""
+        started = time.perf_counter()
+        self.player = view.player
+        path = self._replay(view)
+        rnd = path.state.round
+        decision: Decision | None = None
+        if rnd >= self.search_round:
+            try:
+                decision = self._searched(view, path)
+            except SubgameError as e:  # GameDefinitionError and InvalidRangeError are SubgameErrors
+                self._fall_back(f"round {rnd}, moves {[m.public for m in view.moves]}: {e}")
+        if decision is None:
+            decision = self.base.act(view)
+        self.decision_seconds.append((rnd, time.perf_counter() - started))
+        return decision.checked(view)
+
+    def _fall_back(self, why: str) -> None:
+        LOG.warning("%s plays its blueprint: %s", self.name, why)
+        self.fallbacks.append(why)
+
+    # -- the public path ------------------------------------------------------------------
+    def _replay(self, view: View) -> _Path:
+        """The betting actions of ``view`` with the blueprint's node and translated action at each."""
+        base, g, tree = self.base, self.game, self.base.blueprint.tree
+        k = g.spec.hole_cards
+        st = g.root()._replace(hole=(tuple(range(-k, 0)), tuple(range(-2 * k, -k))))
+        node, actions = 0, []
+        boards, starts = [st.board], [st.contrib]
+        for index, move in enumerate(view.moves[2:]):
+            cards = base._parse(move.public)
+            if cards is not None:
+                st = st._replace(board=st.board + cards)
+                boards.append(st.board)
+                starts.append(st.contrib)
+                continue
+            at, taken = node, -1
+            if node >= 0 and tree.kind[node] == DECISION:
+                node = base._abstract_child(node, st, move.public, index)
+                kids = [tree.child(at, a) for a in tree.actions_of(at)]
+                taken = kids.index(node) if node in kids else -1
+            else:
+                node = -1
+            actions.append(_Action(st.round, st.to_act, move.public, at if taken >= 0 else -1, taken, st.board))
+            st = base._advance(st, move.public)
+        return _Path(tuple(actions), tuple(boards), tuple(starts), st)
+
+    def _ranges(self, path: _Path, rnd: int, upto: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """Per player [H] her range over every hand after the first ``upto`` actions of round ``rnd`` (Bayes' rule
+        along the path: the blueprint before the search, then the solve the agent's last decision used)."""
+        hands, _ = self._hands
+        if upto > 0:
+            before = self._ranges(path, rnd, upto - 1)
+            actions = path.of_round(rnd)
+            a = actions[upto - 1]
+            root = max((j for j in range(upto) if actions[j].player == self.player), default=0)
+            solve = self._solve(path, rnd, root)
+            node = solve.walk(tuple(x.name for x in actions[root : upto - 1]))
+            child = -1 if node < 0 else solve.walk((a.name,), node)
+            if child < 0:  # the solve's tree lacks the action: no update
+                return before
+            out = [before[0], before[1]]
+            after = before[a.player] * self._action_probs(solve, a.player, node, child)
+            out[a.player] = after if after.sum() > 0 else before[a.player]  # a move the belief ruled out: kept as before
+            return out[0], out[1]
+        if rnd <= self.search_round:
+            reach = [np.ones(len(hands)), np.ones(len(hands))]
+            bp, cards = self.base.blueprint, self.base.abstraction
+            for a in path.actions:
+                if a.round >= rnd:
+                    break
+                if a.node < 0:  # off the abstraction: the blueprint says nothing more
+                    continue
+                free = ~np.isin(hands, a.board).any(axis=1)
+                boards = np.broadcast_to(np.array(a.board, np.int64), (int(free.sum()), len(a.board)))
+                probs = bp.policy(a.node, cards.buckets(a.round, hands[free], boards))[:, a.index]
+                reach[a.player][free] *= probs
+        else:
+            ended = self._ranges(path, rnd - 1, len(path.of_round(rnd - 1)))
+            reach = [ended[0], ended[1]]
+        blocked = np.isin(hands, path.boards[rnd]).any(axis=1)
+        return reach[0] * ~blocked, reach[1] * ~blocked
+
+    def _action_probs(self, solve: _Solve, player: int, node: int, child: int) -> np.ndarray:
+        """[H] the probability of the move ``node -> child`` at each hand of ``player`` in ``solve``."""
+        _, labels = self._hands
+        names, infosets = solve.rows(player, node)
+        pa = solve.tree.players[player]
+        clo = int(np.searchsorted(pa.node, child))
+        column = int(pa.child_seq[clo]) % pa.max_actions
+        probs = LabeledValues(names, solve.probs[player][infosets, column])
+        return probs.at(labels, "the solve's action probabilities")
+
+    # -- solving --------------------------------------------------------------------------
+    def _solve(self, path: _Path, rnd: int, upto: int) -> _Solve:
+        """The subgame after the first ``upto`` actions of round ``rnd``, to the end of the game, solved (cached)."""
+        key = (self.player, path.key(rnd, upto))
+        if key in self._solves:
+            return self._solves[key]
+        ranges = self._ranges(path, rnd, upto)
+        game = self._round_game(path, rnd, upto)
+        names = tuple(a.name for a in path.of_round(rnd)[:upto])
+        _, labels = self._hands
+        free = ~np.isin(self._hands[0], path.boards[rnd]).any(axis=1)
+        reach = [(r if r.sum() > 0 else np.ones_like(r)) * free for r in ranges]
+        reach[self.player] = reach[self.player] + OWN_FLOOR * reach[self.player].max() * free
+        given = tuple(LabeledValues(labels, r) for r in reach)
+        sub = subgame_at(game, ("", "") + names, (given[0], given[1]), max_bytes=self.config.max_bytes)
+        started = time.perf_counter()
+        solver = CFRSolver(sub.tree, self.config.config, root_reach=sub.root_reach)
+        driver.run(solver, self.config.budget)
+        avg = solver.average_strategy()
+        out = _Solve(game, sub.tree, (avg.probs[0], avg.probs[1]), solver.iteration, time.perf_counter() - started)
+        seconds = self.config.budget.seconds
+        if seconds is not None and out.seconds > self.config.late_factor * seconds:
+            raise SubgameError(f"the solve took {out.seconds:.1f} s, more than {self.config.late_factor:g} x its "
+                               f"budget of {seconds:g} s")
+        self._solves[key] = out
+        return out
+
+    def _round_game(self, path: _Path, rnd: int, upto: int) -> PokerGame:
+        """The rest of the game from the start of round ``rnd``: its board, the pot as an ante, the real bet sizes
+        and the bets of the round's first ``upto`` actions that they lack (as pot fractions giving their amounts)."""
+        s = self.game.spec
+        c0, c1 = path.starts[rnd]
+        if c0 != c1:
+            raise SubgameError(f"round {rnd} starts with unequal contributions {c0}, {c1}")
+        extra: list[float] = []
+        st = path.state._replace(contrib=(c0, c0), round=rnd, raises=0, acted=0, to_act=s.first_player[rnd])
+        for a in path.of_round(rnd)[:upto]:
+            if a.name.startswith("r"):
+                top, to_call = max(st.contrib), max(st.contrib) - st.contrib[a.player]
+                amount = int(a.name[1:])
+                if amount < s.stack:
+                    extra.append((amount - top) / (sum(st.contrib) + to_call))
+            st = self.base._advance(st, a.name)
+        fractions = [tuple(s.fractions(r)) for r in range(rnd, s.num_rounds)]
+        fractions[0] = tuple(sorted(set(fractions[0]) | set(extra)))
+        board = path.boards[rnd]
+        spec = replace(s, ante=c0, blinds=(0, 0), board=board, board_cards=(len(board),) + s.board_cards[rnd + 1 :],
+                       first_player=s.first_player[rnd:], bet_fractions=fractions[0], round_bet_fractions=tuple(fractions))
+        return PokerGame(spec, name=f"{self.game.name} from round {rnd}")
+
+    def _searched(self, view: View, path: _Path) -> Decision:
+        """The agent's row of the current round's solve at its hand, as real legal actions."""
+        rnd = path.state.round
+        names = tuple(a.name for a in path.of_round(rnd))
+        solve = self._solve(path, rnd, len(names))
+        node = 0
+        labels, infosets = solve.rows(view.player, node)
+        found = [i for i, label in zip(infosets.tolist(), labels) if label == view.private_label]
+        if not found or found[0] < 0:
+            raise SubgameError(f"the hand {view.private_label!r} is not in the subgame at {list(names)}")
+        pa = solve.tree.players[view.player]
+        inf = found[0]
+        sub_state = solve.game.root()._replace(hole=path.state.hole)
+        for name in names:
+            sub_state = _after(solve.game, sub_state, name)
+        to = dict(solve.game._betting_actions(sub_state))
+        out: dict[int, float] = {}
+        for a, p, ok in zip(pa.action_ids[inf].tolist(), solve.probs[view.player][inf].tolist(), pa.legal[inf].tolist()):
+            if ok and p > 0:
+                real = self._real(path.state, a, to[a], view.legal)
+                out[real] = out.get(real, 0.0) + p
+        total = sum(out.values())
+        if not total > 0:
+            raise SubgameError(f"the solve's strategy at {list(names)} is empty")
+        return Decision({a: p / total for a, p in out.items()})
+
+    def _real(self, st: PokerState, action: int, amount: int, legal: tuple[int, ...]) -> int:
+        """The real legal action a subgame action (id ``action``, contributing ``amount``) is played as."""
+        if action == FOLD:
+            return FOLD if FOLD in legal else CALL
+        if action == CALL:
+            return CALL
+        real = [(a, to) for a, to in self.game._betting_actions(st) if a >= 2 and a in legal]
+        if not real:
+            return CALL
+        return min(real, key=lambda x: (abs(x[1] - amount), x[1]))[0]
+
+
+def _after(game: PokerGame, st: PokerState, name: str) -> PokerState:
+    """The state after the legal action named ``name``."""
+    for a in game.legal_actions(st):
+        if game.action_name(st, a) == name:
+            return game.next_state(st, a)
+    raise SubgameError(f"action {name!r} is not legal in {game.name} here")

@@ -1,0 +1,330 @@
+"""Re-solving every flop of flop hold'em as a job: one task per flop, checkpointed, resumable, sampled.
+
+Brown & Sandholm 2017 (§7, Tables 1 and 2) re-solve each flop subgame of No-Limit Flop
+Hold'em right after the flop cards and measure the exact exploitability of the combined
+strategy. A best response composes over the flop deal (the board pass of
+:mod:`subgame.eval.board_pass`): the best responder's counterfactual best-response value at
+a hand of a deal's chance node is the sum over the flops of her values at the flop's
+subgame roots, and those depend only on the opponent's reach of the chance node (the
+blueprint's: re-solving never changes the preflop strategy) and on both strategies in that
+flop. So each flop is one independent task: compile its forest, re-solve it for both players
+with every method, keep the best responders' root values per (chance node, hand), and drop
+the forest. One best-response pass over the trunk with the summed values gives each method's
+exploitability exactly.
+
+A finished flop is a small file in the checkpoint folder (written atomically); a job run
+again with the same folder skips the flops already there, so an interrupted run resumes.
+A sample of K flops (seeded, without replacement) gives an estimate with a control variate:
+the blueprint's values are computed at every flop (a best-response pass per flop, no
+re-solving: the cheap part), and only the difference a method makes is sampled, so each
+method's sum over all N flops is the blueprint's exact sum plus N/K times the sampled
+differences (unbiased at every hand). The trunk's best response is taken against that. It
+overestimates for small K (a best response maximises over the sampling noise), and so do
+its bootstrap resamples of the sampled flops, by about as much again: the interval is the
+basic (reflected) bootstrap interval, 2·estimate minus the resamples' 97.5 and 2.5 %
+quantiles, which corrects for that bias. The estimate is exact when K = N.
+
+Each re-solve is the one the paper describes: the re-solver's root range is her blueprint
+reach, the opponent's alternative payoffs are her counterfactual best-response values
+against the blueprint at the flop roots (chance from the game's root included), and the
+gadget is unsafe (the opponent's range fixed at her blueprint reach), resolve or maxmargin.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import SubgameError
+from ..eval.best_response import Exploitability, best_response_to_reach
+from ..eval.board_pass import (
+    BoardClasses,
+    RowSource,
+    _board_values,  # the board pass's values of a batch of flops: the same step, shared
+    check_board_symmetry,
+    check_reach_symmetry,
+    strategy_rows,
+)
+from ..files import read_npz, write_npz
+from ..games.poker import PokerGame
+from ..parallel import make_executor
+from ..resolving import GadgetSpec, SubgameProblem, resolve_subgame
+from ..resolving.problem import GadgetKind
+from ..solve.cfr import CFR_PLUS
+from ..strategy import Strategy
+from ..tree.board_cut import BoardCut, BoardForest
+from ..tree.part import Part
+from ..tree.public_tree import PublicTree
+from ..tree.sweep import forward_reach, transition_weights
+
+#: The methods a flop is re-solved with, by the name the tables print.
+FLOP_METHODS: dict[str, GadgetKind] = {"unsafe": "unsafe", "resolve": "resolve", "maxmargin": "maxmargin"}
+FLOP_FORMAT, FLOP_VERSION = "subgame-flop-values", 1
+#: Bootstrap resamples of the sampled flops behind an estimate's interval.
+BOOTSTRAP = 200
+
+
+class TreeRows:
+    """A blueprint given as a whole-game strategy, as a picklable :data:`RowSource` (small games)."""
+
+    def __init__(self, tree: PublicTree, strategy: Strategy) -> None:
+        self.tree, self.strategy = tree, strategy
+        self._rows: RowSource | None = None
+
+    def __call__(self, tree: PublicTree, player: int) -> np.ndarray:
+        if self._rows is None:
+            self._rows = strategy_rows(self.tree, self.strategy)
+        return self._rows(tree, player)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"tree": self.tree, "strategy": self.strategy, "_rows": None}
+
+
+#: Flops per forest where only the blueprint is evaluated (the board pass's fastest batch).
+EVALUATION_BATCH = 8
+
+
+@dataclass(frozen=True, eq=False)
+class FlopTask:
+    """Re-solve the subgames below one flop with every method, or evaluate the blueprint at several flops (no methods)."""
+
+    cut: BoardCut
+    rows: RowSource  #: the blueprint, picklable (e.g. :class:`TreeRows`, a bucket blueprint's rows)
+    reach: tuple[np.ndarray, np.ndarray]  #: per player [G_p] of the trunk, the blueprint's reach
+    deals: tuple[int, ...]  #: indices of the flops in ``cut.deals``: one to re-solve, or a batch to evaluate
+    methods: tuple[str, ...]
+    iterations: int
+    folder: Path | None  #: where each finished flop is written, or None
+    header: dict[str, Any]  #: the job's identity, written with each flop
+
+
+def _root_values(cut: BoardCut, part: BoardForest, p: int, cbv: np.ndarray) -> np.ndarray:
+    """[C·H] player ``p``'s values at the forest's root states, by (chance node, hand)."""
+    C, H = cut.state_at[p].shape
+    rs = part.tree.root_slice[p]
+    return np.bincount(cut.cells[p][part.gather[p]], weights=cbv[rs], minlength=C * H)
+
+
+def _br_values(cut: BoardCut, part: BoardForest, rows: Sequence[np.ndarray], root: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Per player [C·H] her best-response values at the roots against the other's ``rows`` in the forest."""
+    forest = part.tree
+    out = []
+    for p in (0, 1):
+        o = 1 - p
+        reach_o = forward_reach(forest, o, transition_weights(forest, o, rows[o]), root[o])
+        out.append(_root_values(cut, part, p, best_response_to_reach(forest, p, reach_o, want_policy=False).cbv))
+    return out
+
+
+def flop_values(task: FlopTask) -> list[dict[str, np.ndarray]]:
+    """Per flop of the task ``{"METHOD/p": [C·H]}`` for the blueprint and every method (module docstring); each written."""
+    cut = task.cut
+    if task.methods:
+        out = [_resolved_values(task, task.deals[0])]
+    else:
+        values, _ = _board_values(cut, [cut.deals[d] for d in task.deals], task.rows, task.reach)
+        out = [{"blueprint/0": values[0][i], "blueprint/1": values[1][i]} for i in range(len(task.deals))]
+    if task.folder is not None:
+        for deal, flop in zip(task.deals, out):
+            write_npz(task.folder / f"flop-{deal:06d}.npz",
+                      {"format": FLOP_FORMAT, "version": FLOP_VERSION, "deal": deal, **task.header}, flop)
+    return out
+
+
+def _resolved_values(task: FlopTask, deal: int) -> dict[str, np.ndarray]:
+    """The best responders' root values at one flop against the blueprint and against each method's re-solve."""
+    cut = task.cut
+    C, H = cut.state_at[0].shape
+    part = cut.forest([cut.deals[deal]])
+    if part is None:  # the trunk holds every subgame of this flop (all-in before it)
+        return {f"{m}/{p}": np.zeros(C * H) for m in ("blueprint", *task.methods) for p in (0, 1)}
+    forest = part.tree
+    blueprint = [task.rows(forest, p) for p in (0, 1)]
+    root = [task.reach[p][part.gather[p]] for p in (0, 1)]
+    bp = _br_values(cut, part, blueprint, root)
+    values = {"blueprint/0": bp[0], "blueprint/1": bp[1]}
+    cbv = []
+    for p in (0, 1):
+        reach_o = forward_reach(forest, 1 - p, transition_weights(forest, 1 - p, blueprint[1 - p]), root[1 - p])
+        cbv.append(best_response_to_reach(forest, p, reach_o, want_policy=False).cbv[forest.root_slice[p]])
+    whole = Part.whole(forest)
+    for method in task.methods:
+        resolved = []
+        for p in (0, 1):
+            problem = SubgameProblem(whole, p, root[p], cbv[1 - p], GadgetSpec(FLOP_METHODS[method]), opponent_reach=root[1 - p])
+            resolved.append(resolve_subgame(problem, iterations=task.iterations, config=CFR_PLUS).probs)
+        v = _br_values(cut, part, resolved, root)
+        values[f"{method}/0"], values[f"{method}/1"] = v[0], v[1]
+    return values
+
+
+@dataclass(frozen=True)
+class FlopEstimate:
+    """One method's exploitability over the flops done: exact when every flop was, else an estimate and its interval."""
+
+    method: str
+    exploitability: float  #: NashConv / 2 in chips
+    low: float  #: lower end of the basic bootstrap 95 % interval (equal to ``exploitability`` when exact)
+    high: float  #: upper end
+
+
+@dataclass(frozen=True)
+class FlopJobResult:
+    """What a job found: each method's exploitability, the flops it rests on, and the time it took."""
+
+    estimates: tuple[FlopEstimate, ...]
+    flops: int  #: flops re-solved (sampled or all)
+    total_flops: int  #: flops dealt at the cut
+    resumed: int  #: re-solved flops read back from the checkpoint folder
+    seconds: float  #: wall time of this run
+    seconds_per_flop: float  #: wall time per flop re-solved (and evaluated) in this run (0 if none)
+
+    @property
+    def exact(self) -> bool:
+        return self.flops == self.total_flops
+
+
+def _trunk_exploitability(cut: BoardCut, reach: tuple[np.ndarray, np.ndarray], totals: Sequence[np.ndarray]) -> float:
+    """NashConv / 2 with ``totals[p]`` [C·H] (summed flop values) at the trunk's chance nodes."""
+    br = []
+    for p in (0, 1):
+        leaf = np.zeros(cut.trunk.players[p].num_states)
+        valid = cut.state_at[p] >= 0
+        leaf[cut.state_at[p][valid]] = totals[p].reshape(cut.state_at[p].shape)[valid]
+        br.append(best_response_to_reach(cut.trunk, p, reach[1 - p], leaf_cfv=leaf, want_policy=False).value)
+    return Exploitability((br[0], br[1])).exploitability
+
+
+def _blueprint_totals(cut: BoardCut, classes: BoardClasses, values: Sequence[np.ndarray], p: int) -> np.ndarray:
+    """[C·H] the sum over every flop of player ``p``'s blueprint values, from the compiled flops' ``values``.
+
+    A flop ``F`` with ``π_q(F) = F*`` has at hand ``h`` the values of ``π_q(h)`` at ``F*``
+    (:class:`~subgame.eval.board_pass.BoardClasses`); without isomorphism every flop is compiled and ``q`` = 0.
+    """
+    C, H = cut.state_at[p].shape
+    per_q = classes.weight.T @ np.stack(values)  # [Q, C·H]
+    return sum((per_q[q].reshape(C, H)[:, classes.hand_perm[q]] for q in range(per_q.shape[0])), np.zeros((C, H))).ravel()
+
+
+def _seconds_left(spent: dict[bool, list[float]], left: Sequence[FlopTask]) -> float:
+    """The time the ``left`` tasks should take at the rates measured so far (a re-solve's where no evaluation was timed yet)."""
+    rate = {kind: seconds / count for kind, (seconds, count) in spent.items() if count}
+    resolve = rate.get(True, rate.get(False, 0.0))
+    return sum(len(t.deals) * (resolve if t.methods else rate.get(False, resolve)) for t in left)
+
+
+def _identity(game: PokerGame, methods: Sequence[str], iterations: int, blueprint_id: str) -> dict[str, Any]:
+    key = json.dumps([game.name, repr(game.spec), list(methods), iterations, blueprint_id], sort_keys=True)
+    return {"job": hashlib.sha256(key.encode()).hexdigest()[:16], "methods": list(methods), "iterations": iterations}
+
+
+def _read_done(folder: Path, identity: dict[str, Any]) -> dict[int, dict[str, np.ndarray]]:
+    done = {}
+    for path in sorted(folder.glob("flop-*.npz")):
+        header, arrays = read_npz(path, format=FLOP_FORMAT, version=FLOP_VERSION, kind="flop checkpoint",
+                                  expected="a finished flop of a re-solving job")
+        if header.get("job") != identity["job"]:
+            raise SubgameError(f"{folder}: holds flops of another job (methods {header.get('methods')}, iterations "
+                               f"{header.get('iterations')}, or another game or blueprint); give another checkpoint folder")
+        done[int(header["deal"])] = arrays
+    return done
+
+
+def run_flop_job(
+    game: PokerGame,
+    rows: RowSource,
+    *,
+    blueprint_id: str,
+    methods: Sequence[str] = tuple(FLOP_METHODS),
+    iterations: int = 200,
+    flops: int | None = None,
+    isomorphic: bool = False,
+    seed: int = 0,
+    workers: int = 1,
+    checkpoint: str | Path | None = None,
+    progress: Callable[[int, int, float], None] | None = None,
+) -> FlopJobResult:
+    """Re-solve every flop (or a seeded sample of ``flops``) with each method; the combined strategies' exploitability.
+
+    Args:
+        rows: the blueprint (picklable when ``workers`` > 1).
+        blueprint_id: names the blueprint in the checkpoints, so that a folder is never resumed with another.
+        isomorphic: the blueprint's values at one flop per class of suit-isomorphic flops
+            (:func:`~subgame.eval.board_pass.board_pass_exploitability`; the blueprint must be
+            suit-symmetric, which is checked); the re-solved flops are always the sampled ones.
+        checkpoint: folder of finished flops; a run with the same folder resumes.
+        progress: called with (flops done, flops the job needs, estimated seconds left) after each batch of flops.
+
+    Raises:
+        SubgameError: an unknown method, ``flops`` or ``iterations`` < 1, ``workers`` < 1, or a
+            checkpoint folder of another job.
+    """
+    unknown = [m for m in methods if m not in FLOP_METHODS]
+    if unknown:
+        raise SubgameError(f"unknown flop re-solving method(s) {unknown}; methods are: {', '.join(FLOP_METHODS)}")
+    if iterations < 1 or workers < 1 or (flops is not None and flops < 1):
+        raise SubgameError(f"iterations, workers and flops must be >= 1, got {iterations}, {workers} and {flops}")
+    started = time.perf_counter()
+    cut = BoardCut.of(game)
+    trunk = cut.trunk
+    reach = (forward_reach(trunk, 0, transition_weights(trunk, 0, rows(trunk, 0))),
+             forward_reach(trunk, 1, transition_weights(trunk, 1, rows(trunk, 1))))
+    total = len(cut.deals)
+    k = total if flops is None else min(int(flops), total)
+    deals = np.arange(total) if k == total else np.sort(np.random.default_rng(seed).choice(total, size=k, replace=False))
+    classes = BoardClasses.of(cut, isomorphic)
+    if isomorphic:
+        check_reach_symmetry(cut, classes, reach)
+        check_board_symmetry(cut, classes, rows, reach, 2, seed)
+    identity = _identity(game, methods, iterations, blueprint_id)
+    folder = None if checkpoint is None else Path(checkpoint)
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+    sampled = set(deals.tolist())
+    needs = {d: tuple(methods) if d in sampled else () for d in sorted(sampled | set(classes.compiled.tolist()))}
+    done = {} if folder is None else {d: v for d, v in _read_done(folder, identity).items()
+                                      if d in needs and all(f"{m}/0" in v for m in needs[d])}
+    resumed = sum(d in sampled for d in done)
+    resolve = [d for d in sorted(sampled) if d not in done]
+    evaluate = [d for d in sorted(needs) if d not in done and d not in sampled]
+    tasks = [FlopTask(cut, rows, reach, (d,), tuple(methods), iterations, folder, identity) for d in resolve]  # first
+    tasks += [FlopTask(cut, rows, reach, tuple(evaluate[i : i + EVALUATION_BATCH]), (), iterations, folder, identity)
+              for i in range(0, len(evaluate), EVALUATION_BATCH)]
+    batch = max(2 * workers, 1)
+    spent = {True: [0.0, 0], False: [0.0, 0]}  # seconds and flops, re-solved (True) or evaluated only
+    pool = make_executor("serial" if workers == 1 else "process", workers)
+    try:
+        for i in range(0, len(tasks), batch):
+            chunk = tasks[i : i + batch]
+            batch_started = time.perf_counter()
+            for task, values in zip(chunk, pool.map(flop_values, chunk)):
+                done.update(zip(task.deals, values))
+            kind = spent[any(t.methods for t in chunk)]
+            kind[0] += time.perf_counter() - batch_started
+            kind[1] += sum(len(t.deals) for t in chunk)
+            if progress is not None:
+                progress(len(done), len(needs), _seconds_left(spent, tasks[i + batch :]))
+    finally:
+        pool.close()
+    per_flop = spent[True][0] / spent[True][1] if spent[True][1] else 0.0
+    scale = total / k
+    rng = np.random.default_rng(seed + 1)
+    picks = [rng.integers(0, k, size=k) for _ in range(BOOTSTRAP)] if k < total else []
+    base = [_blueprint_totals(cut, classes, [done[int(d)][f"blueprint/{p}"] for d in classes.compiled], p) for p in (0, 1)]
+    estimates = [FlopEstimate("blueprint", *(3 * (_trunk_exploitability(cut, reach, base),)))]
+    for method in methods:
+        diff = [np.stack([done[int(d)][f"{method}/{p}"] - done[int(d)][f"blueprint/{p}"] for d in deals]) for p in (0, 1)]
+        value = _trunk_exploitability(cut, reach, [base[p] + scale * diff[p].sum(axis=0) for p in (0, 1)])
+        boot = [_trunk_exploitability(cut, reach, [base[p] + scale * diff[p][pick].sum(axis=0) for p in (0, 1)])
+                for pick in picks]
+        low, high = (2 * value - float(np.quantile(boot, 0.975)), 2 * value - float(np.quantile(boot, 0.025))) if boot \
+            else (value, value)
+        estimates.append(FlopEstimate(method, value, low, high))
+    return FlopJobResult(tuple(estimates), k, total, resumed, time.perf_counter() - started, per_flop)

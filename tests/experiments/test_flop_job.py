@@ -1,0 +1,85 @@
+"""Flop re-solving as a job, on a 9-card flop hold'em whose whole tree compiles: exact, resumable, sampled."""
+
+from __future__ import annotations
+
+import pytest
+
+from subgame.errors import SubgameError
+from subgame.eval import exploitability
+from subgame.experiments.exploit import uniform_strategy
+from subgame.experiments.flop_job import TreeRows, run_flop_job
+from subgame.games import load_game
+from subgame.resolving import resolve_all
+from subgame.solve.cfr import CFR_PLUS, CFRSolver
+from subgame.tree.compile import compile_game
+
+
+@pytest.fixture(scope="module")
+def small():
+    game = load_game("nlfh", num_ranks=3, num_suits=3, stack=400)
+    tree = compile_game(game)
+    return game, tree, CFRSolver(tree, CFR_PLUS).run(30).average_strategy()
+
+
+METHODS, ITERATIONS = ("unsafe", "resolve"), 20
+
+
+@pytest.fixture(scope="module")
+def exact(small, tmp_path_factory):
+    game, tree, blueprint = small
+    seen = []
+    folder = tmp_path_factory.mktemp("flops")
+    r = run_flop_job(game, TreeRows(tree, blueprint), blueprint_id="bp", methods=METHODS, iterations=ITERATIONS,
+                     checkpoint=folder, progress=lambda done, total, eta: seen.append((done, total, eta)))
+    return r, seen, folder
+
+
+def test_every_flop_re_solved_as_a_task_gives_the_whole_tree_exploitability(small, exact):
+    game, tree, blueprint = small
+    r, seen, folder = exact
+    assert r.exact and r.flops == r.total_flops == 84 and r.resumed == 0
+    by = {e.method: e for e in r.estimates}
+    assert by["blueprint"].exploitability == pytest.approx(exploitability(tree, blueprint).exploitability, abs=1e-9)
+    for method in METHODS:  # the same re-solves as one forest of every flop, exactly
+        whole = exploitability(tree, resolve_all(game, tree, blueprint, method, iterations=ITERATIONS)).exploitability
+        assert by[method].exploitability == pytest.approx(whole, abs=1e-9)
+        assert by[method].low == by[method].high == by[method].exploitability
+    assert by["unsafe"].exploitability > by["blueprint"].exploitability > by["resolve"].exploitability
+    assert seen[-1][:2] == (84, 84) and seen[-1][2] == 0.0 and len(list(folder.glob("flop-*.npz"))) == 84
+
+
+def test_a_sample_of_flops_estimates_the_table_with_an_interval_and_resumes(small, exact, tmp_path):
+    game, tree, blueprint = small
+    rows = TreeRows(tree, blueprint)
+    value = {e.method: e.exploitability for e in exact[0].estimates}
+    kw = {"blueprint_id": "bp", "methods": METHODS, "iterations": ITERATIONS, "flops": 20, "seed": 3}
+    first = run_flop_job(game, rows, checkpoint=tmp_path, **kw)
+    assert not first.exact and first.flops == 20 and first.resumed == 0
+    for e in first.estimates[1:]:
+        assert e.low <= value[e.method] <= e.high  # the interval holds the exact value
+    resolve = first.estimates[2]
+    assert resolve.high - resolve.low < 0.25 * value["resolve"]  # the blueprint as control variate keeps it narrow
+    assert first.estimates[0].exploitability == pytest.approx(value["blueprint"], abs=1e-9)  # evaluated at every flop
+    min(tmp_path.glob("flop-*.npz"), key=lambda p: p.stat().st_mtime_ns).unlink()  # a re-solved flop (they run first), lost
+    again = run_flop_job(game, rows, checkpoint=tmp_path, **kw)
+    assert again.resumed == 19 and again.estimates == first.estimates
+    with pytest.raises(SubgameError, match="another job"):
+        run_flop_job(game, rows, checkpoint=tmp_path, **{**kw, "iterations": ITERATIONS + 1})
+    everything = run_flop_job(game, rows, checkpoint=tmp_path, **{**kw, "flops": 84})  # the sample's flops are kept
+    assert everything.resumed == 20 and everything.estimates == pytest.approx(exact[0].estimates)
+
+
+def test_isomorphic_blueprint_pass_equals_the_pass_over_every_flop(small):
+    game, tree, _ = small
+    rows = TreeRows(tree, uniform_strategy(tree))
+    plain = run_flop_job(game, rows, blueprint_id="u", methods=("resolve",), iterations=5, flops=4)
+    iso = run_flop_job(game, rows, blueprint_id="u", methods=("resolve",), iterations=5, flops=4, isomorphic=True, workers=2)
+    assert [e.exploitability for e in iso.estimates] == pytest.approx([e.exploitability for e in plain.estimates], abs=1e-9)
+
+
+def test_bad_job_settings_are_refused_with_a_clear_message(small):
+    game, tree, blueprint = small
+    with pytest.raises(SubgameError, match="unknown flop re-solving method"):
+        run_flop_job(game, TreeRows(tree, blueprint), blueprint_id="bp", methods=("bogus",))
+    with pytest.raises(SubgameError, match=">= 1"):
+        run_flop_job(game, TreeRows(tree, blueprint), blueprint_id="bp", flops=0)

@@ -1,0 +1,37 @@
+"""Table 1 on flop hold'em as a job, on a 9-card deck: the blueprint exact, the re-solved flops sampled, resumable."""
+
+from __future__ import annotations
+
+import pytest
+
+from subgame.eval.board_pass import board_pass_exploitability
+from subgame.experiments.nlfh_tables import ACTION_SETS, BucketRows, nlfh_blueprint, nlfh_technique_table
+from subgame.games import load_game
+from tests.cli.test_cli import invoke
+
+SMALL = {"num_ranks": 3, "num_suits": 3, "action_sets": ("small",), "blueprint_passes": 100, "subgame_iterations": 10,
+         "flops": 6}
+
+
+def test_nlfh_technique_table_on_a_small_deck_resumes_to_the_same_table(tmp_path):
+    progress: list[str] = []
+    first = nlfh_technique_table(checkpoint=tmp_path, progress=progress.append, **SMALL)
+    assert (tmp_path / "small-200" / "blueprint.npz").exists() and len(list((tmp_path / "small-200" / "flops").iterdir())) > 6
+    assert progress and "flops evaluated" in progress[-1] and "min left" in progress[-1]
+    by = {row[2]: row for row in first.rows}
+    assert set(by) == {"blueprint", "unsafe", "resolve", "maxmargin"}
+    game = load_game("nlfh", num_ranks=3, num_suits=3, **ACTION_SETS["small"])
+    exact = board_pass_exploitability(game, BucketRows(game, nlfh_blueprint(game, 200, 100, 0, None))).exploitability
+    assert by["blueprint"][3] == pytest.approx(1000 * exact.exploitability / 100, abs=1e-6)  # mbb/hand, exact
+    for method in ("unsafe", "resolve", "maxmargin"):
+        assert by[method][4] <= by[method][3] <= by[method][5]  # the estimate inside its interval
+    assert by["blueprint"][6] == 91.28 and "6 of 84 flops (sampled)" in first.notes[0]
+    again = nlfh_technique_table(checkpoint=tmp_path, **SMALL)
+    assert again.rows == first.rows and "6 read back from the checkpoint" in again.notes[0]
+
+
+def test_reproduce_takes_the_flop_options_only_where_they_mean_something(tmp_path):
+    refused = invoke("reproduce", "cfr-d", "--flops", "3", "--out-dir", tmp_path)
+    assert refused.exit_code != 0 and "takes no --flops" in refused.output
+    leduc = invoke("reproduce", "technique-table", "--flops", "3", "--out-dir", tmp_path)
+    assert leduc.exit_code != 0 and "--flops and --checkpoint-dir are for nlfh" in leduc.output
