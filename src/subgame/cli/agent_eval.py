@@ -19,11 +19,8 @@ from ..agents.search import SearchAgent, SearchConfig
 from ..agents.specs import load_agent
 from ..eval.best_response import exploitability
 from ..experiments.convergence import exploitability_record
-from ..games import load_game
 from ..solve.cfr import PRESETS
 from ..solve.driver import Budget
-from ..strategy import Strategy
-from ..tree.compile import compile_game
 from .app import (
     CommandLineError,
     JsonOption,
@@ -31,11 +28,11 @@ from .app import (
     echo_json,
     exploitability_rows,
     game_label,
+    load_strategy_on_game,
     progress_bar,
     reports_errors,
     save_strategy,
     show,
-    strategy_game,
 )
 
 
@@ -77,10 +74,7 @@ def agent_eval_command(
         safe_gadget=safe_gadget, first_final=first_final, early=early,  # type: ignore[arg-type]
     )
     started = time.perf_counter()
-    blueprint = Strategy.load(file)
-    name, params = strategy_game(file, blueprint, game, param)
-    game_obj = load_game(name, **params)
-    tree = compile_game(game_obj)
+    blueprint, name, params, game_obj, tree = load_strategy_on_game(file, game, param)
     blueprint.check(tree)
     agent = SearchAgent(game_obj, tree, blueprint, config, seed=seed) if agent_spec is None else load_agent(agent_spec, tree, game_obj)
     total = tree.players[0].num_infosets + tree.players[1].num_infosets

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, NoReturn, ParamSpec, TypeVar
 
 import typer
 from typer.core import TyperGroup
@@ -37,6 +37,7 @@ from .options import CommandLineError, check_shared
 if TYPE_CHECKING:  # the engine is imported inside the functions that use it: '--help' stays fast
     from ..eval.best_response import Exploitability
     from ..experiments.convergence import CurvePoint
+    from ..games.base import Game
     from ..strategy import Strategy
     from ..tree.public_tree import PublicTree
 
@@ -154,6 +155,28 @@ def strategy_game(file: Path, strategy: Strategy, game: str | None, param: list[
         raise StrategyFileError(f"{file}: the file does not record its game; pass --game NAME (and -p key=value)")
     recorded = {} if game else (strategy.meta.params or {})
     return name, {**recorded, **parse_params(param)}
+
+
+class StrategyOnGame(NamedTuple):
+    """A strategy file read with its game: the name and parameters, the rules and their public tree."""
+
+    strategy: Strategy
+    name: str
+    params: dict[str, str]
+    game: Game
+    tree: PublicTree
+
+
+def load_strategy_on_game(file: Path, game: str | None, param: list[str]) -> StrategyOnGame:
+    """Read the strategy ``file`` and compile the game it was computed for (:func:`strategy_game`)."""
+    from ..games import load_game
+    from ..strategy import Strategy
+    from ..tree.compile import compile_game
+
+    strategy = Strategy.load(file)
+    name, params = strategy_game(file, strategy, game, param)
+    rules = load_game(name, **params)
+    return StrategyOnGame(strategy, name, params, rules, compile_game(rules))
 
 
 def save_strategy(

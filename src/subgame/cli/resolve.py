@@ -17,11 +17,8 @@ from ..decompose import is_cfr_d_file, load_cfr_d, reconstruct, stored_value_exp
 from ..depthlimited import CONTINUATIONS, DepthLimitedSpec, TableValues, depth_limited_resolve, load_leaf_tables, save_leaf_tables
 from ..eval.best_response import Exploitability, exploitability
 from ..experiments.convergence import exploitability_record
-from ..games import load_game
 from ..resolving import METHODS, resolve_all, subgame_roots
 from ..resolving.spot_resolve import SPOT_METHODS
-from ..strategy import Strategy
-from ..tree.compile import compile_game
 from .app import (
     CommandLineError,
     JsonOption,
@@ -29,11 +26,11 @@ from .app import (
     echo_json,
     exploitability_rows,
     game_label,
+    load_strategy_on_game,
     progress_bar,
     reports_errors,
     save_strategy,
     show,
-    strategy_game,
 )
 from .holdem import is_holdem, resolve_holdem
 
@@ -118,10 +115,7 @@ def resolve_command(
     if is_cfr_d_file(file):
         _resolve_cfr_d(file, iterations, out, as_json)
         return
-    blueprint = Strategy.load(file)
-    name, params = strategy_game(file, blueprint, game, param)
-    game_obj = load_game(name, **params)
-    tree = compile_game(game_obj)
+    blueprint, name, params, game_obj, tree = load_strategy_on_game(file, game, param)
     blueprint.check(tree)
     if depth is None:
         roots = subgame_roots(tree)
@@ -149,10 +143,7 @@ def _resolve_depth_limited(
 ) -> None:
     """``resolve --depth-limit``: depth-limited solving with multi-valued states for both players."""
     started = time.perf_counter()
-    blueprint = Strategy.load(file)
-    name, params = strategy_game(file, blueprint, game, param)
-    game_obj = load_game(name, **params)
-    tree = compile_game(game_obj)
+    blueprint, name, params, game_obj, tree = load_strategy_on_game(file, game, param)
     blueprint.check(tree)
     roots = None
     if depth is not None:

@@ -24,13 +24,14 @@ import hashlib
 import math
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
 from .base import CHANCE, TERMINAL, Game
 from .efg_file import EFGFile, EFGInfoset, EFGNode, EFGOutcome, efg_error, write_efg
 from .efg_reader import parse_efg, read_efg_file
+from .public_states import linked_groups, unique_name
 
 
 # -- the game -------------------------------------------------------------------------------------
@@ -200,6 +201,32 @@ def _check_perfect_recall(efg: EFGFile, source: str, seqs: _SequenceIds) -> None
                          "every information set at one depth of the tree")
 
 
+def _infoset_names(efg: EFGFile) -> dict[tuple[int, int], str]:
+    """``(player, infoset) -> name``: the file's name where it is unique among her sets, else ``player:number``."""
+    named: dict[tuple[int, int], str] = {}
+    for p in (1, 2):
+        mine = [(k, inf.name) for k, inf in efg.infosets.items() if k[0] == p]
+        counts: dict[str, int] = {}
+        for _, name in mine:
+            counts[name] = counts.get(name, 0) + 1
+        named.update({k: name if name and counts[name] == 1 else f"{p}:{k[1]}" for k, name in mine})
+    return named
+
+
+def _check_public_state(nodes: Sequence[EFGNode], source: str, children: list[int], parents: set[int]) -> None:
+    """Raise unless the ``children`` grouped into one public state share their parent's public state and actor."""
+    actors = {(nodes[c].kind, nodes[c].player) for c in children}
+    if len(parents) > 1 or len(actors) > 1:
+        lines = sorted({nodes[c].line for c in children})[:4]
+        shown = ", ".join(map(str, lines))
+        if len(parents) > 1:
+            raise efg_error(source, lines[-1], f"a player cannot tell apart the nodes on lines {shown} though "
+                            "she could tell their parents apart (the game does not have perfect recall)")
+        raise efg_error(source, lines[-1], f"nodes on lines {shown} lie in one public state (a player cannot "
+                        "tell them apart) but different players act there; this library needs whose turn it "
+                        "is to be known to both players")
+
+
 def _derive_observations(efg: EFGFile, source: str, sequences: tuple[_SequenceIds, list[tuple[int, int] | None]]
                          ) -> dict[tuple[int, int], tuple[str, str, str]]:
     """``(node, action) -> (public, private_0, private_1)`` from information sets (module docstring).
@@ -223,13 +250,7 @@ def _derive_observations(efg: EFGFile, source: str, sequences: tuple[_SequenceId
     def knows(i: int, p: int) -> tuple[Any, ...]:
         return known[i][p]
 
-    named: dict[tuple[int, int], str] = {}
-    for p in (1, 2):
-        mine = [(k, inf.name) for k, inf in efg.infosets.items() if k[0] == p]
-        counts: dict[str, int] = {}
-        for _, name in mine:
-            counts[name] = counts.get(name, 0) + 1
-        named.update({k: name if name and counts[name] == 1 else f"{p}:{k[1]}" for k, name in mine})
+    named = _infoset_names(efg)
 
     def render(i: int, p: int) -> str:
         k = knows(i, p)
@@ -245,31 +266,13 @@ def _derive_observations(efg: EFGFile, source: str, sequences: tuple[_SequenceId
     n_public = 1
     while level:
         kids = [(i, a, c) for i in level for a, c in enumerate(nodes[i].children)]
-        link = list(range(len(kids)))
-        holders: dict[Any, int] = {}
-        for j, (i, a, c) in enumerate(kids):
-            keys: list[Any] = [("end", public_of[i], a)] if nodes[c].kind == "t" else [(p, knows(c, p)) for p in (0, 1)]
-            for key in keys:
-                r = holders.setdefault(key, j)
-                if r != j:
-                    link[_find(link, j)] = _find(link, r)
-        members: dict[int, list[int]] = {}
-        for j in range(len(kids)):
-            members.setdefault(_find(link, j), []).append(j)
         comp = [0] * len(kids)
         taken: dict[int, set[str]] = {}
-        for js in members.values():
+        ends_or_knows = [[("end", public_of[i], a)] if nodes[c].kind == "t" else [(p, knows(c, p)) for p in (0, 1)]
+                         for i, a, c in kids]
+        for js in linked_groups(ends_or_knows):
             parents = {public_of[kids[j][0]] for j in js}
-            actors = {(nodes[kids[j][2]].kind, nodes[kids[j][2]].player) for j in js}
-            if len(parents) > 1 or len(actors) > 1:
-                lines = sorted({nodes[kids[j][2]].line for j in js})[:4]
-                shown = ", ".join(map(str, lines))
-                if len(parents) > 1:
-                    raise efg_error(source, lines[-1], f"a player cannot tell apart the nodes on lines {shown} though "
-                                    "she could tell their parents apart (the game does not have perfect recall)")
-                raise efg_error(source, lines[-1], f"nodes on lines {shown} lie in one public state (a player cannot "
-                                "tell them apart) but different players act there; this library needs whose turn it "
-                                "is to be known to both players")
+            _check_public_state(nodes, source, [kids[j][2] for j in js], parents)
             i0, a0, _ = kids[js[0]]
             parent = nodes[i0]
             names = {efg.infosets[(nodes[kids[j][0]].player, nodes[kids[j][0]].infoset)].actions[kids[j][1]] for j in js}
@@ -277,12 +280,7 @@ def _derive_observations(efg: EFGFile, source: str, sequences: tuple[_SequenceId
                 base = names.pop() or f"#{a0}"
             else:
                 base = "" if parent.kind == "c" else f"p{parent.player}"
-            used = taken.setdefault(parents.pop(), set())
-            name, k = base, 1
-            while name in used:
-                k += 1
-                name = f"{base}#{k}"
-            used.add(name)
+            name = unique_name(base, taken.setdefault(parents.pop(), set()))
             for j in js:
                 comp[j] = n_public
             n_public += 1
@@ -306,14 +304,6 @@ def _derive_observations(efg: EFGFile, source: str, sequences: tuple[_SequenceId
         level = nxt
     _check_infosets(efg, source, out)
     return out
-
-
-def _find(link: list[int], x: int) -> int:
-    """The representative of ``x`` in the union-find forest ``link`` (paths halved on the way)."""
-    while link[x] != x:
-        link[x] = link[link[x]]
-        x = link[x]
-    return x
 
 
 def _check_infosets(efg: EFGFile, source: str, obs: Mapping[tuple[int, int], tuple[str, str, str]]) -> None:

@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import GameDefinitionError, IllegalActionError
 from .base import CHANCE, TERMINAL, Game
+from .public_states import linked_groups, unique_name
 
 if TYPE_CHECKING:
     import pyspiel
@@ -396,31 +397,11 @@ class _CommonKnowledge:
         infos = [None if c.is_terminal() else self._knows(c, parents[owner[j]], acts[j]) for j, c in enumerate(kids)]
 
         # link children that a player cannot tell apart; terminal ones by parent public state and action
-        link = list(range(len(kids)))
-
-        def find(x: int) -> int:
-            while link[x] != x:
-                link[x] = link[link[x]]
-                x = link[x]
-            return x
-
-        by_info: tuple[dict[str, int], dict[str, int]] = ({}, {})
-        by_end: dict[tuple[int, int], int] = {}
-        for j, info in enumerate(infos):
-            if info is None:
-                holders: tuple[int, ...] = (by_end.setdefault((parents[owner[j]].public, acts[j]), j),)
-            else:
-                holders = (by_info[0].setdefault(info[0], j), by_info[1].setdefault(info[1], j))
-            for r in holders:
-                if r != j:
-                    link[find(j)] = find(r)
-
-        members: dict[int, list[int]] = {}
-        for j in range(len(kids)):
-            members.setdefault(find(j), []).append(j)
+        ends_or_knows = [[("end", parents[owner[j]].public, acts[j])] if info is None else [(0, info[0]), (1, info[1])]
+                         for j, info in enumerate(infos)]
         comp_of = [0] * len(kids)
         taken: dict[int, set[str]] = {}
-        for js in members.values():
+        for js in linked_groups(ends_or_knows):
             parent_publics = {parents[owner[j]].public for j in js}
             if len(parent_publics) > 1:
                 self._forgets(js, owner, parents)
@@ -430,12 +411,7 @@ class _CommonKnowledge:
                 base = s.action_to_string(s.current_player(), a)
             else:
                 base = "" if s.is_chance_node() else f"p{s.current_player()}"
-            used = taken.setdefault(parent_public, set())
-            name, n = base, 1
-            while name in used:
-                n += 1
-                name = f"{base}#{n}"
-            used.add(name)
+            name = unique_name(base, taken.setdefault(parent_public, set()))
             comp = len(self.public_key)
             self.public_key.append(self.public_key[parent_public] + (name,))
             for j in js:

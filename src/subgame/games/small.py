@@ -21,7 +21,21 @@ from .base import CHANCE, TERMINAL, Game
 Moves = tuple[int, ...]
 
 
-class CoinToss(Game[Moves]):
+#: Chance's one move in Coin Toss and Red-Green Coin: a fair coin.
+FAIR_COIN: tuple[tuple[int, float], ...] = ((0, 0.5), (1, 0.5))
+
+
+class _MovesGame(Game[Moves]):
+    """A game whose state is the tuple of its moves so far."""
+
+    def root(self) -> Moves:
+        return ()
+
+    def next_state(self, s: Moves, a: int) -> Moves:
+        return s + (a,)
+
+
+class CoinToss(_MovesGame):
     """Coin Toss (safe-and-nested paper, §2).
 
     A fair coin lands Heads or Tails; only player 0 sees it. She Sells (a terminal worth
@@ -40,9 +54,6 @@ class CoinToss(Game[Moves]):
     def params(self) -> Mapping[str, Any]:
         return {"sell_heads": self.sell[0], "sell_tails": self.sell[1]}
 
-    def root(self) -> Moves:
-        return ()
-
     def actor(self, s: Moves) -> int:
         if len(s) == 0:
             return CHANCE
@@ -56,10 +67,7 @@ class CoinToss(Game[Moves]):
         return (0, 1, 2) if len(s) == 2 else (0, 1)
 
     def chance_outcomes(self, s: Moves) -> tuple[tuple[int, float], ...]:
-        return ((0, 0.5), (1, 0.5))
-
-    def next_state(self, s: Moves, a: int) -> Moves:
-        return s + (a,)
+        return FAIR_COIN
 
     def observations(self, s: Moves, a: int) -> tuple[str, str, str]:
         if len(s) == 0:
@@ -84,7 +92,7 @@ class CoinToss(Game[Moves]):
         return -1.0 if guess == coin else 1.0
 
 
-class RockPaperScissors(Game[Moves]):
+class RockPaperScissors(_MovesGame):
     """Rock-paper-scissors as a sequential game: player 0 moves first, unseen by player 1.
 
     With ``scissors_payoff=1`` this is the decomposition paper's RPS (Fig. 1); with 2 it is
@@ -103,17 +111,11 @@ class RockPaperScissors(Game[Moves]):
     def params(self) -> Mapping[str, Any]:
         return {"scissors_payoff": self.scissors_payoff}
 
-    def root(self) -> Moves:
-        return ()
-
     def actor(self, s: Moves) -> int:
         return len(s) if len(s) < 2 else TERMINAL
 
     def legal_actions(self, s: Moves) -> tuple[int, ...]:
         return (0, 1, 2)
-
-    def next_state(self, s: Moves, a: int) -> Moves:
-        return s + (a,)
 
     def observations(self, s: Moves, a: int) -> tuple[str, str, str]:
         if len(s) == 0:
@@ -147,7 +149,7 @@ class RPSPlus(RockPaperScissors):
         return {}
 
 
-class MatchingPenniesChoice(Game[Moves]):
+class MatchingPenniesChoice(_MovesGame):
     """The matching-pennies game of the continual-responses paper (§2, Fig. 2).
 
     Player 1 (the paper's player 2) first chooses the standard biased game ``p`` or her own
@@ -159,17 +161,11 @@ class MatchingPenniesChoice(Game[Moves]):
 
     name = "matching_pennies"
 
-    def root(self) -> Moves:
-        return ()
-
     def actor(self, s: Moves) -> int:
         return (1, 0, 1)[len(s)] if len(s) < 3 else TERMINAL
 
     def legal_actions(self, s: Moves) -> tuple[int, ...]:
         return (0, 1)
-
-    def next_state(self, s: Moves, a: int) -> Moves:
-        return s + (a,)
 
     def observations(self, s: Moves, a: int) -> tuple[str, str, str]:
         name = self.action_name(s, a)
@@ -195,7 +191,7 @@ class MatchingPenniesChoice(Game[Moves]):
         return 2.0
 
 
-class RedGreenCoin(Game[Moves]):
+class RedGreenCoin(_MovesGame):
     """The red/green coin game of the continual-responses paper (§5, Fig. 3), where gadgets fail.
 
     Chance picks a red or a green coin; player 1 (the paper's player 2) sees it and places
@@ -218,9 +214,6 @@ class RedGreenCoin(Game[Moves]):
         (rh, rt), (gh, gt) = self.payoff
         return {"rh": rh, "rt": rt, "gh": gh, "gt": gt}
 
-    def root(self) -> Moves:
-        return ()
-
     def actor(self, s: Moves) -> int:
         return (CHANCE, 1, 0)[len(s)] if len(s) < 3 else TERMINAL
 
@@ -228,10 +221,7 @@ class RedGreenCoin(Game[Moves]):
         return (0, 1)
 
     def chance_outcomes(self, s: Moves) -> tuple[tuple[int, float], ...]:
-        return ((0, 0.5), (1, 0.5))
-
-    def next_state(self, s: Moves, a: int) -> Moves:
-        return s + (a,)
+        return FAIR_COIN
 
     def observations(self, s: Moves, a: int) -> tuple[str, str, str]:
         if len(s) == 0:

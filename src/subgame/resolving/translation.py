@@ -223,6 +223,17 @@ def off_tree_targets(st: PokerState, names: tuple[str, ...], ids: np.ndarray, ab
     return tuple((int(ids[bets[j]]), p) for j, p in translate(bet_fraction(st, names[slot]), sizes) if p > 0)
 
 
+def _follow_chance(tree: PublicTree, n: int, here: list[tuple[int, float]], branches: list[list[tuple[int, float]]]) -> None:
+    """Carry the translated nodes ``here`` of chance node ``n`` to each child: a translated chance node
+    follows the same outcome where it has it (appended to ``branches`` of the child)."""
+    for c in _children(tree, n):
+        obs = tree.public_key[c][-1]
+        for m, w in here:
+            mc = tree.node_of_key.get(tree.public_key[m] + (obs,), -1) if tree.kind[m] == CHANCE_NODE else -1
+            if mc >= 0:
+                branches[c].append((mc, w))
+
+
 def translation_strategy(game: Game, tree: PublicTree, abstraction: BetAbstraction, blueprint: Strategy,
                          responder: int, *, own_off_tree: bool = False) -> np.ndarray:
     """[I, A] the real-game strategy of ``responder`` who meets off-tree bets by pseudo-harmonic translation.
@@ -269,12 +280,7 @@ def translation_strategy(game: Game, tree: PublicTree, abstraction: BetAbstracti
             continue
         key = tree.public_key[n]
         if tree.kind[n] == CHANCE_NODE:
-            for c in _children(tree, n):
-                obs = tree.public_key[c][-1]
-                for m, w in here:
-                    mc = key_node.get(tree.public_key[m] + (obs,), -1) if tree.kind[m] == CHANCE_NODE else -1
-                    if mc >= 0:
-                        branches[c].append((mc, w))
+            _follow_chance(tree, n, here, branches)
             continue
         ids, names = acts[n]  # type: ignore[misc]
         actor = int(tree.actor[n])

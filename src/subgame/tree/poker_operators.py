@@ -385,8 +385,25 @@ def _entries_matrix(groups: Sequence[FoldGroup | ShowdownGroup], num_states: tup
     return u
 
 
+class _BoardTerminal:
+    """What the fold and showdown operators share: values from ``cfv_into`` and the explicit matrix."""
+
+    groups: Sequence[FoldGroup | ShowdownGroup]
+    num_states: tuple[int, int]
+
+    def cfv_into(self, player: int, reach: tuple[np.ndarray, np.ndarray], out: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def cfv(self, player: int, reach: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        return self.cfv_into(player, reach, np.zeros(self.num_states[player]))
+
+    def matrix(self) -> sp.csr_matrix:
+        """[G0, G1] the explicit payoff matrix (O(n²) per terminal; for small games and tests)."""
+        return _entries_matrix(self.groups, self.num_states)
+
+
 @dataclass(frozen=True, eq=False)
-class FoldTerminal:
+class FoldTerminal(_BoardTerminal):
     """Counterfactual values at the fold terminals of a poker tree, one batch per board.
 
     ``cfv_0[h] = value · Σ_{h' disjoint from h} reach_1[h']`` and ``cfv_1`` symmetrically,
@@ -395,9 +412,6 @@ class FoldTerminal:
 
     groups: tuple[FoldGroup, ...]
     num_states: tuple[int, int]  #: (G0, G1), the sizes of the value arrays
-
-    def cfv(self, player: int, reach: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-        return self.cfv_into(player, reach, np.zeros(self.num_states[player]))
 
     def cfv_into(self, player: int, reach: tuple[np.ndarray, np.ndarray], out: np.ndarray) -> np.ndarray:
         """Write the values at this operator's states into ``out`` [G_player] (other states untouched)."""
@@ -419,13 +433,9 @@ class FoldTerminal:
         run_split(one, self.groups)
         return out
 
-    def matrix(self) -> sp.csr_matrix:
-        """[G0, G1] the explicit payoff matrix (O(n²) per terminal; for small games and tests)."""
-        return _entries_matrix(self.groups, self.num_states)
-
 
 @dataclass(frozen=True, eq=False)
-class ShowdownTerminal:
+class ShowdownTerminal(_BoardTerminal):
     """Counterfactual values at the showdown terminals of a poker tree, one batch per board.
 
     ``cfv_0[h] = win · (reach_1 of disjoint weaker hands) + lose · (reach_1 of disjoint
@@ -435,9 +445,6 @@ class ShowdownTerminal:
 
     groups: tuple[ShowdownGroup, ...]
     num_states: tuple[int, int]  #: (G0, G1), the sizes of the value arrays
-
-    def cfv(self, player: int, reach: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-        return self.cfv_into(player, reach, np.zeros(self.num_states[player]))
 
     def cfv_into(self, player: int, reach: tuple[np.ndarray, np.ndarray], out: np.ndarray) -> np.ndarray:
         """Write the values at this operator's states into ``out`` [G_player] (other states untouched)."""
@@ -467,7 +474,3 @@ class ShowdownTerminal:
 
         run_split(one, self.groups)
         return out
-
-    def matrix(self) -> sp.csr_matrix:
-        """[G0, G1] the explicit payoff matrix (O(n²) per terminal; for small games and tests)."""
-        return _entries_matrix(self.groups, self.num_states)
