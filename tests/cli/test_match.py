@@ -56,3 +56,12 @@ def test_a_spread_below_rounding_is_none_and_a_real_one_is_kept():
     assert Estimate.of(noisy, rounding=1e-12, exact=0.0) == Estimate(0.0, 0.0, 0.0)
     assert Estimate.of(noisy, rounding=1e-12, exact=5.0).mean == float(np.mean(noisy))  # far from exact: not replaced
     assert Estimate.of(np.array([1.0, -1.0]), rounding=1e-12, exact=0.0).half_width > 0
+
+
+def test_a_strategy_of_the_same_game_under_another_name_plays_in_a_match(tmp_path):
+    """A strategy solved for the built-in Kuhn plays a match on the ACPC file of the same game."""
+    kuhn = tmp_path / "kuhn.npz"
+    assert invoke("solve", "kuhn", "-n", "20", "--out", kuhn).exit_code == 0
+    result = invoke("match", str(kuhn), "call", "--game", "tests/data/acpc/kuhn.game", "--hands", "4", "--seed", "1", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["deals"] == 4

@@ -43,6 +43,7 @@ from ..solve.driver import Budget
 from ..strategy import Strategy
 from ..tree.compile import compile_game
 from ..tree.public_tree import PublicTree
+from .acpc.same_game import adopt_strategy
 from .base import Agent
 from .baselines import CallAgent, RandomAgent
 from .blueprint import BlueprintAgent
@@ -132,6 +133,9 @@ def load_agent(spec: str, tree: PublicTree, game: Game | None = None) -> Agent:
         abstract = load_game(strategy.meta.game, **(strategy.meta.params or {}))
         if isinstance(abstract, PokerGame):
             return TranslationAgent(game, tree, abstract, compile_game(abstract), strategy, name=path.stem)
+    adopted = adopt_strategy(path, tree)  # the same game under another name (a built-in and its ACPC file)
+    if adopted is not None:
+        return StrategyAgent(tree, adopted, name=path.stem)
     raise SubgameError(f"{spec}: the strategy is of game {strategy.game_id!r}, the match is {tree.game_id!r}; "
                        "give a file of this game (or of a bet abstraction of a no-limit game)")
 
