@@ -178,3 +178,17 @@ def test_solve_and_evaluate_tables_fit_80_columns(tmp_path):
                    invoke("games", "--size", "leduc_nolimit")):
         tables = "\n".join(line for line in result.stdout.splitlines() if not line.startswith("wrote "))  # paths stay whole
         assert result.exit_code == 0 and _widest(tables) <= 80 and "…" not in tables
+
+
+def test_a_library_warning_is_one_line_without_a_source_location(tmp_path):
+    """A Gambit file whose decimals sum to 1 only up to rounding is read with one warning line, not Python's UserWarning."""
+    sixth = repr(1 / 6)
+    faces = " ".join(f'"{k}" {sixth}' for k in range(1, 7))
+    leaves = "\n".join(f't "" {k} "" {{ {k}, {-k} }}' for k in range(1, 7))
+    path = tmp_path / "die.efg"
+    path.write_text(f'EFG 2 R "die" {{ "P1" "P2" }}\n""\nc "" 1 "" {{ {faces} }} 0\n{leaves}\n')
+    result = invoke("games", "--size", f"efg:{path}")
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("warning: ") and "die.efg" in lines[0], result.stderr
+    assert "UserWarning" not in result.output

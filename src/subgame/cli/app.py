@@ -13,6 +13,7 @@ import json
 import os
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -93,6 +94,12 @@ def warn(message: str) -> None:
     _line_to_stderr(message, "yellow")
 
 
+def _warning_line(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: Any = None,
+                  line: str | None = None) -> None:
+    """A library warning (a file's rounded probabilities, a stale compiled library) as one yellow line, no source location."""
+    warn(f"warning: {message}")
+
+
 def fail(message: str) -> NoReturn:
     """One red line ``error: message`` on stderr, then exit code 2."""
     _line_to_stderr("error: " + message, "red")
@@ -107,8 +114,10 @@ def reports_errors(command: Callable[P, R]) -> Callable[P, R]:
     @functools.wraps(command)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
-            check_shared(signature, kwargs)
-            return command(*args, **kwargs)
+            with warnings.catch_warnings():
+                warnings.showwarning = _warning_line
+                check_shared(signature, kwargs)
+                return command(*args, **kwargs)
         except SubgameError as exc:
             fail(str(exc))
         except OSError as exc:
