@@ -32,6 +32,13 @@ the exact history values are the better value function, so that is the choice he
 
 **Exact value.** For two known agents, A's expected utility per hand over both seats is
 ``(EV(A, B) − EV(B, A)) / 2`` with :func:`~subgame.eval.expected_value` on the compiled tree.
+
+**Without a tree.** A game too large to compile (heads-up no-limit hold'em) is played by
+agents that need no tree (baselines, blueprints, the HUNL search agent): the match deals,
+applies actions and scores with the game's rules alone (``root``, ``chance_outcomes``,
+``next_state``, ``utility``), so duplicate deals are the same, and the estimate is the
+plain duplicate mean; the luck-adjusted and AIVAT estimates need the history values of
+known strategies on a compiled tree and are absent (:attr:`MatchResult.absent` says why).
 """
 
 from __future__ import annotations
@@ -372,6 +379,7 @@ class MatchResult:
     error: MatchError | None = None
     workers: int = 1
     seconds: float = field(default=0.0, compare=False)
+    absent: str | None = None  #: why the luck-adjusted and AIVAT estimates are absent, where they are
 
     @property
     def deals(self) -> int:
@@ -414,6 +422,7 @@ class MatchResult:
             "winrate": {e: self.estimate(e).to_json() for e in estimators},
             "exact": None if self.exact is None else self.scale * self.exact,
             "error": None if self.error is None else self.error.to_json(),
+            "estimators_absent": None if self.has_aivat else self.absent,
             "seconds": self.seconds,
         }
 
@@ -423,7 +432,7 @@ class MatchResult:
 
 def play_match(
     game: Game,
-    tree: PublicTree,
+    tree: PublicTree | None,
     agents: tuple[Agent, Agent],
     deals: int,
     seed: int,
@@ -438,7 +447,9 @@ def play_match(
     """Play ``deals`` duplicate deals (``2 × deals`` hands) of agent A = ``agents[0]`` against B.
 
     Args:
-        game, tree: the game and its compiled tree (exact values and AIVAT's values).
+        game, tree: the game and its compiled tree (exact values and AIVAT's values);
+            ``None`` for a game whose tree is not built (HUNL): hands are dealt, played and
+            scored by the game's rules alone, and only the plain duplicate estimate is made.
         aivat: compute the luck-adjusted and AIVAT estimates (one walk over the game's
             histories per seating).
         exact: compute the exact expected value where both agents are known.
@@ -454,12 +465,17 @@ def play_match(
     """
     if deals < 1:
         raise SubgameError(f"a match needs at least one deal, got {deals}")
-    if tree.game_id != game_fingerprint(game):
+    absent = None if aivat else "not asked for"
+    if tree is None:
+        absent = ("the game's tree is not built (it does not fit): they need the agents' strategies known on a compiled tree"
+                  if aivat else absent)
+        aivat = exact = False
+    elif tree.game_id != game_fingerprint(game):
         raise SubgameError(f"the tree is of game {tree.game_id!r}, the match is {game_fingerprint(game)!r}; compile the match's game")
     started = time.perf_counter()
     scale, unit = mbb_scale(game)
     values = None
-    if aivat:
+    if aivat and tree is not None:
         if history_count(tree) > MAX_AIVAT_HISTORIES:
             raise SubgameError(f"{game.name}: AIVAT's history values would walk up to {history_count(tree):,} histories "
                                f"(limit {MAX_AIVAT_HISTORIES:,}); play the match without AIVAT (--no-aivat)")
@@ -469,7 +485,7 @@ def play_match(
         values.tables()  # in this process, before a forked pool starts
     ev = None
     a, b = agents
-    if exact and isinstance(a, KnownAgent) and isinstance(b, KnownAgent):
+    if exact and tree is not None and isinstance(a, KnownAgent) and isinstance(b, KnownAgent):
         ev = exact_value(tree, a.behaviour(tree), b.behaviour(tree))
     executor = executor if executor is not None else SerialExecutor()
     size = chunk or max(1, deals // (100 if executor.workers == 1 else 10 * executor.workers))
@@ -483,7 +499,7 @@ def play_match(
         if values is None:
             per[:, 1:] = np.nan
         return MatchResult(game.name, names, seed, deals, per, scale, unit, ev, error, executor.workers,
-                           time.perf_counter() - started)
+                           time.perf_counter() - started, absent)
 
     step = max(1, executor.workers)
     try:

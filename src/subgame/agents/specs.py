@@ -22,6 +22,9 @@ spec                           agent
                                with weight P in [0, 1] of the model
 ``blueprint:FILE[:BUCKETS]``   a no-limit blueprint of ``subgame blueprint`` (no compiled tree needed),
                                off-tree bets by pseudo-harmonic translation; BUCKETS: its bucket file
+``lookup:FILE[:BUCKETS]``      the same agent under the name of the depth-limited paper's opponents, a
+                               lookup-table bot (a blueprint with translation, no search): it stands in
+                               for Slumbot and Baby Tartanian8, which are not available
 =============================  =================================================================
 """
 
@@ -103,6 +106,7 @@ AGENT_KINDS: dict[str, AgentKind] = {
     "cdbr": AgentKind("cdbr:MODEL[:DEPTH]", lambda rest, spec, tree, game: _counter("cdbr", rest, spec, tree)),
     "cdrnr": AgentKind("cdrnr:MODEL:P[:DEPTH]", lambda rest, spec, tree, game: _counter("cdrnr", rest, spec, tree)),
     "blueprint": AgentKind("blueprint:FILE[:BUCKETS]", lambda rest, spec, tree, game: blueprint_agent(spec, _needs(game, spec))),
+    "lookup": AgentKind("lookup:FILE[:BUCKETS]", lambda rest, spec, tree, game: blueprint_agent(spec, _needs(game, spec))),
 }
 SPEC_HELP = f"{', '.join(BASELINES)}, a strategy FILE, {', '.join(k.syntax for k in AGENT_KINDS.values())}"
 
@@ -140,20 +144,40 @@ def load_agent(spec: str, tree: PublicTree, game: Game | None = None) -> Agent:
                        "give a file of this game (or of a bet abstraction of a no-limit game)")
 
 
+def treeless_agent(spec: str, game: Game, seconds: float | None = None) -> Agent | None:
+    """The agent of ``spec`` if it needs no compiled tree (a baseline, ``blueprint:``, ``lookup:``,
+    ``search:`` on a blueprint file), else ``None``; ``seconds``: see :func:`hunl_search_agent`."""
+    if spec in BASELINES:
+        return BASELINES[spec]()
+    kind, _, rest = spec.partition(":")
+    if kind in ("blueprint", "lookup") and rest:
+        return blueprint_agent(spec, game)
+    if kind == "search" and is_blueprint_file(rest.split(":")[0]):
+        return hunl_search_agent(spec, game, seconds)
+    return None
+
+
 def blueprint_agent(spec: str, game: Game) -> Agent:
-    """``blueprint:FILE[:BUCKETS]``: needs the game only, never its tree (HUNL)."""
-    file, _, buckets = spec.partition(":")[2].partition(":")
+    """``blueprint:FILE[:BUCKETS]`` (or ``lookup:``): needs the game only, never its tree (HUNL)."""
+    kind, _, rest = spec.partition(":")
+    file, _, buckets = rest.partition(":")
     if not isinstance(game, PokerGame):
         raise SubgameError(f"agent {spec!r}: a blueprint plays a no-limit poker game")
     blueprint = Blueprint.load(_existing(file, spec))
     abstraction = load_deal_abstraction(buckets, game.spec) if buckets else blueprint.deal_abstraction()
-    return BlueprintAgent(game, blueprint, abstraction, name=f"blueprint:{Path(file).stem}")
+    return BlueprintAgent(game, blueprint, abstraction, name=f"{kind}:{Path(file).stem}")
 
 
-def hunl_search_agent(spec: str, game: Game) -> Agent:
-    """``search:BP[:BUCKETS][:N|Ts]``: the search agent on an implicit blueprint; needs the game only (HUNL)."""
+def hunl_search_agent(spec: str, game: Game, seconds: float | None = None) -> Agent:
+    """``search:BP[:BUCKETS][:N|Ts]``: the search agent on an implicit blueprint; needs the game only (HUNL).
+
+    ``seconds``: the budget of every solve where the spec names none (``--seconds-per-decision``);
+    a budget in the spec wins.
+    """
+    if seconds is not None and not seconds > 0:
+        raise SubgameError(f"the seconds per decision must be positive, got {seconds}")
     parts = spec.partition(":")[2].split(":")
-    budget = Budget(iterations=DEFAULT_RESOLVE_ITERATIONS)
+    budget = Budget(iterations=DEFAULT_RESOLVE_ITERATIONS) if seconds is None else Budget(seconds=seconds)
     if len(parts) > 1 and re.fullmatch(r"\d+|\d+(\.\d*)?s", parts[-1]):
         text = parts.pop()
         budget = Budget(seconds=float(text[:-1])) if text.endswith("s") else Budget(iterations=int(text))

@@ -13,7 +13,7 @@ from ..agents.acpc.dealer import Dealer
 from ..agents.acpc.protocol import NAMINGS, Naming
 from ..agents.acpc.same_game import adopt_strategy
 from ..agents.base import Agent
-from ..agents.specs import BASELINES, blueprint_agent, hunl_search_agent, is_blueprint_file, load_agent
+from ..agents.specs import load_agent, treeless_agent
 from ..agents.strategy import StrategyAgent
 from ..errors import GameDefinitionError, SubgameError
 from ..games import load_game
@@ -28,6 +28,10 @@ GameFileOption = Annotated[Path, typer.Option("--game", help="The match's ACPC g
 CardsOption = Annotated[str, typer.Option(
     "--cards", help="Names of a small deck's cards: acpc (the ACPC dealer's: Leduc is Q K A of h s) or openspiel "
                     "(OpenSpiel's universal_poker: 2 3 4 of c d).")]
+
+SecondsOption = Annotated[float | None, typer.Option(
+    min=0.001, help="Seconds of every solve of an agent that searches on a blueprint file (search:BP), where its spec "
+                    "names no budget.")]
 
 
 def _poker_game(file: Path, param: list[str]) -> PokerGame:
@@ -52,14 +56,12 @@ def _naming(cards: str) -> Naming:
     raise CommandLineError(f"--cards {cards!r}: use one of {', '.join(NAMINGS)}")
 
 
-def _agent(spec: str, game: PokerGame, file: Path) -> Agent:
-    """A baseline needs no tree; a strategy file is checked against the compiled game, which may be its game under another name."""
-    if spec in BASELINES:
-        return BASELINES[spec]()
-    if spec.startswith("blueprint:"):  # no compiled tree needed (HUNL)
-        return blueprint_agent(spec, game)
-    if spec.startswith("search:") and is_blueprint_file(spec.split(":")[1]):
-        return hunl_search_agent(spec, game)
+def _agent(spec: str, game: PokerGame, file: Path, seconds: float | None = None) -> Agent:
+    """A baseline or a blueprint needs no tree; a strategy file is checked against the compiled game, which may be its game
+    under another name."""
+    treeless = treeless_agent(spec, game, seconds)  # HUNL
+    if treeless is not None:
+        return treeless
     tree = compile_game(game)
     adopted = adopt_strategy(spec, tree) if Path(spec).is_file() else None
     if adopted is not None:
@@ -84,6 +86,7 @@ def acpc_client_command(
     cards: CardsOption = "acpc",
     results: Annotated[Path | None, typer.Option(help="Write the hands and errors as JSON here.")] = None,
     quiet: Annotated[bool, typer.Option(help="No line per hand on stderr (problems are still shown).")] = False,
+    seconds_per_decision: SecondsOption = None,
 ) -> None:
     """Play a match at an ACPC dealer with an agent: one line per hand on stderr, the total at the end.
 
@@ -91,7 +94,7 @@ def acpc_client_command(
     closing the connection between hands).
     """
     game_obj = _poker_game(game, param)
-    player = _agent(agent, game_obj, game)
+    player = _agent(agent, game_obj, game, seconds_per_decision)
     naming = _naming(cards)
 
     def log(line: str) -> None:

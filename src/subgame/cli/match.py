@@ -9,13 +9,19 @@ from typing import Annotated, Literal
 import typer
 from rich.table import Table
 
+from ..agents.base import Agent
 from ..agents.match import ESTIMATORS, Estimator, MatchResult, play_match, plot_running, reference_profile
-from ..agents.specs import SPEC_HELP, load_agent
+from ..agents.specs import SPEC_HELP, load_agent, treeless_agent
 from ..experiments.report import format_cell
 from ..files import write_text
 from ..games import load_game
+from ..games.base import Game
 from ..parallel import Executor, ProcessExecutor, SerialExecutor
 from ..tree.compile import compile_game
+from ..tree.estimate import estimate_size
+from ..tree.public_tree import PublicTree
+from ..tree.size import MemoryLimit, gib_to_bytes
+from .acpc import SecondsOption
 from .app import EXIT_INTERRUPTED, JsonOption, ParamsOption, echo_json, game_label, parse_params, progress_bar, reports_errors, show, warn
 
 AivatValues = Literal["both", "a", "uniform"]
@@ -38,6 +44,10 @@ def match_command(
     exact: Annotated[bool, typer.Option(help="The exact expected value, where both agents' strategies are known.")] = True,
     out: Annotated[Path | None, typer.Option(help="Write the results as JSON to this file.")] = None,
     plot: Annotated[Path | None, typer.Option(help="Write a PNG of the running winrate with its 95 % interval.")] = None,
+    seconds_per_decision: SecondsOption = None,
+    max_gib: Annotated[float | None, typer.Option(
+        min=0.0, help="Memory the compiled tree may take (default: what is available); a game whose tree does not fit is "
+                      "played without one, by agents that need none, with the duplicate estimate only.")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Play agent A against agent B on duplicate deals and report A's winrate.
@@ -46,17 +56,18 @@ def match_command(
     winrate is in mbb/hand for poker (1000 per big blind; 1 chip where the game has only
     antes) with a 95 % confidence interval: plain duplicate, with the luck of chance
     removed, and AIVAT (Burch et al. 2018). Where both agents' strategies are known the
-    exact expected value is shown beside them.
+    exact expected value is shown beside them. Agents that need no tree (baselines,
+    blueprint:, lookup:, search: on a blueprint) play games whose tree does not fit (HUNL):
+    the tree is not built and only the plain duplicate estimate is made.
     """
     params = parse_params(param)
     g = load_game(game, **params)
-    tree = compile_game(g)
-    agents = (load_agent(agent_a, tree, g), load_agent(agent_b, tree, g))
+    tree, agents = _agents(g, (agent_a, agent_b), seconds_per_decision, max_gib)
     executor: Executor = ProcessExecutor(workers) if workers > 1 else SerialExecutor()
     try:
         with progress_bar(hands, 0, not as_json, label="match", unit="deal") as update:
             use = {"both": (True, True), "a": (True, False), "uniform": (False, False)}[aivat_values]
-            reference = reference_profile(agents, tree, use) if aivat else None
+            reference = reference_profile(agents, tree, use) if aivat and tree is not None else None
             result = play_match(g, tree, agents, hands, seed, aivat=aivat, reference=reference, exact=exact, executor=executor,
                                 progress=lambda r: update(r.deals, _status(r)))
     finally:
@@ -82,6 +93,23 @@ def match_command(
         raise typer.Exit(EXIT_INTERRUPTED)
 
 
+def _agents(game: Game, specs: tuple[str, str], seconds: float | None, max_gib: float | None
+            ) -> tuple[PublicTree | None, tuple[Agent, Agent]]:
+    """The match's agents and the game's compiled tree; the tree's size is estimated first, and a tree that
+    does not fit is not built: then every agent must be one that needs none."""
+    treeless = [treeless_agent(spec, game, seconds) for spec in specs]
+    limit = MemoryLimit.of(gib_to_bytes(max_gib))
+    need = estimate_size(game).tree_bytes
+    if not limit.fits(need) and treeless[0] is not None and treeless[1] is not None:
+        return None, (treeless[0], treeless[1])
+    needs = next((spec for spec, agent in zip(specs, treeless) if agent is None), None)
+    limit.require(need, f"the compiled tree of {game.name}" + (f" (agent {needs!r} plays on it)" if needs else ""),
+                  "play agents that need no tree (random, call, blueprint:, lookup:, search: on a blueprint)")
+    tree = compile_game(game)
+    a, b = (agent if agent is not None else load_agent(spec, tree, game) for spec, agent in zip(specs, treeless))
+    return tree, (a, b)
+
+
 def _status(result: MatchResult) -> str:
     best: Estimator = "aivat" if result.has_aivat else "plain"
     e = result.estimate(best)
@@ -98,4 +126,7 @@ def _table(result: MatchResult, title: str) -> Table:
                       format_cell(e.std))
     if result.exact is not None:
         table.add_row("exact", format_cell(result.scale * result.exact), "", "")
+    if not result.has_aivat and result.absent is not None:
+        table.caption = f"duplicate mean only; luck-adjusted and AIVAT absent: {result.absent}"
+        table.caption_justify = "left"
     return table
