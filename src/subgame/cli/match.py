@@ -45,8 +45,8 @@ def match_command(
     out: Annotated[Path | None, typer.Option(help="Write the results as JSON to this file.")] = None,
     plot: Annotated[Path | None, typer.Option(help="Write a PNG of the running winrate with its 95 % interval.")] = None,
     seconds_per_decision: SecondsOption = None,
-    max_gib: Annotated[float | None, typer.Option(
-        min=0.0, help="Memory the compiled tree may take (default: what is available); a game whose tree does not fit is "
+    max_memory: Annotated[float | None, typer.Option(
+        min=0.001, help="GiB the compiled tree may take (default: the memory available now); a game whose tree does not fit is "
                       "played without one, by agents that need none, with the duplicate estimate only.")] = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -62,7 +62,7 @@ def match_command(
     """
     params = parse_params(param)
     g = load_game(game, **params)
-    tree, agents = _agents(g, (agent_a, agent_b), seconds_per_decision, max_gib)
+    tree, agents = _agents(g, (agent_a, agent_b), seconds_per_decision, max_memory)
     executor: Executor = ProcessExecutor(workers) if workers > 1 else SerialExecutor()
     try:
         with progress_bar(hands, 0, not as_json, label="match", unit="deal") as update:
@@ -93,12 +93,12 @@ def match_command(
         raise typer.Exit(EXIT_INTERRUPTED)
 
 
-def _agents(game: Game, specs: tuple[str, str], seconds: float | None, max_gib: float | None
+def _agents(game: Game, specs: tuple[str, str], seconds: float | None, max_memory: float | None
             ) -> tuple[PublicTree | None, tuple[Agent, Agent]]:
     """The match's agents and the game's compiled tree; the tree's size is estimated first, and a tree that
     does not fit is not built: then every agent must be one that needs none."""
     treeless = [treeless_agent(spec, game, seconds) for spec in specs]
-    limit = MemoryLimit.of(gib_to_bytes(max_gib))
+    limit = MemoryLimit.of(gib_to_bytes(max_memory))
     need = estimate_size(game).tree_bytes
     if not limit.fits(need) and treeless[0] is not None and treeless[1] is not None:
         return None, (treeless[0], treeless[1])
