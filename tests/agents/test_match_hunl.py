@@ -13,11 +13,13 @@ from subgame.agents.match import play_match
 from subgame.agents.specs import treeless_agent
 from subgame.blueprint.implicit_mccfr import available
 from subgame.games.poker.game import CALL
+from subgame.tree.estimate import estimate_size
 from tests.agents.test_hunl_search import SMALL, _blueprint, _game
 from tests.cli.test_cli import invoke
 
 pytestmark = pytest.mark.skipif(not available(), reason="the compiled loop of implicit MCCFR is not built")
 
+TINY = "0.001"  #: GiB: less than the test game's tree (about 1.3 MiB)
 PARAMS = [x for k, v in SMALL.items() for x in ("-p", f"{k}={','.join(map(str, v)) if isinstance(v, tuple) else v}")]
 
 
@@ -30,8 +32,9 @@ def test_a_match_of_blueprint_and_search_agents_never_compiles_a_tree_that_does_
     def no_compile(*args, **kwargs):
         raise AssertionError("the whole game was compiled")
 
+    assert estimate_size(_game()).tree_bytes > float(TINY) * 2**30
     monkeypatch.setattr("subgame.cli.match.compile_game", no_compile)
-    result = invoke("match", f"search:{bp}:5", f"lookup:{bp}", "--game", "poker", *PARAMS, "--hands", "6", "--max-memory", "1e-9",
+    result = invoke("match", f"search:{bp}:5", f"lookup:{bp}", "--game", "poker", *PARAMS, "--hands", "6", "--max-memory", TINY,
                     "--json")
     assert result.exit_code == 0, result.output
     record = json.loads(result.stdout)
@@ -39,9 +42,9 @@ def test_a_match_of_blueprint_and_search_agents_never_compiles_a_tree_that_does_
     assert set(record["winrate"]) == {"plain"} and "not built" in record["estimators_absent"]
     assert record["exact"] is None
     # an agent that needs the tree is refused before anything is built
-    result = invoke("match", f"lookup:{bp}", "random", "--game", "poker", *PARAMS, "--max-memory", "1e-9")
+    result = invoke("match", f"lookup:{bp}", "random", "--game", "poker", *PARAMS, "--max-memory", TINY)
     assert result.exit_code == 0, result.output
-    refused = invoke("match", f"lookup:{bp}", bp, "--game", "poker", *PARAMS, "--max-memory", "1e-9")
+    refused = invoke("match", f"lookup:{bp}", bp, "--game", "poker", *PARAMS, "--max-memory", TINY)
     assert refused.exit_code != 0 and "estimated before building it" in refused.output and "need no tree" in refused.output
 
 
