@@ -53,7 +53,7 @@ there and gives the same estimates (:data:`RESTRICT_MIN_STATES`).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -213,13 +213,15 @@ class SampledWalk:
     chance: PublicChanceSampler
     index: PartIndex
     restrict: bool
+    uniform: tuple[np.ndarray, np.ndarray]  #: each player's [I_p, A] uniform strategy over legal actions (outcome sampling's exploration)
 
     @staticmethod
     def of(tree: PublicTree, restrict: bool | None = None) -> SampledWalk:
         """``restrict=None``: restrict on trees of at least :data:`RESTRICT_MIN_STATES` private states."""
         if restrict is None:
             restrict = tree.players[0].num_states + tree.players[1].num_states >= RESTRICT_MIN_STATES
-        return SampledWalk(tree, PublicChanceSampler.of(tree), PartIndex.of(tree), bool(restrict))
+        uniform = tuple(pa.legal / pa.legal.sum(axis=1, keepdims=True) for pa in tree.players)
+        return SampledWalk(tree, PublicChanceSampler.of(tree), PartIndex.of(tree), bool(restrict), (uniform[0], uniform[1]))
 
 
 def sampled_pass(
@@ -246,12 +248,13 @@ def sampled_pass(
     pa, po = tree.players[player], tree.players[o]
     w = walk.chance.weights(rng)
     part = tree_part(walk.index, w > 0) if walk.restrict else None
-    sw_p = part_transition_weights(tree, player, part, sigma[player])
+    sw_p: np.ndarray | None = None  # the player's own transition weights, where the scheme needs them
     if scheme.opponent == "sampled":
         sampled_o = one_hot(sample_actions(sigma[o], rng), sigma[o].shape)
         reach_o = part_forward_reach(tree, o, part, part_transition_weights(tree, o, part, sampled_o))  # 0/1
         avg = reach_o[po.infoset_priv][:, None] * sigma[o]
     else:
+        sw_p = part_transition_weights(tree, player, part, sigma[player])
         reach_o = part_forward_reach(tree, o, part, part_transition_weights(tree, o, part, sigma[o]))
         avg = part_forward_reach(tree, player, part, sw_p)[pa.infoset_priv][:, None] * sigma[player]
     if part is None:  # the average counts the walked information sets only, as the restricted walk does
@@ -266,6 +269,8 @@ def sampled_pass(
         v = np.zeros(pa.num_states)
         v[idx] = terminal[idx] * w[pa.node[idx]]
     if scheme.traverser == "enumerate":
+        if sw_p is None:
+            sw_p = part_transition_weights(tree, player, part, sigma[player])
         part_backward_expected(tree, player, part, v, sw_p)
         inst = part_sequence_values(tree, player, part, v) - v[pa.infoset_priv][:, None]
     else:
@@ -288,8 +293,7 @@ def _outcome_sampling_regrets(
     """
     tree = walk.tree
     pa = tree.players[p]
-    legal = pa.legal
-    q = epsilon * (legal / legal.sum(axis=1, keepdims=True)) + (1.0 - epsilon) * sigma_p
+    q = epsilon * walk.uniform[p] + (1.0 - epsilon) * sigma_p
     picked = one_hot(sample_actions(q, rng), q.shape)
     q_path = part_forward_reach(tree, p, part, part_transition_weights(tree, p, part, picked * q))
     on_path = q_path > 0
@@ -333,7 +337,7 @@ def run_pass_task(task: PassTask) -> tuple[np.ndarray, np.ndarray, np.random.Gen
     """:func:`sampled_pass` on the worker's copy of the tree; returns the advanced generator too."""
     cached = _WORKER_TREES.get(task.key)
     if cached is not None and cached.restrict != task.restrict:
-        cached = _WORKER_TREES[task.key] = SampledWalk(cached.tree, cached.chance, cached.index, task.restrict)
+        cached = _WORKER_TREES[task.key] = replace(cached, restrict=task.restrict)
     if cached is None:
         if task.game is None:
             raise SubgameError(
