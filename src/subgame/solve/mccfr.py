@@ -78,6 +78,7 @@ from .rules import add_average, refuse
 
 if TYPE_CHECKING:
     from ..parallel import Executor
+    from .compiled_sampling import OutcomeLayout
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,10 @@ PUBLIC_CHANCE_SAMPLING = SamplingScheme("pcs", opponent="exact", traverser="enum
 SCHEMES: dict[str, SamplingScheme] = {s.name: s for s in (EXTERNAL_SAMPLING, OUTCOME_SAMPLING, PUBLIC_CHANCE_SAMPLING)}
 
 MCCFR_CHECKPOINT_KIND = "mccfr"
+
+#: How a pass is computed: ``"numpy"`` (every scheme) or ``"compiled"`` (outcome sampling in C,
+#: :mod:`.compiled_sampling`: the same random stream and the same bits as numpy on the whole tree).
+ENGINES = ("numpy", "compiled")
 
 
 @dataclass(frozen=True, eq=False)
@@ -294,14 +299,19 @@ def _outcome_sampling_regrets(
     tree = walk.tree
     pa = tree.players[p]
     q = epsilon * walk.uniform[p] + (1.0 - epsilon) * sigma_p
-    picked = one_hot(sample_actions(q, rng), q.shape)
-    q_path = part_forward_reach(tree, p, part, part_transition_weights(tree, p, part, picked * q))
+    rows = np.arange(q.shape[0])
+    picked = sample_actions(q, rng)
+    q_picked = q[rows, picked]  # > 0: ε > 0 explores every legal slot
+    on_slot = np.zeros_like(q)  # q(a*) at the sampled slot, 0 elsewhere
+    on_slot[rows, picked] = q_picked
+    q_path = part_forward_reach(tree, p, part, part_transition_weights(tree, p, part, on_slot))
     on_path = q_path > 0
-    ratio = np.divide(picked * sigma_p, q, out=np.zeros_like(q), where=picked > 0)
+    on_slot[rows, picked] = sigma_p[rows, picked] / q_picked  # now σ(a*)/q(a*)
     v *= on_path
-    part_backward_expected(tree, p, part, v, part_transition_weights(tree, p, part, ratio))
+    part_backward_expected(tree, p, part, v, part_transition_weights(tree, p, part, on_slot))
     v *= on_path
-    seq = np.divide(part_sequence_values(tree, p, part, v), q, out=np.zeros_like(q), where=picked > 0)
+    seq = np.zeros_like(q)
+    seq[rows, picked] = part_sequence_values(tree, p, part, v)[rows, picked] / q_picked
     q_infoset = q_path[pa.infoset_priv]
     inst = seq - v[pa.infoset_priv][:, None]
     np.divide(inst, q_infoset[:, None], out=inst, where=q_infoset[:, None] > 0)
@@ -385,6 +395,9 @@ class MCCFRSolver(CFRSolver):
             themselves (spawned processes, Ray); forked workers inherit the tree.
         restrict: walk only each sample's public nodes (``None``: on trees of at least
             :data:`RESTRICT_MIN_STATES` private states); the estimates are the same.
+        engine: one of :data:`ENGINES`; ``"compiled"`` (outcome sampling only, in this
+            process) sweeps the whole tree in C and gives the numpy pass's bits with
+            ``restrict=False``.
     """
 
     def __init__(
@@ -399,6 +412,7 @@ class MCCFRSolver(CFRSolver):
         executor: Executor | None = None,
         game: Game | None = None,
         restrict: bool | None = None,
+        engine: str = "numpy",
     ) -> None:
         if not isinstance(scheme, SamplingScheme):
             raise GameDefinitionError(f"scheme must be a SamplingScheme, one of {', '.join(SCHEMES)} (SCHEMES[name]), got {scheme!r}")
@@ -412,6 +426,7 @@ class MCCFRSolver(CFRSolver):
         if isinstance(streams, bool) or not isinstance(streams, (int, np.integer)) or streams < 1:
             raise GameDefinitionError(f"streams (samples per pass) must be a whole number >= 1, got {streams!r}")
         self.scheme = scheme
+        self.layout = _compiled_layout(tree, scheme, engine, executor)
         rng = seeded_generator(seed)
         self.streams = [rng] if streams == 1 else list(rng.spawn(int(streams)))
         self.walk = SampledWalk.of(tree, restrict)
@@ -439,7 +454,12 @@ class MCCFRSolver(CFRSolver):
     def _pass(self, p: int, t: int) -> None:
         o = 1 - p
         sigma = (self._current(0), self._current(1))
-        if self.executor is None:
+        if self.layout is not None:
+            from .compiled_sampling import outcome_pass
+
+            results = [(*outcome_pass(self.layout, p, self.scheme.epsilon, sigma, self.walk.chance.weights(rng), rng), rng)
+                       for rng in self.streams]
+        elif self.executor is None:
             results = [(*sampled_pass(self.walk, self.scheme, p, sigma, rng), rng) for rng in self.streams]
         else:
             tasks = [PassTask(self._key, self.walk.restrict, self.game, self.scheme, p, sigma, rng) for rng in self.streams]
@@ -476,6 +496,26 @@ class MCCFRSolver(CFRSolver):
         for g, state in zip(solver.streams, states):
             g.bit_generator.state = state
         return solver
+
+
+def _compiled_layout(tree: PublicTree, scheme: SamplingScheme, engine: str, executor: Executor | None) -> OutcomeLayout | None:
+    """The C pass's arrays for ``engine="compiled"`` (``None`` for numpy), after checking the choice."""
+    if engine not in ENGINES:
+        raise GameDefinitionError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    if engine == "numpy":
+        return None
+    from .compiled_sampling import OutcomeLayout, available
+
+    if scheme.traverser != "sampled" or scheme.opponent != "sampled":
+        raise GameDefinitionError(f"engine='compiled' runs outcome sampling ({OUTCOME_SAMPLING.name}) only, not {scheme.name}")
+    if executor is not None:
+        raise GameDefinitionError("engine='compiled' computes its streams in this process; leave executor=None")
+    if not available():
+        raise GameDefinitionError(
+            "engine='compiled' needs the compiled pass (subgame.solve._sampling): build it with "
+            "`python3 setup.py build_ext --inplace` (a C compiler), or use engine='numpy'"
+        )
+    return OutcomeLayout.of(tree)
 
 
 def _mean(parts: list[np.ndarray]) -> np.ndarray:
