@@ -10,7 +10,7 @@ and :class:`~subgame.solve.mccfr.MCCFRSolver` refuses ``engine="compiled"`` with
 from __future__ import annotations
 
 import ctypes
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -44,7 +44,8 @@ def available() -> bool:
 
 
 def _ptr(a: np.ndarray) -> int:
-    return int(a.ctypes.data)
+    address: int = a.__array_interface__["data"][0]
+    return address
 
 
 @dataclass(frozen=True, eq=False)
@@ -59,6 +60,15 @@ class PlayerLayout:
     legal: np.ndarray  #: [I, A] uint8
     uniform: np.ndarray  #: [I, A] uniform strategy over legal slots (ε-exploration)
     widest: int  #: states in the widest level of parents
+    ones: np.ndarray  #: [G] ones: the updating player's reach given to the terminal operators
+    reach: np.ndarray  #: [G] scratch: the player's 0/1 sampled reach as the opponent, q(z[h]) as the updating player
+    q: np.ndarray  #: [I, A] scratch: the ε-exploring strategy
+    picked: np.ndarray  #: [I] int64 scratch: the sampled slots
+    sums: np.ndarray  #: [widest] scratch of the backward sweep
+    cum: np.ndarray  #: [A] scratch of one draw
+    pointers: tuple[int, ...]  #: addresses of parent, child_seq, infoset_priv, node (the C calls' first arguments)
+    scratch: tuple[int, ...]  #: addresses of q, picked, reach, sums, cum
+    tables: tuple[int, ...]  #: addresses of level_bounds, legal, uniform
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,13 +84,19 @@ class OutcomeLayout:
             pa = tree.players[p]
             bounds = np.ascontiguousarray(pa.level_bounds, dtype=np.int64)
             legal = np.ascontiguousarray(pa.legal, dtype=np.uint8)
+            index = (np.ascontiguousarray(pa.parent, dtype=np.int32), np.ascontiguousarray(pa.child_seq, dtype=np.int32),
+                     np.ascontiguousarray(pa.infoset_priv, dtype=np.int64), np.ascontiguousarray(pa.node, dtype=np.int32))
+            widest = max(int(np.diff(bounds).max(initial=0)), 1)
             return PlayerLayout(
-                np.ascontiguousarray(pa.parent, dtype=np.int32), np.ascontiguousarray(pa.child_seq, dtype=np.int32),
-                np.ascontiguousarray(pa.infoset_priv, dtype=np.int64), np.ascontiguousarray(pa.node, dtype=np.int32),
-                bounds, legal, np.ascontiguousarray(pa.legal / pa.legal.sum(axis=1, keepdims=True), dtype=np.float64),
-                max(int(np.diff(bounds).max(initial=0)), 1),
+                *index, bounds, legal, np.ascontiguousarray(pa.legal / pa.legal.sum(axis=1, keepdims=True), dtype=np.float64),
+                widest, np.ones(pa.num_states), np.empty(pa.num_states), np.empty(legal.shape), np.empty(legal.shape[0], dtype=np.int64),
+                np.empty(widest), np.empty(legal.shape[1]), tuple(_ptr(x) for x in index), (), (),
             )
-        return OutcomeLayout(tree, (layout(0), layout(1)))
+        with_scratch = []
+        for pl in (layout(0), layout(1)):
+            with_scratch.append(replace(pl, scratch=tuple(_ptr(x) for x in (pl.q, pl.picked, pl.reach, pl.sums, pl.cum)),
+                                        tables=tuple(_ptr(x) for x in (pl.level_bounds, pl.legal, pl.uniform))))
+        return OutcomeLayout(tree, (with_scratch[0], with_scratch[1]))
 
 
 def outcome_pass(
@@ -102,27 +118,16 @@ def outcome_pass(
     lp, lo = layout.players[player], layout.players[o]
     sig_o = np.ascontiguousarray(sigma[o], dtype=np.float64)
     sig_p = np.ascontiguousarray(sigma[player], dtype=np.float64)
-    ni_o, a = sig_o.shape
-    ni_p = sig_p.shape[0]
     w = np.ascontiguousarray(w, dtype=np.float64)
-    cum = np.empty(max(a, sig_p.shape[1]))
-    u_o = rng.random(ni_o)
-    reach_o = np.empty(lo.parent.size)
-    avg = np.empty((ni_o, a))
-    picked = np.empty(max(ni_o, ni_p), dtype=np.int64)
-    _LIB.os_opponent(_ptr(lo.parent), _ptr(lo.child_seq), _ptr(lo.infoset_priv), _ptr(lo.node), lo.parent.size,
-                     int(lo.level_bounds[1]), _ptr(sig_o), _ptr(u_o), ni_o, a, _ptr(w), _ptr(picked), _ptr(reach_o),
-                     _ptr(avg), _ptr(cum))
-    ones = np.ones(lp.parent.size)
-    v = np.ascontiguousarray(leaf_values(layout.tree, player, (ones, reach_o) if player == 0 else (reach_o, ones)),
+    u_o = rng.random(sig_o.shape[0])
+    avg = np.empty(sig_o.shape)
+    _LIB.os_opponent(*lo.pointers, lo.parent.size, int(lo.level_bounds[1]), _ptr(sig_o), _ptr(u_o), sig_o.shape[0],
+                     sig_o.shape[1], wp := _ptr(w), lo.scratch[1], lo.scratch[2], _ptr(avg), lo.scratch[4])
+    v = np.ascontiguousarray(leaf_values(layout.tree, player, (lp.ones, lo.reach) if player == 0 else (lo.reach, lp.ones)),
                              dtype=np.float64)
-    u_p = rng.random(ni_p)
+    u_p = rng.random(sig_p.shape[0])
     inst = np.empty(sig_p.shape)
-    q = np.empty(sig_p.shape)
-    q_path = np.empty(lp.parent.size)
-    sums = np.empty(lp.widest)
-    _LIB.os_traverser(_ptr(lp.parent), _ptr(lp.child_seq), _ptr(lp.infoset_priv), _ptr(lp.node), lp.parent.size,
-                      _ptr(lp.level_bounds), lp.level_bounds.size - 1, _ptr(lp.legal), _ptr(lp.uniform), _ptr(sig_p),
-                      _ptr(u_p), ni_p, sig_p.shape[1], float(epsilon), _ptr(w), _ptr(v), _ptr(inst), _ptr(q),
-                      _ptr(picked), _ptr(q_path), _ptr(sums), _ptr(cum))
+    _LIB.os_traverser(*lp.pointers, lp.parent.size, lp.tables[0], lp.level_bounds.size - 1, lp.tables[1],
+                      lp.tables[2], _ptr(sig_p), _ptr(u_p), sig_p.shape[0], sig_p.shape[1], float(epsilon), wp,
+                      _ptr(v), _ptr(inst), *lp.scratch)
     return inst, avg
