@@ -119,13 +119,14 @@ def outcome_pass(
     sig_o = np.ascontiguousarray(sigma[o], dtype=np.float64)
     sig_p = np.ascontiguousarray(sigma[player], dtype=np.float64)
     w = np.ascontiguousarray(w, dtype=np.float64)
-    u_o = rng.random(sig_o.shape[0])
+    wp = _ptr(w)
+    u_o = rng.random((sig_o.shape[0],))
     avg = np.empty(sig_o.shape)
     _LIB.os_opponent(*lo.pointers, lo.parent.size, int(lo.level_bounds[1]), _ptr(sig_o), _ptr(u_o), sig_o.shape[0],
-                     sig_o.shape[1], wp := _ptr(w), lo.scratch[1], lo.scratch[2], _ptr(avg), lo.scratch[4])
+                     sig_o.shape[1], wp, lo.scratch[1], lo.scratch[2], _ptr(avg), lo.scratch[4])
     v = np.ascontiguousarray(leaf_values(layout.tree, player, (lp.ones, lo.reach) if player == 0 else (lo.reach, lp.ones)),
                              dtype=np.float64)
-    u_p = rng.random(sig_p.shape[0])
+    u_p = rng.random((sig_p.shape[0],))
     inst = np.empty(sig_p.shape)
     _LIB.os_traverser(*lp.pointers, lp.parent.size, lp.tables[0], lp.level_bounds.size - 1, lp.tables[1],
                       lp.tables[2], _ptr(sig_p), _ptr(u_p), sig_p.shape[0], sig_p.shape[1], float(epsilon), wp,

@@ -1,0 +1,74 @@
+"""The compiled outcome-sampling pass: the numpy pass's random stream and bits, and its refusals."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from subgame.errors import GameDefinitionError
+from subgame.eval import exploitability
+from subgame.games import load_game
+from subgame.parallel import SerialExecutor
+from subgame.solve.cfr import CFR_PLUS, LINEAR_CFR
+from subgame.solve.compiled_sampling import available
+from subgame.solve.mccfr import EXTERNAL_SAMPLING, OUTCOME_SAMPLING, MCCFRSolver, SamplingScheme
+from subgame.tree import kernels
+from subgame.tree.poker_compile import compile_poker
+
+#: CI has a C compiler: there the compiled pass must have been built (as the sweep kernels must).
+REQUIRED = os.environ.get("SUBGAME_REQUIRE_KERNELS") == "1"
+needs_pass = pytest.mark.skipif(not available() and not REQUIRED,
+                                reason="the compiled outcome-sampling pass was not built (no C compiler at install)")
+
+
+def test_the_pass_is_built_where_required():
+    assert available() or not REQUIRED
+
+
+def _same_run(tree, iterations: int, **options) -> None:
+    numpy_run = MCCFRSolver(tree, restrict=False, **options)
+    compiled_run = MCCFRSolver(tree, restrict=False, engine="compiled", **options)
+    for _ in range(iterations):
+        numpy_run.step()
+        compiled_run.step()
+    for a, b in zip(numpy_run.regrets + numpy_run.strategy_sum, compiled_run.regrets + compiled_run.strategy_sum):
+        assert np.array_equal(a, b)
+    assert np.abs(compiled_run.regrets[0]).max() > 0 and compiled_run.strategy_sum[1].sum() > 0
+    assert [g.bit_generator.state for g in numpy_run.streams] == [g.bit_generator.state for g in compiled_run.streams]
+
+
+@needs_pass
+@pytest.mark.parametrize("game", ["kuhn_tree", "leduc_tree"])
+@pytest.mark.parametrize("sweeps", ["numpy", "compiled"])
+def test_regrets_and_strategy_sums_are_the_numpy_passes_bits(game, sweeps, request, monkeypatch):
+    """For one seed, N iterations of either engine leave the same regrets, strategy sums and generator state."""
+    if sweeps == "compiled":
+        monkeypatch.setattr(kernels, "MIN_STATES", 0)
+    _same_run(request.getfixturevalue(game), 150, scheme=OUTCOME_SAMPLING, config=LINEAR_CFR, seed=7)
+
+
+@needs_pass
+def test_bits_with_poker_operators_other_exploration_and_streams():
+    tree = compile_poker(load_game("leduc"), sparse_threshold=0)
+    assert {type(op).__name__ for op in tree.terminals} == {"FoldTerminal", "ShowdownTerminal"}
+    _same_run(tree, 40, scheme=SamplingScheme("os-eps", "sampled", "sampled", epsilon=0.3), config=CFR_PLUS, seed=3, streams=2)
+
+
+@needs_pass
+def test_compiled_outcome_sampling_converges(kuhn_tree):
+    solver = MCCFRSolver(kuhn_tree, OUTCOME_SAMPLING, seed=1, engine="compiled")
+    for _ in range(3000):
+        solver.step()
+    assert exploitability(kuhn_tree, solver.average_strategy()).exploitability < 0.05
+
+
+@needs_pass
+def test_bad_engine_choices_are_refused(kuhn_tree):
+    with pytest.raises(GameDefinitionError, match="engine must be one of"):
+        MCCFRSolver(kuhn_tree, OUTCOME_SAMPLING, engine="gpu")
+    with pytest.raises(GameDefinitionError, match="outcome sampling"):
+        MCCFRSolver(kuhn_tree, EXTERNAL_SAMPLING, engine="compiled")
+    with pytest.raises(GameDefinitionError, match="executor=None"):
+        MCCFRSolver(kuhn_tree, OUTCOME_SAMPLING, engine="compiled", executor=SerialExecutor())
