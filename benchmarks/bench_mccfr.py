@@ -2,7 +2,8 @@
 
 Systems, on Kuhn and Leduc poker: our external sampling, outcome sampling and public chance
 sampling (``MCCFRSolver`` with ``SCHEMES["mccfr-es" | "mccfr-os" | "pcs"]`` and linear
-weighting, their defaults), our full CFR+ (``CFRSolver(tree, CFR_PLUS)``), and OpenSpiel's
+weighting, their defaults), outcome sampling's compiled pass (``engine="compiled"``, where it
+was built: the numpy run's bits, so only its time differs), our full CFR+ (``CFRSolver(tree, CFR_PLUS)``), and OpenSpiel's
 ``pyspiel.ExternalSamplingMCCFRSolver`` (simple averaging, its default) and
 ``pyspiel.OutcomeSamplingMCCFRSolver`` (ε = 0.6, its default).
 
@@ -46,6 +47,7 @@ from subgame.eval import exploitability  # noqa: E402
 from subgame.files import write_atomic, write_text  # noqa: E402
 from subgame.games import load_game  # noqa: E402
 from subgame.solve.cfr import CFR_PLUS, CFRSolver  # noqa: E402
+from subgame.solve.compiled_sampling import available as compiled_available  # noqa: E402
 from subgame.solve.mccfr import SCHEMES, MCCFRSolver  # noqa: E402
 from subgame.tree.compile import compile_game  # noqa: E402
 
@@ -81,6 +83,10 @@ def systems_for(game: str, seed: int) -> list[System]:
         ours = MCCFRSolver(tree, SCHEMES[name], seed=seed)
         out.append(System(f"subgame {name}", ours.step,
                           lambda s=ours: exploitability(tree, s.average_strategy()).exploitability))
+    if compiled_available():  # the same run as "subgame mccfr-os", bit for bit, in C
+        fast = MCCFRSolver(tree, SCHEMES["mccfr-os"], seed=seed, engine="compiled")
+        out.append(System("subgame mccfr-os compiled", fast.step,
+                          lambda s=fast: exploitability(tree, s.average_strategy()).exploitability))
     full = CFRSolver(tree, CFR_PLUS)
     out.append(System("subgame CFR+ (full)", full.step, lambda: exploitability(tree, full.average_strategy()).exploitability))
     os_game = pyspiel.load_game(OPENSPIEL_NAMES[game])
