@@ -42,8 +42,13 @@ def test_bad_input_one_line(tmp_path, args, words):
 
 
 def test_size_of_hunl_before_building():
-    report = ok_json("blueprint", "tests/data/acpc/holdem_nolimit.game", "--out", "unused.npz", "--size")
+    report = ok_json("blueprint", "tests/data/acpc/holdem_nolimit.game", "--size")  # as the README writes it: no --out
     assert "decision nodes per round 34, 396, 2,800, 13,388" in report["size"]
+
+
+def test_a_run_without_out_is_refused_before_training():
+    result = invoke("blueprint", *GAME, "--iterations", "10")
+    assert result.exit_code == 2 and "give --out FILE" in result.output and "Traceback" not in result.output
 
 
 def test_exact_exploitability_at_the_end(tmp_path):

@@ -129,3 +129,12 @@ def test_float32_halves_the_solver_state_from_the_command_line(tmp_path):
     assert single["exploitability_pct_pot"] <= 1.0 and abs(single["iterations"] - double["iterations"]) <= 10
     lp = invoke("solve", "kuhn", "--algo", "lp", "--dtype", "float32", "--out", tmp_path / "k.npz")
     assert lp.exit_code == 2 and "--dtype applies to --algo cfr, cfr+" in lp.output
+
+
+def test_the_header_names_the_spot_once():
+    """Regression: the first line printed the spot twice ('river Js ... : river Js ...')."""
+    result = invoke("solve", "holdem-subgame", "--board", "Js Ks 5c Qs 7d", "--pot", "100", "--stack", "100", "--bets", "1",
+                    "--iterations", "2")
+    assert result.exit_code == 0, result.output
+    header = result.output.splitlines()[0]
+    assert header.startswith("holdem-subgame: river Js Ks 5c Qs 7d") and header.count("Js Ks 5c Qs 7d") == 1, header

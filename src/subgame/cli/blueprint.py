@@ -43,7 +43,7 @@ from .solve_options import check_new_checkpoint
 @reports_errors
 def blueprint_command(
     game: Annotated[str, typer.Argument(help="A no-limit poker game: a name (see 'subgame games') or an ACPC .game file.")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the blueprint (.npz).")],
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Where to write the blueprint (.npz); not needed with --size.")] = None,
     actions: Annotated[str, typer.Option(help="Bet sizes per round and raise depth ('50,100,allin/100,allin:3; ...') "
                                          "or a .toml file.")] = DEFAULT_ACTIONS,
     buckets: Annotated[str, typer.Option(help="Card abstraction: 'exact' (small decks), bucket counts per round "
@@ -92,6 +92,8 @@ def blueprint_command(
     if size_only:
         echo_json({"size": report, "bucket_seconds": bucket_seconds}) if as_json else show(report)
         return
+    if out is None:
+        raise CommandLineError("give --out FILE: where to write the blueprint")
     seconds_limit = None if time_budget is None else parse_duration(time_budget)
     if seconds_limit is None and iterations is None:
         raise CommandLineError("give --time (e.g. 10m) or --iterations: how long to train")

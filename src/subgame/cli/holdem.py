@@ -86,7 +86,7 @@ def _spot_and_ranges(game: str, opts: HoldemOptions, bets: BetSizing) -> tuple[H
             raise CommandLineError(f"{', '.join(given)}: an endgame file gives the board, pot, stacks and ranges; "
                                    "drop these options or use 'holdem-subgame'")
         endgame = read_endgame(game)
-        return endgame.spot(bets), endgame.ranges, endgame.describe()
+        return endgame.spot(bets), endgame.ranges, Path(game).name
     missing = [flag for flag, value in (("--board", opts.board), ("--pot", opts.pot)) if value is None]
     if opts.stack is None and opts.starting_stack is None:
         missing.append("--stack (chips behind) or --starting-stack")
@@ -111,7 +111,7 @@ def _spot_and_ranges(game: str, opts: HoldemOptions, bets: BetSizing) -> tuple[H
         why = "not a file" if Path(where).exists() else "no such file"
         raise CommandLineError(f"--ranges {where}: {why}; give a range file (one line for both players, or two lines, "
                                "as in examples/ranges/) or 'uniform'")
-    return spot, ranges, spot.describe()
+    return spot, ranges, game
 
 
 def solve_holdem(game: str, opts: HoldemOptions, algo: str, iterations: int, out: Path | None, seed: int,
