@@ -239,3 +239,25 @@ def test_a_pass_writes_its_root_values_where_asked_and_kept_ones_stay_ones(every
             kernels.poker_pass(layout, 0, BEST_RESPONSE, sources, None, reach, bad)
     ones = layout.kept("ones", 4)
     assert layout.kept("ones", 4) is ones and np.array_equal(ones, np.ones(4)) and not ones.flags.writeable
+
+
+def test_remembered_pass_calls_follow_each_solvers_arrays_and_rule():
+    """A CFR pass's call is remembered for the arrays it reads and writes: solvers stepped in turn on one tree (other
+    rules, root ranges, precision) end bitwise where each run alone by the numpy sweeps does, and a freed solver's calls go."""
+    from subgame.games import load_game
+    from subgame.tree.compile import compile_game
+
+    tree = compile_game(load_game("leduc"))
+    reach = roots(tree, 5)
+    made = [lambda e: CFRSolver(tree, CFR_PLUS, engine=e), lambda e: CFRSolver(tree, DCFR, root_reach=reach, engine=e),
+            lambda e: CFRSolver(tree, LINEAR_CFR, dtype=np.float32, engine=e)]
+    together = [make("auto") for make in made]
+    assert all(s.loops == "passes" for s in together)
+    for _ in range(15):
+        for s in together:
+            s.step()
+    for s, make in zip(together, made):
+        assert same(s, make("numpy").run(15))
+    before = len(kernels._calls)
+    del together, s
+    assert len(kernels._calls) < before

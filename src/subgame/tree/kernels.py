@@ -15,7 +15,7 @@ from __future__ import annotations
 import ctypes
 import warnings
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
@@ -380,6 +380,11 @@ def _layout(L: Any) -> _Layout:
     return lay
 
 
+#: The arguments of each CFR pass's ``poker_pass`` call, kept while the arrays it reads and writes live: a solver's
+#: passes read and write the same arrays every iteration, and building the call costs more than a pass over Kuhn.
+_calls: dict[tuple[int, ...], tuple[tuple[Callable[[], Any], ...], tuple[Any, ...], Any]] = {}
+
+
 def poker_pass(layout: Any, player: int, mode: int, sources: tuple[Any, Any], update: tuple[Any, ...] | None,
                root_reach: tuple[np.ndarray, np.ndarray], out: np.ndarray | None = None) -> np.ndarray:
     """One ``poker_pass`` of ``_kernels.c`` over ``layout``; returns the player's values at her root rows.
@@ -389,6 +394,46 @@ def poker_pass(layout: Any, player: int, mode: int, sources: tuple[Any, Any], up
     :class:`~subgame.solve.rules.UpdateRule` predicts), else ``None``; ``out``: where the values
     are written (contiguous float64 of the opponent's root rows; a new array where ``None``).
     """
+    fresh = out is None
+    if out is None:
+        out = np.empty(root_reach[1 - player].shape[0])
+    if update is None or fresh:
+        args, up = _pass_args(layout, player, mode, sources, update, root_reach, out)
+    else:
+        arrays = (layout, sources[0].data, sources[0].legal, sources[1].data, sources[1].legal, *update[:3],
+                  root_reach[player], root_reach[1 - player], out)
+        key = (player, mode, sources[0].kind, sources[1].kind, bool(update[3].predict), *map(id, arrays))
+        hit = _calls.get(key)
+        if hit is not None and all(ref() is a for ref, a in zip(hit[0], arrays)):
+            args, up = hit[1], hit[2]
+            _set_rule(up, update[3])
+        else:
+            args, up = _pass_args(layout, player, mode, sources, update, root_reach, out)
+            if args[7] == _kept_ptr(root_reach[player]) and args[8] == _kept_ptr(root_reach[1 - player]):
+                _keep_call(key, arrays, args, up)
+    failed = _lib.poker_pass(*args, thread_count(), MIN_FAN_ROWS)  # type: ignore[union-attr]
+    if failed:
+        raise MemoryError("poker_pass: out of memory for the rows of a public node")
+    return out
+
+
+def _keep_call(key: tuple[int, ...], arrays: tuple[Any, ...], args: tuple[Any, ...], up: Any) -> None:
+    """Remember a pass's call for the objects it reads (``None``, no predicted regrets, is not watched)."""
+    def forget(_: weakref.ref[np.ndarray]) -> None:
+        _calls.pop(key, None)
+
+    _calls[key] = (tuple(weakref.ref(a, forget) if a is not None else (lambda: None) for a in arrays), args, up)
+
+
+def _set_rule(up: _Update, rule: Rule) -> None:
+    """Write ``rule`` (:func:`update_params`) into an ``Update`` struct."""
+    up.flags, up.positive, up.negative, up.scale, up.weight, up.sum_discount = update_params(rule)
+
+
+def _pass_args(layout: Any, player: int, mode: int, sources: tuple[Any, Any], update: tuple[Any, ...] | None,
+               root_reach: tuple[np.ndarray, np.ndarray], out: np.ndarray) -> tuple[tuple[Any, ...], Any]:
+    """The arguments of :func:`poker_pass`'s call but its threads, its arrays checked, and its ``Update`` struct (``None``
+    where none); ``ctypes.byref`` keeps the structs alive."""
     lay = _layout(layout)
     src = []
     for s in sources:
@@ -404,16 +449,8 @@ def poker_pass(layout: Any, player: int, mode: int, sources: tuple[Any, Any], up
         predicted = None if _predicted(regrets, update[2], update[3]) is None else _kept_ptr(update[2])
         up = _Update(_kept_ptr(regrets), _kept_ptr(sums), predicted, *update_params(update[3]))
     own, opp = (np.ascontiguousarray(r, dtype=np.float64) for r in (root_reach[player], root_reach[1 - player]))
-    if out is None:
-        out = np.empty(opp.shape[0])
-        out_ptr = _ptr(out)
-    elif out.shape == opp.shape and takes_values(out):
-        out_ptr = _kept_ptr(out)
-    else:
+    if not (out.shape == opp.shape and takes_values(out)):
         raise GameDefinitionError("poker_pass: the values are written to contiguous float64 of the opponent's root rows")
-    failed = _lib.poker_pass(ctypes.byref(lay), player, mode, ctypes.byref(src[0]), ctypes.byref(src[1]),  # type: ignore[union-attr]
-                             None if up is None else ctypes.byref(up), layout.roots, _kept_ptr(own), _kept_ptr(opp), out_ptr,
-                             layout.max_hands, thread_count(), MIN_FAN_ROWS)
-    if failed:
-        raise MemoryError("poker_pass: out of memory for the rows of a public node")
-    return out
+    args = (ctypes.byref(lay), player, mode, ctypes.byref(src[0]), ctypes.byref(src[1]), None if up is None else ctypes.byref(up),
+            layout.roots, _kept_ptr(own), _kept_ptr(opp), _ptr(out), layout.max_hands)
+    return args, up
