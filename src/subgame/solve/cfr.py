@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeVar, get_args
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 
@@ -43,6 +43,7 @@ from .rules import (
     CFR,
     CFR_PLUS,
     DCFR,
+    ENGINES,
     LINEAR_CFR,
     MODICUM,
     PCFR_PLUS,
@@ -50,6 +51,7 @@ from .rules import (
     PRESET_HELP,
     PRESETS,
     CFRConfig,
+    Engine,
     UpdateRule,
     accumulate_regrets,
     add_average,
@@ -61,13 +63,6 @@ __all__ = [
     "CFRConfig", "CFRSolver", "Engine", "IterationPlan", "Restriction", "UpdateRule", "average_rows", "checked_iterations",
     "read_checkpoint",
 ]
-
-#: Which loops run an iteration: ``"auto"`` (the depth-first passes where they apply, else the
-#: compiled sweeps on trees of at least :data:`~subgame.tree.kernels.MIN_STATES` private states,
-#: else numpy), or one of them always.
-Engine = Literal["auto", "numpy", "compiled", "passes"]
-ENGINES: tuple[Engine, ...] = get_args(Engine)
-
 
 @dataclass(frozen=True, eq=False)
 class Restriction:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 
@@ -224,3 +224,10 @@ def preset(name: str) -> CFRConfig:
         listing = "; ".join(f"{n}: {text}" for n, text in PRESET_HELP.items())
         raise GameDefinitionError(f"no CFR preset {name!r}; the presets are {listing}")
     return PRESETS[name]
+
+
+#: Which loops run a CFR iteration: ``"auto"`` (the depth-first passes where they apply, else the
+#: compiled sweeps on trees of at least :data:`~subgame.tree.kernels.MIN_STATES` private states,
+#: else numpy), or one of them always.
+Engine = Literal["auto", "numpy", "compiled", "passes"]
+ENGINES: tuple[Engine, ...] = get_args(Engine)
