@@ -59,16 +59,21 @@ def test_search_beats_its_blueprint_and_is_deterministic():
         np.testing.assert_array_equal(other_profile.probs[p], profile.probs[p])
 
 
-def test_act_answers_a_view_from_play():
-    game, tree = load_game("leduc", **SMALL_LEDUC), compiled("leduc", **SMALL_LEDUC)
-    agent = SearchAgent(game, tree, _blueprint(tree, 30), SearchConfig(num_values=2, budget=Budget(iterations=20)))
+def first_view(game) -> View:
+    """Player 0's view at her first decision, every chance event taking its first outcome."""
     state, moves = game.root(), []
     while game.actor(state) < 0:  # the deal
         a = game.chance_outcomes(state)[0][0]
         pub, o0, _ = game.observations(state, a)
         moves.append(Move(pub, o0))
         state = game.next_state(state, a)
-    view = View(0, tuple(moves), tuple(game.legal_actions(state)))
+    return View(0, tuple(moves), tuple(game.legal_actions(state)))
+
+
+def test_act_answers_a_view_from_play():
+    game, tree = load_game("leduc", **SMALL_LEDUC), compiled("leduc", **SMALL_LEDUC)
+    agent = SearchAgent(game, tree, _blueprint(tree, 30), SearchConfig(num_values=2, budget=Budget(iterations=20)))
+    view = first_view(game)
     agent.new_hand(0, 1)
     decision = agent.act(view)
     assert set(decision.probs) <= set(view.legal) and sum(decision.probs.values()) == pytest.approx(1.0)

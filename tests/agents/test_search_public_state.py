@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from subgame.agents import CallAgent, Move, View
+from subgame.agents import CallAgent
 from subgame.agents.blueprints import TreeBlueprint, UniformBlueprint
 from subgame.agents.exact import agent_strategy
 from subgame.agents.match import play_hand
@@ -19,6 +19,7 @@ from subgame.strategy import Strategy
 from subgame.tree import enumeration, poker_compile
 from subgame.tree.compile import compile_game
 from subgame.tree.estimate import estimate_size
+from tests.agents.test_search import first_view
 from tests.conftest import compiled
 
 SMALL_LEDUC = {"num_ranks": 2}
@@ -104,13 +105,7 @@ def test_a_match_of_no_limit_poker_is_played_without_compiling_the_whole_game(co
 def test_a_subgame_larger_than_allowed_is_refused_before_it_is_built(compiles):
     game = load_game("poker", **NOLIMIT)
     agent = SearchAgent(game, None, UniformBlueprint(game_fingerprint(game)), SearchConfig(max_bytes=10_000))
-    state, moves = game.root(), []
-    while game.actor(state) < 0:  # the deal
-        a = game.chance_outcomes(state)[0][0]
-        pub, o0, _ = game.observations(state, a)
-        moves.append(Move(pub, o0))
-        state = game.next_state(state, a)
-    view = View(0, tuple(moves), tuple(game.legal_actions(state)))
+    view = first_view(game)
     agent.new_hand(0, 0)
     with pytest.raises(GameDefinitionError, match="estimated before building it"):
         agent.act(view)
