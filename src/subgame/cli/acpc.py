@@ -19,7 +19,7 @@ from ..errors import GameDefinitionError, SubgameError
 from ..games import load_game
 from ..games.poker.game import PokerGame
 from ..tree.compile import compile_game
-from .app import EXIT_INTERRUPTED, CommandLineError, ParamsOption, echo_json, parse_params, reports_errors, show
+from .app import EXIT_INTERRUPTED, CommandLineError, ParamsOption, SecondsOption, echo_json, parse_params, reports_errors, show
 
 #: The exit status of a client whose match did not complete.
 EXIT_INCOMPLETE = 1
@@ -29,9 +29,6 @@ CardsOption = Annotated[str, typer.Option(
     "--cards", help="Names of a small deck's cards: acpc (the ACPC dealer's: Leduc is Q K A of h s) or openspiel "
                     "(OpenSpiel's universal_poker: 2 3 4 of c d).")]
 
-SecondsOption = Annotated[float | None, typer.Option(
-    min=0.001, help="Seconds of every solve of an agent that searches on a blueprint file (search:BP), where its spec "
-                    "names no budget.")]
 
 
 def _poker_game(file: Path, param: list[str]) -> PokerGame:

@@ -74,6 +74,9 @@ class OneLineErrors(TyperGroup):
 
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")]
+SecondsOption = Annotated[float | None, typer.Option(
+    min=0.001, help="Seconds of every solve of an agent that searches on a blueprint file (search:BP), where its spec "
+                    "names no budget.")]
 ParamsOption = Annotated[
     list[str], typer.Option("--param", "-p", help="Game parameter key=value (repeatable), e.g. -p num_ranks=4.")
 ]

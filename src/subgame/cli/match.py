@@ -21,8 +21,19 @@ from ..tree.compile import compile_game
 from ..tree.estimate import estimate_size
 from ..tree.public_tree import PublicTree
 from ..tree.size import MemoryLimit, gib_to_bytes
-from .acpc import SecondsOption
-from .app import EXIT_INTERRUPTED, JsonOption, ParamsOption, echo_json, game_label, parse_params, progress_bar, reports_errors, show, warn
+from .app import (
+    EXIT_INTERRUPTED,
+    JsonOption,
+    ParamsOption,
+    SecondsOption,
+    echo_json,
+    game_label,
+    parse_params,
+    progress_bar,
+    reports_errors,
+    show,
+    warn,
+)
 
 AivatValues = Literal["both", "a", "uniform"]
 ESTIMATOR_NAMES = {"plain": "duplicate", "luck": "luck-adjusted", "aivat": "AIVAT"}
