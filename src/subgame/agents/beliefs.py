@@ -54,8 +54,7 @@ def meets(hands: np.ndarray, cards: Sequence[int]) -> np.ndarray:
     """[H] whether each hand [H, k] holds one of ``cards``."""
     if not len(cards):
         return np.zeros(hands.shape[0], dtype=bool)
-    out: np.ndarray = np.isin(hands, np.asarray(cards, np.int64)).any(axis=1)
-    return out
+    return np.asarray(np.isin(hands, np.asarray(cards, np.int64)).any(axis=1))
 
 
 class BlueprintRows:
