@@ -80,7 +80,8 @@ def _board(board: np.ndarray, most: int = 5) -> np.ndarray:
 
 def _meets(hands: np.ndarray, board: np.ndarray) -> np.ndarray:
     """[H] whether each hand holds a board card."""
-    return np.isin(hands, board).any(axis=1)
+    out: np.ndarray = np.isin(hands, board).any(axis=1)
+    return out
 
 
 def equity(board: np.ndarray, weights: np.ndarray | None = None, *, hands: np.ndarray | None = None) -> np.ndarray:
