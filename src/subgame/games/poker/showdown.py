@@ -80,8 +80,7 @@ def _board(board: np.ndarray, most: int = 5) -> np.ndarray:
 
 def _meets(hands: np.ndarray, board: np.ndarray) -> np.ndarray:
     """[H] whether each hand holds a board card."""
-    out: np.ndarray = np.isin(hands, board).any(axis=1)
-    return out
+    return np.asarray(np.isin(hands, board).any(axis=1))
 
 
 def equity(board: np.ndarray, weights: np.ndarray | None = None, *, hands: np.ndarray | None = None) -> np.ndarray:
