@@ -172,3 +172,19 @@ def test_blueprint_of_another_game_refused(tmp_path):
 def test_bad_sizes_refused():
     with pytest.raises(SubgameError, match="bet size"):
         LBRConfig(sizes=(0.5, -1.0))
+
+
+def test_enumerated_equity_equals_the_compiled_one_on_the_52_card_deck():
+    """On a hold'em turn the enumeration (used on reduced decks) and the compiled showdown agree."""
+    from subgame.agents.beliefs import hand_cards
+    from subgame.games.poker import showdown
+    from subgame.games.poker.acpc import load_acpc_game
+
+    if not showdown.available():
+        pytest.skip("the compiled showdown pass was not built")
+    game = load_acpc_game("tests/data/acpc/holdem_nolimit.game")
+    eq = HandEquity(game.spec, hand_cards(game.spec))
+    w = np.random.default_rng(1).random((2, eq.hands.shape[0]))
+    compiled = eq((0, 17, 30, 44), 500, w)
+    eq.kernel = None
+    np.testing.assert_allclose(eq((0, 17, 30, 44), 500, w), compiled, rtol=0, atol=1e-12)

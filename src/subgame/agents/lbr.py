@@ -30,7 +30,7 @@ every legal action). Preflop LBR checks/calls by default (:attr:`LBRConfig.call_
 as Lisý & Bowling did to keep it cheap.
 
 **Equity.** On the 52-card deck :func:`subgame.games.poker.showdown.equity` (compiled);
-elsewhere (reduced decks), or where that module is missing, every completion of the board
+elsewhere (reduced decks), or where its compiled pass was not built, every completion of the board
 is enumerated with :func:`~subgame.tree.poker_operators.strength_keys` for LBR's own hand
 against every opponent hand at once (one score vector per decision, then one dot product
 per weight vector), which is exact and cheap on small decks.
@@ -39,10 +39,11 @@ per weight vector), which is exact and cheap on small decks.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations
 from math import comb
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -162,24 +163,23 @@ class HandEquity:
             f, c = full[lo : lo + ENUM_CHUNK], comps[lo : lo + ENUM_CHUNK]
             cards = np.concatenate([np.broadcast_to(hands[opp][None], (f.shape[0],) + hands[opp].shape),
                                     np.broadcast_to(f[:, None], (f.shape[0], opp.size, f.shape[1]))], axis=2)
-            keys = strength_keys(cards.reshape(-1, cards.shape[2]), s.num_ranks, s.num_suits).reshape(f.shape[0], opp.size)
-            apart = ~(hands[opp][None, :, :, None] == c[:, None, None, :]).any(axis=(2, 3))
-            mk = mine_keys[lo : lo + ENUM_CHUNK, None]
-            out[opp] += (((mk > keys) + 0.5 * (mk == keys)) * apart).sum(axis=0)
+            apart = ~(hands[opp][None, :, :, None] == c[:, None, None, :]).any(axis=(2, 3))  # [c, n]
+            ci, hi = np.nonzero(apart)
+            keys = strength_keys(cards[ci, hi], s.num_ranks, s.num_suits)
+            mk = mine_keys[lo + ci]
+            np.add.at(out, opp[hi], (mk > keys) + 0.5 * (mk == keys))
         out /= comb(s.deck_size - len(board) - 2 * s.hole_cards, need)
         self._scores = ((board, hand), out)
         return out
 
 
-def _kernel(spec: PokerSpec) -> Any:
-    """The compiled equity of the 52-card hold'em deck, ``None`` for other decks or where it is missing."""
-    if (spec.num_ranks, spec.num_suits, spec.hole_cards, sum(spec.board_cards)) != (13, 4, 2, 5):
+def _kernel(spec: PokerSpec) -> Callable[[np.ndarray, np.ndarray], np.ndarray] | None:
+    """The compiled equity of the 52-card hold'em deck; ``None`` for other decks or where it was not built."""
+    from ..games.poker import showdown
+
+    if (spec.num_ranks, spec.num_suits, spec.hole_cards, sum(spec.board_cards)) != (13, 4, 2, 5) or not showdown.available():
         return None
-    try:
-        from ..games.poker.showdown import equity  # type: ignore[import-not-found, unused-ignore]
-    except ImportError:
-        return None
-    return equity
+    return showdown.equity
 
 
 class LocalBestResponse:
