@@ -188,3 +188,46 @@ def test_enumerated_equity_equals_the_compiled_one_on_the_52_card_deck():
     compiled = eq((0, 17, 30, 44), 500, w)
     eq.kernel = None
     np.testing.assert_allclose(eq((0, 17, 30, 44), 500, w), compiled, rtol=0, atol=1e-12)
+
+
+def test_the_model_is_the_blueprint_agent_mixed_over_its_translation():
+    """After an off-tree raise the model's reply is the blueprint agent's play averaged over its translation draws."""
+    from subgame.agents.base import Move, View
+    from subgame.agents.blueprint import BlueprintAgent
+
+    deep = {**REDUCED, "stack": 12}
+    small = load_game("poker", **deep)
+    real = load_game("poker", **{**deep, "bet_fractions": (1.0, 2.0)})
+    assert isinstance(small, PokerGame) and isinstance(real, PokerGame)
+    solver = ImplicitMCCFR(small.spec, parse_actions("100,allin:1"), ExactCards(small.spec), ImplicitConfig(batch=500), seed=3)
+    while solver.iteration < 2000:
+        solver.step()
+    bp = Blueprint.of(solver)
+    belief = BlueprintModel(real, bp, ExactCards(real.spec)).start(0).after("r10")  # 2 pots: between r6 and all-in
+    assert len(belief.branches) == 2
+    legal, joint = belief.replies()
+    agent = BlueprintAgent(real, bp, ExactCards(real.spec))
+    for h, hand in enumerate(belief.model.hands.tolist()):
+        view = View(0, (Move("", real.cards_str(hand)), Move("", ""), Move("r10", "")), legal)
+        mean = np.zeros(len(legal))
+        for seed in range(300):
+            agent.new_hand(0, seed)
+            mean += [agent.act(view).probs.get(a, 0.0) for a in legal]
+        np.testing.assert_allclose(mean / 300, joint[h] / joint[h].sum(), atol=0.08)
+
+
+def test_hunl_spec_plays_without_a_tree(tmp_path):
+    """On the ACPC HUNL file the spec plays a few duplicate deals against its blueprint, LBR deciding after the flop."""
+    from subgame.blueprint.buckets4 import Buckets4Config, FourRoundBuckets
+    from subgame.games.poker.acpc import load_acpc_game
+
+    game = load_acpc_game("tests/data/acpc/holdem_nolimit.game")
+    buckets = FourRoundBuckets.build(Buckets4Config.of(game.spec, (169, 4, 4, 4), rollouts=2, fit_boards=2))
+    Blueprint.of(ImplicitMCCFR(game.spec, parse_actions("50,100,allin/100,allin:2"), buckets)).save(tmp_path / "bp.npz")
+    buckets.save(tmp_path / "b4.npz")
+    files = f"{tmp_path / 'bp.npz'}:{tmp_path / 'b4.npz'}"
+    agents = (treeless_agent(f"lbr:{files}", game), treeless_agent(f"blueprint:{files}", game))
+    assert isinstance(agents[0], LocalBestResponse) and agents[1] is not None
+    result = play_match(game, None, (agents[0], agents[1]), 3, seed=2)
+    assert result.error is None and result.deals == 3
+    assert any(r >= 1 for r, _ in agents[0].decision_seconds)

@@ -27,7 +27,10 @@ ties (within :data:`TIE_CHIPS` chips) to the lowest action id (fold, then check/
 raises by size). The candidates are fold, check/call and the legal raise nearest in pot
 fraction to each of :attr:`LBRConfig.sizes` (default 0.5 and 1 pot and all-in; ``None``:
 every legal action). Preflop LBR checks/calls by default (:attr:`LBRConfig.call_preflop`),
-as Lisý & Bowling did to keep it cheap.
+as Lisý & Bowling did to keep it cheap (the compiled-tree ``lbr(..., calls=)`` does the
+same). Where the model's range is empty given LBR's hand (a state the model never plays to
+with the hands left), the uniform range over those hands stands in; the compiled tree's LBR
+is arbitrary there (every action has value zero), and only there may the two differ.
 
 **Equity.** On the 52-card deck :func:`subgame.games.poker.showdown.equity` (compiled);
 elsewhere (reduced decks), or where its compiled pass was not built, every completion of the board
@@ -254,8 +257,9 @@ class LocalBestResponse:
         free = (~meets(self.hands, tuple(int(c) for c in self.hands[hand]))).astype(np.float64)
         reach = belief.range * free
         total = float(reach.sum())
-        if not total > 0:  # the model cannot be here with hands LBR does not hold: any range will do
-            reach, total = free * ~meets(self.hands, st.board), float((free * ~meets(self.hands, st.board)).sum())
+        if not total > 0:  # the model never plays to here with hands LBR does not hold: the uniform range stands in
+            reach = free * ~meets(self.hands, st.board)
+            total = float(reach.sum())
         terms: list[tuple[int, np.ndarray, float]] = []  # (action, weights [H], showdown contribution)
         fixed = dict.fromkeys(actions, 0.0)  # the parts of each value that need no equity
         for a in actions:
