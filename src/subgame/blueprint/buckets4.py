@@ -318,9 +318,11 @@ class FourRoundBuckets:
         ok = ~np.isnan(f[..., 0])
         rows = np.full(ok.shape, -1, np.int16)
         rows[ok] = self.assign(rnd, f[ok])
-        for i, board in enumerate(boards):  # one per board: hands its own suit symmetries make equal share a bucket
-            stab = (np.sort(self.iso.perms[:, board], axis=1) == board).all(axis=1)
-            rows[i] = rows[i, self.iso.hand_perm[stab].min(axis=0)]
+        # hands a board's own suit symmetries exchange share a bucket: the least of them
+        fixes = (np.sort(self.iso.perms[:, boards], axis=2) == boards[None]).all(axis=2)  # [P, m]
+        sym = np.flatnonzero(fixes[1:].any(axis=0))  # boards fixed by more than the identity (few)
+        least = np.where(fixes[:, sym, None], self.iso.hand_perm[:, None, :], rows.shape[1]).min(axis=0)  # [s, H]
+        rows[sym] = np.take_along_axis(rows[sym], least, axis=1)
         return rows
 
     def insert(self, rnd: int, ranks: np.ndarray, rows: np.ndarray) -> None:
