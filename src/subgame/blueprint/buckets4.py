@@ -140,7 +140,7 @@ class FourRoundBuckets:
             out: np.ndarray = self.preflop[rows]
             return out
         cards = np.sort(np.asarray(boards, np.int64), axis=1)
-        rank, perm = self.iso.canonical(cards)
+        rank, perm = self._canonical(rnd, cards)
         new, first = np.unique(rank[self._slot[rnd][rank] < 0], return_index=True)
         if new.size:
             at = np.flatnonzero(self._slot[rnd][rank] < 0)[first]
@@ -148,6 +148,23 @@ class FourRoundBuckets:
             self._add(rnd, new, canon)
         out = self._table[rnd][self._slot[rnd][rank], self.iso.hand_perm[perm, rows]].astype(np.int64)
         return out
+
+    def _canonical(self, rnd: int, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`SuitIsomorphism.canonical` of boards [n, b] (cards ascending), remembered per board met."""
+        raw = colex_rank(cards)
+        canon, perm = self._raw[rnd]
+        unknown = canon[raw] < 0
+        if unknown.any():
+            canon[raw[unknown]], perm[raw[unknown]] = self.iso.canonical(cards[unknown])
+        return canon[raw].astype(np.int64), perm[raw].astype(np.int64)
+
+    @cached_property
+    def _raw(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per round: [C(deck, b)] the canonical colex rank of each board met so far (-1: not yet) and [C(deck, b)]
+        its permutation to it."""
+        c = self.config
+        return [(np.full(comb(c.deck_size, c.board_size(r)), -1, np.int32),
+                 np.zeros(comb(c.deck_size, c.board_size(r)), np.int8)) for r in range(len(c.board_cards))]
 
     # -- building -------------------------------------------------------------------------------
     @cached_property
