@@ -57,7 +57,8 @@ def blueprint_command(
     fill: Annotated[str | None, typer.Option(help="Four-round buckets: bucket every canonical board of these rounds "
                                              "first ('1,2': flop and turn), saved to --buckets-out on the checkpoint "
                                              "cadence; without --out the command stops there.")] = None,
-    workers: Annotated[int, typer.Option(min=1, help="Processes for --fill.")] = 1,
+    workers: Annotated[int, typer.Option(min=1, help="Processes for --fill and for the walks of each batch (more than "
+                                         "one: the batch split in parts walked against its starting regrets).")] = 1,
     fit_boards: Annotated[int, typer.Option(min=1, help="Four-round buckets: boards per round the centres are fitted on.")]
     = 60,
     time_budget: Annotated[str | None, typer.Option("--time", help="Train this long: 90s, 10m, 2h.")] = None,
@@ -128,7 +129,7 @@ def blueprint_command(
                 echo_json(filled)
             return
     assert out is not None  # checked above: only a fill runs without it
-    config = ImplicitConfig(batch=batch, prune_after=prune_after)
+    config = ImplicitConfig(batch=batch, prune_after=prune_after, workers=workers)
     solver = ImplicitMCCFR(spec, action_abstraction, abstraction, config, seed=seed, max_bytes=int(max_memory * 2**30))
     if resume and checkpoint_file is not None:
         if not checkpoint_file.exists():
@@ -147,8 +148,12 @@ def blueprint_command(
             done = iteration if iterations is not None else min(bar_total, int(time.perf_counter() - started))
             update(done, f"{iteration:,} iterations, {rate:,.0f}/s")
 
-        run = driver.run(solver, driver.Budget(iterations=iterations, seconds=seconds_limit), checkpoint=checkpoint_file,
-                         checkpoint_every=driver.Cadence(seconds=checkpoint_seconds or None), progress=tick)
+        try:
+            run = driver.run(solver, driver.Budget(iterations=iterations, seconds=seconds_limit),
+                             checkpoint=checkpoint_file, checkpoint_every=driver.Cadence(seconds=checkpoint_seconds or None),
+                             progress=tick)
+        finally:
+            solver.close()
     target = Blueprint.of(solver).save(output_file(out, "--out"))
     if buckets_out is not None and isinstance(abstraction, FourRoundBuckets):
         abstraction.save(buckets_out)
