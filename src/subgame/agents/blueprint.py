@@ -120,25 +120,32 @@ class BlueprintAgent:
 
     def _abstract_child(self, node: int, st: PokerState, name: str, index: int) -> int:
         """The abstract node after real action ``name`` at ``node`` (translated if off-tree; -1 if none)."""
+        choices = self.abstract_children(node, st, name)
+        if len(choices) == 1:
+            return choices[0][0]
+        draw = np.random.default_rng([self._seed, index]).random()
+        cum = 0.0
+        for child, q in choices:
+            cum += q
+            if draw < cum:
+                return child
+        return choices[-1][0]
+
+    def abstract_children(self, node: int, st: PokerState, name: str) -> list[tuple[int, float]]:
+        """``(abstract node, probability)`` of each node real action ``name`` at decision ``node`` may lead to: one
+        where the abstraction has the action, the translation's two where it lacks a raise (-1: no node fits)."""
         tree = self.blueprint.tree
         hit = tree.child(node, name)
         if hit >= 0 or not name.startswith("r"):
-            return hit if hit >= 0 else tree.child(node, "c")
+            return [(hit if hit >= 0 else tree.child(node, "c"), 1.0)]
         raises = [a for a in tree.actions_of(node) if a.startswith("r")]
         if not raises:
-            return tree.child(node, "c")
+            return [(tree.child(node, "c"), 1.0)]
         p = int(tree.player[node])
         contrib = (int(tree.contrib[node, 0]), int(tree.contrib[node, 1]))
         sizes = [_fraction(contrib, p, int(a[1:])) for a in raises]
         x = min(max(_fraction(st.contrib, st.to_act, int(name[1:])), min(sizes)), max(sizes))
-        choices = translate(x, sizes)
-        draw = np.random.default_rng([self._seed, index]).random()
-        cum = 0.0
-        for i, q in choices:
-            cum += q
-            if draw < cum:
-                return tree.child(node, raises[i])
-        return tree.child(node, raises[choices[-1][0]])
+        return [(tree.child(node, raises[i]), q) for i, q in translate(x, sizes)]
 
     def _real_action(self, st: PokerState, node: int, name: str, legal: tuple[int, ...]) -> int:
         """The real legal action the abstract action ``name`` at ``node`` is played as."""

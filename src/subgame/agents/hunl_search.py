@@ -43,7 +43,6 @@ import logging
 import time
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from itertools import combinations
 
 import numpy as np
 
@@ -57,6 +56,7 @@ from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver
 from ..tree.public_state import LabeledValues, subgame_at
 from ..tree.public_tree import PublicTree
 from .base import Decision, View
+from .beliefs import BlueprintRows, hand_cards
 from .blueprint import BlueprintAgent
 
 LOG = logging.getLogger(__name__)
@@ -194,9 +194,13 @@ class HunlSearchAgent:
     @cached_property
     def _hands(self) -> tuple[np.ndarray, tuple[str, ...]]:
         """[H, k] every hand of hole cards (ascending cards) and its label as the game writes it."""
-        s = self.game.spec
-        hands = np.array(list(combinations(range(s.deck_size), s.hole_cards)), dtype=np.int64)
+        hands = hand_cards(self.game.spec)
         return hands, tuple(self.game.cards_str(h) for h in hands.tolist())
+
+    @cached_property
+    def _rows(self) -> BlueprintRows:
+        """The blueprint's rows at every hand (Bayes' rule before the searched rounds)."""
+        return BlueprintRows(self.base.blueprint, self.base.abstraction, self._hands[0])
 
     def new_hand(self, player: int, seed: int) -> None:
         if player not in (0, 1):
@@ -272,16 +276,12 @@ class HunlSearchAgent:
             return out[0], out[1]
         if rnd <= self.search_round:
             reach = [np.ones(len(hands)), np.ones(len(hands))]
-            bp, cards = self.base.blueprint, self.base.abstraction
             for a in path.actions:
                 if a.round >= rnd:
                     break
                 if a.node < 0:  # off the abstraction: the blueprint says nothing more
                     continue
-                free = ~np.isin(hands, a.board).any(axis=1)
-                boards = np.broadcast_to(np.array(a.board, np.int64), (int(free.sum()), len(a.board)))
-                probs = bp.policy(a.node, cards.buckets(a.round, hands[free], boards))[:, a.index]
-                reach[a.player][free] *= probs
+                reach[a.player] *= self._rows.at(a.node, a.board)[:, a.index]  # zero where the board blocks
         else:
             ended = self._ranges(path, rnd - 1, len(path.of_round(rnd - 1)))
             reach = [ended[0], ended[1]]

@@ -25,6 +25,10 @@ spec                           agent
 ``lookup:FILE[:BUCKETS]``      the same agent under the name of the depth-limited paper's opponents, a
                                lookup-table bot (a blueprint with translation, no search): it stands in
                                for Slumbot and Baby Tartanian8, which are not available
+``lbr:BP[:BUCKETS]``           local best response (Lisý & Bowling 2017, :mod:`.lbr`) to the blueprint
+                               BP as ``blueprint:BP`` plays it (no compiled tree needed): fold, call,
+                               0.5 / 1 pot and all-in valued against the blueprint's Bayes range,
+                               check/call preflop
 =============================  =================================================================
 """
 
@@ -49,9 +53,11 @@ from ..tree.public_tree import PublicTree
 from .acpc.same_game import adopt_strategy
 from .base import Agent
 from .baselines import CallAgent, RandomAgent
+from .beliefs import BlueprintModel
 from .blueprint import BlueprintAgent
 from .counter import CounterAgent
 from .hunl_search import HunlSearchAgent, HunlSearchConfig
+from .lbr import LocalBestResponse
 from .resolving import ResolvingAgent, blueprint_source, cfr_d_source
 from .search import SearchAgent, SearchConfig
 from .strategy import StrategyAgent
@@ -107,6 +113,7 @@ AGENT_KINDS: dict[str, AgentKind] = {
     "cdrnr": AgentKind("cdrnr:MODEL:P[:DEPTH]", lambda rest, spec, tree, game: _counter("cdrnr", rest, spec, tree)),
     "blueprint": AgentKind("blueprint:FILE[:BUCKETS]", lambda rest, spec, tree, game: blueprint_agent(spec, _needs(game, spec))),
     "lookup": AgentKind("lookup:FILE[:BUCKETS]", lambda rest, spec, tree, game: blueprint_agent(spec, _needs(game, spec))),
+    "lbr": AgentKind("lbr:BP[:BUCKETS]", lambda rest, spec, tree, game: lbr_agent(spec, _needs(game, spec))),
 }
 SPEC_HELP = f"{', '.join(BASELINES)}, a strategy FILE, {', '.join(k.syntax for k in AGENT_KINDS.values())}"
 
@@ -145,13 +152,15 @@ def load_agent(spec: str, tree: PublicTree, game: Game | None = None) -> Agent:
 
 
 def treeless_agent(spec: str, game: Game, seconds: float | None = None) -> Agent | None:
-    """The agent of ``spec`` if it needs no compiled tree (a baseline, ``blueprint:``, ``lookup:``,
+    """The agent of ``spec`` if it needs no compiled tree (a baseline, ``blueprint:``, ``lookup:``, ``lbr:``,
     ``search:`` on a blueprint file), else ``None``; ``seconds``: see :func:`hunl_search_agent`."""
     if spec in BASELINES:
         return BASELINES[spec]()
     kind, _, rest = spec.partition(":")
     if kind in ("blueprint", "lookup") and rest:
         return blueprint_agent(spec, game)
+    if kind == "lbr" and rest:
+        return lbr_agent(spec, game)
     if kind == "search" and is_blueprint_file(rest.split(":")[0]):
         return hunl_search_agent(spec, game, seconds)
     return None
@@ -166,6 +175,20 @@ def blueprint_agent(spec: str, game: Game) -> Agent:
     blueprint = Blueprint.load(_existing(file, spec))
     abstraction = load_deal_abstraction(buckets, game.spec) if buckets else blueprint.deal_abstraction()
     return BlueprintAgent(game, blueprint, abstraction, name=f"{kind}:{Path(file).stem}")
+
+
+def lbr_agent(spec: str, game: Game) -> Agent:
+    """``lbr:BP[:BUCKETS]``: local best response to a blueprint as the blueprint agent plays it; needs the game only."""
+    file, _, buckets = spec.partition(":")[2].partition(":")
+    if not isinstance(game, PokerGame) or game.spec.betting != "nolimit":
+        raise SubgameError(f"agent {spec!r}: LBR against a blueprint plays a no-limit poker game")
+    blueprint = Blueprint.load(_existing(file, spec))
+    try:
+        abstraction = load_deal_abstraction(buckets, game.spec) if buckets else blueprint.deal_abstraction()
+        model = BlueprintModel(game, blueprint, abstraction, name=f"blueprint:{Path(file).stem}")
+    except SubgameError as e:
+        raise type(e)(f"agent {spec!r}: {e}") from None
+    return LocalBestResponse(game, model, name=f"lbr:{Path(file).stem}")
 
 
 def hunl_search_agent(spec: str, game: Game, seconds: float | None = None) -> Agent:

@@ -68,7 +68,7 @@ def match_command(
     antes) with a 95 % confidence interval: plain duplicate, with the luck of chance
     removed, and AIVAT (Burch et al. 2018). Where both agents' strategies are known the
     exact expected value is shown beside them. Agents that need no tree (baselines,
-    blueprint:, lookup:, search: on a blueprint) play games whose tree does not fit (HUNL):
+    blueprint:, lookup:, lbr:, search: on a blueprint) play games whose tree does not fit (HUNL):
     the tree is not built and only the plain duplicate estimate is made.
     """
     params = parse_params(param)
@@ -115,7 +115,7 @@ def _agents(game: Game, specs: tuple[str, str], seconds: float | None, max_memor
         return None, (treeless[0], treeless[1])
     needs = next((spec for spec, agent in zip(specs, treeless) if agent is None), None)
     limit.require(need, f"the compiled tree of {game.name}" + (f" (agent {needs!r} plays on it)" if needs else ""),
-                  "play agents that need no tree (random, call, blueprint:, lookup:, search: on a blueprint)")
+                  "play agents that need no tree (random, call, blueprint:, lookup:, lbr:, search: on a blueprint)")
     tree = compile_game(game)
     a, b = (agent if agent is not None else load_agent(spec, tree, game) for spec, agent in zip(specs, treeless))
     return tree, (a, b)
