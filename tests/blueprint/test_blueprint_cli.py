@@ -59,3 +59,31 @@ def test_exact_exploitability_at_the_end(tmp_path):
     assert report["mbb_per_hand"] == pytest.approx(1000 * report["exploitability"] / 2)
     lbr = ok_json("exploit", tmp_path / "s.npz", "--method", "lbr")  # the strategy file of the real game
     assert 0.0 < lbr["gain"] <= 2 * report["exploitability"] + 1e-9  # LBR gains at most a best response's
+
+
+TWO_CARDS = ["poker", "-p", "num_ranks=5", "-p", "num_suits=3", "-p", "hole_cards=2", "-p", "board_cards=0,3,1,1", "-p",
+             "betting=nolimit", "-p", "ante=0", "-p", "blinds=2,1", "-p", "stack=8", "-p", "first_player=1,0,0,0",
+             "--actions", "100,allin:1", "--fit-boards", "6"]
+
+
+def test_fill_then_train_on_the_filled_buckets(tmp_path):
+    """--fill without --out buckets every canonical flop and turn into the bucket file and stops; training on that
+    file buckets no further flop or turn."""
+    b4 = tmp_path / "b4.npz"
+    filled = ok_json("blueprint", *TWO_CARDS, "--buckets", "1,4,4,5", "--fill", "1,2", "--buckets-out", b4)
+    assert filled["boards_filled"] == filled["boards_to_fill"] > 0 and b4.exists()
+    again = ok_json("blueprint", *TWO_CARDS, "--buckets", b4, "--fill", "1,2", "--buckets-out", b4)
+    assert again["boards_to_fill"] == 0  # a filled file has nothing left to do
+    run = ok_json("blueprint", *TWO_CARDS, "--buckets", b4, "--iterations", "2000", "--out", tmp_path / "bp.npz",
+                  "--batch", "500")
+    assert run["boards_bucketed"][1:3] == filled["boards_bucketed"][1:3]
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--buckets", "1,4,4,5", "--fill", "1,2"], "--buckets-out"),
+    (["--buckets", "1,4,4,5", "--fill", "0", "--buckets-out", "x.npz"], "rounds with board cards"),
+    (["--buckets", "1,4,4,5", "--fill", "flop", "--buckets-out", "x.npz"], "round numbers"),
+])
+def test_bad_fill_one_line(tmp_path, args, words):
+    result = invoke("blueprint", *TWO_CARDS, *args)
+    assert result.exit_code == 2 and words in result.output and "Traceback" not in result.output

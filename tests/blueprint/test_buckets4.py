@@ -91,3 +91,27 @@ def test_bad_config():
         Buckets4Config.of(SPEC, (1, 6, 6))
     with pytest.raises(GameDefinitionError, match="hole cards"):
         Buckets4Config(5, 3, 3, (0, 3, 1, 1), (1, 2, 2, 2))
+
+
+def test_exact_futures_are_every_completion(buckets):
+    """rollouts = 0: a board's histogram is over every completion, so it is suit-symmetric by itself and the sampled
+    futures' error against it is zero."""
+    exact = FourRoundBuckets(Buckets4Config.of(SPEC, (1, 6, 6, 8), rollouts=0, fit_boards=12), buckets.centres)
+    assert exact.name.endswith(":exact:fit12:seed0") and exact.name != buckets.name
+    assert feature_error(exact, 2, boards=3) == (0.0, 0.0)
+    board = np.array([0, 4, 8, 13])
+    swap = np.array([3 * (c // 3) + [1, 0, 2][c % 3] for c in range(15)])
+    f, g = exact.features(2, board[None, :])[0], exact.features(2, np.sort(swap[board])[None, :])[0]
+    rows = exact.iso.hand_rows(np.sort(swap[exact.iso.hands], axis=1))
+    np.testing.assert_array_equal(f, g[rows])  # the same histograms, hands renamed
+
+
+def test_compiled_exact_histograms_equal_enumeration(monkeypatch):
+    """On the 52-card deck the compiled histograms are the numpy enumeration's, bit for bit."""
+    b = FourRoundBuckets(Buckets4Config(13, 4, 2, (0, 3, 1, 1), (1, 2, 2, 2)), (np.zeros((0, 1)),) * 4)
+    if not b._compiled:
+        pytest.skip("the compiled showdowns were not built")
+    board = np.array([3, 17, 30, 44])
+    compiled = b.exact_cdfs(board)
+    monkeypatch.setattr(FourRoundBuckets, "_compiled", False)
+    np.testing.assert_array_equal(FourRoundBuckets(b.config, b.centres).exact_cdfs(board), compiled)

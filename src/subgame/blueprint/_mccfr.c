@@ -15,7 +15,7 @@
 
 #define MAX_ACTIONS 64
 
-int64_t mccfr_abi(void) { return 1; }
+int64_t mccfr_abi(void) { return 2; }
 
 typedef struct {
     const int8_t *kind;        /* [N] 0 decision, 1 terminal */
@@ -30,7 +30,8 @@ typedef struct {
 } Tree;
 
 typedef struct {
-    float *regrets, *average;
+    const float *regrets;      /* read: the current strategy and pruning */
+    float *regret_out, *average_out;  /* written: the same tables (in place) or a worker's deltas */
     const int32_t *buckets;    /* [2, rounds] of this deal */
     int32_t outcome;           /* 0: player 0 wins, 1: player 1 wins, 2: tie */
     int32_t traverser;
@@ -66,7 +67,7 @@ static double walk(const Tree *T, Walk *W, int64_t node) {
     double sigma[MAX_ACTIONS];
     current(W->regrets + base, n, sigma);
     if (p != W->traverser) {
-        float *avg = W->average + base;
+        float *avg = W->average_out + base;
         for (int a = 0; a < n; a++) avg[a] += (float)sigma[a];
         double x = uniform(&W->rng), cum = 0.0;
         int pick = n - 1;
@@ -78,7 +79,8 @@ static double walk(const Tree *T, Walk *W, int64_t node) {
     }
     double v[MAX_ACTIONS], ev = 0.0;
     char explored[MAX_ACTIONS];
-    float *reg = W->regrets + base;
+    const float *reg = W->regrets + base;
+    float *out = W->regret_out + base;
     int any = 0;
     for (int a = 0; a < n; a++) any |= explored[a] = !(W->prune && reg[a] < W->threshold);
     for (int a = 0; a < n; a++) {
@@ -87,21 +89,24 @@ static double walk(const Tree *T, Walk *W, int64_t node) {
         ev += explored[a] ? sigma[a] * v[a] : 0.0;
     }
     for (int a = 0; a < n; a++)
-        if (explored[a]) reg[a] += (float)(v[a] - ev);
+        if (explored[a]) out[a] += (float)(v[a] - ev);
     return ev;
 }
 
 /*
  * One batch: deals i = 0..n-1, deal i walked for traverser[i] with buckets [n, 2, rounds] and outcome [n].
  * prune[i] != 0: that walk skips the traverser's actions whose regret is below threshold (negative-regret pruning,
- * as Pluribus does it on most iterations). Returns the sum of the traverser's sampled values (player 0's sign).
+ * as Pluribus does it on most iterations). Strategies come from regrets; regret and average increments go to
+ * regret_out and average_out: the same tables for in-place updates, or a worker's zeroed deltas while regrets stay as
+ * they were at the batch's start. Returns the sum of the traverser's sampled values (player 0's sign).
  */
 double mccfr_batch(const int8_t *kind, const int8_t *player, const int8_t *round, const int64_t *first,
                    const int32_t *num, const int32_t *children, const int64_t *offset, const double *payoff,
-                   int32_t rounds, float *regrets, float *average, const int32_t *buckets, const int8_t *outcome,
-                   const int8_t *traverser, const int8_t *prune, float threshold, int64_t n, uint64_t seed) {
+                   int32_t rounds, const float *regrets, float *regret_out, float *average_out, const int32_t *buckets,
+                   const int8_t *outcome, const int8_t *traverser, const int8_t *prune, float threshold, int64_t n,
+                   uint64_t seed) {
     Tree T = {kind, player, round, first, num, children, offset, payoff, rounds};
-    Walk W = {regrets, average, NULL, 0, 0, 0, threshold, seed};
+    Walk W = {regrets, regret_out, average_out, NULL, 0, 0, 0, threshold, seed};
     double total = 0.0;
     for (int64_t i = 0; i < n; i++) {
         W.buckets = buckets + i * 2 * rounds;

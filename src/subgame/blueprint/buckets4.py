@@ -9,12 +9,15 @@ Per round, as in :mod:`subgame.blueprint.card_abstraction` but sized for hold'em
   histograms, ``bins`` equal-width bins) on the hand's *strength distribution* over the
   boards still to come (Johanson et al. 2013, distribution-aware abstraction).
 
-Two documented approximations make the 52-card game fit a 2-core machine:
+Two documented approximations make the 52-card game fit a 2-core machine (the first optional):
 
-1. *Sampled futures.* A board's strength distribution is the histogram over ``rollouts``
-   completions drawn uniformly (seeded by the board itself, so every run draws the same),
-   not over all of them (1,081 turn and river cards after a flop). :func:`feature_error`
-   measures what that costs against the exact distribution on sampled boards.
+1. *Sampled futures* (``rollouts > 0``). A board's strength distribution is the histogram
+   over ``rollouts`` completions drawn uniformly (seeded by the board itself, so every run
+   draws the same), not over all of them (1,081 turn and river cards after a flop).
+   :func:`feature_error` measures what that costs against the exact distribution on sampled
+   boards. With ``rollouts = 0`` the histogram is exact, over every completion (the
+   52-card deck's compiled showdowns, :func:`~subgame.games.poker.showdown.strength_cdfs`:
+   70 ms a flop, 3 ms a turn), and this approximation is gone.
 2. *Centres fitted on a sample.* The k-means/k-medians centres are fitted on the pairs of
    ``fit_boards`` boards of each round drawn uniformly; every other pair goes to its nearest
    centre. Buckets are numbered by their centres' mean strength (bucket 0 weakest).
@@ -41,10 +44,11 @@ import numpy as np
 
 from ..errors import GameDefinitionError
 from ..files import read_npz, write_npz
+from ..games.poker import showdown
 from ..games.poker.spec import PokerSpec
 from ..tree.poker_operators import colex_rank, strength_keys
 from .clustering import _nearest_l1, _weighted_medians, emd_kmedians, kmeans_l2
-from .hand_features import SuitIsomorphism
+from .hand_features import SuitIsomorphism, colex_subsets
 
 BUCKETS4_FORMAT = "subgame-card-buckets4"
 BUCKETS4_VERSION = 1
@@ -60,7 +64,7 @@ class Buckets4Config:
         num_ranks, num_suits, hole_cards, board_cards: the deck and deal.
         num_buckets: [R] buckets per round; the first is ignored (lossless preflop classes).
         bins: histogram bins of the strength distribution.
-        rollouts: sampled completions per board on earlier rounds.
+        rollouts: sampled completions per board on earlier rounds; 0: every completion (exact).
         fit_boards: boards sampled per round to fit the centres.
         seed: seeds the fit and (with each board) the rollouts.
     """
@@ -71,7 +75,7 @@ class Buckets4Config:
     board_cards: tuple[int, ...]
     num_buckets: tuple[int, ...]
     bins: int = 10
-    rollouts: int = 16
+    rollouts: int = 0
     fit_boards: int = 60
     seed: int = 0
 
@@ -81,8 +85,9 @@ class Buckets4Config:
                                       f"{list(self.num_buckets)}")
         if self.hole_cards not in (1, 2):
             raise GameDefinitionError(f"buckets: four-round buckets are for one or two hole cards, got {self.hole_cards}")
-        if max(self.num_buckets) > 2**15 - 1 or self.bins < 2 or self.rollouts < 1 or self.fit_boards < 1:
-            raise GameDefinitionError("buckets: counts up to 32,767, bins >= 2, rollouts >= 1 and fit_boards >= 1")
+        if max(self.num_buckets) > 2**15 - 1 or self.bins < 2 or self.rollouts < 0 or self.fit_boards < 1:
+            raise GameDefinitionError("buckets: counts up to 32,767, bins >= 2, rollouts >= 0 (0: exact) and "
+                                      "fit_boards >= 1")
 
     @staticmethod
     def of(spec: PokerSpec, num_buckets: tuple[int, ...], **options: int) -> Buckets4Config:
@@ -119,8 +124,9 @@ class FourRoundBuckets:
     @property
     def name(self) -> str:
         c = self.config
+        futures = f"rollouts{c.rollouts}" if c.rollouts else "exact"
         return (f"buckets4:{c.num_ranks}x{c.num_suits}:{'-'.join(map(str, self.num_buckets))}:bins{c.bins}:"
-                f"rollouts{c.rollouts}:fit{c.fit_boards}:seed{c.seed}")
+                f"{futures}:fit{c.fit_boards}:seed{c.seed}")
 
     @property
     def num_buckets(self) -> tuple[int, ...]:
@@ -134,7 +140,7 @@ class FourRoundBuckets:
             out: np.ndarray = self.preflop[rows]
             return out
         cards = np.sort(np.asarray(boards, np.int64), axis=1)
-        rank, perm = self.iso.canonical(cards)
+        rank, perm = self._canonical(rnd, cards)
         new, first = np.unique(rank[self._slot[rnd][rank] < 0], return_index=True)
         if new.size:
             at = np.flatnonzero(self._slot[rnd][rank] < 0)[first]
@@ -142,6 +148,23 @@ class FourRoundBuckets:
             self._add(rnd, new, canon)
         out = self._table[rnd][self._slot[rnd][rank], self.iso.hand_perm[perm, rows]].astype(np.int64)
         return out
+
+    def _canonical(self, rnd: int, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`SuitIsomorphism.canonical` of boards [n, b] (cards ascending), remembered per board met."""
+        raw = colex_rank(cards)
+        canon, perm = self._raw[rnd]
+        unknown = canon[raw] < 0
+        if unknown.any():
+            canon[raw[unknown]], perm[raw[unknown]] = self.iso.canonical(cards[unknown])
+        return canon[raw].astype(np.int64), perm[raw].astype(np.int64)
+
+    @cached_property
+    def _raw(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per round: [C(deck, b)] the canonical colex rank of each board met so far (-1: not yet) and [C(deck, b)]
+        its permutation to it."""
+        c = self.config
+        return [(np.full(comb(c.deck_size, c.board_size(r)), -1, np.int32),
+                 np.zeros(comb(c.deck_size, c.board_size(r)), np.int8)) for r in range(len(c.board_cards))]
 
     # -- building -------------------------------------------------------------------------------
     @cached_property
@@ -192,6 +215,8 @@ class FourRoundBuckets:
         total = c.board_size(len(c.board_cards) - 1)
         if boards.shape[1] == total:
             return np.concatenate([self.strengths(boards[lo : lo + chunk]) for lo in range(0, len(boards), chunk)])[..., None]
+        if c.rollouts == 0:
+            return np.stack([self.exact_cdfs(board) for board in boards])  # one per board
         futures = np.concatenate([self._futures(rnd, board) for board in boards])  # [m * rollouts, T], one per board
         values = np.concatenate([self.strengths(futures[lo : lo + chunk]) for lo in range(0, len(futures), chunk)])
         values = values.reshape(len(boards), c.rollouts, -1)
@@ -204,6 +229,26 @@ class FourRoundBuckets:
                 more = np.concatenate([more, self.strengths(self._futures(rnd, boards[i], extra))])
             out[i] = _cdf(more, c.bins)
         return out
+
+    def exact_cdfs(self, board: np.ndarray) -> np.ndarray:
+        """[H, bins] every hand's cumulative histogram of its strength over every completion of ``board`` (NaN rows
+        where a hand overlaps it): compiled on the 52-card deck, by enumeration elsewhere."""
+        c = self.config
+        if self._compiled:
+            return showdown.strength_cdfs(board, c.bins, hands=self.iso.hands)
+        total = c.board_size(len(c.board_cards) - 1)
+        rest = np.setdiff1d(np.arange(c.deck_size), board)
+        futures = np.array(list(combinations(rest.tolist(), total - board.size)), np.int64)
+        full = np.hstack([np.broadcast_to(board, (len(futures), board.size)), futures])
+        values = np.concatenate([self.strengths(full[lo : lo + 256]) for lo in range(0, len(full), 256)])
+        return _cdf(values, c.bins)
+
+    @cached_property
+    def _compiled(self) -> bool:
+        """Whether the compiled 52-card showdowns serve this deck (two hole cards, five board cards)."""
+        c = self.config
+        return (showdown.available() and (c.num_ranks, c.num_suits, c.hole_cards) == (13, 4, 2)
+                and c.board_size(len(c.board_cards) - 1) == 5)
 
     def _overlap(self, boards: np.ndarray) -> np.ndarray:
         """[m, H] whether each hand shares a card with each board."""
@@ -229,6 +274,8 @@ class FourRoundBuckets:
         back once where it was removed twice.
         """
         c = self.config
+        if self._compiled:
+            return showdown.strengths(boards, hands=self.iso.hands)  # the same arithmetic, compiled
         hands = self.iso.hands
         n, k = boards.shape[0], hands.shape[1]
         overlap = self._overlap(boards)
@@ -278,23 +325,41 @@ class FourRoundBuckets:
         return _nearest_l1(feats, centre)[0]
 
     def _add(self, rnd: int, ranks: np.ndarray, boards: np.ndarray) -> None:
-        """Bucket every hand on new canonical boards and append them to the round's table (one step per board)."""
+        """Bucket every hand on new canonical boards and append them to the round's table."""
+        self.insert(rnd, ranks, self.board_rows(rnd, boards))
+
+    def board_rows(self, rnd: int, boards: np.ndarray) -> np.ndarray:
+        """[m, H] int16 the bucket of every hand on each canonical board [m, b] (-1 where it overlaps the board); a
+        pure function of the config and centres (so any process computes the same rows)."""
+        f = self.features(rnd, boards)  # [m, H, d]
+        ok = ~np.isnan(f[..., 0])
+        rows = np.full(ok.shape, -1, np.int16)
+        rows[ok] = self.assign(rnd, f[ok])
+        # hands a board's own suit symmetries exchange share a bucket: the least of them
+        fixes = (np.sort(self.iso.perms[:, boards], axis=2) == boards[None]).all(axis=2)  # [P, m]
+        sym = np.flatnonzero(fixes[1:].any(axis=0))  # boards fixed by more than the identity (few)
+        least = np.where(fixes[:, sym, None], self.iso.hand_perm[:, None, :], rows.shape[1]).min(axis=0)  # [s, H]
+        rows[sym] = np.take_along_axis(rows[sym], least, axis=1)
+        return rows
+
+    def insert(self, rnd: int, ranks: np.ndarray, rows: np.ndarray) -> None:
+        """Append the rows [m, H] of canonical boards with colex ranks [m] (not bucketed yet) to the round's table."""
         need = self._rows[rnd] + ranks.size
         table = self._table[rnd]
         if need > table.shape[0]:
             grown = np.zeros((max(need, 2 * table.shape[0], 64), table.shape[1]), np.int16)
             grown[: table.shape[0]] = table
             self._table[rnd] = table = grown
-        f = self.features(rnd, boards)  # [m, H, d]
-        ok = ~np.isnan(f[..., 0])
-        rows = np.full(ok.shape, -1, np.int16)
-        rows[ok] = self.assign(rnd, f[ok])
-        for i, board in enumerate(boards):  # one per board: hands its own suit symmetries make equal share a bucket
-            stab = (np.sort(self.iso.perms[:, board], axis=1) == board).all(axis=1)
-            rows[i] = rows[i, self.iso.hand_perm[stab].min(axis=0)]
         table[self._rows[rnd] : need] = rows
         self._slot[rnd][ranks] = np.arange(self._rows[rnd], need, dtype=np.int32)
         self._rows[rnd] = need
+
+    def canonical_boards(self, rnd: int) -> tuple[np.ndarray, np.ndarray]:
+        """Every canonical board of round ``rnd`` not bucketed yet: [m] colex ranks (ascending) and [m, b] boards."""
+        every = colex_subsets(self.config.deck_size, self.config.board_size(rnd))
+        own = np.arange(every.shape[0])
+        canonical = (self.iso.canonical(every)[0] == own) & (self._slot[rnd] < 0)
+        return own[canonical], every[canonical]
 
     def boards_seen(self) -> tuple[int, ...]:
         """[R] canonical boards bucketed so far per round."""
@@ -331,17 +396,12 @@ def feature_error(buckets: FourRoundBuckets, rnd: int, boards: int, seed: int = 
     between sampled and exact strength distributions, and the share of pairs whose bucket changes."""
     c = buckets.config
     rng = np.random.default_rng(seed)
-    total = c.board_size(len(c.board_cards) - 1)
     emd, moved, pairs = 0.0, 0, 0
     for _ in range(boards):  # one per board
         board = np.sort(rng.permutation(c.deck_size)[: c.board_size(rnd)])
-        rest = np.setdiff1d(np.arange(c.deck_size), board)
-        futures = np.array(list(combinations(rest.tolist(), total - board.size)), np.int64)
-        full = np.hstack([np.broadcast_to(board, (len(futures), board.size)), futures])
-        values = np.concatenate([buckets.strengths(full[lo : lo + 256]) for lo in range(0, len(full), 256)])
         sampled = buckets.features(rnd, board[None, :])[0]
         ok = ~np.isnan(sampled[:, 0])
-        cdf = _cdf(values, c.bins)[ok]
+        cdf = buckets.exact_cdfs(board)[ok]
         emd += float(np.abs(cdf - sampled[ok]).sum(axis=1).mean()) / c.bins
         moved += int((buckets.assign(rnd, cdf) != buckets.assign(rnd, sampled[ok])).sum())
         pairs += int(ok.sum())

@@ -64,6 +64,12 @@ class ImplicitConfig:
         prune_after: iterations before negative-regret pruning starts (0: never).
         prune_probability: share of walks pruned once it has started.
         prune_threshold: regrets below this (chips) are skipped in a pruned walk.
+        workers: processes walking each batch. With more than one, a batch is split into
+            ``workers`` parts, each dealt from its own generator (seeded by the batch and the
+            part), walked against the regrets as they were at the batch's start, its
+            increments added to the tables in part order afterwards: the same tables for the
+            same seed and worker count, bitwise, but not the one-process run's (whose walks
+            see each other's updates at once).
     """
 
     batch: int = 1000
@@ -71,10 +77,13 @@ class ImplicitConfig:
     prune_after: int = 0
     prune_probability: float = 0.95
     prune_threshold: float = -300.0
+    workers: int = 1
 
     def __post_init__(self) -> None:
         if self.batch < 1:
             raise GameDefinitionError(f"implicit MCCFR: batch must be >= 1 iterations, got {self.batch}")
+        if not 1 <= self.workers <= self.batch:
+            raise GameDefinitionError(f"implicit MCCFR: workers must be 1..batch ({self.batch}), got {self.workers}")
         if self.prune_after < 0 or not 0.0 <= self.prune_probability <= 1.0 or not self.prune_threshold < 0:
             raise GameDefinitionError("implicit MCCFR: prune_after >= 0, prune_probability in [0, 1] and a negative "
                                       f"prune_threshold, got {self.prune_after}, {self.prune_probability}, "
@@ -139,10 +148,10 @@ def _load_library() -> ctypes.CDLL | None:
         return None
     lib = ctypes.CDLL(_mccfr.__file__)
     lib.mccfr_abi.restype = ctypes.c_int64
-    if int(lib.mccfr_abi()) != 1:
+    if int(lib.mccfr_abi()) != 2:
         return None
     p = ctypes.c_void_p
-    lib.mccfr_batch.argtypes = [p] * 8 + [ctypes.c_int32, p, p, p, p, p, p, ctypes.c_float, ctypes.c_int64,
+    lib.mccfr_batch.argtypes = [p] * 8 + [ctypes.c_int32, p, p, p, p, p, p, p, ctypes.c_float, ctypes.c_int64,
                                           ctypes.c_uint64]
     lib.mccfr_batch.restype = ctypes.c_double
     return lib
@@ -201,6 +210,7 @@ class ImplicitMCCFR:
         self._lib = _LIB
         self._iteration = 0
         self.value_sum = 0.0  #: player 0's sampled values summed over the walks
+        self._parallel: Any = None  #: the worker processes of ``config.workers > 1``, started at the first step
 
     @property
     def iteration(self) -> int:
@@ -208,24 +218,47 @@ class ImplicitMCCFR:
 
     def step(self) -> None:
         """One batch of iterations: deals drawn and bucketed in numpy, walked in C, then linear weighting."""
-        c, t = self.config, self.tree
-        n = 2 * c.batch
-        deals = sample_deals(self.spec, self.abstraction, n, self.rng)
-        traverser = np.tile(np.array([0, 1], np.int8), c.batch)
+        c = self.config
         pruning = c.prune_after > 0 and self._iteration >= c.prune_after
-        prune = (self.rng.random(n) < c.prune_probability).astype(np.int8) if pruning else np.zeros(n, np.int8)
-        seed = int(self.rng.integers(2**63))
-        buckets = np.ascontiguousarray(deals.buckets, dtype=np.int32)
-        self.value_sum += self._lib.mccfr_batch(
-            _ptr(t.kind), _ptr(t.player), _ptr(t.round), _ptr(t.first_child), _ptr(t.num_actions), _ptr(t.children),
-            _ptr(self.layout.offset), _ptr(t.payoff), self.spec.num_rounds, _ptr(self.regrets), _ptr(self.average),
-            _ptr(buckets), _ptr(deals.outcome), _ptr(traverser), _ptr(prune), c.prune_threshold, n, seed)
+        if c.workers > 1:
+            from .parallel_walks import ParallelWalks
+
+            if self._parallel is None:
+                self._parallel = ParallelWalks(self)
+            self.value_sum += self._parallel.batch(int(self.rng.integers(2**63)), pruning)
+        else:
+            self.value_sum += self.walk(c.batch, self.rng, self.regrets, self.average, pruning=pruning)
         self._iteration += c.batch
         if c.linear:
             k = self._iteration // c.batch
             scale = np.float32(k / (k + 1))
             self.regrets *= scale
             self.average *= scale
+
+    def walk(self, iterations: int, rng: np.random.Generator, regret_out: np.ndarray, average_out: np.ndarray, *,
+             pruning: bool) -> float:
+        """Walk ``iterations`` iterations of deals drawn from ``rng``, strategies from :attr:`regrets`, increments
+        added to ``regret_out`` and ``average_out`` (the tables themselves, or a worker's deltas), a share
+        ``prune_probability`` of the walks pruned if ``pruning``; returns player 0's sampled values summed."""
+        c, t = self.config, self.tree
+        n = 2 * iterations
+        deals = sample_deals(self.spec, self.abstraction, n, rng)
+        traverser = np.tile(np.array([0, 1], np.int8), iterations)
+        prune = (rng.random(n) < c.prune_probability).astype(np.int8) if pruning else np.zeros(n, np.int8)
+        seed = int(rng.integers(2**63))
+        buckets = np.ascontiguousarray(deals.buckets, dtype=np.int32)
+        value: float = self._lib.mccfr_batch(
+            _ptr(t.kind), _ptr(t.player), _ptr(t.round), _ptr(t.first_child), _ptr(t.num_actions), _ptr(t.children),
+            _ptr(self.layout.offset), _ptr(t.payoff), self.spec.num_rounds, _ptr(self.regrets), _ptr(regret_out),
+            _ptr(average_out), _ptr(buckets), _ptr(deals.outcome), _ptr(traverser), _ptr(prune), c.prune_threshold, n,
+            seed)
+        return value
+
+    def close(self) -> None:
+        """Stop the worker processes, if any (a later step starts them again)."""
+        if self._parallel is not None:
+            self._parallel.close()
+            self._parallel = None
 
     def average_probs(self) -> np.ndarray:
         """[slots] float32 the average strategy at every (decision node, bucket) (uniform where never reached)."""
@@ -259,6 +292,8 @@ class ImplicitMCCFR:
         header, arrays = read_npz(path, format=CHECKPOINT_FORMAT, version=CHECKPOINT_VERSION, kind="implicit-mccfr",
                                   expected="an implicit MCCFR checkpoint (subgame blueprint --checkpoint-file)")
         mine = self._header()
+        if isinstance(header.get("config"), dict):  # a checkpoint from before a field existed has its default
+            header["config"] = {**asdict(ImplicitConfig()), **header["config"]}
         for key in ("spec", "actions", "abstraction", "num_buckets", "config"):
             if header.get(key) != mine[key]:
                 raise StrategyFileError(f"{path}: a checkpoint of another abstract game ({key} {header.get(key)!r}, "
@@ -266,8 +301,8 @@ class ImplicitMCCFR:
         regrets, average = arrays.get("regrets"), arrays.get("average")
         if regrets is None or average is None or regrets.shape != self.regrets.shape or average.shape != self.average.shape:
             raise StrategyFileError(f"{path}: checkpoint tables do not match this abstract game")
-        self.regrets = regrets.astype(np.float32)
-        self.average = average.astype(np.float32)
+        np.copyto(self.regrets, regrets.astype(np.float32))  # in place: worker processes may share these tables
+        np.copyto(self.average, average.astype(np.float32))
         self._iteration = int(header["iteration"])
         self.value_sum = float(header["value_sum"])
         self.rng.bit_generator.state = header["rng"]

@@ -24,6 +24,7 @@ from ..solve import driver
 from ..tree.compile import compile_game
 from ..tree.size import human_bytes
 from .app import (
+    EXIT_INTERRUPTED,
     CommandLineError,
     JsonOption,
     ParamsOption,
@@ -35,6 +36,7 @@ from .app import (
     reports_errors,
     save_strategy,
     show,
+    warn,
 )
 from .options import parse_duration
 from .solve_options import check_new_checkpoint
@@ -50,7 +52,13 @@ def blueprint_command(
                                          "(169,200,200,200: four-round buckets fitted now) or a bucket file.")] = "exact",
     buckets_out: Annotated[Path | None, typer.Option(help="Save the four-round buckets (with every board bucketed so far) "
                                                      "here, to reuse with --buckets FILE.")] = None,
-    rollouts: Annotated[int, typer.Option(min=1, help="Four-round buckets: sampled futures per board.")] = 16,
+    rollouts: Annotated[int, typer.Option(min=0, help="Four-round buckets: sampled futures per board on the flop and "
+                                          "turn; 0: every future (exact histograms).")] = 0,
+    fill: Annotated[str | None, typer.Option(help="Four-round buckets: bucket every canonical board of these rounds "
+                                             "first ('1,2': flop and turn), saved to --buckets-out on the checkpoint "
+                                             "cadence; without --out the command stops there.")] = None,
+    workers: Annotated[int, typer.Option(min=1, help="Processes for --fill and for the walks of each batch (more than "
+                                         "one: the batch split in parts walked against its starting regrets).")] = 1,
     fit_boards: Annotated[int, typer.Option(min=1, help="Four-round buckets: boards per round the centres are fitted on.")]
     = 60,
     time_budget: Annotated[str | None, typer.Option("--time", help="Train this long: 90s, 10m, 2h.")] = None,
@@ -92,10 +100,14 @@ def blueprint_command(
     if size_only:
         echo_json({"size": report, "bucket_seconds": bucket_seconds}) if as_json else show(report)
         return
-    if out is None:
+    fill_rounds = _fill_rounds(fill, spec.num_rounds)
+    if fill_rounds and (buckets_out is None or not isinstance(abstraction, FourRoundBuckets)):
+        raise CommandLineError("--fill needs four-round buckets (--buckets as counts per round or such a file) and "
+                               "--buckets-out FILE to keep them in")
+    if out is None and not fill_rounds:
         raise CommandLineError("give --out FILE: where to write the blueprint")
     seconds_limit = None if time_budget is None else parse_duration(time_budget)
-    if seconds_limit is None and iterations is None:
+    if out is not None and seconds_limit is None and iterations is None:
         raise CommandLineError("give --time (e.g. 10m) or --iterations: how long to train")
     check_new_checkpoint(checkpoint_file, resume, force)
     if buckets_out is not None:
@@ -110,7 +122,14 @@ def blueprint_command(
         output_file(strategy_out, "--strategy-out")
     if not as_json:
         show(report)
-    config = ImplicitConfig(batch=batch, prune_after=prune_after)
+    if fill_rounds and isinstance(abstraction, FourRoundBuckets) and buckets_out is not None:
+        filled = _fill_boards(abstraction, fill_rounds, buckets_out, workers, checkpoint_seconds, as_json)
+        if out is None:
+            if as_json:
+                echo_json(filled)
+            return
+    assert out is not None  # checked above: only a fill runs without it
+    config = ImplicitConfig(batch=batch, prune_after=prune_after, workers=workers)
     solver = ImplicitMCCFR(spec, action_abstraction, abstraction, config, seed=seed, max_bytes=int(max_memory * 2**30))
     if resume and checkpoint_file is not None:
         if not checkpoint_file.exists():
@@ -129,8 +148,12 @@ def blueprint_command(
             done = iteration if iterations is not None else min(bar_total, int(time.perf_counter() - started))
             update(done, f"{iteration:,} iterations, {rate:,.0f}/s")
 
-        run = driver.run(solver, driver.Budget(iterations=iterations, seconds=seconds_limit), checkpoint=checkpoint_file,
-                         checkpoint_every=driver.Cadence(seconds=checkpoint_seconds or None), progress=tick)
+        try:
+            run = driver.run(solver, driver.Budget(iterations=iterations, seconds=seconds_limit),
+                             checkpoint=checkpoint_file, checkpoint_every=driver.Cadence(seconds=checkpoint_seconds or None),
+                             progress=tick)
+        finally:
+            solver.close()
     target = Blueprint.of(solver).save(output_file(out, "--out"))
     if buckets_out is not None and isinstance(abstraction, FourRoundBuckets):
         abstraction.save(buckets_out)
@@ -162,3 +185,49 @@ def blueprint_command(
         if "exploitability" in record:
             show(f"exact exploitability in the real game: {record['exploitability']:.6f} chips, "
                  f"{record['mbb_per_hand']:.1f} mbb/hand")
+
+
+def _fill_rounds(text: str | None, num_rounds: int) -> tuple[int, ...]:
+    """The rounds ``--fill`` names (``1,2``), checked."""
+    if text is None:
+        return ()
+    try:
+        rounds = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise CommandLineError(f"--fill {text!r}: give round numbers separated by commas, e.g. 1,2 (flop and turn)") from None
+    bad = [r for r in rounds if not 1 <= r < num_rounds]
+    if bad:
+        raise CommandLineError(f"--fill {text!r}: rounds with board cards are 1..{num_rounds - 1}, got {bad}")
+    return rounds
+
+
+def _fill_boards(abstraction: FourRoundBuckets, rounds: tuple[int, ...], buckets_out: Path, workers: int,
+                 checkpoint_seconds: float, as_json: bool) -> dict[str, object]:
+    """Bucket every canonical board of ``rounds`` (a job: progress, the bucket file on the cadence and on stop signals)."""
+    from ..blueprint.bucket_fill import BoardFill
+    from ..parallel import make_executor
+
+    executor = make_executor("process" if workers > 1 else "serial", workers)
+    try:
+        job = BoardFill(abstraction, rounds, executor=executor, workers=workers)
+        if job.total == 0:
+            abstraction.save(buckets_out)
+            return {"boards_filled": 0, "boards_to_fill": 0, "fill_seconds": 0.0,
+                    "boards_bucketed": list(abstraction.boards_seen()), "buckets_out": str(buckets_out)}
+        with progress_bar(job.total, 0, not as_json, label="bucketing", unit="board") as update:
+            run = driver.run(job, driver.Budget(iterations=job.total), checkpoint=buckets_out,
+                             checkpoint_every=driver.Cadence(seconds=checkpoint_seconds or None),
+                             progress=lambda n: update(n))
+    finally:
+        executor.close()
+    record = {"boards_filled": job.iteration, "boards_to_fill": job.total, "fill_seconds": run.seconds,
+              "boards_bucketed": list(abstraction.boards_seen()), "buckets_out": str(buckets_out)}
+    if not as_json:
+        show(f"bucketed {job.iteration:,} of {job.total:,} canonical boards of rounds {', '.join(map(str, rounds))} in "
+             f"{run.seconds:.1f} s ({workers} process{'es' if workers > 1 else ''}); boards per round now "
+             f"{', '.join(f'{n:,}' for n in abstraction.boards_seen())}; saved to {buckets_out}")
+    if run.interrupted:
+        warn(f"interrupted after {job.iteration:,} of {job.total:,} boards; every board bucketed so far is in "
+             f"{buckets_out} (continue with --buckets {buckets_out} --fill ...)")
+        raise typer.Exit(EXIT_INTERRUPTED)
+    return record

@@ -125,8 +125,8 @@ def strengths(boards: np.ndarray, *, hands: np.ndarray | None = None) -> np.ndar
     where none remains), NaN where it meets the board."""
     h = _hands(hands)
     b = np.ascontiguousarray(np.asarray(boards).reshape(-1, 5), dtype=np.int32)
-    for row in b:
-        _board(row)
+    if b.size and (b.min() < 0 or b.max() >= DECK or (np.diff(np.sort(b, axis=1), axis=1) == 0).any()):
+        raise GameDefinitionError(f"showdown: complete boards are five distinct cards 0..{DECK - 1} each")
     out = np.empty((b.shape[0], h.shape[0]))
     if _LIB is not None:
         if _LIB.river_strengths(_ptr(h), h.shape[0], _ptr(b), b.shape[0], _ptr(out)) < 0:
