@@ -114,6 +114,22 @@ def test_flop_sums_are_the_turn_sums(engine):
     np.testing.assert_allclose(2 * flop_den, den, rtol=1e-12)
 
 
+@pytest.mark.parametrize("size", [5, 4, 3])
+def test_one_hands_scores_give_its_equity_against_any_range(engine, size):
+    """w @ hand_scores / (the weight it can meet) is the hand's row of equity(board, w), for several ranges at once."""
+    if engine == "numpy" and size == 3:
+        pytest.skip("a flop by the dense stand-in takes minutes")
+    rng = np.random.default_rng(size)
+    cards = rng.permutation(52)[: size + 2]
+    board, mine = cards[:size], cards[size:]
+    scores = showdown.hand_scores(board, mine)
+    free = ~np.isin(showdown.HANDS, cards).any(axis=1)
+    assert (scores[~free] == 0).all()
+    row = int(np.flatnonzero((np.sort(showdown.HANDS, axis=1) == np.sort(mine)).all(axis=1))[0])
+    for w in rng.random((3, len(showdown.HANDS))):
+        assert w @ scores / w[free].sum() == pytest.approx(showdown.equity(board, w)[row], abs=1e-12)
+
+
 def test_bad_input_is_refused():
     with pytest.raises(GameDefinitionError, match="board"):
         showdown.equity(np.array([1, 1, 2]))
@@ -123,5 +139,7 @@ def test_bad_input_is_refused():
         showdown.equity(np.array([1, 2, 3]), -np.ones(1326))
     with pytest.raises(GameDefinitionError, match="hands"):
         showdown.equity(np.array([1, 2, 3]), hands=np.array([[0, 0]]))
+    with pytest.raises(GameDefinitionError, match="a hand is two"):
+        showdown.hand_scores(np.array([1, 2, 3]), np.array([3, 4]))
     with pytest.raises(GameDefinitionError, match="bins"):
         showdown.strength_cdfs(np.array([1, 2, 3]), 1)

@@ -32,11 +32,11 @@ same). Where the model's range is empty given LBR's hand (a state the model neve
 with the hands left), the uniform range over those hands stands in; the compiled tree's LBR
 is arbitrary there (every action has value zero), and only there may the two differ.
 
-**Equity.** On the 52-card deck :func:`subgame.games.poker.showdown.equity` (compiled);
-elsewhere (reduced decks), or where its compiled pass was not built, every completion of the board
-is enumerated with :func:`~subgame.tree.poker_operators.strength_keys` for LBR's own hand
-against every opponent hand at once (one score vector per decision, then one dot product
-per weight vector), which is exact and cheap on small decks.
+**Equity.** One score vector per decision, LBR's own hand against every opponent hand over
+the board's completions, then one dot product per weight vector: on the 52-card deck by
+:func:`subgame.games.poker.showdown.hand_scores` (compiled: 80 ms on a flop, 2.5 ms on a
+turn), elsewhere (reduced decks, or where it was not built) by enumeration with
+:func:`~subgame.tree.poker_operators.strength_keys`, exact and cheap on small decks.
 """
 
 from __future__ import annotations
@@ -136,11 +136,6 @@ class HandEquity:
         w = weights * free
         total = w.sum(axis=1)
         out = np.zeros(w.shape[0])
-        if self.kernel is not None:
-            board_a = np.array(board, np.int64)
-            for t in np.flatnonzero(total > 0):
-                out[t] = self.kernel(board_a, w[t])[hand]
-            return out
         scores = self.scores(board, hand)
         np.divide(w @ scores, total, out=out, where=total > 0)
         return out
@@ -151,6 +146,10 @@ class HandEquity:
         ``w · scores / Σ w``. Enumerated; kept for the last (board, hand)."""
         if self._scores is not None and self._scores[0] == (board, hand):
             return self._scores[1]
+        if self.kernel is not None:
+            scored = self.kernel(np.array(board, np.int64), self.hands[hand], hands=self.hands)
+            self._scores = ((board, hand), scored)
+            return scored
         s, hands = self.spec, self.hands
         mine = hands[hand]
         need = sum(s.board_cards) - len(board)
@@ -176,13 +175,14 @@ class HandEquity:
         return out
 
 
-def _kernel(spec: PokerSpec) -> Callable[[np.ndarray, np.ndarray], np.ndarray] | None:
-    """The compiled equity of the 52-card hold'em deck; ``None`` for other decks or where it was not built."""
+def _kernel(spec: PokerSpec) -> Callable[..., np.ndarray] | None:
+    """The compiled scores of the 52-card hold'em deck (:func:`~subgame.games.poker.showdown.hand_scores`); ``None``
+    for other decks or where they were not built."""
     from ..games.poker import showdown
 
     if (spec.num_ranks, spec.num_suits, spec.hole_cards, sum(spec.board_cards)) != (13, 4, 2, 5) or not showdown.available():
         return None
-    return showdown.equity
+    return showdown.hand_scores
 
 
 class LocalBestResponse:

@@ -296,6 +296,71 @@ int64_t strength_cdfs(const int32_t *hands, int64_t num_hands, const int32_t *bo
     return 0;
 }
 
+typedef struct {
+    const int32_t *hands;
+    int64_t num_hands;
+    int32_t mine[2];
+    uint64_t dead;  /* the board so far and the hand */
+    double *out;
+} ScoreCtx;
+
+static void score_visit(void *ctx, const int32_t *board5) {
+    ScoreCtx *e = ctx;
+    uint8_t count[RANKS] = {0}, suit_count[SUITS] = {0};
+    uint16_t suit_mask[SUITS] = {0};
+    uint64_t used = 0;
+    for (int j = 0; j < 5; j++) {
+        int c = board5[j], r = c / SUITS, s = c % SUITS;
+        count[r]++; suit_count[s]++; suit_mask[s] |= (uint16_t)(1u << r);
+        used |= 1ULL << c;
+    }
+    int32_t seven[7];
+    for (int j = 0; j < 5; j++) seven[j] = board5[j];
+    seven[5] = e->mine[0]; seven[6] = e->mine[1];
+    int64_t mine;
+    hand_values(seven, 1, 7, &mine);
+    for (int64_t o = 0; o < e->num_hands; o++) {
+        int a = e->hands[2 * o], b = e->hands[2 * o + 1];
+        if ((used >> a & 1) || (used >> b & 1) || (e->dead >> a & 1) || (e->dead >> b & 1)) continue;
+        uint8_t cnt[RANKS], sc[SUITS];
+        uint16_t sm[SUITS];
+        memcpy(cnt, count, sizeof cnt); memcpy(sc, suit_count, sizeof sc); memcpy(sm, suit_mask, sizeof sm);
+        cnt[a / SUITS]++; sc[a % SUITS]++; sm[a % SUITS] |= (uint16_t)(1u << (a / SUITS));
+        cnt[b / SUITS]++; sc[b % SUITS]++; sm[b % SUITS] |= (uint16_t)(1u << (b / SUITS));
+        int64_t theirs = evaluate(cnt, sm, sc);
+        e->out[o] += mine > theirs ? 1.0 : mine == theirs ? 0.5 : 0.0;
+    }
+}
+
+/*
+ * [H] for one hand of two cards: each opponent hand's wins against it plus half the ties, summed over every
+ * completion of the board [b] that meets neither (zero for opponent hands meeting the board or the hand); the
+ * equity against weights w is then w . out / (sum of w over those hands * completions per pair).
+ */
+int64_t hand_scores(const int32_t *hands, int64_t num_hands, const int32_t *board, int32_t b, const int32_t *mine,
+                    double *out) {
+    memset(out, 0, sizeof(double) * num_hands);
+    ScoreCtx e = {hands, num_hands, {mine[0], mine[1]}, 0, out};
+    int32_t with[7];
+    for (int j = 0; j < b; j++) { with[j] = board[j]; e.dead |= 1ULL << board[j]; }
+    e.dead |= (1ULL << mine[0]) | (1ULL << mine[1]);
+    /* completions of the board that avoid the hand: enumerate over the deck less board and hand */
+    int need = 5 - b, rest[DECK], n = 0, pick[5];
+    for (int c = 0; c < DECK; c++) if (!(e.dead >> c & 1)) rest[n++] = c;
+    if (need == 0) { score_visit(&e, with); return 0; }
+    for (int j = 0; j < need; j++) pick[j] = j;
+    for (;;) {
+        for (int j = 0; j < need; j++) with[b + j] = rest[pick[j]];
+        score_visit(&e, with);
+        int j = need - 1;
+        while (j >= 0 && pick[j] == n - need + j) j--;
+        if (j < 0) break;
+        pick[j]++;
+        for (int k = j + 1; k < need; k++) pick[k] = pick[k - 1] + 1;
+    }
+    return 0;
+}
+
 static struct PyModuleDef showdown_module = {PyModuleDef_HEAD_INIT, "_showdown",
                                              "Compiled showdowns of the 52-card deck, called through ctypes.", -1, NULL};
 

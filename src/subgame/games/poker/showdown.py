@@ -22,6 +22,7 @@ from __future__ import annotations
 import ctypes
 from functools import cache
 from itertools import combinations
+from math import comb
 
 import numpy as np
 
@@ -49,6 +50,8 @@ def _load_library() -> ctypes.CDLL | None:
     lib.river_strengths.restype = i64
     lib.strength_cdfs.argtypes = [p, i64, p, i32, i32, p]
     lib.strength_cdfs.restype = i64
+    lib.hand_scores.argtypes = [p, i64, p, i32, p, p]
+    lib.hand_scores.restype = i64
     return lib
 
 
@@ -162,6 +165,33 @@ def strength_cdfs(board: np.ndarray, bins: int, *, hands: np.ndarray | None = No
     out[:] = np.nan
     np.divide(np.cumsum(hist, axis=-1), count, out=out, where=count > 0)
     return out
+
+
+def hand_scores(board: np.ndarray, hand: np.ndarray, *, hands: np.ndarray | None = None) -> np.ndarray:
+    """[H] for one hand [2]: each opponent hand's wins against it, ties half, over the uniform completions of
+    ``board`` that meet neither (a share of them: zero for hands meeting the board or the hand).
+
+    The equity of ``hand`` against weights ``w`` is ``w @ scores / w[free].sum()`` for any
+    number of ranges at once (one matrix product), ``free`` the hands meeting neither.
+    """
+    h, b = _hands(hands), _board(board)
+    mine = np.ascontiguousarray(np.asarray(hand).reshape(-1), dtype=np.int32)
+    if mine.size != 2 or mine[0] == mine[1] or np.isin(mine, b).any() or mine.min() < 0 or mine.max() >= DECK:
+        raise GameDefinitionError(f"showdown: a hand is two distinct cards off the board, got {mine.tolist()}")
+    per_pair = comb(DECK - b.size - 4, 5 - b.size)
+    if _LIB is not None:
+        out = np.empty(h.shape[0])
+        _LIB.hand_scores(_ptr(h), h.shape[0], _ptr(b), b.size, _ptr(mine), _ptr(out))
+        return out / per_pair
+    full = _completions(b)
+    full = full[~np.isin(full, mine).any(axis=1)]
+    out = np.zeros(h.shape[0])
+    for row in full:  # one dense comparison per completion
+        ok = ~np.isin(h, np.concatenate([row, mine])).any(axis=1)
+        theirs = hand_values(np.hstack([h[ok], np.broadcast_to(row, (int(ok.sum()), 5))]))
+        own = hand_values(np.concatenate([mine, row])[None, :].astype(np.int64))[0]
+        out[ok] += (own > theirs) + 0.5 * (own == theirs)
+    return out / per_pair
 
 
 def values(cards: np.ndarray) -> np.ndarray:
