@@ -49,7 +49,7 @@ _SIGNATURES: dict[str, list[Any]] = {
 
 
 class _Layout(ctypes.Structure):
-    """``Layout`` of ``_kernels.c``: pointers into a :class:`~subgame.tree.poker_layout.PokerLayout`'s arrays."""
+    """``Layout`` of ``_passes.c``: pointers into a :class:`~subgame.tree.poker_layout.PokerLayout`'s arrays."""
 
     _fields_ = [("node", _P), ("board", _P), ("hand_cards", _P), ("ladder_cards", _P), ("local", _P * 2),
                 ("ladder_local", _P * 2), ("hand_of_row", _P * 2), ("rank", _P), ("ties", _P), ("maps", _P * 2), ("mirror", _P),
@@ -387,7 +387,7 @@ _calls: dict[tuple[int, ...], tuple[tuple[Callable[[], Any], ...], tuple[Any, ..
 
 def poker_pass(layout: Any, player: int, mode: int, sources: tuple[Any, Any], update: tuple[Any, ...] | None,
                root_reach: tuple[np.ndarray, np.ndarray], out: np.ndarray | None = None) -> np.ndarray:
-    """One ``poker_pass`` of ``_kernels.c`` over ``layout``; returns the player's values at her root rows.
+    """One ``poker_pass`` of ``_passes.c`` over ``layout``; returns the player's values at her root rows.
 
     ``sources`` are :class:`~subgame.tree.poker_layout.Source` per player; ``update`` is
     ``(regrets, sums, predicted, rule)`` for a CFR pass (``predicted``: ``None`` unless the

@@ -15,7 +15,7 @@ chance child the row of its parent of each of its rows; per terminal its payoffs
 size is per public node and per board, none of it per private state.
 
 The passes (:func:`cfr_pass`, :func:`root_values`) run in the compiled library
-(``poker_pass`` in ``_kernels.c``) with the sweeps' arithmetic node by node, so a CFR
+(``poker_pass`` in ``_passes.c``) with the sweeps' arithmetic node by node, so a CFR
 iteration made of them gives bitwise the regrets and strategy sums of
 :class:`~subgame.solve.cfr.CFRSolver`'s compiled sweeps. The sweeps value terminals by the
 card-removal loops on boards of more than ``sparse_threshold`` hands and by one explicit sparse
@@ -34,7 +34,7 @@ import numpy as np
 
 from . import kernels
 
-#: Columns of :attr:`PokerLayout.node` (``NK_*`` in ``_kernels.c``).
+#: Columns of :attr:`PokerLayout.node` (``NK_*`` in ``_passes.c``).
 KIND, ACTOR, CHILD_LO, CHILD_HI, SIZE, INFOSET, MAP, TERMINAL, BOARD, SHOWDOWN, PARENT, ROWS, MIRROR_LO, MIRROR_HI = range(14)
 COLUMNS = 14
 #: Where a pass's strategy of a player comes from.
