@@ -55,7 +55,39 @@ typedef struct {
     const int64_t *mirror;                 /* [E, 2] a left-out deal's canonical child and offset of its rows' map */
     const double *term;                    /* [T, 2] fold: (player 0's value, 0); showdown: (win, lose) */
     int64_t k, cards;
+    /* Rows of live hands only (NULL: every hand's row). A live layout's local, ladder_local and maps are of these rows
+       (local -1: a hand left out) and its mirror's offsets are mirror_map's. */
+    const int64_t *live_node[2];           /* [N, 3] per player and node: rows, first of them in live_row, offset in maps */
+    const int64_t *live_row[2];            /* each live row's row among all of the node's hands */
+    const int64_t *mirror_map[2];          /* [E] per player: the offset in maps of a left-out deal's rows */
+    const int64_t *live_board[2];          /* [B, 2] per player and board: the first of its live hands in live_hand, their count */
+    const int64_t *live_hand[2];           /* each board's live hands (canonical positions on the board, ascending) */
+    const int64_t *live_ladder[2];         /* the same hands' positions in the board's ladder, ascending */
+    const int64_t *ladder_group;           /* [rows] the tie group of each ladder position on its board */
 } Layout;
+
+/* player q's rows at node n, where they start in live_row (NULL: all rows, in order) and its map's offset */
+static inline int64_t rows_of(const Layout *L, int64_t n, int q) {
+    return L->live_node[0] ? L->live_node[q][3 * n] : L->node[n * NK_COLS + NK_SIZE];
+}
+static inline const int64_t *live_of(const Layout *L, int64_t n, int q) {
+    return L->live_node[0] ? L->live_row[q] + L->live_node[q][3 * n + 1] : NULL;
+}
+static inline int64_t map_of(const Layout *L, int64_t n, int q) {
+    return L->live_node[0] ? L->live_node[q][3 * n + 2] : L->node[n * NK_COLS + NK_MAP];
+}
+
+/* the statements after `rows` once per run of consecutive rows: the live rows run_at, ..., run_at + run_len - 1 are the
+   node's rows run_lo, ... (with live NULL: one run of all rows) */
+#define FOR_RUNS(live, rows, ...)                                                                                     \
+    for (int64_t i_ = 0; i_ < (rows);) {                                                                                \
+        int64_t len_ = 1;                                                                                               \
+        if (live) while (i_ + len_ < (rows) && (live)[i_ + len_] == (live)[i_] + len_) len_++;                          \
+        else len_ = (rows);                                                                                             \
+        const int64_t run_lo = (live) ? (live)[i_] : 0, run_at = i_, run_len = len_;                                    \
+        __VA_ARGS__;                                                                                                    \
+        i_ += len_;                                                                                                     \
+    }
 
 typedef struct {
     int kind, f32;                         /* SRC_*; float32 regrets or sums */
@@ -88,18 +120,18 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
 /* chance child c of a node with rows `own` (NULL outside CFR passes) and `opp`: its rows taken through its map into
    `rows` (2 * its hands) and visited, its values into `val` */
 static void visit_dealt(Pass *P, int64_t c, const double *own, const double *opp, double *rows, double *val) {
-    const int64_t *cd = P->L->node + c * NK_COLS, Hc = cd[NK_SIZE];
-    const int64_t *mp = P->L->maps[P->p] + cd[NK_MAP], *mq = P->L->maps[1 - P->p] + cd[NK_MAP];
-    double *own_c = rows, *opp_c = rows + Hc;
-    if (own) for (int64_t j = 0; j < Hc; j++) own_c[j] = own[mp[j]] * 1.0;
-    for (int64_t j = 0; j < Hc; j++) opp_c[j] = opp[mq[j]] * 1.0;
+    const Layout *L = P->L;
+    const int64_t Hp = rows_of(L, c, P->p), Hq = rows_of(L, c, 1 - P->p);
+    const int64_t *mp = L->maps[P->p] + map_of(L, c, P->p), *mq = L->maps[1 - P->p] + map_of(L, c, 1 - P->p);
+    double *own_c = rows, *opp_c = rows + (Hp > Hq ? Hp : Hq);
+    if (own) for (int64_t j = 0; j < Hp; j++) own_c[j] = own[mp[j]] * 1.0;
+    for (int64_t j = 0; j < Hq; j++) opp_c[j] = opp[mq[j]] * 1.0;
     visit(P, c, own ? own_c : NULL, opp_c, val);
 }
 
 /* chance child c's values `val` added to its parent's rows `out` through its map */
 static void add_dealt(const Pass *P, int64_t c, const double *val, double *out) {
-    const int64_t *cd = P->L->node + c * NK_COLS, Hc = cd[NK_SIZE];
-    const int64_t *mp = P->L->maps[P->p] + cd[NK_MAP];
+    const int64_t Hc = rows_of(P->L, c, P->p), *mp = P->L->maps[P->p] + map_of(P->L, c, P->p);
     for (int64_t j = 0; j < Hc; j++) out[mp[j]] += val[j] * 1.0;
 }
 
@@ -134,7 +166,7 @@ static void *fan_worker(void *arg) {
    those of the deals a suit-isomorphic tree left out, as the sweeps add them); returns 0, or -1 where memory ran out */
 static int fan_out(Pass *P, const int64_t *nd, int threads, int64_t width, const double *own, const double *opp,
                    double *out) {
-    const int64_t lo = nd[NK_CHILD_LO], hi = nd[NK_CHILD_HI], H = nd[NK_SIZE];
+    const int64_t lo = nd[NK_CHILD_LO], hi = nd[NK_CHILD_HI], H = rows_of(P->L, (nd - P->L->node) / NK_COLS, P->p);
     Fan F = {P, lo, hi, width, 0, own, opp, NULL, 0};
     F.vals = malloc((size_t)((hi - lo) * width) * sizeof(double));
     pthread_t tid[64];
@@ -155,8 +187,8 @@ static int fan_out(Pass *P, const int64_t *nd, int threads, int64_t width, const
             return -1;
         }
         for (int64_t e = nd[NK_MIRROR_LO]; e < nd[NK_MIRROR_HI]; e++) {
-            const int64_t c = P->L->mirror[2 * e], Hc = P->L->node[c * NK_COLS + NK_SIZE];
-            const int64_t *mm = P->L->maps[P->p] + P->L->mirror[2 * e + 1];
+            const int64_t c = P->L->mirror[2 * e], Hc = rows_of(P->L, c, P->p);
+            const int64_t *mm = P->L->maps[P->p] + (P->L->live_node[0] ? P->L->mirror_map[P->p][e] : P->L->mirror[2 * e + 1]);
             const double *val = F.vals + (c - lo) * width;
             for (int64_t j = 0; j < Hc; j++) m[mm[j]] += val[j] * 1.0;
         }
@@ -168,7 +200,7 @@ static int fan_out(Pass *P, const int64_t *nd, int threads, int64_t width, const
 }
 
 /* the strategy of rows [lo, lo + rows) of player q into out [rows, a] */
-static void source_rows(const Source *s, int64_t lo, int64_t rows, double *out) {
+static void source_run(const Source *s, int64_t lo, int64_t rows, double *out) {
     const int64_t a = s->a;
     const uint8_t *legal = s->legal + lo * a;
     if (s->kind == SRC_REGRETS) {
@@ -194,6 +226,11 @@ static void source_rows(const Source *s, int64_t lo, int64_t rows, double *out) 
             for (int64_t k = 0; k < a; k++) o[k] = l[k] ? 1.0 / (double)count : 0.0;
         }
     }
+}
+
+/* the strategy of the rows `live` (NULL: 0, 1, ...) of a node whose first information set is inf, into out [rows, a] */
+static void source_rows(const Source *s, int64_t inf, int64_t rows, const int64_t *live, double *out) {
+    FOR_RUNS(live, rows, source_run(s, inf + run_lo, run_len, out + run_at * s->a));
 }
 
 /* whether two hands of k <= 2 cards share a card */
@@ -225,12 +262,85 @@ static void matrix_row(const Layout *L, const int64_t *b, int p, int showdown, c
     }
 }
 
+/*
+ * fold_values and showdown_values over live rows: the opponent's reach summed over her live hands only, the values
+ * written for the traverser's only. The dropped hands add exactly zero to those sums, so skipping them leaves every
+ * running sum and every value bitwise as the loops over all hands make them.
+ */
+static void live_fold(const Layout *L, const int64_t *b, int p, double value, const double *opp, double *out, double *mass) {
+    const int64_t k = L->k, row = b[1], bi = (b - L->board) / 5, q = 1 - p;
+    const int64_t *cards = L->hand_cards + row * k, *me_local = L->local[p] + row, *opp_local = L->local[q] + row;
+    const int64_t *mine = L->live_hand[p] + L->live_board[p][2 * bi], *theirs = L->live_hand[q] + L->live_board[q][2 * bi];
+    const int64_t nm = L->live_board[p][2 * bi + 1], no = L->live_board[q][2 * bi + 1];
+    double total = 0.0;
+    memset(mass, 0, (size_t)L->cards * sizeof(double));
+    for (int64_t j = 0; j < no; j++) {
+        const int64_t i = theirs[j];
+        const double x = opp[opp_local[i]];
+        total += x;
+        for (int64_t c = 0; c < k; c++) mass[cards[i * k + c]] += x;
+    }
+    for (int64_t j = 0; j < nm; j++) {
+        const int64_t i = mine[j];
+        double m = total - mass[cards[i * k]];
+        if (k == 2) m = (m - mass[cards[i * k + 1]]) + (opp_local[i] >= 0 ? opp[opp_local[i]] : 0.0);
+        out[me_local[i]] = value * m + 0.0;
+    }
+}
+
+static void live_showdown(const Layout *L, const int64_t *b, int p, const double *t, const double *opp, double *out,
+                          double *scratch) {
+    const int64_t k = L->k, row = b[1], bi = (b - L->board) / 5, q = 1 - p;
+    const int64_t *cards = L->ladder_cards + row * k, *group = L->ladder_group + row;
+    const int64_t *me_local = L->ladder_local[p] + row, *opp_local = L->ladder_local[q] + row;
+    const int64_t *mine = L->live_ladder[p] + L->live_board[p][2 * bi], *theirs = L->live_ladder[q] + L->live_board[q][2 * bi];
+    const int64_t nm = L->live_board[p][2 * bi + 1], no = L->live_board[q][2 * bi + 1];
+    const double w_below = p == 0 ? t[0] : t[1], w_above = p == 0 ? t[1] : t[0];
+    double *mass = scratch, *weaker = scratch + L->cards, total = 0.0;
+    memset(mass, 0, (size_t)L->cards * sizeof(double));
+    for (int64_t j = 0, o = 0; j < nm; j++) {
+        const int64_t h = mine[j];
+        for (; o < no && group[theirs[o]] < group[h]; o++) {
+            const int64_t g = theirs[o];
+            const double x = opp[opp_local[g]];
+            total += x;
+            for (int64_t c = 0; c < k; c++) mass[cards[g * k + c]] += x;
+        }
+        double m = total - mass[cards[h * k]];
+        if (k == 2) m -= mass[cards[h * k + 1]];
+        weaker[j] = m;
+    }
+    total = 0.0;
+    memset(mass, 0, (size_t)L->cards * sizeof(double));
+    for (int64_t j = nm - 1, o = no - 1; j >= 0; j--) {
+        const int64_t h = mine[j];
+        while (o >= 0 && group[theirs[o]] > group[h]) { /* a tie group at a time, in ascending order within it */
+            int64_t s = o;
+            while (s > 0 && group[theirs[s - 1]] == group[theirs[o]]) s--;
+            for (int64_t u = s; u <= o; u++) {
+                const int64_t g = theirs[u];
+                const double x = opp[opp_local[g]];
+                total += x;
+                for (int64_t c = 0; c < k; c++) mass[cards[g * k + c]] += x;
+            }
+            o = s - 1;
+        }
+        double m = total - mass[cards[h * k]];
+        if (k == 2) m -= mass[cards[h * k + 1]];
+        const double value = w_below * weaker[j] + w_above * m;
+        out[me_local[h]] = (p == 0 ? value : -value) + 0.0;
+    }
+}
+
 static void terminal_row(Pass *P, const int64_t *nd, const double *opp, double *out) {
     const Layout *L = P->L;
     const int64_t *b = L->board + nd[NK_BOARD] * 5, row = b[1], n = b[0], k = L->k, q = 1 - P->p;
     const double *t = L->term + nd[NK_TERM] * 2;
     static const int64_t zero = 0;
-    if (b[4]) {
+    if (L->live_node[0]) {
+        if (nd[NK_SHOWDOWN]) live_showdown(L, b, P->p, t, opp, out, P->scratch);
+        else live_fold(L, b, P->p, P->p == 0 ? t[0] : -1.0 * t[0], opp, out, P->scratch);
+    } else if (b[4]) {
         matrix_row(L, b, P->p, (int)nd[NK_SHOWDOWN], t, opp, out);
     } else if (nd[NK_SHOWDOWN]) {
         showdown_values(opp, out, L->ladder_local[P->p] + row, &zero, L->ladder_local[q] + row, &zero, t, t + 1,
@@ -248,8 +358,9 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
     if (P->failed) return;
     const Layout *L = P->L;
     const int64_t *nd = L->node + n * NK_COLS;
-    const int64_t H = nd[NK_SIZE], lo = nd[NK_CHILD_LO], hi = nd[NK_CHILD_HI];
+    const int64_t lo = nd[NK_CHILD_LO], hi = nd[NK_CHILD_HI];
     const int p = P->p;
+    const int64_t H = rows_of(L, n, p), Hq = rows_of(L, n, 1 - p), Hm = H > Hq ? H : Hq;
     if (nd[NK_KIND] == K_TERMINAL) {
         terminal_row(P, nd, opp, out);
         return;
@@ -275,11 +386,11 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
     }
     const int actor = (int)nd[NK_ACTOR];
     const Source *s = &P->src[actor];
-    const int64_t a = s->a, inf = nd[NK_INF];
-    double *buf = malloc((size_t)(H * (2 * a + 3)) * sizeof(double));
+    const int64_t a = s->a, inf = nd[NK_INF], *live = live_of(L, n, p);
+    double *buf = malloc((size_t)(Hm * (2 * a + 3)) * sizeof(double));
     if (!buf) { P->failed = 1; return; }
-    double *sigma = buf, *slots = buf + H * a, *reach_c = buf + 2 * H * a, *val = reach_c + H, *acc = val + H;
-    source_rows(s, inf, H, sigma);
+    double *sigma = buf, *slots = buf + Hm * a, *reach_c = buf + 2 * Hm * a, *val = reach_c + Hm, *acc = val + Hm;
+    source_rows(s, inf, actor == p ? H : Hq, live_of(L, n, actor), sigma);
     for (int64_t j = 0; j < H * a; j++) slots[j] = 0.0;
     for (int64_t j = 0; j < H; j++) acc[j] = 0.0;
     for (int64_t c = lo; c < hi && !P->failed; c++) {
@@ -291,14 +402,14 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
             if (P->mode != PASS_BEST)
                 for (int64_t j = 0; j < H; j++) acc[j] += val[j] * sigma[j * a + slot];
         } else {
-            for (int64_t j = 0; j < H; j++) reach_c[j] = opp[j] * sigma[j * a + slot];
+            for (int64_t j = 0; j < Hq; j++) reach_c[j] = opp[j] * sigma[j * a + slot];
             visit(P, c, own, reach_c, val);
             for (int64_t j = 0; j < H; j++) acc[j] += val[j] * 1.0;
         }
     }
     if (actor == p && P->mode == PASS_BEST) {
         for (int64_t j = 0; j < H; j++) {
-            const uint8_t *l = s->legal + (inf + j) * a;
+            const uint8_t *l = s->legal + (inf + (live ? live[j] : j)) * a;
             double top = -INFINITY;
             for (int64_t k = 0; k < a; k++) {
                 const double y = l[k] ? slots[j * a + k] + 0.0 : -INFINITY;
@@ -311,15 +422,17 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
     }
     if (actor == p && P->mode == PASS_CFR && !P->failed) {
         const Update *u = &P->up;
-        const size_t at = (size_t)(inf * a);
-        if (s->f32)
-            update_regrets_f32((float *)u->regrets + at, (float *)u->sums + at, u->predicted ? (float *)u->predicted + at : NULL,
-                               slots, out, own, sigma, s->legal + at, P->iota, H, a, u->flags, u->positive, u->negative,
-                               u->scale, u->weight, u->sum_discount);
-        else
-            update_regrets((double *)u->regrets + at, (double *)u->sums + at, u->predicted ? (double *)u->predicted + at : NULL,
-                           slots, out, own, sigma, s->legal + at, P->iota, H, a, u->flags, u->positive, u->negative, u->scale,
-                           u->weight, u->sum_discount);
+        FOR_RUNS(live, H, {
+            const size_t at = (size_t)((inf + run_lo) * a), j = (size_t)(run_at * a);
+            if (s->f32)
+                update_regrets_f32((float *)u->regrets + at, (float *)u->sums + at, u->predicted ? (float *)u->predicted + at : NULL,
+                                   slots + j, out + run_at, own + run_at, sigma + j, s->legal + at, P->iota, run_len, a, u->flags,
+                                   u->positive, u->negative, u->scale, u->weight, u->sum_discount);
+            else
+                update_regrets((double *)u->regrets + at, (double *)u->sums + at, u->predicted ? (double *)u->predicted + at : NULL,
+                               slots + j, out + run_at, own + run_at, sigma + j, s->legal + at, P->iota, run_len, a, u->flags,
+                               u->positive, u->negative, u->scale, u->weight, u->sum_discount);
+        });
     }
     free(buf);
 }
@@ -348,11 +461,23 @@ int64_t poker_pass(const Layout *L, int p, int mode, const Source *src0, const S
     for (int64_t j = 0; j < max_hands; j++) iota[j] = j;
     P.iota = iota, P.scratch = scratch;
     int64_t at = 0;
+    double *rows = L->live_node[0] ? malloc((size_t)(3 * (max_hands > 0 ? max_hands : 1)) * sizeof(double)) : NULL;
+    if (L->live_node[0] && !rows) P.failed = 1;
     for (int64_t r = 0; r < roots && !P.failed; r++) {
-        visit(&P, r, mode == PASS_CFR ? own + at : NULL, opp + at, out + at);
-        at += L->node[r * NK_COLS + NK_SIZE];
+        const int64_t H = L->node[r * NK_COLS + NK_SIZE];
+        if (rows) { /* the live rows of the root's reaches in, their values out (zero at the others) */
+            const int64_t Hp = rows_of(L, r, p), Hq = rows_of(L, r, 1 - p), *lp = live_of(L, r, p), *lq = live_of(L, r, 1 - p);
+            for (int64_t j = 0; j < Hp; j++) rows[j] = own[at + lp[j]];
+            for (int64_t j = 0; j < Hq; j++) rows[max_hands + j] = opp[at + lq[j]];
+            visit(&P, r, mode == PASS_CFR ? rows : NULL, rows + max_hands, rows + 2 * max_hands);
+            for (int64_t j = 0; j < H; j++) out[at + j] = 0.0;
+            for (int64_t j = 0; j < Hp; j++) out[at + lp[j]] = rows[2 * max_hands + j];
+        } else {
+            visit(&P, r, mode == PASS_CFR ? own + at : NULL, opp + at, out + at);
+        }
+        at += H;
     }
-    free(iota), free(scratch);
+    free(iota), free(scratch), free(rows);
     return P.failed ? -1 : 0;
 }
 
