@@ -109,23 +109,33 @@ static inline double row_sum(const double *x, int64_t a) {
 double sum_row(const double *x, int64_t a) { return row_sum(x, a); }
 
 /* strategy[i, :] proportional to the positive regrets, uniform over the legal slots without any (a < 16); the
-   regrets are T (float64, or float32 read as float64), the strategy float64 */
+   regrets are T (float64, or float32 read as float64), the strategy float64. NAME_rows reads the regrets and legal
+   masks of rows at[i] (the depth-first passes' live rows) into strategy row i. */
 #define REGRET_MATCHING(NAME, T)                                                                                      \
-    void NAME(const T *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a) {                   \
+    static inline void NAME##_at(const T *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,   \
+                                 const int64_t *at) {                                                                \
         for (int64_t i = 0; i < rows; i++) {                                                                         \
-            const T *r = regrets + i * a;                                                                            \
+            const int64_t g = at ? at[i] : i;                                                                        \
+            const T *r = regrets + g * a;                                                                            \
             double *s = strategy + i * a;                                                                            \
             for (int64_t k = 0; k < a; k++) s[k] = np_max((double)r[k], 0.0);                                        \
             double total = row_sum(s, a);                                                                            \
             if (total > 0.0) {                                                                                       \
                 for (int64_t k = 0; k < a; k++) s[k] /= total;                                                       \
             } else {                                                                                                 \
-                const uint8_t *l = legal + i * a;                                                                    \
+                const uint8_t *l = legal + g * a;                                                                    \
                 int64_t count = 0;                                                                                   \
                 for (int64_t k = 0; k < a; k++) count += l[k] != 0;                                                  \
                 for (int64_t k = 0; k < a; k++) s[k] = l[k] ? 1.0 / (double)count : 0.0;                             \
             }                                                                                                        \
         }                                                                                                            \
+    }                                                                                                                \
+    void NAME(const T *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a) {                   \
+        NAME##_at(regrets, legal, strategy, rows, a, NULL);                                                          \
+    }                                                                                                                \
+    void NAME##_rows(const T *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,              \
+                     const int64_t *at) {                                                                            \
+        NAME##_at(regrets, legal, strategy, rows, a, at);                                                            \
     }
 
 REGRET_MATCHING(regret_matching, double)
@@ -139,18 +149,20 @@ REGRET_MATCHING(regret_matching_f32, float)
  *   strategy_sum times `sum_discount` (flag 32), plus reach * strategy * weight (flag 16: strategy * weight).
  * Flags: 1 rm+, 2 and 8 the discounts (positive, negative), 4 scale, 16 no reach, 32 sum_discount. The values are
  * float64; the stored regrets and sums are T (float64, or float32 rounded after every step, as numpy's in-place
- * operations on a float32 array round them).
+ * operations on a float32 array round them). NAME_rows updates the stored rows at[i] (and reads their legal masks)
+ * from row i of seqv and strategy.
  */
 #define UPDATE_REGRETS(NAME, T)                                                                                        \
-    void NAME(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v, const double *reach,     \
-              const double *strategy, const uint8_t *legal, const int64_t *infoset_priv, int64_t rows, int64_t a,       \
-              int flags, double positive, double negative, double scale, double weight, double sum_discount) {          \
+    static inline void NAME##_at(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v,       \
+                                 const double *reach, const double *strategy, const uint8_t *legal,                    \
+                                 const int64_t *infoset_priv, int64_t rows, int64_t a, int flags, double positive,     \
+                                 double negative, double scale, double weight, double sum_discount, const int64_t *at) {\
         for (int64_t i = 0; i < rows; i++) {                                                                           \
-            const int64_t g = infoset_priv[i];                                                                         \
+            const int64_t g = infoset_priv[i], row = at ? at[i] : i;                                                   \
             const double vi = v[g], ri = (flags & 16) ? 1.0 : reach[g];                                                \
             for (int64_t k = 0; k < a; k++) {                                                                          \
-                const int64_t j = i * a + k;                                                                           \
-                const double inst = (seqv[j] - vi) * (double)legal[j];                                                 \
+                const int64_t j = row * a + k, e = i * a + k;                                                          \
+                const double inst = (seqv[e] - vi) * (double)legal[j];                                                 \
                 T r = regrets[j];                                                                                      \
                 if (flags & 8) r = (T)((double)r * (r > 0 ? positive : negative));                                     \
                 r = (T)((double)r + inst);                                                                             \
@@ -161,9 +173,22 @@ REGRET_MATCHING(regret_matching_f32, float)
                 if (predicted) predicted[j] = (T)((double)r + inst);                                                   \
                 T s = strategy_sum[j];                                                                                 \
                 if (flags & 32) s = (T)((double)s * sum_discount);                                                     \
-                strategy_sum[j] = (T)((double)s + (ri * strategy[j]) * weight);                                        \
+                strategy_sum[j] = (T)((double)s + (ri * strategy[e]) * weight);                                        \
             }                                                                                                          \
         }                                                                                                              \
+    }                                                                                                                  \
+    void NAME(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v, const double *reach,     \
+              const double *strategy, const uint8_t *legal, const int64_t *infoset_priv, int64_t rows, int64_t a,       \
+              int flags, double positive, double negative, double scale, double weight, double sum_discount) {          \
+        NAME##_at(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a, flags,      \
+                  positive, negative, scale, weight, sum_discount, NULL);                                               \
+    }                                                                                                                  \
+    void NAME##_rows(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v,                   \
+                     const double *reach, const double *strategy, const uint8_t *legal, const int64_t *infoset_priv,    \
+                     int64_t rows, int64_t a, int flags, double positive, double negative, double scale, double weight, \
+                     double sum_discount, const int64_t *at) {                                                         \
+        NAME##_at(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a, flags,      \
+                  positive, negative, scale, weight, sum_discount, at);                                                 \
     }
 
 UPDATE_REGRETS(update_regrets, double)

@@ -20,6 +20,18 @@ void update_regrets_f32(float *regrets, float *strategy_sum, float *predicted, c
                         const double *reach, const double *strategy, const uint8_t *legal, const int64_t *infoset_priv,
                         int64_t rows, int64_t a, int flags, double positive, double negative, double scale,
                         double weight, double sum_discount);
+void regret_matching_rows(const double *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,
+                          const int64_t *at);
+void regret_matching_f32_rows(const float *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,
+                              const int64_t *at);
+void update_regrets_rows(double *regrets, double *strategy_sum, double *predicted, const double *seqv, const double *v,
+                         const double *reach, const double *strategy, const uint8_t *legal, const int64_t *infoset_priv,
+                         int64_t rows, int64_t a, int flags, double positive, double negative, double scale,
+                         double weight, double sum_discount, const int64_t *at);
+void update_regrets_f32_rows(float *regrets, float *strategy_sum, float *predicted, const double *seqv, const double *v,
+                             const double *reach, const double *strategy, const uint8_t *legal,
+                             const int64_t *infoset_priv, int64_t rows, int64_t a, int flags, double positive,
+                             double negative, double scale, double weight, double sum_discount, const int64_t *at);
 void fold_values(const double *opp, double *out, const int64_t *me_local, const int64_t *me_start,
                  const int64_t *opp_local, const int64_t *opp_start, const double *value, const int64_t *hand_cards,
                  int64_t n, int64_t k, int64_t c0, int64_t c1, double *mass, int64_t cards);
@@ -230,7 +242,13 @@ static void source_run(const Source *s, int64_t lo, int64_t rows, double *out) {
 
 /* the strategy of the rows `live` (NULL: 0, 1, ...) of a node whose first information set is inf, into out [rows, a] */
 static void source_rows(const Source *s, int64_t inf, int64_t rows, const int64_t *live, double *out) {
-    FOR_RUNS(live, rows, source_run(s, inf + run_lo, run_len, out + run_at * s->a));
+    const int64_t a = s->a;
+    if (s->kind == SRC_REGRETS && live) {
+        if (s->f32) regret_matching_f32_rows((const float *)s->data + inf * a, s->legal + inf * a, out, rows, a, live);
+        else regret_matching_rows((const double *)s->data + inf * a, s->legal + inf * a, out, rows, a, live);
+        return;
+    }
+    FOR_RUNS(live, rows, source_run(s, inf + run_lo, run_len, out + run_at * a));
 }
 
 /* whether two hands of k <= 2 cards share a card */
@@ -422,17 +440,15 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
     }
     if (actor == p && P->mode == PASS_CFR && !P->failed) {
         const Update *u = &P->up;
-        FOR_RUNS(live, H, {
-            const size_t at = (size_t)((inf + run_lo) * a), j = (size_t)(run_at * a);
-            if (s->f32)
-                update_regrets_f32((float *)u->regrets + at, (float *)u->sums + at, u->predicted ? (float *)u->predicted + at : NULL,
-                                   slots + j, out + run_at, own + run_at, sigma + j, s->legal + at, P->iota, run_len, a, u->flags,
-                                   u->positive, u->negative, u->scale, u->weight, u->sum_discount);
-            else
-                update_regrets((double *)u->regrets + at, (double *)u->sums + at, u->predicted ? (double *)u->predicted + at : NULL,
-                               slots + j, out + run_at, own + run_at, sigma + j, s->legal + at, P->iota, run_len, a, u->flags,
-                               u->positive, u->negative, u->scale, u->weight, u->sum_discount);
-        });
+        const size_t at = (size_t)(inf * a);
+        if (s->f32)
+            update_regrets_f32_rows((float *)u->regrets + at, (float *)u->sums + at, u->predicted ? (float *)u->predicted + at : NULL,
+                                    slots, out, own, sigma, s->legal + at, P->iota, H, a, u->flags, u->positive, u->negative,
+                                    u->scale, u->weight, u->sum_discount, live);
+        else
+            update_regrets_rows((double *)u->regrets + at, (double *)u->sums + at, u->predicted ? (double *)u->predicted + at : NULL,
+                                slots, out, own, sigma, s->legal + at, P->iota, H, a, u->flags, u->positive, u->negative,
+                                u->scale, u->weight, u->sum_discount, live);
     }
     free(buf);
 }
