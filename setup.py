@@ -4,7 +4,7 @@ compiler the numpy code runs, and the implicit blueprint solver says it needs th
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("subgame.tree._kernels", ["src/subgame/tree/_kernels.c"], extra_compile_args=["-O3", "-pthread"],
+setup(ext_modules=[Extension("subgame.tree._kernels", ["src/subgame/tree/_kernels.c", "src/subgame/tree/_passes.c"], extra_compile_args=["-O3", "-pthread"],
                            extra_link_args=["-pthread"], optional=True),
                    Extension("subgame.blueprint._mccfr", ["src/subgame/blueprint/_mccfr.c"], extra_compile_args=["-O3"],
                              optional=True),

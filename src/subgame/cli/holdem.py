@@ -54,6 +54,7 @@ class HoldemOptions:
     grid: Path | None = None
     isomorphism: bool = True
     dtype: str = "float64"  #: the precision of the stored regrets and average (also taken by other CFR solves)
+    drop_zero_weight: bool = False  #: rows only of the hands in the ranges (the same average strategy)
 
     def given(self) -> list[str]:
         names = {"board": "--board", "pot": "--pot", "stack": "--stack", "starting_stack": "--starting-stack",
@@ -131,7 +132,8 @@ def solve_holdem(game: str, opts: HoldemOptions, algo: str, iterations: int, out
              f"(built in {compiled:.2f} s; {_suits_text(problem.suits)})")
     with _progress(iterations, not as_json) as update:
         solved = solve_spot(problem, PRESETS[algo], target_pct_pot=target, iterations=iterations, seconds=opts.seconds,
-                            evaluate_every=opts.evaluate_every, progress=update, dtype=opts.dtype)
+                            evaluate_every=opts.evaluate_every, progress=update, dtype=opts.dtype,
+                            drop_zero_weight=opts.drop_zero_weight)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
     if out is not None:
         avg = solved.strategy
@@ -154,6 +156,7 @@ def solve_holdem(game: str, opts: HoldemOptions, algo: str, iterations: int, out
         "private_states": problem.tree.num_private_states,
         "loops": solved.solver.loops,
         "dtype": opts.dtype,
+        "drop_zero_weight": opts.drop_zero_weight,
     }
     if as_json:
         echo_json(record)

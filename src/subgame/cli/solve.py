@@ -184,6 +184,8 @@ def solve_command(
     dtype: Annotated[Precision, typer.Option(help="CFR presets and hold'em spots: float32 stores the regrets and "
                                              "average strategy in half the memory (the sweeps still compute in float64); a "
                                              "resumed run keeps its checkpoint's precision.")] = "float64",
+    drop_zero_weight: Annotated[bool, typer.Option(help="Hold'em spots: the depth-first passes keep rows only for the hands "
+                                                        "the ranges hold (the same average strategy; faster, less memory).")] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Solve GAME and write the average strategy; prints exploitability at log-spaced iterations.
@@ -246,7 +248,7 @@ def solve_command(
 def _spot_options(o: SolveOptions, seconds: float | None = None) -> HoldemOptions:
     """The hold'em options given (``seconds``: the spot's time budget; ``--time`` serves every algorithm)."""
     return HoldemOptions(o.board, o.pot, o.stack, o.starting_stack, o.ranges, o.bets, o.raise_cap, o.target, seconds,
-                         o.evaluate_every, o.grid, o.isomorphism, o.dtype)
+                         o.evaluate_every, o.grid, o.isomorphism, o.dtype, o.drop_zero_weight)
 
 
 def _solve_spot(o: SolveOptions) -> None:

@@ -62,6 +62,7 @@ class SolveOptions:
     board_sampling: bool
     boards_per_pass: int
     dtype: str
+    drop_zero_weight: bool
     as_json: bool
 
     @staticmethod

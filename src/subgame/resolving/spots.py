@@ -174,9 +174,10 @@ class HoldemProblem:
         """Per player [R_p] her range at her root private states, in tree order."""
         return self.subgame.root_reach
 
-    def solver(self, config: CFRConfig = CFR_PLUS, dtype: str = "float64") -> CFRSolver:
-        """A CFR solver of the spot, the ranges as root reach, its regrets and average in ``dtype``."""
-        return CFRSolver(self.tree, config, root_reach=self.root_reach, dtype=dtype)
+    def solver(self, config: CFRConfig = CFR_PLUS, dtype: str = "float64", drop_zero_weight: bool = False) -> CFRSolver:
+        """A CFR solver of the spot, the ranges as root reach, its regrets and average in ``dtype`` (``drop_zero_weight``:
+        :class:`~subgame.solve.cfr.CFRSolver`'s option)."""
+        return CFRSolver(self.tree, config, root_reach=self.root_reach, dtype=dtype, drop_zero_weight=drop_zero_weight)
 
     def exploitability(self, strategy: Strategy | CFRSolver) -> SpotExploitability:
         """NashConv / 2 of ``strategy`` (or of a solver's average strategy) under the ranges, in chips per deal and in % of the pot."""
@@ -325,6 +326,7 @@ def solve_spot(
     evaluate_every: int = 10,
     progress: Callable[[SpotPoint], None] | None = None,
     dtype: str = "float64",
+    drop_zero_weight: bool = False,
 ) -> SpotSolve:
     """Run CFR (``config``) on the spot until its exploitability is at most ``target_pct_pot`` % of the pot.
 
@@ -334,13 +336,14 @@ def solve_spot(
     (:class:`~subgame.solve.driver.TargetSchedule`: a check costs about an iteration). It
     is evaluated at the end too. The run stops at the target, after ``iterations`` or after
     ``seconds``, whichever comes first, or cleanly on Ctrl-C (:func:`~subgame.solve.driver.run`).
-    ``dtype`` is the precision of the stored regrets and average (``"float32"``: half the memory).
+    ``dtype`` is the precision of the stored regrets and average (``"float32"``: half the memory);
+    ``drop_zero_weight`` keeps only the hands of the ranges in the passes' rows (the same average strategy).
     """
     if evaluate_every < 1:
         raise GameDefinitionError(f"evaluate_every must be at least 1, got {evaluate_every}")
     if target_pct_pot is not None and not target_pct_pot > 0:
         raise GameDefinitionError(f"the target must be a positive percentage of the pot, got {target_pct_pot}")
-    solver = problem.solver(config, dtype).plan(iterations)
+    solver = problem.solver(config, dtype, drop_zero_weight).plan(iterations)
     started = time.perf_counter()
     schedule = None if target_pct_pot is None else driver.TargetSchedule(target_pct_pot, evaluate_every)
 

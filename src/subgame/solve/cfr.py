@@ -27,16 +27,9 @@ from ..errors import GameDefinitionError, StrategyFileError
 from ..files import read_npz, write_npz
 from ..strategy import Strategy, StrategyMeta
 from ..tree import kernels
-from ..tree.poker_layout import SUMS, Source, cfr_pass, usable
+from ..tree.poker_layout import SUMS, PokerLayout, Source, cfr_pass, live_layout, usable
 from ..tree.public_tree import PublicTree
-from ..tree.sweep import (
-    backward_expected,
-    forward_reach,
-    regret_matching,
-    row_sums,
-    sequence_values,
-    transition_weights,
-)
+from ..tree.sweep import backward_expected, forward_reach, regret_matching, row_sums, sequence_values, transition_weights
 from .abstraction import Abstraction
 from .plugins import Leaf, RootGadget, counterfactual_leaf_values
 from .rules import (
@@ -147,6 +140,9 @@ class CFRSolver(IterationPlan):
         engine: which loops run an iteration (:data:`Engine`): ``"auto"``, or ``"numpy"``,
             ``"compiled"`` (the compiled sweeps at any size) or ``"passes"`` (the depth-first
             passes; refused, with the reason, where they cannot run). :attr:`loops` says which run.
+        drop_zero_weight: the depth-first passes keep only the hands of nonzero root reach
+            (:func:`~subgame.tree.poker_layout.live_layout`): every strategy sum bitwise, the
+            dropped hands' regrets left at zero. The other loops keep every row.
 
     Attributes:
         regrets: per player [I, A] cumulative regrets ([B, A] over buckets with an abstraction).
@@ -168,6 +164,7 @@ class CFRSolver(IterationPlan):
         restrictions: Sequence[Restriction] = (),
         dtype: str | type[np.floating[Any]] = np.float64,
         engine: Engine = "auto",
+        drop_zero_weight: bool = False,
     ) -> None:
         if not isinstance(tree, PublicTree):
             raise GameDefinitionError(f"CFRSolver needs a compiled PublicTree (compile_game(game)), got {type(tree).__name__}")
@@ -200,6 +197,8 @@ class CFRSolver(IterationPlan):
         self.root_range_weight = 0.0
         self._buffers: dict[tuple[str, int, tuple[int, ...]], np.ndarray] = {}
         self.engine = _checked_engine(self, engine)
+        self.drop_zero_weight = drop_zero_weight
+        self._live: PokerLayout | None = None
 
     def _buffer(self, name: str, p: int, shape: tuple[int, ...]) -> np.ndarray | None:
         """A float64 work array kept from one iteration to the next, or ``None`` (a new array each time).
@@ -402,6 +401,8 @@ class CFRSolver(IterationPlan):
         assert layout is not None  # checked by why_not_passes
         rule = self._rule(t)
         roots = (self._root_rows(0), self._root_rows(1))
+        if self.drop_zero_weight:  # the root reach is fixed without a gadget: one layout of its live rows
+            layout = self._live = self._live or live_layout(layout, roots)
         matched = (self._matched(0), self._matched(1))
         for p in (0, 1):
             cfr_pass(layout, p, matched, self.regrets[p], self.strategy_sum[p],

@@ -22,7 +22,7 @@ typedef int32_t idx_t;
 
 /* The version of these functions' signatures: subgame.tree.kernels refuses a library built from another one (bump
    both together whenever a signature changes, so that a stale build left in place falls back to numpy). */
-int64_t kernels_abi(void) { return 10; }
+int64_t kernels_abi(void) { return 11; }
 
 /* numpy's maximum: the second argument unless the first is larger or NaN (so max(-0.0, 0.0) is 0.0) */
 static inline double np_max(double a, double b) { return (a > b || a != a) ? a : b; }
@@ -105,24 +105,37 @@ static inline double row_sum(const double *x, int64_t a) {
     return s;
 }
 
+/* row_sum for the depth-first passes (_passes.c) */
+double sum_row(const double *x, int64_t a) { return row_sum(x, a); }
+
 /* strategy[i, :] proportional to the positive regrets, uniform over the legal slots without any (a < 16); the
-   regrets are T (float64, or float32 read as float64), the strategy float64 */
+   regrets are T (float64, or float32 read as float64), the strategy float64. NAME_rows reads the regrets and legal
+   masks of rows at[i] (the depth-first passes' live rows) into strategy row i. */
 #define REGRET_MATCHING(NAME, T)                                                                                      \
-    void NAME(const T *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a) {                   \
+    static inline void NAME##_at(const T *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,   \
+                                 const int64_t *at) {                                                                \
         for (int64_t i = 0; i < rows; i++) {                                                                         \
-            const T *r = regrets + i * a;                                                                            \
+            const int64_t g = at ? at[i] : i;                                                                        \
+            const T *r = regrets + g * a;                                                                            \
             double *s = strategy + i * a;                                                                            \
             for (int64_t k = 0; k < a; k++) s[k] = np_max((double)r[k], 0.0);                                        \
             double total = row_sum(s, a);                                                                            \
             if (total > 0.0) {                                                                                       \
                 for (int64_t k = 0; k < a; k++) s[k] /= total;                                                       \
             } else {                                                                                                 \
-                const uint8_t *l = legal + i * a;                                                                    \
+                const uint8_t *l = legal + g * a;                                                                    \
                 int64_t count = 0;                                                                                   \
                 for (int64_t k = 0; k < a; k++) count += l[k] != 0;                                                  \
                 for (int64_t k = 0; k < a; k++) s[k] = l[k] ? 1.0 / (double)count : 0.0;                             \
             }                                                                                                        \
         }                                                                                                            \
+    }                                                                                                                \
+    void NAME(const T *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a) {                   \
+        NAME##_at(regrets, legal, strategy, rows, a, NULL);                                                          \
+    }                                                                                                                \
+    void NAME##_rows(const T *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,              \
+                     const int64_t *at) {                                                                            \
+        NAME##_at(regrets, legal, strategy, rows, a, at);                                                            \
     }
 
 REGRET_MATCHING(regret_matching, double)
@@ -136,18 +149,20 @@ REGRET_MATCHING(regret_matching_f32, float)
  *   strategy_sum times `sum_discount` (flag 32), plus reach * strategy * weight (flag 16: strategy * weight).
  * Flags: 1 rm+, 2 and 8 the discounts (positive, negative), 4 scale, 16 no reach, 32 sum_discount. The values are
  * float64; the stored regrets and sums are T (float64, or float32 rounded after every step, as numpy's in-place
- * operations on a float32 array round them).
+ * operations on a float32 array round them). NAME_rows updates the stored rows at[i] (and reads their legal masks)
+ * from row i of seqv and strategy.
  */
 #define UPDATE_REGRETS(NAME, T)                                                                                        \
-    void NAME(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v, const double *reach,     \
-              const double *strategy, const uint8_t *legal, const int64_t *infoset_priv, int64_t rows, int64_t a,       \
-              int flags, double positive, double negative, double scale, double weight, double sum_discount) {          \
+    static inline void NAME##_at(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v,       \
+                                 const double *reach, const double *strategy, const uint8_t *legal,                    \
+                                 const int64_t *infoset_priv, int64_t rows, int64_t a, int flags, double positive,     \
+                                 double negative, double scale, double weight, double sum_discount, const int64_t *at) {\
         for (int64_t i = 0; i < rows; i++) {                                                                           \
-            const int64_t g = infoset_priv[i];                                                                         \
+            const int64_t g = infoset_priv[i], row = at ? at[i] : i;                                                   \
             const double vi = v[g], ri = (flags & 16) ? 1.0 : reach[g];                                                \
             for (int64_t k = 0; k < a; k++) {                                                                          \
-                const int64_t j = i * a + k;                                                                           \
-                const double inst = (seqv[j] - vi) * (double)legal[j];                                                 \
+                const int64_t j = row * a + k, e = i * a + k;                                                          \
+                const double inst = (seqv[e] - vi) * (double)legal[j];                                                 \
                 T r = regrets[j];                                                                                      \
                 if (flags & 8) r = (T)((double)r * (r > 0 ? positive : negative));                                     \
                 r = (T)((double)r + inst);                                                                             \
@@ -158,9 +173,22 @@ REGRET_MATCHING(regret_matching_f32, float)
                 if (predicted) predicted[j] = (T)((double)r + inst);                                                   \
                 T s = strategy_sum[j];                                                                                 \
                 if (flags & 32) s = (T)((double)s * sum_discount);                                                     \
-                strategy_sum[j] = (T)((double)s + (ri * strategy[j]) * weight);                                        \
+                strategy_sum[j] = (T)((double)s + (ri * strategy[e]) * weight);                                        \
             }                                                                                                          \
         }                                                                                                              \
+    }                                                                                                                  \
+    void NAME(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v, const double *reach,     \
+              const double *strategy, const uint8_t *legal, const int64_t *infoset_priv, int64_t rows, int64_t a,       \
+              int flags, double positive, double negative, double scale, double weight, double sum_discount) {          \
+        NAME##_at(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a, flags,      \
+                  positive, negative, scale, weight, sum_discount, NULL);                                               \
+    }                                                                                                                  \
+    void NAME##_rows(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v,                   \
+                     const double *reach, const double *strategy, const uint8_t *legal, const int64_t *infoset_priv,    \
+                     int64_t rows, int64_t a, int flags, double positive, double negative, double scale, double weight, \
+                     double sum_discount, const int64_t *at) {                                                         \
+        NAME##_at(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a, flags,      \
+                  positive, negative, scale, weight, sum_discount, at);                                                 \
     }
 
 UPDATE_REGRETS(update_regrets, double)
@@ -237,334 +265,6 @@ void showdown_values(const double *opp, double *out, const int64_t *me_local, co
             }
         }
     }
-}
-
-/*
- * Depth-first passes over a poker tree (subgame.tree.poker_layout): one row over the hands of a board per public
- * node and player, kept only along the path being walked, instead of the sweeps' arrays over every private state.
- * Each node's arithmetic is the sweeps' (children summed in slot order from zero, weights multiplied as the forward
- * sweep does, the terminal loops above or a small board's payoff matrix, update_regrets), so a CFR pass gives bitwise what CFRSolver's compiled
- * sweeps give, in the memory of the regrets and strategy sums alone.
- */
-enum { NK_KIND, NK_ACTOR, NK_CHILD_LO, NK_CHILD_HI, NK_SIZE, NK_INF, NK_MAP, NK_TERM, NK_BOARD, NK_SHOWDOWN, NK_PARENT, NK_ROWS,
-       NK_MIRROR_LO, NK_MIRROR_HI, NK_COLS };
-enum { K_DECISION = 0, K_CHANCE = 1, K_TERMINAL = 2 };
-enum { SRC_REGRETS = 0, SRC_PROBS = 1, SRC_SUMS = 2 };
-enum { PASS_CFR = 0, PASS_BEST = 1, PASS_VALUES = 2 };
-
-typedef struct {
-    const int64_t *node;                   /* [N, NK_COLS] */
-    const int64_t *board;                  /* [B, 5]: hands n, first row of its hands, first tie, tie groups, by matrix */
-    const int64_t *hand_cards;             /* [rows, k] each board's hands in canonical order */
-    const int64_t *ladder_cards;           /* [rows, k] in ascending strength */
-    const int64_t *local[2];               /* [rows] each player's row of each canonical hand */
-    const int64_t *ladder_local[2];        /* [rows] the same in ascending strength */
-    const int64_t *hand_of_row[2];         /* [rows] each player's canonical hand of each of her rows */
-    const int64_t *rank;                   /* [rows] each canonical hand's strength rank on its board */
-    const int64_t *ties;                   /* per board, where each group of tied hands starts, then n */
-    const int64_t *maps[2];                /* chance children: the parent's row of each of the child's rows */
-    const int64_t *mirror;                 /* [E, 2] a left-out deal's canonical child and offset of its rows' map */
-    const double *term;                    /* [T, 2] fold: (player 0's value, 0); showdown: (win, lose) */
-    int64_t k, cards;
-} Layout;
-
-typedef struct {
-    int kind, f32;                         /* SRC_*; float32 regrets or sums */
-    const void *data;                      /* [I, a] regrets, sums (T) or probabilities (float64) */
-    const uint8_t *legal;                  /* [I, a] */
-    int64_t a;
-} Source;
-
-typedef struct {
-    void *regrets, *sums, *predicted;      /* the traverser's (predicted: NULL, or what her Source matches from) */
-    int flags;
-    double positive, negative, scale, weight, sum_discount;
-} Update;
-
-typedef struct {
-    const Layout *L;
-    int p, mode;
-    Source src[2];
-    Update up;
-    const int64_t *iota;                   /* 0, 1, ... (the rows of a node are its own information sets) */
-    double *scratch;                       /* cards + 2 * max hands */
-    int64_t scratch_size;
-    int threads;                           /* for the children of the first chance node met; 1 below it */
-    int64_t min_fan;                       /* rows below a chance node from which its children are shared out */
-    int failed;
-} Pass;
-
-static void visit(Pass *P, int64_t n, const double *own, const double *opp, double *out);
-
-/* chance child c of a node with rows `own` (NULL outside CFR passes) and `opp`: its rows taken through its map into
-   `rows` (2 * its hands) and visited, its values into `val` */
-static void visit_dealt(Pass *P, int64_t c, const double *own, const double *opp, double *rows, double *val) {
-    const int64_t *cd = P->L->node + c * NK_COLS, Hc = cd[NK_SIZE];
-    const int64_t *mp = P->L->maps[P->p] + cd[NK_MAP], *mq = P->L->maps[1 - P->p] + cd[NK_MAP];
-    double *own_c = rows, *opp_c = rows + Hc;
-    if (own) for (int64_t j = 0; j < Hc; j++) own_c[j] = own[mp[j]] * 1.0;
-    for (int64_t j = 0; j < Hc; j++) opp_c[j] = opp[mq[j]] * 1.0;
-    visit(P, c, own ? own_c : NULL, opp_c, val);
-}
-
-/* chance child c's values `val` added to its parent's rows `out` through its map */
-static void add_dealt(const Pass *P, int64_t c, const double *val, double *out) {
-    const int64_t *cd = P->L->node + c * NK_COLS, Hc = cd[NK_SIZE];
-    const int64_t *mp = P->L->maps[P->p] + cd[NK_MAP];
-    for (int64_t j = 0; j < Hc; j++) out[mp[j]] += val[j] * 1.0;
-}
-
-/* The children of one chance node shared among threads: each takes the next child not yet taken and writes its
-   values to its own row of `vals`, which the caller adds to the parent in the children's order afterwards. */
-typedef struct {
-    const Pass *P;
-    int64_t lo, hi, width, next;
-    const double *own, *opp;
-    double *vals;
-    int failed;
-} Fan;
-
-static void *fan_worker(void *arg) {
-    Fan *F = arg;
-    Pass Q = *F->P;
-    Q.threads = 1, Q.failed = 0;
-    Q.scratch = malloc((size_t)Q.scratch_size * sizeof(double));
-    double *rows = malloc((size_t)(2 * F->width) * sizeof(double));
-    if (!Q.scratch || !rows) Q.failed = 1;
-    for (;;) {
-        const int64_t i = __atomic_fetch_add(&F->next, 1, __ATOMIC_RELAXED);
-        if (Q.failed || i >= F->hi - F->lo) break;
-        visit_dealt(&Q, F->lo + i, F->own, F->opp, rows, F->vals + i * F->width);
-    }
-    if (Q.failed) __atomic_store_n(&F->failed, 1, __ATOMIC_RELAXED);
-    free(Q.scratch), free(rows);
-    return NULL;
-}
-
-/* the chance node's children on `threads` threads, each child's values kept until all are added to the parent (then
-   those of the deals a suit-isomorphic tree left out, as the sweeps add them); returns 0, or -1 where memory ran out */
-static int fan_out(Pass *P, const int64_t *nd, int threads, int64_t width, const double *own, const double *opp,
-                   double *out) {
-    const int64_t lo = nd[NK_CHILD_LO], hi = nd[NK_CHILD_HI], H = nd[NK_SIZE];
-    Fan F = {P, lo, hi, width, 0, own, opp, NULL, 0};
-    F.vals = malloc((size_t)((hi - lo) * width) * sizeof(double));
-    pthread_t tid[64];
-    const int extra = (threads < 64 ? threads : 64) - 1;
-    int started = 0;
-    if (!F.vals) return -1;
-    for (; started < extra; started++)
-        if (pthread_create(&tid[started], NULL, fan_worker, &F) != 0) break;
-    fan_worker(&F);
-    for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
-    if (F.failed) P->failed = 1;
-    for (int64_t j = 0; j < H; j++) out[j] = 0.0;
-    for (int64_t c = lo; c < hi && !P->failed; c++) add_dealt(P, c, F.vals + (c - lo) * width, out);
-    if (nd[NK_MIRROR_LO] < nd[NK_MIRROR_HI] && !P->failed) {
-        double *m = calloc((size_t)H, sizeof(double));
-        if (!m) {
-            free(F.vals);
-            return -1;
-        }
-        for (int64_t e = nd[NK_MIRROR_LO]; e < nd[NK_MIRROR_HI]; e++) {
-            const int64_t c = P->L->mirror[2 * e], Hc = P->L->node[c * NK_COLS + NK_SIZE];
-            const int64_t *mm = P->L->maps[P->p] + P->L->mirror[2 * e + 1];
-            const double *val = F.vals + (c - lo) * width;
-            for (int64_t j = 0; j < Hc; j++) m[mm[j]] += val[j] * 1.0;
-        }
-        for (int64_t j = 0; j < H; j++) out[j] += m[j];
-        free(m);
-    }
-    free(F.vals);
-    return 0;
-}
-
-/* the strategy of rows [lo, lo + rows) of player q into out [rows, a] */
-static void source_rows(const Source *s, int64_t lo, int64_t rows, double *out) {
-    const int64_t a = s->a;
-    const uint8_t *legal = s->legal + lo * a;
-    if (s->kind == SRC_REGRETS) {
-        if (s->f32) regret_matching_f32((const float *)s->data + lo * a, legal, out, rows, a);
-        else regret_matching((const double *)s->data + lo * a, legal, out, rows, a);
-        return;
-    }
-    if (s->kind == SRC_PROBS) {
-        memcpy(out, (const double *)s->data + lo * a, (size_t)(rows * a) * sizeof(double));
-        return;
-    }
-    for (int64_t i = 0; i < rows; i++) { /* the normalized sums (subgame.solve.cfr.average_rows) */
-        double *o = out + i * a;
-        for (int64_t k = 0; k < a; k++)
-            o[k] = s->f32 ? (double)((const float *)s->data)[(lo + i) * a + k] : ((const double *)s->data)[(lo + i) * a + k];
-        const double total = row_sum(o, a);
-        if (total > 0.0) {
-            for (int64_t k = 0; k < a; k++) o[k] /= total;
-        } else {
-            const uint8_t *l = legal + i * a;
-            int64_t count = 0;
-            for (int64_t k = 0; k < a; k++) count += l[k] != 0;
-            for (int64_t k = 0; k < a; k++) o[k] = l[k] ? 1.0 / (double)count : 0.0;
-        }
-    }
-}
-
-/* whether two hands of k <= 2 cards share a card */
-static inline int share(const int64_t *x, const int64_t *y, int64_t k) {
-    return k == 1 ? x[0] == y[0] : (x[0] == y[0] || x[0] == y[1] || x[1] == y[0] || x[1] == y[1]);
-}
-
-/*
- * A terminal of a board the sweeps value by one sparse payoff matrix (subgame.tree.operators.SparseTerminal, boards of
- * few hands), as its product gives it: row by row of the traverser, player 0's payoff of each decided pair of disjoint
- * hands (fold: t[0]; showdown: t[0] where her hand is stronger, t[1] where weaker) times the opponent's reach, summed
- * from zero over the opponent's rows in ascending order (the matrix's sorted columns); player 1 gets minus that sum.
- */
-static void matrix_row(const Layout *L, const int64_t *b, int p, int showdown, const double *t, const double *opp,
-                       double *out) {
-    const int64_t n = b[0], row = b[1], k = L->k;
-    const int64_t *mine = L->hand_of_row[p] + row, *theirs = L->hand_of_row[1 - p] + row;
-    const int64_t *cards = L->hand_cards + row * k, *rank = L->rank + row;
-    for (int64_t r = 0; r < n; r++) {
-        const int64_t h = mine[r];
-        double s = 0.0;
-        for (int64_t x = 0; x < n; x++) {
-            const int64_t g = theirs[x];
-            if (share(cards + h * k, cards + g * k, k) || (showdown && rank[h] == rank[g])) continue;
-            const double u = !showdown || (p == 0 ? rank[h] > rank[g] : rank[g] > rank[h]) ? t[0] : t[1];
-            s += u * opp[x];
-        }
-        out[r] = p == 0 ? s : -s;
-    }
-}
-
-static void terminal_row(Pass *P, const int64_t *nd, const double *opp, double *out) {
-    const Layout *L = P->L;
-    const int64_t *b = L->board + nd[NK_BOARD] * 5, row = b[1], n = b[0], k = L->k, q = 1 - P->p;
-    const double *t = L->term + nd[NK_TERM] * 2;
-    static const int64_t zero = 0;
-    if (b[4]) {
-        matrix_row(L, b, P->p, (int)nd[NK_SHOWDOWN], t, opp, out);
-    } else if (nd[NK_SHOWDOWN]) {
-        showdown_values(opp, out, L->ladder_local[P->p] + row, &zero, L->ladder_local[q] + row, &zero, t, t + 1,
-                        L->ladder_cards + row * k, L->ties + b[2], b[3], n, k, P->p, 0, 1, P->scratch, L->cards);
-    } else {
-        const double value = P->p == 0 ? t[0] : -1.0 * t[0];
-        fold_values(opp, out, L->local[P->p] + row, &zero, L->local[q] + row, &zero, &value, L->hand_cards + row * k, n, k,
-                    0, 1, P->scratch, L->cards);
-    }
-}
-
-/* out [rows of n] = the traverser's values at node n, given her reach `own` (NULL outside CFR passes) and the
-   opponent's `opp` there */
-static void visit(Pass *P, int64_t n, const double *own, const double *opp, double *out) {
-    if (P->failed) return;
-    const Layout *L = P->L;
-    const int64_t *nd = L->node + n * NK_COLS;
-    const int64_t H = nd[NK_SIZE], lo = nd[NK_CHILD_LO], hi = nd[NK_CHILD_HI];
-    const int p = P->p;
-    if (nd[NK_KIND] == K_TERMINAL) {
-        terminal_row(P, nd, opp, out);
-        return;
-    }
-    if (nd[NK_KIND] == K_CHANCE) {
-        int64_t width = 1;
-        for (int64_t c = lo; c < hi; c++) width = L->node[c * NK_COLS + NK_SIZE] > width ? L->node[c * NK_COLS + NK_SIZE] : width;
-        const int shared = P->threads > 1 && hi - lo > 1 && nd[NK_ROWS] >= P->min_fan;
-        if (shared || nd[NK_MIRROR_LO] < nd[NK_MIRROR_HI]) {
-            if (fan_out(P, nd, shared ? P->threads : 1, width, own, opp, out) != 0) P->failed = 1;
-            return;
-        }
-        double *buf = malloc((size_t)(3 * width) * sizeof(double));
-        if (!buf) { P->failed = 1; return; }
-        double *val = buf + 2 * width;
-        for (int64_t j = 0; j < H; j++) out[j] = 0.0;
-        for (int64_t c = lo; c < hi && !P->failed; c++) {
-            visit_dealt(P, c, own, opp, buf, val);
-            add_dealt(P, c, val, out);
-        }
-        free(buf);
-        return;
-    }
-    const int actor = (int)nd[NK_ACTOR];
-    const Source *s = &P->src[actor];
-    const int64_t a = s->a, inf = nd[NK_INF];
-    double *buf = malloc((size_t)(H * (2 * a + 3)) * sizeof(double));
-    if (!buf) { P->failed = 1; return; }
-    double *sigma = buf, *slots = buf + H * a, *reach_c = buf + 2 * H * a, *val = reach_c + H, *acc = val + H;
-    source_rows(s, inf, H, sigma);
-    for (int64_t j = 0; j < H * a; j++) slots[j] = 0.0;
-    for (int64_t j = 0; j < H; j++) acc[j] = 0.0;
-    for (int64_t c = lo; c < hi && !P->failed; c++) {
-        const int64_t slot = c - lo;
-        if (actor == p) {
-            if (own) for (int64_t j = 0; j < H; j++) reach_c[j] = own[j] * sigma[j * a + slot];
-            visit(P, c, own ? reach_c : NULL, opp, val);
-            for (int64_t j = 0; j < H; j++) slots[j * a + slot] += val[j];
-            if (P->mode != PASS_BEST)
-                for (int64_t j = 0; j < H; j++) acc[j] += val[j] * sigma[j * a + slot];
-        } else {
-            for (int64_t j = 0; j < H; j++) reach_c[j] = opp[j] * sigma[j * a + slot];
-            visit(P, c, own, reach_c, val);
-            for (int64_t j = 0; j < H; j++) acc[j] += val[j] * 1.0;
-        }
-    }
-    if (actor == p && P->mode == PASS_BEST) {
-        for (int64_t j = 0; j < H; j++) {
-            const uint8_t *l = s->legal + (inf + j) * a;
-            double top = -INFINITY;
-            for (int64_t k = 0; k < a; k++) {
-                const double y = l[k] ? slots[j * a + k] + 0.0 : -INFINITY;
-                if (y > top) top = y;
-            }
-            out[j] = top;
-        }
-    } else {
-        for (int64_t j = 0; j < H; j++) out[j] = 0.0 + acc[j];
-    }
-    if (actor == p && P->mode == PASS_CFR && !P->failed) {
-        const Update *u = &P->up;
-        const size_t at = (size_t)(inf * a);
-        if (s->f32)
-            update_regrets_f32((float *)u->regrets + at, (float *)u->sums + at, u->predicted ? (float *)u->predicted + at : NULL,
-                               slots, out, own, sigma, s->legal + at, P->iota, H, a, u->flags, u->positive, u->negative,
-                               u->scale, u->weight, u->sum_discount);
-        else
-            update_regrets((double *)u->regrets + at, (double *)u->sums + at, u->predicted ? (double *)u->predicted + at : NULL,
-                           slots, out, own, sigma, s->legal + at, P->iota, H, a, u->flags, u->positive, u->negative, u->scale,
-                           u->weight, u->sum_discount);
-    }
-    free(buf);
-}
-
-/*
- * One pass for player p from the root nodes [0, roots): the CFR update of her regrets and sums (mode PASS_CFR, her
- * reach from `own`), her counterfactual best-response values (PASS_BEST) or her counterfactual values
- * (PASS_VALUES). `own` and `opp` hold each player's reach at the roots' rows one after the other; her values there
- * are written to `out`. The strategies come from `src0` and `src1`. The children of the first chance node on a path
- * with at least `min_fan` rows below it are shared among `threads` threads (each child's arithmetic is the same on any of them, and they are added to
- * their parent in order after all are done: the result does not depend on the count). Returns 0, or -1 where
- * memory ran out.
- */
-int64_t poker_pass(const Layout *L, int p, int mode, const Source *src0, const Source *src1, const Update *up,
-                   int64_t roots, const double *own, const double *opp, double *out, int64_t max_hands, int64_t threads,
-                   int64_t min_fan) {
-    Pass P = {L, p, mode, {*src0, *src1}, {0}, NULL, NULL, L->cards + 2 * max_hands + 1, threads > 1 ? (int)threads : 1,
-              min_fan, 0};
-    if (up) P.up = *up;
-    int64_t *iota = malloc((size_t)(max_hands > 0 ? max_hands : 1) * sizeof(int64_t));
-    double *scratch = malloc((size_t)P.scratch_size * sizeof(double));
-    if (!iota || !scratch) {
-        free(iota), free(scratch);
-        return -1;
-    }
-    for (int64_t j = 0; j < max_hands; j++) iota[j] = j;
-    P.iota = iota, P.scratch = scratch;
-    int64_t at = 0;
-    for (int64_t r = 0; r < roots && !P.failed; r++) {
-        visit(&P, r, mode == PASS_CFR ? own + at : NULL, opp + at, out + at);
-        at += L->node[r * NK_COLS + NK_SIZE];
-    }
-    free(iota), free(scratch);
-    return P.failed ? -1 : 0;
 }
 
 static struct PyModuleDef kernels_module = {PyModuleDef_HEAD_INIT, "_kernels",

@@ -49,11 +49,12 @@ _SIGNATURES: dict[str, list[Any]] = {
 
 
 class _Layout(ctypes.Structure):
-    """``Layout`` of ``_kernels.c``: pointers into a :class:`~subgame.tree.poker_layout.PokerLayout`'s arrays."""
+    """``Layout`` of ``_passes.c``: pointers into a :class:`~subgame.tree.poker_layout.PokerLayout`'s arrays."""
 
     _fields_ = [("node", _P), ("board", _P), ("hand_cards", _P), ("ladder_cards", _P), ("local", _P * 2),
                 ("ladder_local", _P * 2), ("hand_of_row", _P * 2), ("rank", _P), ("ties", _P), ("maps", _P * 2), ("mirror", _P),
-                ("term", _P), ("k", _I), ("cards", _I)]
+                ("term", _P), ("k", _I), ("cards", _I), ("live_node", _P * 2), ("live_row", _P * 2), ("mirror_map", _P * 2),
+                ("live_board", _P * 2), ("live_hand", _P * 2), ("live_ladder", _P * 2), ("ladder_group", _P)]
 
 
 class _Source(ctypes.Structure):
@@ -87,7 +88,7 @@ class Rule(Protocol):
 
 
 #: The signatures' version ``_kernels.c`` must report (``kernels_abi``); bumped with every change to them.
-ABI = 10
+ABI = 11
 
 
 def _load() -> ctypes.CDLL | None:
@@ -377,6 +378,11 @@ def _layout(L: Any) -> _Layout:
         lay = _layouts[L] = _Layout(_ptr(L.node), _ptr(L.board), _ptr(L.hand_cards), _ptr(L.ladder_cards), *pair, _ptr(L.rank),
                                     _ptr(L.ties), (_P * 2)(_ptr(L.maps[0]), _ptr(L.maps[1])), _ptr(L.mirror), _ptr(L.term),
                                     L.hand_cards.shape[1], L.cards)
+        if L.live_node is not None:  # rows of live hands only (poker_layout.live_layout)
+            (lay.live_node, lay.live_row, lay.mirror_map, lay.live_board, lay.live_hand,
+             lay.live_ladder) = ((_P * 2)(_ptr(x[0]), _ptr(x[1])) for x in (L.live_node, L.live_row, L.mirror_map, L.live_board,
+                                                                             L.live_hand, L.live_ladder))
+            lay.ladder_group = _ptr(L.ladder_group)
     return lay
 
 
@@ -387,7 +393,7 @@ _calls: dict[tuple[int, ...], tuple[tuple[Callable[[], Any], ...], tuple[Any, ..
 
 def poker_pass(layout: Any, player: int, mode: int, sources: tuple[Any, Any], update: tuple[Any, ...] | None,
                root_reach: tuple[np.ndarray, np.ndarray], out: np.ndarray | None = None) -> np.ndarray:
-    """One ``poker_pass`` of ``_kernels.c`` over ``layout``; returns the player's values at her root rows.
+    """One ``poker_pass`` of ``_passes.c`` over ``layout``; returns the player's values at her root rows.
 
     ``sources`` are :class:`~subgame.tree.poker_layout.Source` per player; ``update`` is
     ``(regrets, sums, predicted, rule)`` for a CFR pass (``predicted``: ``None`` unless the

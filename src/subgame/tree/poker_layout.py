@@ -15,7 +15,7 @@ chance child the row of its parent of each of its rows; per terminal its payoffs
 size is per public node and per board, none of it per private state.
 
 The passes (:func:`cfr_pass`, :func:`root_values`) run in the compiled library
-(``poker_pass`` in ``_kernels.c``) with the sweeps' arithmetic node by node, so a CFR
+(``poker_pass`` in ``_passes.c``) with the sweeps' arithmetic node by node, so a CFR
 iteration made of them gives bitwise the regrets and strategy sums of
 :class:`~subgame.solve.cfr.CFRSolver`'s compiled sweeps. The sweeps value terminals by the
 card-removal loops on boards of more than ``sparse_threshold`` hands and by one explicit sparse
@@ -26,17 +26,19 @@ on every tree, not only to rounding (which CFR+'s clipping at zero would amplify
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 
+from ..errors import GameDefinitionError
 from . import kernels
 
-#: Columns of :attr:`PokerLayout.node` (``NK_*`` in ``_kernels.c``).
+#: Columns of :attr:`PokerLayout.node` (``NK_*`` in ``_passes.c``).
 KIND, ACTOR, CHILD_LO, CHILD_HI, SIZE, INFOSET, MAP, TERMINAL, BOARD, SHOWDOWN, PARENT, ROWS, MIRROR_LO, MIRROR_HI = range(14)
 COLUMNS = 14
+_TERMINAL = 2  #: the kind of a terminal node (``K_TERMINAL``)
 #: Where a pass's strategy of a player comes from.
 REGRETS, PROBS, SUMS = 0, 1, 2
 #: What a pass computes.
@@ -72,6 +74,15 @@ class PokerLayout:
     term: np.ndarray  #: [T, 2] float64, fold: (chance × player 0's payoff, 0); showdown: (chance × win, chance × lose)
     cards: int  #: cards in the deck
     roots: int  #: root nodes (the first ones)
+    #: [2, N, 3] int64 where only the rows of hands with nonzero reach at the root are kept (:func:`live_layout`), per
+    #: player and node: its rows, the first of them in ``live_row`` and its offset in ``maps``; ``None``: every row
+    live_node: np.ndarray | None = None
+    live_row: np.ndarray | None = None  #: [2, L] int64, each kept row's row among all the hands of its node
+    mirror_map: np.ndarray | None = None  #: [2, E] int64, per left-out deal the offset of its kept rows' map in ``maps``
+    live_board: np.ndarray | None = None  #: [2, B, 2] int64, per board the first of its kept hands in ``live_hand`` and their count
+    live_hand: np.ndarray | None = None  #: [2, H] int64, each board's kept hands: positions on it, ascending
+    live_ladder: np.ndarray | None = None  #: [2, H] int64, the same hands' positions in its ladder, ascending
+    ladder_group: np.ndarray | None = None  #: [R] int64, the tie group of each ladder position on its board
 
     @cached_property
     def starts(self) -> np.ndarray:
@@ -105,7 +116,96 @@ class PokerLayout:
     def nbytes(self) -> int:
         return sum(int(a.nbytes) for a in (self.node, self.board, self.hand_cards, self.ladder_cards, self.local,
                                            self.ladder_local, self.hand_of_row, self.rank, self.ties, self.maps, self.mirror,
-                                           self.term))
+                                           self.term, self.live_node, self.live_row, self.mirror_map, self.live_board,
+                                           self.live_hand, self.live_ladder, self.ladder_group) if a is not None)
+
+
+def live_layout(layout: PokerLayout, root_reach: tuple[np.ndarray, np.ndarray]) -> PokerLayout:
+    """The layout whose rows are only the hands with nonzero reach at the root, per player (zero-weight hands dropped).
+
+    A hand of zero root reach keeps zero reach at every node below, so it adds exactly zero
+    to every sum its opponent's values are made of, and its strategy sums stay zero: a CFR
+    pass over this layout gives bitwise the other hands' regrets and every strategy sum of a
+    pass over all rows (postflop-solver's rows hold only the hands of each range). What it does
+    not give is the regrets of the dropped hands, which stay where they were; a pass writes
+    zero as their root values. Chance maps, terminals' local rows (-1: dropped) and the
+    left-out deals' maps are those of the kept rows.
+
+    Raises:
+        GameDefinitionError: a board valued by its payoff matrix (Kuhn, Leduc), which needs every row.
+    """
+    if layout.board[:, 4].any():
+        raise GameDefinitionError("dropping zero-weight hands needs card-removal terminals, not a small board's payoff matrix")
+    node, size = layout.node, layout.node[:, SIZE]
+    n = node.shape[0]
+    head = (node[:, PARENT] < 0) | (node[:, MAP] >= 0)  # a root or a deal: a new set of hands
+    group = np.where(head, np.arange(n), node[:, PARENT])
+    while not np.array_equal(group, group[group]):
+        group = group[group]
+    heads = np.flatnonzero(head).tolist()
+    live_node = np.empty((2, n, 3), dtype=np.int64)
+    live_row, maps, mirror_map = [], [], np.empty((2, layout.mirror.shape[0]), dtype=np.int64)
+    local, ladder = np.full_like(layout.local, -1), np.full_like(layout.ladder_local, -1)
+    terminals = np.flatnonzero(node[:, KIND] == _TERMINAL)
+    boards, first = np.unique(node[terminals, BOARD], return_index=True)
+    for p in (0, 1):
+        rows: dict[int, np.ndarray] = {}
+        inverse: dict[int, np.ndarray] = {}
+        kept, kept_at, mapped, mapped_at = [], 0, [], 0
+        root_at = np.concatenate(([0], np.cumsum(size[: layout.roots])))
+        table = np.empty((len(heads), 3), dtype=np.int64)
+        for i, h in enumerate(heads):
+            if h < layout.roots:
+                live = np.asarray(root_reach[p][root_at[h] : root_at[h + 1]]) != 0
+            else:
+                up = inverse[int(group[node[h, PARENT]])]
+                full = layout.maps[p, node[h, MAP] : node[h, MAP] + size[h]]
+                live = up[full] >= 0
+            rows[h] = r = np.flatnonzero(live)
+            inverse[h] = inv = np.full(size[h], -1, dtype=np.int64)
+            inv[r] = np.arange(r.size)
+            at = -1
+            if h >= layout.roots:
+                at, mapped_at = mapped_at, mapped_at + r.size
+                mapped.append(up[full[r]])
+            table[i] = (r.size, kept_at, at)
+            kept.append(r)
+            kept_at += r.size
+        live_node[p] = table[np.searchsorted(heads, group)]
+        for e, (c, off) in enumerate(layout.mirror.tolist()):
+            up = inverse[int(group[node[c, PARENT]])]
+            mirror_map[p, e], mapped_at = mapped_at, mapped_at + rows[c].size
+            mapped.append(up[layout.maps[p, off : off + size[c]][rows[c]]])
+        for b, t in zip(boards.tolist(), terminals[first].tolist()):
+            lo, hi = layout.board[b, 1], layout.board[b, 1] + layout.board[b, 0]
+            inv = inverse[int(group[t])]
+            local[p, lo:hi], ladder[p, lo:hi] = inv[layout.local[p, lo:hi]], inv[layout.ladder_local[p, lo:hi]]
+        live_row.append(np.concatenate(kept))
+        maps.append(np.concatenate(mapped) if mapped else np.zeros(0, dtype=np.int64))
+    board, ties = layout.board, layout.ties
+    live_board = np.empty((2, board.shape[0], 2), dtype=np.int64)
+    hands: list[list[np.ndarray]] = [[], []]
+    steps: list[list[np.ndarray]] = [[], []]
+    group = np.zeros(layout.rank.shape[0], dtype=np.int64)
+    for b, (n_hands, lo, tie, groups, _) in enumerate(board.tolist()):
+        group[lo : lo + n_hands] = np.repeat(np.arange(groups), np.diff(ties[tie : tie + groups + 1]))
+        for p in (0, 1):
+            hands[p].append(np.flatnonzero(local[p, lo : lo + n_hands] >= 0))
+            steps[p].append(np.flatnonzero(ladder[p, lo : lo + n_hands] >= 0))
+            live_board[p, b, 1] = hands[p][-1].size
+    live_board[:, :, 0] = np.cumsum(live_board[:, :, 1], axis=1) - live_board[:, :, 1]
+    return replace(layout, local=local, ladder_local=ladder, maps=_padded(maps), live_node=live_node,
+                   live_row=_padded(live_row), mirror_map=mirror_map, live_board=live_board,
+                   live_hand=_padded([np.concatenate(h) for h in hands]), live_ladder=_padded([np.concatenate(s) for s in steps]),
+                   ladder_group=group)
+
+
+def _padded(rows: list[np.ndarray]) -> np.ndarray:
+    """Two int64 rows of unequal length as one [2, L] array (zero after the shorter's end)."""
+    out = np.zeros((2, max(max(r.size for r in rows), 1)), dtype=np.int64)
+    for i, r in enumerate(rows):
+        out[i, : r.size] = r
+    return out
 
 
 def state_arrays(layout: PokerLayout, player: int, max_actions: int, dtype: type[np.signedinteger[Any]], infosets: int,

@@ -1,0 +1,499 @@
+/*
+ * The depth-first passes of subgame.tree.poker_layout, linked into the _kernels extension beside the loops of
+ * _kernels.c whose arithmetic they share (regret matching, the regret update, the terminal operators), called
+ * through ctypes like them.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* from _kernels.c */
+void regret_matching(const double *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a);
+void regret_matching_f32(const float *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a);
+void update_regrets(double *regrets, double *strategy_sum, double *predicted, const double *seqv, const double *v,
+                    const double *reach, const double *strategy, const uint8_t *legal, const int64_t *infoset_priv,
+                    int64_t rows, int64_t a, int flags, double positive, double negative, double scale, double weight,
+                    double sum_discount);
+void update_regrets_f32(float *regrets, float *strategy_sum, float *predicted, const double *seqv, const double *v,
+                        const double *reach, const double *strategy, const uint8_t *legal, const int64_t *infoset_priv,
+                        int64_t rows, int64_t a, int flags, double positive, double negative, double scale,
+                        double weight, double sum_discount);
+void regret_matching_rows(const double *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,
+                          const int64_t *at);
+void regret_matching_f32_rows(const float *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,
+                              const int64_t *at);
+void update_regrets_rows(double *regrets, double *strategy_sum, double *predicted, const double *seqv, const double *v,
+                         const double *reach, const double *strategy, const uint8_t *legal, const int64_t *infoset_priv,
+                         int64_t rows, int64_t a, int flags, double positive, double negative, double scale,
+                         double weight, double sum_discount, const int64_t *at);
+void update_regrets_f32_rows(float *regrets, float *strategy_sum, float *predicted, const double *seqv, const double *v,
+                             const double *reach, const double *strategy, const uint8_t *legal,
+                             const int64_t *infoset_priv, int64_t rows, int64_t a, int flags, double positive,
+                             double negative, double scale, double weight, double sum_discount, const int64_t *at);
+void fold_values(const double *opp, double *out, const int64_t *me_local, const int64_t *me_start,
+                 const int64_t *opp_local, const int64_t *opp_start, const double *value, const int64_t *hand_cards,
+                 int64_t n, int64_t k, int64_t c0, int64_t c1, double *mass, int64_t cards);
+void showdown_values(const double *opp, double *out, const int64_t *me_local, const int64_t *me_start,
+                     const int64_t *opp_local, const int64_t *opp_start, const double *win, const double *lose,
+                     const int64_t *hand_cards, const int64_t *ties, int64_t groups, int64_t n, int64_t k, int player,
+                     int64_t c0, int64_t c1, double *scratch, int64_t cards);
+double sum_row(const double *x, int64_t a);
+/*
+ * Depth-first passes over a poker tree (subgame.tree.poker_layout): one row over the hands of a board per public
+ * node and player, kept only along the path being walked, instead of the sweeps' arrays over every private state.
+ * Each node's arithmetic is the sweeps' (children summed in slot order from zero, weights multiplied as the forward
+ * sweep does, the terminal loops above or a small board's payoff matrix, update_regrets), so a CFR pass gives bitwise what CFRSolver's compiled
+ * sweeps give, in the memory of the regrets and strategy sums alone.
+ */
+enum { NK_KIND, NK_ACTOR, NK_CHILD_LO, NK_CHILD_HI, NK_SIZE, NK_INF, NK_MAP, NK_TERM, NK_BOARD, NK_SHOWDOWN, NK_PARENT, NK_ROWS,
+       NK_MIRROR_LO, NK_MIRROR_HI, NK_COLS };
+enum { K_DECISION = 0, K_CHANCE = 1, K_TERMINAL = 2 };
+enum { SRC_REGRETS = 0, SRC_PROBS = 1, SRC_SUMS = 2 };
+enum { PASS_CFR = 0, PASS_BEST = 1, PASS_VALUES = 2 };
+
+typedef struct {
+    const int64_t *node;                   /* [N, NK_COLS] */
+    const int64_t *board;                  /* [B, 5]: hands n, first row of its hands, first tie, tie groups, by matrix */
+    const int64_t *hand_cards;             /* [rows, k] each board's hands in canonical order */
+    const int64_t *ladder_cards;           /* [rows, k] in ascending strength */
+    const int64_t *local[2];               /* [rows] each player's row of each canonical hand */
+    const int64_t *ladder_local[2];        /* [rows] the same in ascending strength */
+    const int64_t *hand_of_row[2];         /* [rows] each player's canonical hand of each of her rows */
+    const int64_t *rank;                   /* [rows] each canonical hand's strength rank on its board */
+    const int64_t *ties;                   /* per board, where each group of tied hands starts, then n */
+    const int64_t *maps[2];                /* chance children: the parent's row of each of the child's rows */
+    const int64_t *mirror;                 /* [E, 2] a left-out deal's canonical child and offset of its rows' map */
+    const double *term;                    /* [T, 2] fold: (player 0's value, 0); showdown: (win, lose) */
+    int64_t k, cards;
+    /* Rows of live hands only (NULL: every hand's row). A live layout's local, ladder_local and maps are of these rows
+       (local -1: a hand left out) and its mirror's offsets are mirror_map's. */
+    const int64_t *live_node[2];           /* [N, 3] per player and node: rows, first of them in live_row, offset in maps */
+    const int64_t *live_row[2];            /* each live row's row among all of the node's hands */
+    const int64_t *mirror_map[2];          /* [E] per player: the offset in maps of a left-out deal's rows */
+    const int64_t *live_board[2];          /* [B, 2] per player and board: the first of its live hands in live_hand, their count */
+    const int64_t *live_hand[2];           /* each board's live hands (canonical positions on the board, ascending) */
+    const int64_t *live_ladder[2];         /* the same hands' positions in the board's ladder, ascending */
+    const int64_t *ladder_group;           /* [rows] the tie group of each ladder position on its board */
+} Layout;
+
+/* player q's rows at node n, where they start in live_row (NULL: all rows, in order) and its map's offset */
+static inline int64_t rows_of(const Layout *L, int64_t n, int q) {
+    return L->live_node[0] ? L->live_node[q][3 * n] : L->node[n * NK_COLS + NK_SIZE];
+}
+static inline const int64_t *live_of(const Layout *L, int64_t n, int q) {
+    return L->live_node[0] ? L->live_row[q] + L->live_node[q][3 * n + 1] : NULL;
+}
+static inline int64_t map_of(const Layout *L, int64_t n, int q) {
+    return L->live_node[0] ? L->live_node[q][3 * n + 2] : L->node[n * NK_COLS + NK_MAP];
+}
+
+/* the statements after `rows` once per run of consecutive rows: the live rows run_at, ..., run_at + run_len - 1 are the
+   node's rows run_lo, ... (with live NULL: one run of all rows) */
+#define FOR_RUNS(live, rows, ...)                                                                                     \
+    for (int64_t i_ = 0; i_ < (rows);) {                                                                                \
+        int64_t len_ = 1;                                                                                               \
+        if (live) while (i_ + len_ < (rows) && (live)[i_ + len_] == (live)[i_] + len_) len_++;                          \
+        else len_ = (rows);                                                                                             \
+        const int64_t run_lo = (live) ? (live)[i_] : 0, run_at = i_, run_len = len_;                                    \
+        __VA_ARGS__;                                                                                                    \
+        i_ += len_;                                                                                                     \
+    }
+
+typedef struct {
+    int kind, f32;                         /* SRC_*; float32 regrets or sums */
+    const void *data;                      /* [I, a] regrets, sums (T) or probabilities (float64) */
+    const uint8_t *legal;                  /* [I, a] */
+    int64_t a;
+} Source;
+
+typedef struct {
+    void *regrets, *sums, *predicted;      /* the traverser's (predicted: NULL, or what her Source matches from) */
+    int flags;
+    double positive, negative, scale, weight, sum_discount;
+} Update;
+
+typedef struct {
+    const Layout *L;
+    int p, mode;
+    Source src[2];
+    Update up;
+    const int64_t *iota;                   /* 0, 1, ... (the rows of a node are its own information sets) */
+    double *scratch;                       /* cards + 2 * max hands */
+    int64_t scratch_size;
+    int threads;                           /* for the children of the first chance node met; 1 below it */
+    int64_t min_fan;                       /* rows below a chance node from which its children are shared out */
+    int failed;
+} Pass;
+
+static void visit(Pass *P, int64_t n, const double *own, const double *opp, double *out);
+
+/* chance child c of a node with rows `own` (NULL outside CFR passes) and `opp`: its rows taken through its map into
+   `rows` (2 * its hands) and visited, its values into `val` */
+static void visit_dealt(Pass *P, int64_t c, const double *own, const double *opp, double *rows, double *val) {
+    const Layout *L = P->L;
+    const int64_t Hp = rows_of(L, c, P->p), Hq = rows_of(L, c, 1 - P->p);
+    const int64_t *mp = L->maps[P->p] + map_of(L, c, P->p), *mq = L->maps[1 - P->p] + map_of(L, c, 1 - P->p);
+    double *own_c = rows, *opp_c = rows + (Hp > Hq ? Hp : Hq);
+    if (own) for (int64_t j = 0; j < Hp; j++) own_c[j] = own[mp[j]] * 1.0;
+    for (int64_t j = 0; j < Hq; j++) opp_c[j] = opp[mq[j]] * 1.0;
+    visit(P, c, own ? own_c : NULL, opp_c, val);
+}
+
+/* chance child c's values `val` added to its parent's rows `out` through its map */
+static void add_dealt(const Pass *P, int64_t c, const double *val, double *out) {
+    const int64_t Hc = rows_of(P->L, c, P->p), *mp = P->L->maps[P->p] + map_of(P->L, c, P->p);
+    for (int64_t j = 0; j < Hc; j++) out[mp[j]] += val[j] * 1.0;
+}
+
+/* The children of one chance node shared among threads: each takes the next child not yet taken and writes its
+   values to its own row of `vals`, which the caller adds to the parent in the children's order afterwards. */
+typedef struct {
+    const Pass *P;
+    int64_t lo, hi, width, next;
+    const double *own, *opp;
+    double *vals;
+    int failed;
+} Fan;
+
+static void *fan_worker(void *arg) {
+    Fan *F = arg;
+    Pass Q = *F->P;
+    Q.threads = 1, Q.failed = 0;
+    Q.scratch = malloc((size_t)Q.scratch_size * sizeof(double));
+    double *rows = malloc((size_t)(2 * F->width) * sizeof(double));
+    if (!Q.scratch || !rows) Q.failed = 1;
+    for (;;) {
+        const int64_t i = __atomic_fetch_add(&F->next, 1, __ATOMIC_RELAXED);
+        if (Q.failed || i >= F->hi - F->lo) break;
+        visit_dealt(&Q, F->lo + i, F->own, F->opp, rows, F->vals + i * F->width);
+    }
+    if (Q.failed) __atomic_store_n(&F->failed, 1, __ATOMIC_RELAXED);
+    free(Q.scratch), free(rows);
+    return NULL;
+}
+
+/* the chance node's children on `threads` threads, each child's values kept until all are added to the parent (then
+   those of the deals a suit-isomorphic tree left out, as the sweeps add them); returns 0, or -1 where memory ran out */
+static int fan_out(Pass *P, const int64_t *nd, int threads, int64_t width, const double *own, const double *opp,
+                   double *out) {
+    const int64_t lo = nd[NK_CHILD_LO], hi = nd[NK_CHILD_HI], H = rows_of(P->L, (nd - P->L->node) / NK_COLS, P->p);
+    Fan F = {P, lo, hi, width, 0, own, opp, NULL, 0};
+    F.vals = malloc((size_t)((hi - lo) * width) * sizeof(double));
+    pthread_t tid[64];
+    const int extra = (threads < 64 ? threads : 64) - 1;
+    int started = 0;
+    if (!F.vals) return -1;
+    for (; started < extra; started++)
+        if (pthread_create(&tid[started], NULL, fan_worker, &F) != 0) break;
+    fan_worker(&F);
+    for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+    if (F.failed) P->failed = 1;
+    for (int64_t j = 0; j < H; j++) out[j] = 0.0;
+    for (int64_t c = lo; c < hi && !P->failed; c++) add_dealt(P, c, F.vals + (c - lo) * width, out);
+    if (nd[NK_MIRROR_LO] < nd[NK_MIRROR_HI] && !P->failed) {
+        double *m = calloc((size_t)H, sizeof(double));
+        if (!m) {
+            free(F.vals);
+            return -1;
+        }
+        for (int64_t e = nd[NK_MIRROR_LO]; e < nd[NK_MIRROR_HI]; e++) {
+            const int64_t c = P->L->mirror[2 * e], Hc = rows_of(P->L, c, P->p);
+            const int64_t *mm = P->L->maps[P->p] + (P->L->live_node[0] ? P->L->mirror_map[P->p][e] : P->L->mirror[2 * e + 1]);
+            const double *val = F.vals + (c - lo) * width;
+            for (int64_t j = 0; j < Hc; j++) m[mm[j]] += val[j] * 1.0;
+        }
+        for (int64_t j = 0; j < H; j++) out[j] += m[j];
+        free(m);
+    }
+    free(F.vals);
+    return 0;
+}
+
+/* the strategy of rows [lo, lo + rows) of player q into out [rows, a] */
+static void source_run(const Source *s, int64_t lo, int64_t rows, double *out) {
+    const int64_t a = s->a;
+    const uint8_t *legal = s->legal + lo * a;
+    if (s->kind == SRC_REGRETS) {
+        if (s->f32) regret_matching_f32((const float *)s->data + lo * a, legal, out, rows, a);
+        else regret_matching((const double *)s->data + lo * a, legal, out, rows, a);
+        return;
+    }
+    if (s->kind == SRC_PROBS) {
+        memcpy(out, (const double *)s->data + lo * a, (size_t)(rows * a) * sizeof(double));
+        return;
+    }
+    for (int64_t i = 0; i < rows; i++) { /* the normalized sums (subgame.solve.cfr.average_rows) */
+        double *o = out + i * a;
+        for (int64_t k = 0; k < a; k++)
+            o[k] = s->f32 ? (double)((const float *)s->data)[(lo + i) * a + k] : ((const double *)s->data)[(lo + i) * a + k];
+        const double total = sum_row(o, a);
+        if (total > 0.0) {
+            for (int64_t k = 0; k < a; k++) o[k] /= total;
+        } else {
+            const uint8_t *l = legal + i * a;
+            int64_t count = 0;
+            for (int64_t k = 0; k < a; k++) count += l[k] != 0;
+            for (int64_t k = 0; k < a; k++) o[k] = l[k] ? 1.0 / (double)count : 0.0;
+        }
+    }
+}
+
+/* the strategy of the rows `live` (NULL: 0, 1, ...) of a node whose first information set is inf, into out [rows, a] */
+static void source_rows(const Source *s, int64_t inf, int64_t rows, const int64_t *live, double *out) {
+    const int64_t a = s->a;
+    if (s->kind == SRC_REGRETS && live) {
+        if (s->f32) regret_matching_f32_rows((const float *)s->data + inf * a, s->legal + inf * a, out, rows, a, live);
+        else regret_matching_rows((const double *)s->data + inf * a, s->legal + inf * a, out, rows, a, live);
+        return;
+    }
+    FOR_RUNS(live, rows, source_run(s, inf + run_lo, run_len, out + run_at * a));
+}
+
+/* whether two hands of k <= 2 cards share a card */
+static inline int share(const int64_t *x, const int64_t *y, int64_t k) {
+    return k == 1 ? x[0] == y[0] : (x[0] == y[0] || x[0] == y[1] || x[1] == y[0] || x[1] == y[1]);
+}
+
+/*
+ * A terminal of a board the sweeps value by one sparse payoff matrix (subgame.tree.operators.SparseTerminal, boards of
+ * few hands), as its product gives it: row by row of the traverser, player 0's payoff of each decided pair of disjoint
+ * hands (fold: t[0]; showdown: t[0] where her hand is stronger, t[1] where weaker) times the opponent's reach, summed
+ * from zero over the opponent's rows in ascending order (the matrix's sorted columns); player 1 gets minus that sum.
+ */
+static void matrix_row(const Layout *L, const int64_t *b, int p, int showdown, const double *t, const double *opp,
+                       double *out) {
+    const int64_t n = b[0], row = b[1], k = L->k;
+    const int64_t *mine = L->hand_of_row[p] + row, *theirs = L->hand_of_row[1 - p] + row;
+    const int64_t *cards = L->hand_cards + row * k, *rank = L->rank + row;
+    for (int64_t r = 0; r < n; r++) {
+        const int64_t h = mine[r];
+        double s = 0.0;
+        for (int64_t x = 0; x < n; x++) {
+            const int64_t g = theirs[x];
+            if (share(cards + h * k, cards + g * k, k) || (showdown && rank[h] == rank[g])) continue;
+            const double u = !showdown || (p == 0 ? rank[h] > rank[g] : rank[g] > rank[h]) ? t[0] : t[1];
+            s += u * opp[x];
+        }
+        out[r] = p == 0 ? s : -s;
+    }
+}
+
+/*
+ * fold_values and showdown_values over live rows: the opponent's reach summed over her live hands only, the values
+ * written for the traverser's only. The dropped hands add exactly zero to those sums, so skipping them leaves every
+ * running sum and every value bitwise as the loops over all hands make them.
+ */
+static void live_fold(const Layout *L, const int64_t *b, int p, double value, const double *opp, double *out, double *mass) {
+    const int64_t k = L->k, row = b[1], bi = (b - L->board) / 5, q = 1 - p;
+    const int64_t *cards = L->hand_cards + row * k, *me_local = L->local[p] + row, *opp_local = L->local[q] + row;
+    const int64_t *mine = L->live_hand[p] + L->live_board[p][2 * bi], *theirs = L->live_hand[q] + L->live_board[q][2 * bi];
+    const int64_t nm = L->live_board[p][2 * bi + 1], no = L->live_board[q][2 * bi + 1];
+    double total = 0.0;
+    memset(mass, 0, (size_t)L->cards * sizeof(double));
+    for (int64_t j = 0; j < no; j++) {
+        const int64_t i = theirs[j];
+        const double x = opp[opp_local[i]];
+        total += x;
+        for (int64_t c = 0; c < k; c++) mass[cards[i * k + c]] += x;
+    }
+    for (int64_t j = 0; j < nm; j++) {
+        const int64_t i = mine[j];
+        double m = total - mass[cards[i * k]];
+        if (k == 2) m = (m - mass[cards[i * k + 1]]) + (opp_local[i] >= 0 ? opp[opp_local[i]] : 0.0);
+        out[me_local[i]] = value * m + 0.0;
+    }
+}
+
+static void live_showdown(const Layout *L, const int64_t *b, int p, const double *t, const double *opp, double *out,
+                          double *scratch) {
+    const int64_t k = L->k, row = b[1], bi = (b - L->board) / 5, q = 1 - p;
+    const int64_t *cards = L->ladder_cards + row * k, *group = L->ladder_group + row;
+    const int64_t *me_local = L->ladder_local[p] + row, *opp_local = L->ladder_local[q] + row;
+    const int64_t *mine = L->live_ladder[p] + L->live_board[p][2 * bi], *theirs = L->live_ladder[q] + L->live_board[q][2 * bi];
+    const int64_t nm = L->live_board[p][2 * bi + 1], no = L->live_board[q][2 * bi + 1];
+    const double w_below = p == 0 ? t[0] : t[1], w_above = p == 0 ? t[1] : t[0];
+    double *mass = scratch, *weaker = scratch + L->cards, total = 0.0;
+    memset(mass, 0, (size_t)L->cards * sizeof(double));
+    for (int64_t j = 0, o = 0; j < nm; j++) {
+        const int64_t h = mine[j];
+        for (; o < no && group[theirs[o]] < group[h]; o++) {
+            const int64_t g = theirs[o];
+            const double x = opp[opp_local[g]];
+            total += x;
+            for (int64_t c = 0; c < k; c++) mass[cards[g * k + c]] += x;
+        }
+        double m = total - mass[cards[h * k]];
+        if (k == 2) m -= mass[cards[h * k + 1]];
+        weaker[j] = m;
+    }
+    total = 0.0;
+    memset(mass, 0, (size_t)L->cards * sizeof(double));
+    for (int64_t j = nm - 1, o = no - 1; j >= 0; j--) {
+        const int64_t h = mine[j];
+        while (o >= 0 && group[theirs[o]] > group[h]) { /* a tie group at a time, in ascending order within it */
+            int64_t s = o;
+            while (s > 0 && group[theirs[s - 1]] == group[theirs[o]]) s--;
+            for (int64_t u = s; u <= o; u++) {
+                const int64_t g = theirs[u];
+                const double x = opp[opp_local[g]];
+                total += x;
+                for (int64_t c = 0; c < k; c++) mass[cards[g * k + c]] += x;
+            }
+            o = s - 1;
+        }
+        double m = total - mass[cards[h * k]];
+        if (k == 2) m -= mass[cards[h * k + 1]];
+        const double value = w_below * weaker[j] + w_above * m;
+        out[me_local[h]] = (p == 0 ? value : -value) + 0.0;
+    }
+}
+
+static void terminal_row(Pass *P, const int64_t *nd, const double *opp, double *out) {
+    const Layout *L = P->L;
+    const int64_t *b = L->board + nd[NK_BOARD] * 5, row = b[1], n = b[0], k = L->k, q = 1 - P->p;
+    const double *t = L->term + nd[NK_TERM] * 2;
+    static const int64_t zero = 0;
+    if (L->live_node[0]) {
+        if (nd[NK_SHOWDOWN]) live_showdown(L, b, P->p, t, opp, out, P->scratch);
+        else live_fold(L, b, P->p, P->p == 0 ? t[0] : -1.0 * t[0], opp, out, P->scratch);
+    } else if (b[4]) {
+        matrix_row(L, b, P->p, (int)nd[NK_SHOWDOWN], t, opp, out);
+    } else if (nd[NK_SHOWDOWN]) {
+        showdown_values(opp, out, L->ladder_local[P->p] + row, &zero, L->ladder_local[q] + row, &zero, t, t + 1,
+                        L->ladder_cards + row * k, L->ties + b[2], b[3], n, k, P->p, 0, 1, P->scratch, L->cards);
+    } else {
+        const double value = P->p == 0 ? t[0] : -1.0 * t[0];
+        fold_values(opp, out, L->local[P->p] + row, &zero, L->local[q] + row, &zero, &value, L->hand_cards + row * k, n, k,
+                    0, 1, P->scratch, L->cards);
+    }
+}
+
+/* out [rows of n] = the traverser's values at node n, given her reach `own` (NULL outside CFR passes) and the
+   opponent's `opp` there */
+static void visit(Pass *P, int64_t n, const double *own, const double *opp, double *out) {
+    if (P->failed) return;
+    const Layout *L = P->L;
+    const int64_t *nd = L->node + n * NK_COLS;
+    const int64_t lo = nd[NK_CHILD_LO], hi = nd[NK_CHILD_HI];
+    const int p = P->p;
+    const int64_t H = rows_of(L, n, p), Hq = rows_of(L, n, 1 - p), Hm = H > Hq ? H : Hq;
+    if (nd[NK_KIND] == K_TERMINAL) {
+        terminal_row(P, nd, opp, out);
+        return;
+    }
+    if (nd[NK_KIND] == K_CHANCE) {
+        int64_t width = 1;
+        for (int64_t c = lo; c < hi; c++) width = L->node[c * NK_COLS + NK_SIZE] > width ? L->node[c * NK_COLS + NK_SIZE] : width;
+        const int shared = P->threads > 1 && hi - lo > 1 && nd[NK_ROWS] >= P->min_fan;
+        if (shared || nd[NK_MIRROR_LO] < nd[NK_MIRROR_HI]) {
+            if (fan_out(P, nd, shared ? P->threads : 1, width, own, opp, out) != 0) P->failed = 1;
+            return;
+        }
+        double *buf = malloc((size_t)(3 * width) * sizeof(double));
+        if (!buf) { P->failed = 1; return; }
+        double *val = buf + 2 * width;
+        for (int64_t j = 0; j < H; j++) out[j] = 0.0;
+        for (int64_t c = lo; c < hi && !P->failed; c++) {
+            visit_dealt(P, c, own, opp, buf, val);
+            add_dealt(P, c, val, out);
+        }
+        free(buf);
+        return;
+    }
+    const int actor = (int)nd[NK_ACTOR];
+    const Source *s = &P->src[actor];
+    const int64_t a = s->a, inf = nd[NK_INF], *live = live_of(L, n, p);
+    double *buf = malloc((size_t)(Hm * (2 * a + 3)) * sizeof(double));
+    if (!buf) { P->failed = 1; return; }
+    double *sigma = buf, *slots = buf + Hm * a, *reach_c = buf + 2 * Hm * a, *val = reach_c + Hm, *acc = val + Hm;
+    source_rows(s, inf, actor == p ? H : Hq, live_of(L, n, actor), sigma);
+    for (int64_t j = 0; j < H * a; j++) slots[j] = 0.0;
+    for (int64_t j = 0; j < H; j++) acc[j] = 0.0;
+    for (int64_t c = lo; c < hi && !P->failed; c++) {
+        const int64_t slot = c - lo;
+        if (actor == p) {
+            if (own) for (int64_t j = 0; j < H; j++) reach_c[j] = own[j] * sigma[j * a + slot];
+            visit(P, c, own ? reach_c : NULL, opp, val);
+            for (int64_t j = 0; j < H; j++) slots[j * a + slot] += val[j];
+            if (P->mode != PASS_BEST)
+                for (int64_t j = 0; j < H; j++) acc[j] += val[j] * sigma[j * a + slot];
+        } else {
+            for (int64_t j = 0; j < Hq; j++) reach_c[j] = opp[j] * sigma[j * a + slot];
+            visit(P, c, own, reach_c, val);
+            for (int64_t j = 0; j < H; j++) acc[j] += val[j] * 1.0;
+        }
+    }
+    if (actor == p && P->mode == PASS_BEST) {
+        for (int64_t j = 0; j < H; j++) {
+            const uint8_t *l = s->legal + (inf + (live ? live[j] : j)) * a;
+            double top = -INFINITY;
+            for (int64_t k = 0; k < a; k++) {
+                const double y = l[k] ? slots[j * a + k] + 0.0 : -INFINITY;
+                if (y > top) top = y;
+            }
+            out[j] = top;
+        }
+    } else {
+        for (int64_t j = 0; j < H; j++) out[j] = 0.0 + acc[j];
+    }
+    if (actor == p && P->mode == PASS_CFR && !P->failed) {
+        const Update *u = &P->up;
+        const size_t at = (size_t)(inf * a);
+        if (s->f32)
+            update_regrets_f32_rows((float *)u->regrets + at, (float *)u->sums + at, u->predicted ? (float *)u->predicted + at : NULL,
+                                    slots, out, own, sigma, s->legal + at, P->iota, H, a, u->flags, u->positive, u->negative,
+                                    u->scale, u->weight, u->sum_discount, live);
+        else
+            update_regrets_rows((double *)u->regrets + at, (double *)u->sums + at, u->predicted ? (double *)u->predicted + at : NULL,
+                                slots, out, own, sigma, s->legal + at, P->iota, H, a, u->flags, u->positive, u->negative,
+                                u->scale, u->weight, u->sum_discount, live);
+    }
+    free(buf);
+}
+
+/*
+ * One pass for player p from the root nodes [0, roots): the CFR update of her regrets and sums (mode PASS_CFR, her
+ * reach from `own`), her counterfactual best-response values (PASS_BEST) or her counterfactual values
+ * (PASS_VALUES). `own` and `opp` hold each player's reach at the roots' rows one after the other; her values there
+ * are written to `out`. The strategies come from `src0` and `src1`. The children of the first chance node on a path
+ * with at least `min_fan` rows below it are shared among `threads` threads (each child's arithmetic is the same on any of them, and they are added to
+ * their parent in order after all are done: the result does not depend on the count). Returns 0, or -1 where
+ * memory ran out.
+ */
+int64_t poker_pass(const Layout *L, int p, int mode, const Source *src0, const Source *src1, const Update *up,
+                   int64_t roots, const double *own, const double *opp, double *out, int64_t max_hands, int64_t threads,
+                   int64_t min_fan) {
+    Pass P = {L, p, mode, {*src0, *src1}, {0}, NULL, NULL, L->cards + 2 * max_hands + 1, threads > 1 ? (int)threads : 1,
+              min_fan, 0};
+    if (up) P.up = *up;
+    int64_t *iota = malloc((size_t)(max_hands > 0 ? max_hands : 1) * sizeof(int64_t));
+    double *scratch = malloc((size_t)P.scratch_size * sizeof(double));
+    if (!iota || !scratch) {
+        free(iota), free(scratch);
+        return -1;
+    }
+    for (int64_t j = 0; j < max_hands; j++) iota[j] = j;
+    P.iota = iota, P.scratch = scratch;
+    int64_t at = 0;
+    double *rows = L->live_node[0] ? malloc((size_t)(3 * (max_hands > 0 ? max_hands : 1)) * sizeof(double)) : NULL;
+    if (L->live_node[0] && !rows) P.failed = 1;
+    for (int64_t r = 0; r < roots && !P.failed; r++) {
+        const int64_t H = L->node[r * NK_COLS + NK_SIZE];
+        if (rows) { /* the live rows of the root's reaches in, their values out (zero at the others) */
+            const int64_t Hp = rows_of(L, r, p), Hq = rows_of(L, r, 1 - p), *lp = live_of(L, r, p), *lq = live_of(L, r, 1 - p);
+            for (int64_t j = 0; j < Hp; j++) rows[j] = own[at + lp[j]];
+            for (int64_t j = 0; j < Hq; j++) rows[max_hands + j] = opp[at + lq[j]];
+            visit(&P, r, mode == PASS_CFR ? rows : NULL, rows + max_hands, rows + 2 * max_hands);
+            for (int64_t j = 0; j < H; j++) out[at + j] = 0.0;
+            for (int64_t j = 0; j < Hp; j++) out[at + lp[j]] = rows[2 * max_hands + j];
+        } else {
+            visit(&P, r, mode == PASS_CFR ? own + at : NULL, opp + at, out + at);
+        }
+        at += H;
+    }
+    free(iota), free(scratch), free(rows);
+    return P.failed ? -1 : 0;
+}
+
