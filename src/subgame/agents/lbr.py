@@ -34,8 +34,8 @@ is arbitrary there (every action has value zero), and only there may the two dif
 
 **Equity.** One score vector per decision, LBR's own hand against every opponent hand over
 the board's completions, then one dot product per weight vector: on the 52-card deck by
-:func:`subgame.games.poker.showdown.hand_scores` (compiled: 80 ms on a flop, 2.5 ms on a
-turn), elsewhere (reduced decks, or where it was not built) by enumeration with
+:func:`subgame.games.poker.showdown.hand_scores` (compiled: about 40 ms on a flop, 2 ms on
+a turn), elsewhere (reduced decks, or where it was not built) by enumeration with
 :func:`~subgame.tree.poker_operators.strength_keys`, exact and cheap on small decks.
 """
 

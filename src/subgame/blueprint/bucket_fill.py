@@ -33,15 +33,15 @@ class _Chunk:
     boards: np.ndarray  #: [m, b]
 
 
-_SHELLS: dict[str, FourRoundBuckets] = {}
+_SHELLS: dict[tuple[Buckets4Config, tuple[bytes, ...]], FourRoundBuckets] = {}
 
 
 def _rows(task: _Chunk) -> np.ndarray:
-    """[m, H] int16 the buckets of one chunk (the worker keeps one abstraction per config)."""
-    shell = FourRoundBuckets(task.config, task.centres)
-    key = shell.name + repr([c.tobytes() for c in task.centres])
-    shell = _SHELLS.setdefault(key, shell)
-    return shell.board_rows(task.rnd, task.boards)
+    """[m, H] int16 the buckets of one chunk (the worker keeps one abstraction per config and centres)."""
+    key = (task.config, tuple(c.tobytes() for c in task.centres))
+    if key not in _SHELLS:
+        _SHELLS[key] = FourRoundBuckets(task.config, task.centres)
+    return _SHELLS[key].board_rows(task.rnd, task.boards)
 
 
 class BoardFill:

@@ -45,6 +45,7 @@ import numpy as np
 from ..errors import GameDefinitionError
 from ..files import read_npz, write_npz
 from ..games.poker import showdown
+from ..games.poker.showdown import cumulative_histograms
 from ..games.poker.spec import PokerSpec
 from ..tree.poker_operators import colex_rank, strength_keys
 from .clustering import _nearest_l1, _weighted_medians, emd_kmedians, kmeans_l2
@@ -220,14 +221,14 @@ class FourRoundBuckets:
         futures = np.concatenate([self._futures(rnd, board) for board in boards])  # [m * rollouts, T], one per board
         values = np.concatenate([self.strengths(futures[lo : lo + chunk]) for lo in range(0, len(futures), chunk)])
         values = values.reshape(len(boards), c.rollouts, -1)
-        out = _cdf(values, c.bins)
+        out = cumulative_histograms(values, c.bins)
         short = np.isnan(out[..., 0]) & ~self._overlap(boards)  # hands every sampled future collided with
         for i in np.flatnonzero(short.any(axis=1)).tolist():  # rare: one per such board
             more, extra = values[i], 0
-            while np.isnan(_cdf(more, c.bins)[..., 0])[short[i]].any():
+            while np.isnan(cumulative_histograms(more, c.bins)[..., 0])[short[i]].any():
                 extra += 1
                 more = np.concatenate([more, self.strengths(self._futures(rnd, boards[i], extra))])
-            out[i] = _cdf(more, c.bins)
+            out[i] = cumulative_histograms(more, c.bins)
         return out
 
     def exact_cdfs(self, board: np.ndarray) -> np.ndarray:
@@ -241,7 +242,7 @@ class FourRoundBuckets:
         futures = np.array(list(combinations(rest.tolist(), total - board.size)), np.int64)
         full = np.hstack([np.broadcast_to(board, (len(futures), board.size)), futures])
         values = np.concatenate([self.strengths(full[lo : lo + 256]) for lo in range(0, len(full), 256)])
-        return _cdf(values, c.bins)
+        return cumulative_histograms(values, c.bins)
 
     @cached_property
     def _compiled(self) -> bool:
@@ -406,17 +407,6 @@ def feature_error(buckets: FourRoundBuckets, rnd: int, boards: int, seed: int = 
         moved += int((buckets.assign(rnd, cdf) != buckets.assign(rnd, sampled[ok])).sum())
         pairs += int(ok.sum())
     return emd / boards, moved / max(pairs, 1)
-
-
-def _cdf(values: np.ndarray, bins: int) -> np.ndarray:
-    """[..., H, bins] each hand's cumulative histogram of its strengths [..., S, H] over the non-NaN ones (NaN if none)."""
-    ok = ~np.isnan(values)
-    idx = np.minimum((np.where(ok, values, 0.0) * bins).astype(np.int64), bins - 1)
-    hist = np.stack([((idx == j) & ok).sum(axis=-2) for j in range(bins)], axis=-1).astype(np.float64)  # one per bin
-    count = hist.sum(axis=-1, keepdims=True)
-    out = np.full(hist.shape, np.nan)
-    np.divide(np.cumsum(hist, axis=-1), count, out=out, where=count > 0)
-    return out
 
 
 def _below_equal(keys: np.ndarray, big: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

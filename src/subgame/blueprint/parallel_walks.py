@@ -33,11 +33,11 @@ _SOLVER: Any = None  #: the solver, set in the parent just before the workers fo
 _DELTAS: list[tuple[np.ndarray, np.ndarray]] = []  #: per part, its regret and average deltas (shared)
 
 
-def _shared(like: np.ndarray) -> np.ndarray:
-    """A float32 array in anonymous shared memory with the values of ``like``."""
-    buffer = mmap.mmap(-1, max(like.nbytes, 1))
-    out = np.frombuffer(buffer, dtype=np.float32, count=like.size)
-    out[:] = like
+def _shared(size: int, values: np.ndarray | None = None) -> np.ndarray:
+    """A float32 array of ``size`` in anonymous shared memory: zeros (as mapped), or ``values``."""
+    out = np.frombuffer(mmap.mmap(-1, max(4 * size, 1)), dtype=np.float32, count=size)
+    if values is not None:
+        out[:] = values
     return out
 
 
@@ -64,10 +64,10 @@ class ParallelWalks:
                                "workers = 1 here")
         self.solver = solver
         self.workers = int(solver.config.workers)
-        solver.regrets = _shared(solver.regrets)
-        solver.average = _shared(solver.average)
-        empty = np.zeros(solver.regrets.size, np.float32)
-        self.deltas = [(_shared(empty), _shared(empty)) for _ in range(self.workers)]
+        n = solver.regrets.size
+        solver.regrets = _shared(n, solver.regrets)
+        solver.average = _shared(n, solver.average)
+        self.deltas = [(_shared(n), _shared(n)) for _ in range(self.workers)]
         _SOLVER, _DELTAS = solver, self.deltas
         self.pool = multiprocessing.get_context("fork").Pool(self.workers)
 

@@ -210,23 +210,24 @@ def _fill_boards(abstraction: FourRoundBuckets, rounds: tuple[int, ...], buckets
     executor = make_executor("process" if workers > 1 else "serial", workers)
     try:
         job = BoardFill(abstraction, rounds, executor=executor, workers=workers)
-        if job.total == 0:
+        seconds, interrupted = 0.0, False
+        if job.total == 0:  # nothing left (a run budget needs at least one step): the file as it is
             abstraction.save(buckets_out)
-            return {"boards_filled": 0, "boards_to_fill": 0, "fill_seconds": 0.0,
-                    "boards_bucketed": list(abstraction.boards_seen()), "buckets_out": str(buckets_out)}
-        with progress_bar(job.total, 0, not as_json, label="bucketing", unit="board") as update:
-            run = driver.run(job, driver.Budget(iterations=job.total), checkpoint=buckets_out,
-                             checkpoint_every=driver.Cadence(seconds=checkpoint_seconds or None),
-                             progress=lambda n: update(n))
+        else:
+            with progress_bar(job.total, 0, not as_json, label="bucketing", unit="board") as update:
+                run = driver.run(job, driver.Budget(iterations=job.total), checkpoint=buckets_out,
+                                 checkpoint_every=driver.Cadence(seconds=checkpoint_seconds or None),
+                                 progress=lambda n: update(n))
+            seconds, interrupted = run.seconds, run.interrupted
     finally:
         executor.close()
-    record = {"boards_filled": job.iteration, "boards_to_fill": job.total, "fill_seconds": run.seconds,
+    record = {"boards_filled": job.iteration, "boards_to_fill": job.total, "fill_seconds": seconds,
               "boards_bucketed": list(abstraction.boards_seen()), "buckets_out": str(buckets_out)}
     if not as_json:
         show(f"bucketed {job.iteration:,} of {job.total:,} canonical boards of rounds {', '.join(map(str, rounds))} in "
-             f"{run.seconds:.1f} s ({workers} process{'es' if workers > 1 else ''}); boards per round now "
+             f"{seconds:.1f} s ({workers} process{'es' if workers > 1 else ''}); boards per round now "
              f"{', '.join(f'{n:,}' for n in abstraction.boards_seen())}; saved to {buckets_out}")
-    if run.interrupted:
+    if interrupted:
         warn(f"interrupted after {job.iteration:,} of {job.total:,} boards; every board bucketed so far is in "
              f"{buckets_out} (continue with --buckets {buckets_out} --fill ...)")
         raise typer.Exit(EXIT_INTERRUPTED)

@@ -40,7 +40,22 @@ static int64_t top_digits(unsigned mask, unsigned except, int k, int start) {
     return out;
 }
 
-static int64_t evaluate(const uint8_t *count, const uint16_t *suit_mask, const uint8_t *suit_count) {
+/* the ranks and suits of some cards, as the value needs them; built one card at a time */
+typedef struct {
+    uint8_t count[RANKS], suit_count[SUITS];
+    uint16_t suit_mask[SUITS];
+    uint64_t held;  /* bit c: card c is among them */
+} Cards;
+
+static inline void add_card(Cards *k, int c) {
+    int r = c / SUITS, s = c % SUITS;
+    k->count[r]++; k->suit_count[s]++; k->suit_mask[s] |= (uint16_t)(1u << r);
+    k->held |= 1ULL << c;
+}
+
+static inline int holds(const Cards *k, int c) { return (int)(k->held >> c & 1); }
+
+static int64_t evaluate_counts(const uint8_t *count, const uint16_t *suit_mask, const uint8_t *suit_count) {
     for (int s = 0; s < SUITS; s++)
         if (suit_count[s] >= 5) {
             int top = straight_high(suit_mask[s]);
@@ -78,22 +93,34 @@ static int64_t evaluate(const uint8_t *count, const uint16_t *suit_mask, const u
 }
 
 /* values of n hands of ncards cards each (rows of cards [n, ncards]) */
+static inline int64_t evaluate(const Cards *k) { return evaluate_counts(k->count, k->suit_mask, k->suit_count); }
+
+/* the value of a board's cards with two more */
+static inline int64_t with_two(const Cards *board, int a, int b) {
+    Cards k = *board;
+    add_card(&k, a);
+    add_card(&k, b);
+    return evaluate(&k);
+}
+
+static Cards cards_of(const int32_t *cards, int n) {
+    Cards k;
+    memset(&k, 0, sizeof k);
+    for (int j = 0; j < n; j++) add_card(&k, cards[j]);
+    return k;
+}
+
 void hand_values(const int32_t *cards, int64_t n, int32_t ncards, int64_t *out) {
     for (int64_t i = 0; i < n; i++) {
-        uint8_t count[RANKS] = {0}, suit_count[SUITS] = {0};
-        uint16_t suit_mask[SUITS] = {0};
-        for (int j = 0; j < ncards; j++) {
-            int c = cards[i * ncards + j], r = c / SUITS, s = c % SUITS;
-            count[r]++; suit_count[s]++; suit_mask[s] |= (uint16_t)(1u << r);
-        }
-        out[i] = evaluate(count, suit_mask, suit_count);
+        Cards k = cards_of(cards + i * ncards, ncards);
+        out[i] = evaluate(&k);
     }
 }
 
 typedef struct {
     const int32_t *hands;  /* [H, 2] */
     int64_t num_hands;
-    int32_t *order, *scratch, *valid;  /* [H] */
+    int32_t *scratch, *valid;  /* [H] */
     int64_t *value;                    /* [H] */
 } Work;
 
@@ -103,24 +130,12 @@ typedef struct {
  * Returns the number of valid hands.
  */
 static int64_t river_pass(Work *w, const int32_t *board, const double *weight, double *num, double *den) {
-    uint8_t count[RANKS] = {0}, suit_count[SUITS] = {0};
-    uint16_t suit_mask[SUITS] = {0};
-    uint64_t used = 0;
-    for (int j = 0; j < 5; j++) {
-        int c = board[j], r = c / SUITS, s = c % SUITS;
-        count[r]++; suit_count[s]++; suit_mask[s] |= (uint16_t)(1u << r);
-        used |= 1ULL << c;
-    }
+    Cards k = cards_of(board, 5);
     int64_t m = 0;
     for (int64_t h = 0; h < w->num_hands; h++) {
         int a = w->hands[2 * h], b = w->hands[2 * h + 1];
-        if ((used >> a & 1) || (used >> b & 1)) continue;
-        uint8_t cnt[RANKS], sc[SUITS];
-        uint16_t sm[SUITS];
-        memcpy(cnt, count, sizeof cnt); memcpy(sc, suit_count, sizeof sc); memcpy(sm, suit_mask, sizeof sm);
-        cnt[a / SUITS]++; sc[a % SUITS]++; sm[a % SUITS] |= (uint16_t)(1u << (a / SUITS));
-        cnt[b / SUITS]++; sc[b % SUITS]++; sm[b % SUITS] |= (uint16_t)(1u << (b / SUITS));
-        w->value[h] = evaluate(cnt, sm, sc);
+        if (holds(&k, a) || holds(&k, b)) continue;
+        w->value[h] = with_two(&k, a, b);
         w->valid[m++] = (int32_t)h;
     }
     /* LSD radix sort of the valid hands by value (stable: ties stay in hand order) */
@@ -174,21 +189,23 @@ static int64_t river_pass(Work *w, const int32_t *board, const double *weight, d
 
 static int alloc_work(Work *w, const int32_t *hands, int64_t num_hands) {
     w->hands = hands; w->num_hands = num_hands;
-    w->order = malloc(sizeof(int32_t) * num_hands);
     w->scratch = malloc(sizeof(int32_t) * num_hands);
     w->valid = malloc(sizeof(int32_t) * num_hands);
     w->value = malloc(sizeof(int64_t) * num_hands);
-    return w->order && w->scratch && w->valid && w->value;
+    return w->scratch && w->valid && w->value;
 }
 
-static void free_work(Work *w) { free(w->order); free(w->scratch); free(w->valid); free(w->value); }
+static void free_work(Work *w) { free(w->scratch); free(w->valid); free(w->value); }
 
-/* calls visit(board5) for every completion of board[0..b) to five cards (cards in ascending order after board) */
+/*
+ * calls visit(board5) for every completion of board[0..b) to five cards that holds none of the cards in dead (bit c:
+ * card c); the new cards ascending after the board
+ */
 typedef void (*Visit)(void *ctx, const int32_t *board5);
 
-static void completions(const int32_t *board, int32_t b, Visit visit, void *ctx) {
+static void completions(const int32_t *board, int32_t b, uint64_t dead, Visit visit, void *ctx) {
     int32_t full[5];
-    uint64_t used = 0;
+    uint64_t used = dead;
     for (int j = 0; j < b; j++) { full[j] = board[j]; used |= 1ULL << board[j]; }
     int need = 5 - b, pick[5];
     if (need == 0) { visit(ctx, full); return; }
@@ -224,7 +241,7 @@ int64_t equity_sums(const int32_t *hands, int64_t num_hands, const int32_t *boar
     memset(num, 0, sizeof(double) * num_hands);
     memset(den, 0, sizeof(double) * num_hands);
     EquityCtx e = {&w, weight, num, den};
-    completions(board, b, equity_visit, &e);
+    completions(board, b, 0, equity_visit, &e);
     free_work(&w);
     return 0;
 }
@@ -239,10 +256,9 @@ int64_t river_strengths(const int32_t *hands, int64_t num_hands, const int32_t *
     if (!alloc_work(&w, hands, num_hands) || !num || !den) { free_work(&w); free(num); free(den); return -1; }
     for (int64_t i = 0; i < n; i++) {
         for (int64_t h = 0; h < num_hands; h++) { num[h] = 0.0; den[h] = -1.0; }
-        uint64_t used = 0;
-        for (int j = 0; j < 5; j++) used |= 1ULL << boards[i * 5 + j];
+        Cards k = cards_of(boards + i * 5, 5);
         for (int64_t h = 0; h < num_hands; h++)
-            if (!((used >> hands[2 * h] & 1) || (used >> hands[2 * h + 1] & 1))) den[h] = 0.0;
+            if (!(holds(&k, hands[2 * h]) || holds(&k, hands[2 * h + 1]))) den[h] = 0.0;
         river_pass(&w, boards + i * 5, NULL, num, den);
         double *row = out + i * num_hands;
         for (int64_t h = 0; h < num_hands; h++)
@@ -252,17 +268,16 @@ int64_t river_strengths(const int32_t *hands, int64_t num_hands, const int32_t *
     return 0;
 }
 
-typedef struct { Work *w; double *num, *den; int64_t *hist; int32_t bins; uint64_t used; } HistCtx;
+typedef struct { Work *w; double *num, *den; int64_t *hist; int32_t bins; } HistCtx;
 
 static void hist_visit(void *ctx, const int32_t *board5) {
     HistCtx *e = ctx;
     const Work *w = e->w;
-    uint64_t used = 0;
-    for (int j = 0; j < 5; j++) used |= 1ULL << board5[j];
+    Cards k = cards_of(board5, 5);
     for (int64_t h = 0; h < w->num_hands; h++) { e->num[h] = 0.0; e->den[h] = 0.0; }
     river_pass(e->w, board5, NULL, e->num, e->den);
     for (int64_t h = 0; h < w->num_hands; h++) {
-        if ((used >> w->hands[2 * h] & 1) || (used >> w->hands[2 * h + 1] & 1)) continue;
+        if (holds(&k, w->hands[2 * h]) || holds(&k, w->hands[2 * h + 1])) continue;
         double v = e->den[h] > 0 ? e->num[h] / e->den[h] : 0.5;
         int64_t k = (int64_t)(v * e->bins);
         e->hist[h * e->bins + (k < e->bins ? k : e->bins - 1)]++;
@@ -281,8 +296,8 @@ int64_t strength_cdfs(const int32_t *hands, int64_t num_hands, const int32_t *bo
     if (!alloc_work(&w, hands, num_hands) || !num || !den || !hist) {
         free_work(&w); free(num); free(den); free(hist); return -1;
     }
-    HistCtx e = {&w, num, den, hist, bins, 0};
-    completions(board, b, hist_visit, &e);
+    HistCtx e = {&w, num, den, hist, bins};
+    completions(board, b, 0, hist_visit, &e);
     for (int64_t h = 0; h < num_hands; h++) {
         int64_t total = 0;
         for (int k = 0; k < bins; k++) total += hist[h * bins + k];
@@ -300,34 +315,18 @@ typedef struct {
     const int32_t *hands;
     int64_t num_hands;
     int32_t mine[2];
-    uint64_t dead;  /* the board so far and the hand */
     double *out;
 } ScoreCtx;
 
 static void score_visit(void *ctx, const int32_t *board5) {
     ScoreCtx *e = ctx;
-    uint8_t count[RANKS] = {0}, suit_count[SUITS] = {0};
-    uint16_t suit_mask[SUITS] = {0};
-    uint64_t used = 0;
-    for (int j = 0; j < 5; j++) {
-        int c = board5[j], r = c / SUITS, s = c % SUITS;
-        count[r]++; suit_count[s]++; suit_mask[s] |= (uint16_t)(1u << r);
-        used |= 1ULL << c;
-    }
-    int32_t seven[7];
-    for (int j = 0; j < 5; j++) seven[j] = board5[j];
-    seven[5] = e->mine[0]; seven[6] = e->mine[1];
-    int64_t mine;
-    hand_values(seven, 1, 7, &mine);
+    Cards k = cards_of(board5, 5);
+    int64_t mine = with_two(&k, e->mine[0], e->mine[1]);
     for (int64_t o = 0; o < e->num_hands; o++) {
         int a = e->hands[2 * o], b = e->hands[2 * o + 1];
-        if ((used >> a & 1) || (used >> b & 1) || (e->dead >> a & 1) || (e->dead >> b & 1)) continue;
-        uint8_t cnt[RANKS], sc[SUITS];
-        uint16_t sm[SUITS];
-        memcpy(cnt, count, sizeof cnt); memcpy(sc, suit_count, sizeof sc); memcpy(sm, suit_mask, sizeof sm);
-        cnt[a / SUITS]++; sc[a % SUITS]++; sm[a % SUITS] |= (uint16_t)(1u << (a / SUITS));
-        cnt[b / SUITS]++; sc[b % SUITS]++; sm[b % SUITS] |= (uint16_t)(1u << (b / SUITS));
-        int64_t theirs = evaluate(cnt, sm, sc);
+        if (holds(&k, a) || holds(&k, b) || a == e->mine[0] || a == e->mine[1] || b == e->mine[0] || b == e->mine[1])
+            continue;
+        int64_t theirs = with_two(&k, a, b);
         e->out[o] += mine > theirs ? 1.0 : mine == theirs ? 0.5 : 0.0;
     }
 }
@@ -340,24 +339,8 @@ static void score_visit(void *ctx, const int32_t *board5) {
 int64_t hand_scores(const int32_t *hands, int64_t num_hands, const int32_t *board, int32_t b, const int32_t *mine,
                     double *out) {
     memset(out, 0, sizeof(double) * num_hands);
-    ScoreCtx e = {hands, num_hands, {mine[0], mine[1]}, 0, out};
-    int32_t with[7];
-    for (int j = 0; j < b; j++) { with[j] = board[j]; e.dead |= 1ULL << board[j]; }
-    e.dead |= (1ULL << mine[0]) | (1ULL << mine[1]);
-    /* completions of the board that avoid the hand: enumerate over the deck less board and hand */
-    int need = 5 - b, rest[DECK], n = 0, pick[5];
-    for (int c = 0; c < DECK; c++) if (!(e.dead >> c & 1)) rest[n++] = c;
-    if (need == 0) { score_visit(&e, with); return 0; }
-    for (int j = 0; j < need; j++) pick[j] = j;
-    for (;;) {
-        for (int j = 0; j < need; j++) with[b + j] = rest[pick[j]];
-        score_visit(&e, with);
-        int j = need - 1;
-        while (j >= 0 && pick[j] == n - need + j) j--;
-        if (j < 0) break;
-        pick[j]++;
-        for (int k = j + 1; k < need; k++) pick[k] = pick[k - 1] + 1;
-    }
+    ScoreCtx e = {hands, num_hands, {mine[0], mine[1]}, out};
+    completions(board, b, (1ULL << mine[0]) | (1ULL << mine[1]), score_visit, &e);
     return 0;
 }
 

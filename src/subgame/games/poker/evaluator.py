@@ -114,6 +114,24 @@ def _tables(n: int) -> _Tables:
     return _Tables(codes[order], _plain_values(counts[order]), _flush_values())
 
 
+def checked_hands(cards: np.ndarray) -> np.ndarray:
+    """``cards`` as an array, checked to be [M, n] distinct cards 0..51 per row with 5 <= n <= 7.
+
+    Raises:
+        GameDefinitionError: anything else.
+    """
+    cards = np.asarray(cards)
+    if cards.ndim != 2 or not MIN_CARDS <= cards.shape[1] <= MAX_CARDS or not np.issubdtype(cards.dtype, np.integer):
+        raise GameDefinitionError(
+            f"hand_values needs an integer [hands, cards] array of {MIN_CARDS} to {MAX_CARDS} cards, got shape {cards.shape}"
+        )
+    if cards.size and (cards.min() < 0 or cards.max() >= DECK):
+        raise GameDefinitionError(f"hand_values: cards must be 0..{DECK - 1}, got {int(cards.min())}..{int(cards.max())}")
+    if (np.diff(np.sort(cards, axis=1), axis=1) == 0).any():
+        raise GameDefinitionError("hand_values: a hand holds the same card twice")
+    return cards
+
+
 def hand_values(cards: np.ndarray) -> np.ndarray:
     """Values of hands of the 52-card deck (card ``rank * 4 + suit``, rank 0 the deuce).
 
@@ -125,16 +143,7 @@ def hand_values(cards: np.ndarray) -> np.ndarray:
     Raises:
         GameDefinitionError: not an [M, n] array of distinct cards 0..51 with 5 <= n <= 7.
     """
-    cards = np.asarray(cards)
-    if cards.ndim != 2 or not MIN_CARDS <= cards.shape[1] <= MAX_CARDS or not np.issubdtype(cards.dtype, np.integer):
-        raise GameDefinitionError(
-            f"hand_values needs an integer [hands, cards] array of {MIN_CARDS} to {MAX_CARDS} cards, got shape {cards.shape}"
-        )
-    if cards.size and (cards.min() < 0 or cards.max() >= DECK):
-        raise GameDefinitionError(f"hand_values: cards must be 0..{DECK - 1}, got {int(cards.min())}..{int(cards.max())}")
-    if (np.diff(np.sort(cards, axis=1), axis=1) == 0).any():
-        raise GameDefinitionError("hand_values: a hand holds the same card twice")
-    cards = cards.astype(np.int64)
+    cards = checked_hands(cards).astype(np.int64)
     table = _tables(cards.shape[1])
     ranks, suits = cards // SUITS, cards % SUITS
     plain = table.plain[np.searchsorted(table.codes, (5**ranks).sum(axis=1))]

@@ -27,7 +27,7 @@ from math import comb
 import numpy as np
 
 from ...errors import GameDefinitionError
-from .evaluator import DECK, hand_values
+from .evaluator import DECK, checked_hands, hand_values
 
 #: [1326, 2] every pair of hole cards of the 52-card deck, ascending cards, in lexicographic order.
 HANDS = np.array(list(combinations(range(DECK), 2)), dtype=np.int64)
@@ -151,20 +151,12 @@ def strength_cdfs(board: np.ndarray, bins: int, *, hands: np.ndarray | None = No
     h, b = _hands(hands), _board(board, most=4)
     if bins < 2:
         raise GameDefinitionError(f"showdown: bins must be >= 2, got {bins}")
-    out = np.empty((h.shape[0], bins))
     if _LIB is not None:
+        out = np.empty((h.shape[0], bins))
         if _LIB.strength_cdfs(_ptr(h), h.shape[0], _ptr(b), b.size, bins, _ptr(out)) < 0:
             raise MemoryError("showdown: out of memory")
         return out
-    full = _completions(b)
-    values = strengths(full, hands=h)
-    ok = ~np.isnan(values)
-    idx = np.minimum((np.where(ok, values, 0.0) * bins).astype(np.int64), bins - 1)
-    hist = np.stack([((idx == j) & ok).sum(axis=0) for j in range(bins)], axis=-1).astype(np.float64)  # one per bin
-    count = hist.sum(axis=-1, keepdims=True)
-    out[:] = np.nan
-    np.divide(np.cumsum(hist, axis=-1), count, out=out, where=count > 0)
-    return out
+    return cumulative_histograms(strengths(_completions(b), hands=h), bins)
 
 
 def hand_scores(board: np.ndarray, hand: np.ndarray, *, hands: np.ndarray | None = None) -> np.ndarray:
@@ -196,16 +188,24 @@ def hand_scores(board: np.ndarray, hand: np.ndarray, *, hands: np.ndarray | None
 
 def values(cards: np.ndarray) -> np.ndarray:
     """[M] :func:`~subgame.games.poker.evaluator.hand_values` of hands [M, n] (5 <= n <= 7), compiled where built."""
-    c = np.asarray(cards)
+    c = checked_hands(cards)
     if _LIB is None:
         return hand_values(c)
-    if c.ndim != 2 or not 5 <= c.shape[1] <= 7:
-        return hand_values(c)  # its message
     c32 = np.ascontiguousarray(c, dtype=np.int32)
-    if c32.size and (c32.min() < 0 or c32.max() >= DECK or (np.diff(np.sort(c32, axis=1), axis=1) == 0).any()):
-        return hand_values(c)  # its message
     out = np.empty(c32.shape[0], dtype=np.int64)
     _LIB.hand_values(_ptr(c32), c32.shape[0], c32.shape[1], _ptr(out))
+    return out
+
+
+def cumulative_histograms(values: np.ndarray, bins: int) -> np.ndarray:
+    """[..., H, bins] each hand's cumulative histogram of its strengths [..., S, H] (``bins`` equal-width bins of
+    [0, 1]) over the non-NaN ones, normalised; NaN where there are none."""
+    ok = ~np.isnan(values)
+    idx = np.minimum((np.where(ok, values, 0.0) * bins).astype(np.int64), bins - 1)
+    hist = np.stack([((idx == j) & ok).sum(axis=-2) for j in range(bins)], axis=-1).astype(np.float64)  # one per bin
+    count = hist.sum(axis=-1, keepdims=True)
+    out = np.full(hist.shape, np.nan)
+    np.divide(np.cumsum(hist, axis=-1), count, out=out, where=count > 0)
     return out
 
 
