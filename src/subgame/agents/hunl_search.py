@@ -49,12 +49,14 @@ import numpy as np
 from ..blueprint.actions import DECISION
 from ..blueprint.blueprint_file import Blueprint
 from ..blueprint.deal_abstraction import DealAbstraction
+from ..depthlimited.leaf import MultiValuedLeaf
+from ..depthlimited.poker_leaf import CONTINUATIONS, PokerRoundValues
 from ..errors import SubgameError
 from ..games.poker.game import CALL, FOLD, PokerGame, PokerState
 from ..solve import driver
 from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver
 from ..tree.public_state import LabeledValues, subgame_at
-from ..tree.public_tree import PublicTree
+from ..tree.public_tree import LEAF, PublicTree
 from .base import Decision, View
 from .beliefs import BlueprintRows, hand_cards
 from .blueprint import BlueprintAgent
@@ -76,6 +78,13 @@ class HunlSearchConfig:
         max_bytes: the memory a subgame and its solve may take, estimated before building it.
         late_factor: a solve that ends after this many times its budget's seconds is
             logged and the blueprint played instead.
+        num_values: K: the second-to-last round (the turn) is solved to the end of its betting
+            round, each leaf valued by the blueprint's last round with the opponent choosing among
+            K continuations (:mod:`~subgame.depthlimited.poker_leaf`; 1: the blueprint alone, the
+            paper's naive depth-limited solving); ``None``: to the end of the game.
+        bias_factor: the bias of the continuations (10 in the paper).
+        river_cards: the last round's cards summed at each leaf: a seeded sample of this many
+            (``None``: every card, exact).
     """
 
     budget: driver.Budget = field(default_factory=lambda: driver.Budget(iterations=200))
@@ -83,11 +92,22 @@ class HunlSearchConfig:
     config: CFRConfig = CFR_PLUS
     max_bytes: int | None = 2 * 1024**3
     late_factor: float = 3.0
+    num_values: int | None = None
+    bias_factor: float = 10.0
+    river_cards: int | None = None
 
     def __post_init__(self) -> None:
         r = self.search_round
         if r is not None and (isinstance(r, bool) or not isinstance(r, int) or r < 0):
             raise SubgameError(f"search_round must be a round index >= 0 or None, got {r!r}")
+        k = self.num_values
+        if k is not None and (isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= len(CONTINUATIONS)):
+            raise SubgameError(f"num_values (K) must be 1 to {len(CONTINUATIONS)} or None, got {k!r}")
+        if not self.bias_factor > 0:
+            raise SubgameError(f"bias_factor must be positive, got {self.bias_factor!r}")
+        c = self.river_cards
+        if c is not None and (isinstance(c, bool) or not isinstance(c, int) or c < 1):
+            raise SubgameError(f"river_cards must be >= 1 or None, got {c!r}")
         if not self.late_factor >= 1:
             raise SubgameError(f"late_factor must be >= 1, got {self.late_factor!r}")
 
@@ -187,6 +207,7 @@ class HunlSearchAgent:
         if self.search_round >= rounds:
             raise SubgameError(f"search_round {self.search_round} is beyond the game's last round {rounds - 1}")
         self.player = 0
+        self.seed = 0
         self.fallbacks: list[str] = []  #: what made the agent play its blueprint instead of a solve
         self.decision_seconds: list[tuple[int, float]] = []  #: (round, seconds) of every decision
         self._solves: dict[tuple[object, ...], _Solve] = {}
@@ -206,6 +227,7 @@ class HunlSearchAgent:
         if player not in (0, 1):
             raise SubgameError(f"the seat must be 0 or 1, got {player!r}")
         self.player = player
+        self.seed = seed
         self.base.new_hand(player, seed)
         self._solves.clear()
 
@@ -312,9 +334,20 @@ class HunlSearchAgent:
         reach = [(r if r.sum() > 0 else np.ones_like(r)) * free for r in ranges]
         reach[self.player] = reach[self.player] + OWN_FLOOR * reach[self.player].max() * free
         given = tuple(LabeledValues(labels, r) for r in reach)
-        sub = subgame_at(game, ("", "") + names, (given[0], given[1]), max_bytes=self.config.max_bytes)
+        cfg = self.config
+        cut = cfg.num_values is not None and rnd == self.game.spec.num_rounds - 2
+        sub = subgame_at(game, ("", "") + names, (given[0], given[1]), max_bytes=cfg.max_bytes,
+                         chance_limit=1 if cut else None)
         started = time.perf_counter()
-        solver = CFRSolver(sub.tree, self.config.config, root_reach=sub.root_reach)
+        leaves: tuple[MultiValuedLeaf, ...] = ()
+        if cut and (sub.tree.kind == LEAF).any():  # no leaf where both are all-in: to the end of the game
+            assert cfg.num_values is not None
+            values = PokerRoundValues.build(
+                game, sub.tree, self.base.blueprint, self.base.abstraction, self._leaf_nodes(path, rnd, game, sub.tree),
+                self.player, cfg.num_values, factor=cfg.bias_factor, river_cards=cfg.river_cards,
+                seed=self.seed, max_bytes=cfg.max_bytes)
+            leaves = (MultiValuedLeaf(sub.tree, values),)
+        solver = CFRSolver(sub.tree, cfg.config, root_reach=sub.root_reach, leaves=leaves)
         driver.run(solver, self.config.budget)
         avg = solver.average_strategy()
         out = _Solve(game, sub.tree, (avg.probs[0], avg.probs[1]), solver.iteration, time.perf_counter() - started)
@@ -323,6 +356,30 @@ class HunlSearchAgent:
             raise SubgameError(f"the solve took {out.seconds:.1f} s, more than {self.config.late_factor:g} x its "
                                f"budget of {seconds:g} s")
         self._solves[key] = out
+        return out
+
+    def _leaf_nodes(self, path: _Path, rnd: int, game: PokerGame, tree: PublicTree) -> dict[tuple[str, ...], int]:
+        """The blueprint's node of each leaf sequence of a round's subgame: the round's betting translated from the
+        blueprint's node at the round's start, each off-tree raise to its likeliest translation (App. A)."""
+        bt = self.base.blueprint.tree
+        start = 0
+        for a in path.actions:
+            if a.round >= rnd:
+                break
+            start = -1 if a.node < 0 or start < 0 else bt.child(a.node, bt.actions_of(a.node)[a.index])
+        if start < 0 or bt.kind[start] != DECISION or int(bt.round[start]) != rnd:
+            raise SubgameError(f"the blueprint has no node at the start of round {rnd} on this path")
+        root = game.root()._replace(hole=path.state.hole)
+        out: dict[tuple[str, ...], int] = {}
+        for key in {tree.public_key[int(n)][:-1] for n in np.flatnonzero(tree.kind == LEAF)}:
+            node, st = start, root
+            for name in key[2:]:
+                if node >= 0 and bt.kind[node] == DECISION:
+                    node = max(self.base.abstract_children(node, st, name), key=lambda x: x[1])[0]
+                st = _after(game, st, name)
+            if node < 0:
+                raise SubgameError(f"no blueprint node fits the leaf sequence {list(key[2:])}")
+            out[key] = node
         return out
 
     def _round_game(self, path: _Path, rnd: int, upto: int) -> PokerGame:

@@ -15,15 +15,39 @@ few array operations over the opponent's leaf states: no Python loop per history
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Literal
+from typing import Literal, Protocol
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..errors import SubgameError
 from ..tree.public_tree import LEAF, PublicTree
+
+#: ``(opponent_values, player_values)``: ``opponent_values(reach_rho)`` [L, K] the opponent's counterfactual value of
+#: each continuation at each of her L leaf states given ρ's reach [G_ρ]; ``player_values(split)`` [G_ρ] ρ's values
+#: given [L, K] the opponent's reach at her leaf states split by her pick
+BoundValues = tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray]]
+
+
+class ContinuationValues(Protocol):
+    """K continuation values at the leaves of one depth-limited tree, as :class:`MultiValuedLeaf` uses them.
+
+    :class:`LeafValues` stores them as sparse matrices; a source with more structure (the
+    poker leaves of :mod:`.poker_leaf`) computes the same products without forming them.
+    """
+
+    @property
+    def player(self) -> int: ...
+
+    @property
+    def names(self) -> tuple[str, ...]: ...
+
+    def bind(self, tree: PublicTree, states: np.ndarray) -> BoundValues:
+        """The two products over ``tree`` with the opponent's leaf states ``states`` [L]; raises
+        :class:`~subgame.errors.SubgameError` where the values are not of this tree."""
+        ...
 
 
 @dataclass(frozen=True, eq=False)
@@ -69,6 +93,27 @@ class LeafValues:
         """The values of continuations ``ks`` only."""
         return LeafValues(self.game_id, self.player, tuple(self.matrices[k] for k in ks), tuple(self.names[k] for k in ks))
 
+    def bind(self, tree: PublicTree, states: np.ndarray) -> BoundValues:
+        """The products of :class:`ContinuationValues` as two stacked sparse operators."""
+        if self.game_id != tree.game_id:
+            raise SubgameError(f"the leaf values are of game {self.game_id!r}, the tree is {tree.game_id!r}")
+        shape = (tree.players[0].num_states, tree.players[1].num_states)
+        if self.matrices[0].shape != shape:
+            raise SubgameError(f"the leaf value matrices have shape {self.matrices[0].shape}; this tree needs {shape}")
+        opp = self.opponent
+        K, L = self.num_values, states.size
+        # row k·L + l: the opponent's signed value at leaf state l under continuation k
+        to_opponent = sp.vstack([(m if opp == 0 else -m.T.tocsr())[states] for m in self.matrices]).tocsr()
+        to_player = (-to_opponent.T).tocsr()
+
+        def opponent_values(reach_player: np.ndarray) -> np.ndarray:
+            return np.asarray(to_opponent @ reach_player).reshape(K, L).T
+
+        def player_values(split: np.ndarray) -> np.ndarray:
+            return np.asarray(to_player @ split.T.ravel())
+
+        return opponent_values, player_values
+
 
 @dataclass(eq=False)
 class MultiValuedLeaf:
@@ -94,25 +139,21 @@ class MultiValuedLeaf:
     """
 
     tree: PublicTree
-    leaf_values: LeafValues
+    leaf_values: ContinuationValues
     evaluation: Literal["best", "current", "average"] = "best"
     states: np.ndarray = field(init=False)
     regrets: np.ndarray = field(init=False)
     choice_sum: np.ndarray = field(init=False)
+    _bound: BoundValues = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         lv, tree = self.leaf_values, self.tree
-        if lv.game_id != tree.game_id:
-            raise SubgameError(f"the leaf values are of game {lv.game_id!r}, the tree is {tree.game_id!r}")
-        shape = (tree.players[0].num_states, tree.players[1].num_states)
-        if lv.matrices[0].shape != shape:
-            raise SubgameError(f"the leaf value matrices have shape {lv.matrices[0].shape}; this tree needs {shape}")
         if self.evaluation not in ("best", "current", "average"):
             raise SubgameError(f"evaluation must be 'best', 'current' or 'average', got {self.evaluation!r}")
-        opp = lv.opponent
-        pa = tree.players[opp]
+        pa = tree.players[1 - lv.player]
         self.states = np.flatnonzero(tree.kind[pa.node] == LEAF)
-        K, L = lv.num_values, self.states.size
+        self._bound = lv.bind(tree, self.states)
+        K, L = len(lv.names), self.states.size
         self.regrets = np.zeros((L, K))
         self.choice_sum = np.zeros((L, K))
 
@@ -120,18 +161,6 @@ class MultiValuedLeaf:
     def player(self) -> int:
         """ρ, the re-solving player."""
         return self.leaf_values.player
-
-    @cached_property
-    def _opponent_operator(self) -> sp.csr_matrix:
-        """[K·L, G_ρ] the opponent's signed values: row k·L + l is her value at leaf state l under k."""
-        opp = self.leaf_values.opponent
-        blocks = [(m if opp == 0 else -m.T.tocsr())[self.states] for m in self.leaf_values.matrices]
-        return sp.vstack(blocks).tocsr()
-
-    @cached_property
-    def _player_operator(self) -> sp.csr_matrix:
-        """[G_ρ, K·L] the re-solver's values given the opponent's reach split by her pick."""
-        return (-self._opponent_operator.T).tocsr()
 
     def choice(self) -> np.ndarray:
         """[L, K] the opponent's current pick (regret matching+; uniform where no regret is positive)."""
@@ -147,8 +176,7 @@ class MultiValuedLeaf:
 
     def continuation_values(self, reach_player: np.ndarray) -> np.ndarray:
         """[L, K] the opponent's counterfactual value of each continuation at each leaf state."""
-        K, L = self.regrets.shape[1], self.states.size
-        return np.asarray(self._opponent_operator @ reach_player).reshape(K, L).T
+        return self._bound[0](reach_player)
 
     def pick(self, reach_player: np.ndarray, how: Literal["best", "current", "average"]) -> np.ndarray:
         """[L, K] the opponent's pick on an evaluation: see the class docstring."""
@@ -173,7 +201,7 @@ class MultiValuedLeaf:
         return self._values(player, reach, self.choice(), iteration)
 
     def _values(self, player: int, reach: tuple[np.ndarray, np.ndarray], x: np.ndarray, iteration: int | None) -> np.ndarray:
-        rho, opp = self.player, self.leaf_values.opponent
+        rho, opp = self.player, 1 - self.player
         if player == opp:
             out = np.zeros(self.tree.players[player].num_states)
             w = self.continuation_values(reach[rho])
@@ -184,8 +212,7 @@ class MultiValuedLeaf:
                 self.regrets += w - v[:, None]
                 np.maximum(self.regrets, 0.0, out=self.regrets)
             return out
-        split = (reach[opp][self.states][:, None] * x).T.ravel()
-        return np.asarray(self._player_operator @ split)
+        return self._bound[1](reach[opp][self.states][:, None] * x)
 
     def end_iteration(self, t: int) -> None:
         return None

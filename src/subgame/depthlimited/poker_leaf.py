@@ -1,0 +1,273 @@
+"""Multi-valued leaves at the start of a poker game's last round, valued by an implicit blueprint
+(Brown, Sandholm & Amos 2018, §4 and Appendix A).
+
+A subgame of the second-to-last round solved to the end of that round (compiled with
+``chance_limit=1``: its leaves are the last round's public states, after its cards) has below
+each leaf the blueprint's play of the last round: the re-solver ρ plays her blueprint, the
+opponent one of K continuations (:data:`CONTINUATIONS`: the blueprint, then the blueprint with
+fold, check/call or bet/raise ×10 and renormalised, the paper's bias approach). Each leaf is
+mapped to the blueprint node of the same action sequence (translated where the subgame's sizes
+differ, App. A) and valued as that node's value scaled by the ratio of the contributions: the
+value as a fraction of the pot.
+
+Below a blueprint node every hand plays the row of its bucket, so player 0's value of a pair
+of hands ``(h0, h1)`` with last-round buckets ``(b0, b1)`` is
+
+    F[b0, b1] + W[b0, b1]·[h0 beats h1] + L[b0, b1]·[h1 beats h0] + T[b0, b1]·[tie]
+
+with ``F, W, L, T`` the reach-weighted payoffs of the subtree's fold and showdown terminals,
+computed once per leaf sequence and continuation (:func:`continuation_tables`). A product with
+one player's reach never forms the pair matrix: that reach, split by bucket ([n, B] per leaf
+node), goes through the card-removal sums of the showdown operators
+(:class:`~subgame.tree.poker_operators.CardRemoval`, O(n · B) per leaf node), and each hand
+takes the row of the tables at its own bucket.
+
+Where the paper sampled rollouts of the continuations, every card and action below the leaf
+is summed here (``river_cards=None``), or a seeded sample of the last round's cards is, each
+weighted by the inverse of the sampled share (an unbiased estimate).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ..blueprint.actions import TERMINAL
+from ..blueprint.blueprint_file import Blueprint
+from ..blueprint.deal_abstraction import DealAbstraction
+from ..errors import SubgameError
+from ..games.poker.game import PokerGame
+from ..tree.poker_compile import board_hands, deal_hands
+from ..tree.poker_operators import CardRemoval, strength_keys
+from ..tree.poker_states import public_root
+from ..tree.public_tree import LEAF, PublicTree
+from .continuations import biased
+from .leaf import BoundValues
+
+#: the bias approach's continuations in order: the blueprint, then ×factor toward each action class
+CONTINUATIONS = ("blueprint", "fold", "call", "raise")
+#: entries of a [n, B] block the products make at once (bounds their temporaries)
+CHUNK_ENTRIES = 1 << 23
+
+
+def _class_of(name: str) -> str:
+    return "fold" if name == "f" else "call" if name == "c" else "raise"
+
+
+def continuation_tables(blueprint: Blueprint, node: int, opponent: int, num_values: int, factor: float = 10.0,
+                        buckets: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """[K, 4, B0, B1] player 0's payoffs below blueprint node ``node``, reach-weighted by bucket: fold, win, lose, tie.
+
+    Args:
+        blueprint: the implicit blueprint; ``node`` a node of its last betting round.
+        opponent: the player whose continuations vary (:data:`CONTINUATIONS`); the other plays her blueprint.
+        num_values: K, 1 to 4.
+        factor: the bias multiplier (10 in the paper).
+        buckets: per player the buckets the tables cover (default every bucket of the round).
+    """
+    if not 1 <= num_values <= len(CONTINUATIONS):
+        raise SubgameError(f"the bias approach has 1 to {len(CONTINUATIONS)} continuations, got K = {num_values}")
+    tree = blueprint.tree
+    last = len(blueprint.num_buckets) - 1
+    cover = buckets or tuple(np.arange(blueprint.num_buckets[last]) for _ in range(2))
+    out = np.zeros((num_values, 4, cover[0].size, cover[1].size))
+    for k, cls in enumerate(CONTINUATIONS[:num_values]):
+        stack = [(node, np.ones(cover[0].size), np.ones(cover[1].size))]
+        while stack:
+            n, r0, r1 = stack.pop()
+            if tree.kind[n] == TERMINAL:
+                w = np.outer(r0, r1)
+                if tree.folded[n] >= 0:
+                    out[k, 0] += w * tree.payoff[n, 0]
+                else:
+                    for j in range(3):
+                        out[k, 1 + j] += w * tree.payoff[n, j]
+                continue
+            if int(tree.round[n]) != last:
+                raise SubgameError(f"blueprint node {n} below a leaf is in round {int(tree.round[n])}, not the last "
+                                   f"round {last}")
+            p = int(tree.player[n])
+            rows = blueprint.policy(n, cover[p]).astype(np.float64)
+            names = tree.actions_of(n)
+            if p == opponent and k > 0:
+                rows = biased(rows, np.array([_class_of(a) == cls for a in names])[None, :], factor)
+            for a, name in enumerate(names):
+                child = tree.child(n, name)
+                stack.append((child, r0 * rows[:, a], r1) if p == 0 else (child, r0, r1 * rows[:, a]))
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class _Board:
+    """The leaf nodes of one last-round board: their hands, buckets and card removal."""
+
+    nodes: np.ndarray  #: [T] leaf public nodes
+    sequence: np.ndarray  #: [T] the leaf sequence (row of the tables) of each
+    weight: np.ndarray  #: [T] chance probability × contribution ratio × sampling weight
+    offset: tuple[np.ndarray, np.ndarray]  #: per player [n] private-state offset of each hand in a node's block
+    bucket: tuple[np.ndarray, np.ndarray]  #: per player [n] index of each hand's bucket among the covered ones
+    removal: CardRemoval
+
+
+@dataclass(frozen=True, eq=False)
+class PokerRoundValues:
+    """:class:`~.leaf.ContinuationValues` at the last-round leaves of a poker subgame; see the module docstring.
+
+    Attributes:
+        player: ρ, the re-solver (she plays her blueprint below the leaves).
+        names: the K continuations of the opponent.
+        tables: [S, K, 4, U0, U1] :func:`continuation_tables` of each leaf sequence, in blueprint chips.
+        boards: the leaf nodes grouped by board.
+        game_id: the subgame's fingerprint.
+    """
+
+    player: int
+    names: tuple[str, ...]
+    tables: np.ndarray
+    boards: tuple[_Board, ...]
+    game_id: str
+
+    @staticmethod
+    def build(game: PokerGame, tree: PublicTree, blueprint: Blueprint, abstraction: DealAbstraction,
+              blueprint_node: Mapping[tuple[str, ...], int], player: int, num_values: int, *, factor: float = 10.0,
+              river_cards: int | None = None, seed: int = 0, max_bytes: int | None = None) -> PokerRoundValues:
+        """The values at every leaf of ``tree`` (``game`` compiled with ``chance_limit=1``).
+
+        Args:
+            blueprint_node: the blueprint's last-round node for each leaf's betting sequence (the
+                leaf's public key without its last observation, the dealt cards).
+            river_cards: sample this many of the last round's possible cards (seeded); ``None``: all.
+            max_bytes: the memory the tables may take (checked before they are made).
+
+        Raises:
+            SubgameError: a leaf sequence without a blueprint node, or one outside the last round; tables over
+                ``max_bytes``.
+        """
+        if player not in (0, 1):
+            raise SubgameError(f"the re-solving player must be 0 or 1, got {player!r}")
+        leaves = np.flatnonzero(tree.kind == LEAF)
+        if not leaves.size:
+            raise SubgameError(f"{game.name}: the tree has no leaf to value")
+        spec, rnd = game.spec, len(blueprint.num_buckets) - 1
+        keys = [tree.public_key[int(n)] for n in leaves]
+        seqs = sorted({k[:-1] for k in keys})
+        missing = [list(s) for s in seqs if s not in blueprint_node]
+        if missing:
+            raise SubgameError(f"no blueprint node for the leaf sequences {missing[:3]}")
+        roots = [public_root(game, k, None) for k in keys]
+        boards = sorted({st.board for st, _, _ in roots})
+        picked = set(boards)
+        if river_cards is not None:
+            if not 1 <= river_cards:
+                raise SubgameError(f"river_cards must be >= 1 or None, got {river_cards!r}")
+            rng = np.random.default_rng(seed)
+            picked = {boards[i] for i in rng.choice(len(boards), size=min(river_cards, len(boards)), replace=False)}
+        share = len(boards) / len(picked)
+        bt = blueprint.tree
+        hands = deal_hands(game)
+        rows = board_hands(game, boards)
+        bucket_of = []
+        for board, (r0, r1) in zip(boards, rows):
+            b = np.broadcast_to(np.array(board, np.int64), (r0.size, len(board)))
+            bucket_of.append((abstraction.buckets(rnd, hands[r0], b), abstraction.buckets(rnd, hands[r1], b)))
+        cover = tuple(np.unique(np.concatenate([bb[p] for bb in bucket_of])) for p in range(2))
+        need = 2 * 8 * len(seqs) * num_values * 4 * cover[0].size * cover[1].size  # the tables and their transposes
+        if max_bytes is not None and need > max_bytes:
+            raise SubgameError(f"{game.name}: the leaf tables of {len(seqs)} sequences x {num_values} continuations x "
+                               f"{cover[0].size} x {cover[1].size} buckets would take {need / 2**20:,.0f} MiB, more than "
+                               f"{max_bytes / 2**20:,.0f} MiB; use fewer continuations or a coarser last-round abstraction")
+        opponent = 1 - player
+        seq_index = {s: i for i, s in enumerate(seqs)}
+        tables = np.stack([continuation_tables(blueprint, blueprint_node[s], opponent, num_values, factor,
+                                               (cover[0], cover[1])) for s in seqs])
+        out = []
+        for bi, board in enumerate(boards):
+            if board not in picked:
+                continue
+            at = [i for i, (st, _, _) in enumerate(roots) if st.board == board]
+            nodes = leaves[at]
+            weight = np.empty(len(at))
+            seq = np.empty(len(at), dtype=np.int64)
+            for j, i in enumerate(at):
+                st, _, prob = roots[i]
+                s = keys[i][:-1]
+                seq[j] = seq_index[s]
+                c_blue = float(bt.contrib[blueprint_node[s], 0])
+                weight[j] = prob * st.contrib[0] / c_blue * share
+            r0, r1 = rows[bi]
+            cards = hands[r0]
+            strength = strength_keys(np.concatenate([cards, np.broadcast_to(np.array(board), (r0.size, len(board)))], 1),
+                                     spec.num_ranks, spec.num_suits)
+            if not np.array_equal(np.sort(r0), np.sort(r1)):
+                raise SubgameError(f"{game.name}: the players' hands differ at the leaves of board {list(board)}")
+            o = np.argsort(r1)
+            offset1 = o[np.searchsorted(r1[o], r0)]  # player 1's state of each hand, in player 0's order
+            b0, b1 = bucket_of[bi]
+            bucket = (np.searchsorted(cover[0], b0), np.searchsorted(cover[1], b1[offset1]))
+            out.append(_Board(nodes, seq, weight, (np.arange(r0.size), offset1), bucket, CardRemoval.build(cards, strength)))
+        return PokerRoundValues(player, CONTINUATIONS[:num_values], tables, tuple(out), tree.game_id)
+
+    @property
+    def num_values(self) -> int:
+        return len(self.names)
+
+    @cached_property
+    def _oriented(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per receiver [S, K, 4, U_receiver, U_giver]: the coefficients of the giver's reach that is disjoint,
+        weaker, stronger and tied, as the receiver's value (player 1's: the negated transposes, win and lose swapped)."""
+        return self.tables, -self.tables[:, :, [0, 2, 1, 3]].swapaxes(-1, -2)
+
+    def _products(self, g: _Board, receiver: int, giver_reach: np.ndarray) -> np.ndarray:
+        """[n, T, K] the receiver's value at each hand and leaf node for each continuation, given the giver's reach
+        [n, T, Kx] (Kx = 1: the same for every continuation; Kx = K: continuation k's own)."""
+        tab = self._oriented[receiver]
+        giver = 1 - receiver
+        n, T, Kx = giver_reach.shape
+        K, U = self.num_values, tab.shape[-1]
+        onehot = np.zeros((n, U))
+        onehot[np.arange(n), g.bucket[giver]] = 1.0
+        out = np.empty((n, T, K))
+        step = max(1, CHUNK_ENTRIES // max(1, n * U * (Kx + 4 * K)))
+        mine = g.bucket[receiver]
+        for lo in range(0, T, step):
+            hi = min(T, lo + step)
+            y = (giver_reach[:, lo:hi, :, None] * onehot[:, None, None, :]).reshape(n, -1)
+            disjoint = g.removal.disjoint_sum(y)
+            weaker, stronger = g.removal.weaker_stronger(y)
+            parts = [disjoint, weaker, stronger, disjoint - weaker - stronger]
+            shape = (n, hi - lo, Kx, U)
+            coef = tab[g.sequence[lo:hi]][:, :, :, mine, :]  # [t, K, 4, n, U]
+            acc = np.zeros((n, hi - lo, K))
+            for j, part in enumerate(parts):
+                acc += np.einsum("tknu,ntxu->ntk" if Kx == 1 else "tknu,ntku->ntk", coef[:, :, j], part.reshape(shape))
+            out[:, lo:hi] = acc * g.weight[lo:hi][None, :, None]
+        return out
+
+    def _grid(self, tree: PublicTree, g: _Board, player: int) -> np.ndarray:
+        """[n, T] the private state of each hand at each of the board's leaf nodes."""
+        start = np.searchsorted(tree.players[player].node, g.nodes)
+        return start[None, :] + g.offset[player][:, None]
+
+    def bind(self, tree: PublicTree, states: np.ndarray) -> BoundValues:
+        if tree.game_id != self.game_id:
+            raise SubgameError(f"the leaf values are of game {self.game_id!r}, the tree is {tree.game_id!r}")
+        rho, opp = self.player, 1 - self.player
+        grids = [(g, self._grid(tree, g, rho), np.searchsorted(states, self._grid(tree, g, opp))) for g in self.boards]
+        K, L, G = self.num_values, states.size, tree.players[rho].num_states
+
+        def opponent_values(reach_player: np.ndarray) -> np.ndarray:
+            out = np.zeros((L, K))
+            for g, mine, theirs in grids:
+                out[theirs] = self._products(g, opp, reach_player[mine][:, :, None])
+            return out
+
+        def player_values(split: np.ndarray) -> np.ndarray:
+            out = np.zeros(G)
+            for g, mine, theirs in grids:
+                out[mine] = self._products(g, rho, split[theirs]).sum(axis=2)
+            return out
+
+        return opponent_values, player_values

@@ -1,0 +1,122 @@
+"""Poker leaves valued by an implicit blueprint's last round equal a brute force over every leaf history."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from subgame.blueprint.actions import TERMINAL
+from subgame.blueprint.deal_abstraction import ExactCards
+from subgame.blueprint.implicit_mccfr import available
+from subgame.depthlimited.continuations import biased
+from subgame.depthlimited.leaf import MultiValuedLeaf
+from subgame.depthlimited.poker_leaf import CONTINUATIONS, PokerRoundValues, continuation_tables
+from subgame.errors import SubgameError
+from subgame.games.poker.hands import hand_strength
+from subgame.tree.public_state import subgame_at
+from subgame.tree.public_tree import LEAF
+from tests.agents.test_hunl_search import _blueprint, _game
+
+pytestmark = pytest.mark.skipif(not available(), reason="the compiled loop of implicit MCCFR is not built")
+
+#: a turn public state of the three-rank deck: call, check preflop, check, check on the flop
+TURN = ("", "", "c", "c", "Jh", "c", "c", "Qs")
+
+
+def _mapping(bp, tree):
+    """The blueprint node of each leaf sequence, by its action names (the subgame has the blueprint's sizes)."""
+    bt, out = bp.tree, {}
+    for n in np.flatnonzero(tree.kind == LEAF):
+        key = tree.public_key[int(n)][:-1]
+        node = 0
+        for name in key[2:]:
+            if bt.child(node, name) >= 0:
+                node = bt.child(node, name)
+        out[key] = node
+    return out
+
+
+def _brute(game, tree, bp, mapping, player, num_values):
+    """[K, G0, G1] player 0's chance-weighted value of every leaf history under each continuation, walking the
+    blueprint's last round hand by hand with the rules' hand strengths."""
+    s, bt, cards = game.spec, bp.tree, ExactCards(game.spec)
+    last = len(bp.num_buckets) - 1
+    out = np.zeros((num_values, tree.players[0].num_states, tree.players[1].num_states))
+    for n in np.flatnonzero(tree.kind == LEAF):
+        node = mapping[tree.public_key[int(n)][:-1]]
+        for h in tree.leaf_data[int(n)]:
+            st = h.state
+            board = np.array([st.board], np.int64)
+            b = [int(cards.buckets(last, np.array([st.hole[p]], np.int64), board)[0]) for p in range(2)]
+            strength = [hand_strength(st.hole[p] + st.board, s.num_ranks, s.num_suits) for p in range(2)]
+            col = 0 if strength[0] > strength[1] else 1 if strength[0] < strength[1] else 2
+            scale = h.chance_prob * st.contrib[0] / bt.contrib[node, 0]
+            for k in range(num_values):
+                stack = [(node, 1.0)]
+                while stack:
+                    m, q = stack.pop()
+                    if bt.kind[m] == TERMINAL:
+                        out[k, h.private_state[0], h.private_state[1]] += scale * q * bt.payoff[m, 0 if bt.folded[m] >= 0 else col]
+                        continue
+                    p = int(bt.player[m])
+                    row = bp.policy(m, np.array([b[p]])).astype(np.float64)
+                    names = bt.actions_of(m)
+                    if p != player and k > 0:
+                        mask = np.array([(a == "f", a == "c", a.startswith("r"))[k - 1] for a in names])[None, :]
+                        row = biased(row, mask, 10.0)
+                    stack.extend((bt.child(m, a), q * row[0, i]) for i, a in enumerate(names))
+    return out
+
+
+@pytest.mark.parametrize("player", [0, 1])
+def test_leaf_products_equal_the_brute_force(player):
+    game, bp = _game(), _blueprint()
+    sub = subgame_at(game, TURN, chance_limit=1, leaf_histories=True)
+    tree = sub.tree
+    mapping = _mapping(bp, tree)
+    values = PokerRoundValues.build(game, tree, bp, ExactCards(game.spec), mapping, player, 4)
+    opp = 1 - player
+    states = np.flatnonzero(tree.kind[tree.players[opp].node] == LEAF)
+    opponent_values, player_values = values.bind(tree, states)
+    G = _brute(game, tree, bp, mapping, player, 4)
+    rng = np.random.default_rng(3)
+    reach = rng.random(tree.players[player].num_states)
+    split = rng.random((states.size, 4))
+    signed = G if opp == 0 else -G.transpose(0, 2, 1)  # [K, G_opp, G_rho]: the opponent's value
+    want_opp = np.stack([signed[k][states] @ reach for k in range(4)], axis=1)
+    np.testing.assert_allclose(opponent_values(reach), want_opp, rtol=1e-10, atol=1e-12)
+    to_rho = -signed.transpose(0, 2, 1)  # [K, G_rho, G_opp]
+    want_rho = sum(to_rho[k][:, states] @ split[:, k] for k in range(4))
+    np.testing.assert_allclose(player_values(split), want_rho, rtol=1e-10, atol=1e-12)
+    assert np.abs(want_opp).max() > 0 and not np.allclose(want_opp[:, 0], want_opp[:, 1])  # the continuations differ
+
+
+def test_sampled_cards_are_an_unbiased_estimate_and_leaves_plug_in():
+    game, bp = _game(), _blueprint()
+    tree = subgame_at(game, TURN, chance_limit=1).tree
+    mapping = _mapping(bp, tree)
+    exact = PokerRoundValues.build(game, tree, bp, ExactCards(game.spec), mapping, 0, 2)
+    states = np.flatnonzero(tree.kind[tree.players[1].node] == LEAF)
+    reach = np.random.default_rng(0).random(tree.players[0].num_states)
+    want = exact.bind(tree, states)[0](reach).sum(axis=0)
+    boards = len(exact.boards)
+    # every board alone, weighted by the number of boards: their mean is the exact sum
+    alone = [PokerRoundValues.build(game, tree, bp, ExactCards(game.spec), mapping, 0, 2, river_cards=1, seed=s)
+             for s in range(40)]
+    seen = {a.boards[0].nodes[0]: a.bind(tree, states)[0](reach).sum(axis=0) for a in alone}
+    assert len(seen) == boards
+    np.testing.assert_allclose(np.mean(list(seen.values()), axis=0), want, rtol=1e-12)
+    leaf = MultiValuedLeaf(tree, exact)
+    assert leaf.values(1, (reach, np.ones(tree.players[1].num_states)), 1).shape == (tree.players[1].num_states,)
+
+
+def test_bad_continuations_and_memory_are_refused():
+    game, bp = _game(), _blueprint()
+    tree = subgame_at(game, TURN, chance_limit=1).tree
+    mapping = _mapping(bp, tree)
+    with pytest.raises(SubgameError, match="1 to 4 continuations"):
+        continuation_tables(bp, next(iter(mapping.values())), 1, len(CONTINUATIONS) + 1)
+    with pytest.raises(SubgameError, match="MiB, more than"):
+        PokerRoundValues.build(game, tree, bp, ExactCards(game.spec), mapping, 0, 4, max_bytes=1)
+    with pytest.raises(SubgameError, match="no blueprint node"):
+        PokerRoundValues.build(game, tree, bp, ExactCards(game.spec), {}, 0, 4)
