@@ -15,7 +15,9 @@ spec                           agent
                                continuations, Modicum's CFR schedule), N iterations per solve
 ``search:BP[:BUCKETS][:N]``    a no-limit blueprint of ``subgame blueprint`` searched on the river
                                (:mod:`.hunl_search`, no compiled tree needed): N CFR+ iterations
-                               per solve (default 200), or ``Ts`` for T seconds (``2s``)
+                               per solve (default 200), or ``Ts`` for T seconds (``2s``); ``:kK``
+                               before the budget searches the turn too, to its round's end with K
+                               continuations at the leaves (``:k4c3``: 3 sampled river cards)
 ``cdbr:MODEL[:DEPTH]``         continual depth-limited best response to an opponent model file,
                                DEPTH moves of look-ahead (default 1), solved exactly
 ``cdrnr:MODEL:P[:DEPTH]``      continual depth-limited restricted Nash response (full gadget)
@@ -108,7 +110,7 @@ def _search(rest: str, spec: str, tree: PublicTree, game: Game | None) -> Agent:
 AGENT_KINDS: dict[str, AgentKind] = {
     "cfr-d": AgentKind("cfr-d:FILE[:N]", _cfr_d),
     "resolve": AgentKind("resolve:FILE:METHOD[:N]", _resolve),
-    "search": AgentKind("search:FILE[:BUCKETS][:N|Ts]", _search),  # BUCKETS and Ts: a blueprint file (HUNL) only
+    "search": AgentKind("search:FILE[:BUCKETS][:kK[cR]][:N|Ts]", _search),  # BUCKETS, kK and Ts: a blueprint file (HUNL) only
     "cdbr": AgentKind("cdbr:MODEL[:DEPTH]", lambda rest, spec, tree, game: _counter("cdbr", rest, spec, tree)),
     "cdrnr": AgentKind("cdrnr:MODEL:P[:DEPTH]", lambda rest, spec, tree, game: _counter("cdrnr", rest, spec, tree)),
     "blueprint": AgentKind("blueprint:FILE[:BUCKETS]", lambda rest, spec, tree, game: blueprint_agent(spec, _needs(game, spec))),
@@ -192,10 +194,11 @@ def lbr_agent(spec: str, game: Game) -> Agent:
 
 
 def hunl_search_agent(spec: str, game: Game, seconds: float | None = None) -> Agent:
-    """``search:BP[:BUCKETS][:N|Ts]``: the search agent on an implicit blueprint; needs the game only (HUNL).
+    """``search:BP[:BUCKETS][:kK[cR]][:N|Ts]``: the search agent on an implicit blueprint; needs the game only (HUNL).
 
-    ``seconds``: the budget of every solve where the spec names none (``--seconds-per-decision``);
-    a budget in the spec wins.
+    ``kK``: the turn too, solved to the end of its round with K continuations at its leaves (1 to
+    4; ``cR``: R sampled river cards per leaf instead of all). ``seconds``: the budget of every
+    solve where the spec names none (``--seconds-per-decision``); a budget in the spec wins.
     """
     if seconds is not None and not seconds > 0:
         raise SubgameError(f"the seconds per decision must be positive, got {seconds}")
@@ -204,11 +207,17 @@ def hunl_search_agent(spec: str, game: Game, seconds: float | None = None) -> Ag
     if len(parts) > 1 and re.fullmatch(r"\d+|\d+(\.\d*)?s", parts[-1]):
         text = parts.pop()
         budget = Budget(seconds=float(text[:-1])) if text.endswith("s") else Budget(iterations=int(text))
+    config = HunlSearchConfig(budget=budget)
+    if len(parts) > 1 and (m := re.fullmatch(r"k(\d+)(?:c(\d+))?", parts[-1])):
+        parts.pop()
+        river = None if m.group(2) is None else int(m.group(2))
+        config = HunlSearchConfig(budget=budget, num_values=int(m.group(1)), river_cards=river,
+                                  search_round=max(0, game.spec.num_rounds - 2) if isinstance(game, PokerGame) else None)
     if not isinstance(game, PokerGame):
         raise SubgameError(f"agent {spec!r}: a blueprint plays a no-limit poker game")
     blueprint = Blueprint.load(_existing(parts[0], spec))
     abstraction = load_deal_abstraction(parts[1], game.spec) if len(parts) > 1 else blueprint.deal_abstraction()
-    return HunlSearchAgent(game, blueprint, abstraction, HunlSearchConfig(budget=budget), name=f"search:{Path(parts[0]).stem}")
+    return HunlSearchAgent(game, blueprint, abstraction, config, name=f"search:{Path(parts[0]).stem}")
 
 
 def is_blueprint_file(file: str) -> bool:
