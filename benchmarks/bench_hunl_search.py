@@ -10,6 +10,7 @@ mbb/hand with a plain 95 % interval over hands (no AIVAT: that needs the compile
 Usage::
 
     python3 benchmarks/bench_hunl_search.py --hands 400 --budget 2s --out /tmp/hunl
+    python3 benchmarks/bench_hunl_search.py --hands 100 --budget 20 --values k4c3 --out /tmp/hunl
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ def main() -> None:
     ap.add_argument("--buckets", default="169,4,4,4")
     ap.add_argument("--iterations", type=int, default=100)
     ap.add_argument("--actions", default="50,100,allin/100,allin:3")
+    ap.add_argument("--values", default="", help="kK or kKcR: the turn too, K continuations at its leaves (R river cards)")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -54,7 +56,8 @@ def main() -> None:
     bp, b4 = args.out / "bp.npz", args.out / "b4.npz"
     Blueprint.of(solver).save(bp)
     buckets.save(b4)
-    search = load_agent(f"search:{bp}:{b4}:{args.budget}", None, game)  # type: ignore[arg-type]
+    limited = f"{args.values}:" if args.values else ""
+    search = load_agent(f"search:{bp}:{b4}:{limited}{args.budget}", None, game)  # type: ignore[arg-type]
     base = load_agent(f"blueprint:{bp}:{b4}", None, game)  # type: ignore[arg-type]
     assert isinstance(search, HunlSearchAgent)
     dealer = Dealer(game, DealerConfig(args.hands, seed=3, duplicate=True, response_timeout_s=600, start_timeout_s=60))

@@ -32,6 +32,7 @@ class CommandEntry:
     module: str
     function: str
     summary: str
+    lists_agents: bool = False  #: its help ends with every agent spec (a line each fits where an option's column does not)
 
 
 COMMANDS: dict[str, CommandEntry] = {
@@ -53,9 +54,10 @@ COMMANDS: dict[str, CommandEntry] = {
                                                        "solving (safe-and-nested §6); with --off-tree, the re-solve of one "
                                                        "off-tree bet and its margins."),
     "serve": CommandEntry("serve", "serve_command", "Serve a page to play hands against an agent; after each hand it shows the "
-                                                    "agent's cards and strategy."),
-    "play": CommandEntry("play", "play_command", "Play hands against an agent in the terminal."),
-    "match": CommandEntry("match", "match_command", "Play agent A against agent B on duplicate deals and report A's winrate."),
+                                                    "agent's cards and strategy.", lists_agents=True),
+    "play": CommandEntry("play", "play_command", "Play hands against an agent in the terminal.", lists_agents=True),
+    "match": CommandEntry("match", "match_command", "Play agent A against agent B on duplicate deals and report A's winrate.",
+                          lists_agents=True),
     "acpc-client": CommandEntry("acpc", "acpc_client_command", "Play a match at an ACPC dealer with an agent: one line per hand "
                                                                "on stderr, the total at the end."),
     "dealer": CommandEntry("acpc", "dealer_command", "Deal a match between two ACPC clients: prints the two ports, then the score."),
@@ -74,6 +76,14 @@ def command_function(name: str) -> Any:
     return getattr(importlib.import_module(f"{__package__}.{entry.module}"), entry.function)
 
 
+def _agents_epilog() -> str:
+    from rich.markup import escape
+
+    from ..agents.specs import SPEC_HELP
+
+    return escape(f"Agents: {SPEC_HELP}.")
+
+
 class _Commands(OneLineErrors):
     """The command group: a command's module is imported when it is run or its help shown, not to list it."""
 
@@ -88,7 +98,7 @@ class _Commands(OneLineErrors):
             return None
         if self._listing:
             return TyperCommand(cmd_name, help=entry.summary)
-        info = CommandInfo(name=cmd_name, callback=command_function(cmd_name))
+        info = CommandInfo(name=cmd_name, callback=command_function(cmd_name), epilog=_agents_epilog() if entry.lists_agents else None)
         return get_command_from_info(info, pretty_exceptions_short=True, rich_markup_mode=self.rich_markup_mode)
 
     def format_help(self, ctx: Any, formatter: Any) -> None:

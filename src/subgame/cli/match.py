@@ -11,7 +11,7 @@ from rich.table import Table
 
 from ..agents.base import Agent
 from ..agents.match import ESTIMATORS, Estimator, MatchResult, play_match, plot_running, reference_profile
-from ..agents.specs import SPEC_HELP, load_agent, treeless_agent
+from ..agents.specs import load_agent, treeless_agent
 from ..experiments.report import format_cell
 from ..files import write_text
 from ..games import load_game
@@ -41,7 +41,7 @@ ESTIMATOR_NAMES = {"plain": "duplicate", "luck": "luck-adjusted", "aivat": "AIVA
 
 @reports_errors
 def match_command(
-    agent_a: Annotated[str, typer.Argument(metavar="A", help=f"Agent A: {SPEC_HELP}.")],
+    agent_a: Annotated[str, typer.Argument(metavar="A", help="Agent A: one of the specs listed below.")],
     agent_b: Annotated[str, typer.Argument(metavar="B", help="Agent B, as A.")],
     game: Annotated[str, typer.Option(help="The game (see 'subgame games').")],
     param: ParamsOption = [],  # noqa: B006 (typer reads the default, never mutates it)

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from ..agents.specs import SPEC_HELP, load_agent
+from ..agents.specs import load_agent
 from ..agents.table import AgentDecisionRecord, Table, TableState
 from ..errors import IllegalActionError
 from ..games import load_game
@@ -26,7 +26,7 @@ from .app import EXIT_INTERRUPTED, ParamsOption, compile_named, fail, game_label
 #: Private states listed per decision before the rest are summarized (hold'em has 1,326).
 MAX_ROWS = 24
 
-AgentOption = Annotated[str, typer.Option("--agent", help=f"The agent: {SPEC_HELP}.")]
+AgentOption = Annotated[str, typer.Option("--agent", help="The agent: one of the specs listed below.")]
 GameOption = Annotated[
     str | None, typer.Option("--game", help="The game (leduc, leduc_nolimit, ...); default: the strategy file's game, else leduc.")
 ]
