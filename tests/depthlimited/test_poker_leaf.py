@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import pytest
 
@@ -10,7 +12,7 @@ from subgame.blueprint.deal_abstraction import ExactCards
 from subgame.blueprint.implicit_mccfr import available
 from subgame.depthlimited.continuations import biased
 from subgame.depthlimited.leaf import MultiValuedLeaf
-from subgame.depthlimited.poker_leaf import CONTINUATIONS, PokerRoundValues, continuation_tables
+from subgame.depthlimited.poker_leaf import CONTINUATIONS, PokerRoundValues, continuation_tables, sampled_cards
 from subgame.errors import SubgameError
 from subgame.games.poker.hands import hand_strength
 from subgame.tree.public_state import subgame_at
@@ -120,3 +122,32 @@ def test_bad_continuations_and_memory_are_refused():
         PokerRoundValues.build(game, tree, bp, ExactCards(game.spec), mapping, 0, 4, max_bytes=1)
     with pytest.raises(SubgameError, match="no blueprint node"):
         PokerRoundValues.build(game, tree, bp, ExactCards(game.spec), {}, 0, 4)
+
+
+@pytest.mark.parametrize("player", [0, 1])
+def test_a_tree_compiled_with_a_sample_of_leaf_cards_values_them_as_every_deal(player):
+    """Compiled with ``leaf_cards`` (one river card), the subgame keeps that card's leaves only; each is valued as in
+    the whole tree, times the number of possible deals (the unbiased weight of a one-card sample)."""
+    game, bp = _game(), _blueprint()
+    full = subgame_at(game, TURN, chance_limit=1).tree
+    card = sampled_cards(game, (1, 2), 1, seed=5)  # any card the board lacks
+    cut = subgame_at(game, TURN, chance_limit=1, leaf_cards=card).tree
+    at_card = [int(n) for n in np.flatnonzero(full.kind == LEAF) if full.public_key[int(n)][-1] == game.cards_str(card)]
+    assert 0 < (cut.kind == LEAF).sum() == len(at_card) < (full.kind == LEAF).sum()
+    assert cut.players[0].num_states < full.players[0].num_states
+    opp = 1 - player
+    values = []
+    for tree in (full, cut):
+        states = np.flatnonzero(tree.kind[tree.players[opp].node] == LEAF)
+        bound = PokerRoundValues.build(game, tree, bp, ExactCards(game.spec), _mapping(bp, tree), player, 4).bind(tree, states)
+        pa = tree.players[player]
+        # the same reach at the same (public key, hand) in both trees
+        reach = np.array([zlib.crc32(repr((tree.public_key[int(pa.node[g])], pa.label[g])).encode()) % 97 / 97.0
+                          for g in range(pa.num_states)])
+        w = bound[0](reach)
+        po = tree.players[opp]
+        values.append({(tree.public_key[int(po.node[s])], po.label[s]): w[i] for i, s in enumerate(states)})
+    deals = len({full.public_key[int(n)][-1] for n in np.flatnonzero(full.kind == LEAF)})
+    assert set(values[1]) <= set(values[0]) and max(np.abs(w).max() for w in values[1].values()) > 0
+    for key, w in values[1].items():
+        np.testing.assert_allclose(w, deals * values[0][key], rtol=1e-12, atol=1e-15)

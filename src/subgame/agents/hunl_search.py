@@ -50,7 +50,7 @@ from ..blueprint.actions import DECISION
 from ..blueprint.blueprint_file import Blueprint
 from ..blueprint.deal_abstraction import DealAbstraction
 from ..depthlimited.leaf import MultiValuedLeaf
-from ..depthlimited.poker_leaf import CONTINUATIONS, PokerRoundValues
+from ..depthlimited.poker_leaf import CONTINUATIONS, PokerRoundValues, sampled_cards
 from ..errors import SubgameError
 from ..games.poker.game import CALL, FOLD, PokerGame, PokerState
 from ..solve import driver
@@ -84,7 +84,7 @@ class HunlSearchConfig:
             paper's naive depth-limited solving); ``None``: to the end of the game.
         bias_factor: the bias of the continuations (10 in the paper).
         river_cards: the last round's cards summed at each leaf: a seeded sample of this many
-            (``None``: every card, exact).
+            (``None``: every card, exact); the subgame is compiled with those cards' leaves only.
     """
 
     budget: driver.Budget = field(default_factory=lambda: driver.Budget(iterations=200))
@@ -336,16 +336,16 @@ class HunlSearchAgent:
         given = tuple(LabeledValues(labels, r) for r in reach)
         cfg = self.config
         cut = cfg.num_values is not None and rnd == self.game.spec.num_rounds - 2
+        leaf_cards = sampled_cards(game, path.boards[rnd], cfg.river_cards, self.seed) if cut else None
         sub = subgame_at(game, ("", "") + names, (given[0], given[1]), max_bytes=cfg.max_bytes,
-                         chance_limit=1 if cut else None)
+                         chance_limit=1 if cut else None, leaf_cards=leaf_cards)
         started = time.perf_counter()
         leaves: tuple[MultiValuedLeaf, ...] = ()
         if cut and (sub.tree.kind == LEAF).any():  # no leaf where both are all-in: to the end of the game
             assert cfg.num_values is not None
             values = PokerRoundValues.build(
                 game, sub.tree, self.base.blueprint, self.base.abstraction, self._leaf_nodes(path, rnd, game, sub.tree),
-                self.player, cfg.num_values, factor=cfg.bias_factor, river_cards=cfg.river_cards,
-                seed=self.seed, max_bytes=cfg.max_bytes)
+                self.player, cfg.num_values, factor=cfg.bias_factor, max_bytes=cfg.max_bytes)
             leaves = (MultiValuedLeaf(sub.tree, values),)
         solver = CFRSolver(sub.tree, cfg.config, root_reach=sub.root_reach, leaves=leaves)
         driver.run(solver, self.config.budget)

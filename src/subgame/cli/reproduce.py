@@ -24,7 +24,9 @@ def reproduce_command(
     workers: Annotated[int, typer.Option(help="Processes, for experiments that run in parallel (cfr-d).")] = 1,
     game: Annotated[str | None, typer.Option(help="The game, for experiments that have several (technique-table: nlfh).")] = None,
     flops: Annotated[int | None, typer.Option(min=1, help="Flops re-solved, sampled (nlfh; default: 6, --full: all).")] = None,
-    checkpoint_dir: Annotated[Path | None, typer.Option(help="Folder of finished work; a run with it resumes (nlfh).")] = None,
+    checkpoint_dir: Annotated[Path | None, typer.Option(help="Folder of finished work; a run with it resumes (nlfh, "
+                                                                  "modicum-table).")] = None,
+    deals: Annotated[int | None, typer.Option(min=1, help="Duplicate deals per match (modicum-table).")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Run one of the papers' experiments; write its markdown table and PNG plot."""
@@ -40,7 +42,8 @@ def reproduce_command(
         raise CommandLineError(f"experiment {name!r} runs in one process; drop --workers")
     console = Console(stderr=True)
     accepts = inspect.signature(experiment).parameters
-    for key, flag, value in (("game", "--game", game), ("flops", "--flops", flops), ("checkpoint", "--checkpoint-dir", checkpoint_dir)):
+    for key, flag, value in (("game", "--game", game), ("flops", "--flops", flops), ("checkpoint", "--checkpoint-dir", checkpoint_dir),
+                              ("deals", "--deals", deals)):
         if value is not None and key not in accepts:
             raise CommandLineError(f"experiment {name!r} takes no {flag}")
         if value is not None:

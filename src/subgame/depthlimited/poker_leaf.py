@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from math import comb
 
 import numpy as np
 
@@ -100,6 +101,22 @@ def continuation_tables(blueprint: Blueprint, node: int, opponent: int, num_valu
     return out
 
 
+def sampled_cards(game: PokerGame, board: tuple[int, ...], river_cards: int | None, seed: int) -> tuple[int, ...] | None:
+    """A seeded sample of ``river_cards`` cards the last round may deal after ``board`` (``None``: every card).
+
+    Compiling the subgame with these as ``leaf_cards`` keeps only their leaves: the solve's
+    state shrinks with the sample, and :meth:`PokerRoundValues.build` weighs them by every
+    possible deal (an unbiased estimate, as sampled rollouts are in the paper).
+    """
+    if river_cards is None:
+        return None
+    if river_cards < 1:
+        raise SubgameError(f"river_cards must be >= 1 or None, got {river_cards!r}")
+    cards = np.setdiff1d(np.arange(game.spec.deck_size), np.array(board, dtype=np.int64))
+    rng = np.random.default_rng(seed)
+    return tuple(sorted(int(c) for c in rng.choice(cards, size=min(river_cards, cards.size), replace=False)))
+
+
 @dataclass(frozen=True, eq=False)
 class _Board:
     """The leaf nodes of one last-round board: their hands, buckets and card removal."""
@@ -139,7 +156,8 @@ class PokerRoundValues:
         Args:
             blueprint_node: the blueprint's last-round node for each leaf's betting sequence (the
                 leaf's public key without its last observation, the dealt cards).
-            river_cards: sample this many of the last round's possible cards (seeded); ``None``: all.
+            river_cards: sample this many of the last round's cards in the tree (seeded); ``None``: all of
+                them (every possible deal, or the sample the tree was compiled with: :func:`sampled_cards`).
             max_bytes: the memory the tables may take (checked before they are made).
 
         Raises:
@@ -165,7 +183,12 @@ class PokerRoundValues:
                 raise SubgameError(f"river_cards must be >= 1 or None, got {river_cards!r}")
             rng = np.random.default_rng(seed)
             picked = {boards[i] for i in rng.choice(len(boards), size=min(river_cards, len(boards)), replace=False)}
-        share = len(boards) / len(picked)
+        # the tree may hold a sample of the last deal already (compiled with leaf_cards): weigh by every possible deal
+        count = spec.board_cards[-1]
+        before = {len(b) - count for b in boards}
+        if len(before) != 1:
+            raise SubgameError(f"{game.name}: the leaves follow boards of {sorted(before)} cards; give one round's leaves")
+        share = comb(spec.deck_size - before.pop(), count) / len(picked)
         bt = blueprint.tree
         hands = deal_hands(game)
         rows = board_hands(game, boards)

@@ -17,6 +17,7 @@ from .depth_limited import depth_limited_values
 from .exploit import cdbr_table, cdbr_vs_lbr, cdrnr_tradeoff
 from .gadgets import gadget_tradeoff, gift_scaling
 from .modicum import modicum_vs_cfr_plus
+from .modicum_table import modicum_table
 from .nested_table import nested_table
 from .offtree import offtree_values
 from .report import ExperimentResult, Series
@@ -39,6 +40,7 @@ EXPERIMENTS: dict[str, Callable[..., ExperimentResult]] = {
     "modicum": modicum_vs_cfr_plus,
     "depth-limited-values": depth_limited_values,
     "agent-exploitability": agent_exploitability_experiment,
+    "modicum-table": modicum_table,
     "offtree-values": offtree_values,
 }
 

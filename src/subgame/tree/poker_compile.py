@@ -77,6 +77,7 @@ def compile_poker(
     public_states: Sequence[Sequence[str]] | None = None,
     depth_limit: int | None = None,
     chance_limit: int | None = None,
+    leaf_cards: Sequence[int] | None = None,
     board: Sequence[int] | None = None,
     leaf_histories: bool = False,
     max_bytes: int | None = None,
@@ -95,6 +96,9 @@ def compile_poker(
         depth_limit: public depth (relative to the root) at which non-terminal nodes
             become leaves.
         chance_limit: non-terminal nodes below this many public chance nodes become leaves.
+        leaf_cards: with ``chance_limit``: the chance nodes whose children are leaves keep only
+            the deals of these cards (a sample of the next round's cards, as depth-limited
+            leaf values sum them); chance probabilities stay those of the full game.
         board: keep only the chance outcomes that deal these cards, in dealing order (any
             order within one round); a prefix of the board restricts the first deals
             only. Chance probabilities stay those of the full game, so values are the
@@ -132,9 +136,12 @@ def compile_poker(
         budget.check_estimate(est.public_nodes, sum(est.private_states), est.tree_bytes)
     deck = _Deck.of(game)
     fixed = _check_board(game, board)
+    if leaf_cards is not None and chance_limit is None:
+        raise GameDefinitionError("leaf_cards restricts the deal at a chance limit: give chance_limit too")
     roots = [public_root(game, key, fixed) for key in keys]
     builder = _Builder(game, deck, depth_limit, fixed, leaf_histories, sparse_threshold, chance_limit, budget,
-                       None if suits is None or suits.trivial or fixed is not None else suits)
+                       None if suits is None or suits.trivial or fixed is not None else suits,
+                       None if leaf_cards is None else frozenset(int(c) for c in leaf_cards))
     return builder.run(roots)
 
 
@@ -253,8 +260,9 @@ class _Builder:
 
     def __init__(self, game: PokerGame, deck: _Deck, depth_limit: int | None, fixed: tuple[int, ...] | None,
                  leaf_histories: bool, sparse_threshold: int, chance_limit: int | None = None,
-                 budget: SizeBudget | None = None, suits: SuitClasses | None = None):
+                 budget: SizeBudget | None = None, suits: SuitClasses | None = None, leaf_cards: frozenset[int] | None = None):
         self.game = game
+        self.leaf_cards = leaf_cards
         self.suits = suits
         self.folded: list[tuple[int, _Node, np.ndarray]] = []  # (chance node, canonical child, card map onto it)
         self.budget = budget
@@ -337,6 +345,9 @@ class _Builder:
             return [_Node(c, node.key + (o,), node.prob, n, slot, node.board, chances=node.chances)
                     for slot, (c, o, _) in enumerate(kids)]
         # chance: children in the order of their first history (see the module docstring)
+        if self.leaf_cards is not None and self.chance_limit is not None and node.chances + 1 >= self.chance_limit:
+            old = len(node.state.board)
+            kids = [kid for kid in kids if self.leaf_cards.issuperset(kid[0].board[old:])]
         k = self.deck.hole
         taken = np.zeros((len(kids), self.deck.size), dtype=bool)
         for i, (c, _, _) in enumerate(kids):

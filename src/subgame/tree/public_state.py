@@ -34,6 +34,7 @@ from ..games.poker.ranges import HANDS, NUM_CARDS, Range
 from .compile import compile_game
 from .estimate import SizeEstimate, estimate_size
 from .part import Part
+from .poker_compile import compile_poker
 from .public_tree import PublicKey, PublicTree
 from .size import available_bytes, human_bytes
 
@@ -161,6 +162,7 @@ def subgame_at(
     *,
     depth_limit: int | None = None,
     chance_limit: int | None = None,
+    leaf_cards: Sequence[int] | None = None,
     leaf_histories: bool = False,
     max_bytes: int | None = None,
 ) -> PublicStateSubgame:
@@ -174,6 +176,8 @@ def subgame_at(
             states a range does not name get 0.
         depth_limit, chance_limit: cut the subgame there (leaves), as
             :func:`~subgame.tree.compile.compile_game` does; ``None``: to the end of the game.
+        leaf_cards: poker only, with ``chance_limit``: the deal above the leaves keeps only these
+            cards (:func:`~subgame.tree.poker_compile.compile_poker`); the size estimate counts every card.
         leaf_histories: keep the leaves' histories (for leaf values that walk them).
         max_bytes: the memory the subgame and its CFR solve may take (``None``: the memory
             available now).
@@ -200,8 +204,14 @@ def subgame_at(
             "later in the game, or raise max_bytes"
         )
     # () roots the compile at the game's start as None does, without the whole game's estimate made again
-    tree = compile_game(game, public_state=key or (), depth_limit=depth_limit, chance_limit=chance_limit,
-                        leaf_histories=leaf_histories, max_bytes=max_bytes)
+    if leaf_cards is not None:
+        if not isinstance(game, PokerGame):
+            raise GameDefinitionError(f"{game.name}: leaf_cards is for poker games")
+        tree = compile_poker(game, public_state=key or (), depth_limit=depth_limit, chance_limit=chance_limit,
+                             leaf_cards=leaf_cards, leaf_histories=leaf_histories, max_bytes=max_bytes)
+    else:
+        tree = compile_game(game, public_state=key or (), depth_limit=depth_limit, chance_limit=chance_limit,
+                            leaf_histories=leaf_histories, max_bytes=max_bytes)
     part = PublicStateSubgame(tree.public_key[0], tree, (np.ones(0), np.ones(0)), est)
     given = [hand_range(game, r) if isinstance(r, Range) else r for r in ranges]
     reach = (part.align(0, given[0]), part.align(1, given[1]))

@@ -1,0 +1,329 @@
+"""Head-to-head of the depth-limited search agent against a lookup-table bot (depth-limited paper, Table 1).
+
+Brown, Sandholm & Amos (2018), §6 and Table 1: a blueprint, naive depth-limited solving (one
+value per leaf state, K = 1) and depth-limited solving with multi-valued states (K = 4, the
+bias continuations) on that blueprint, each played against prior bots. Here the three agents
+are :class:`~subgame.agents.blueprint.BlueprintAgent` and
+:class:`~subgame.agents.hunl_search.HunlSearchAgent` with ``num_values`` 1 and 4 (the turn
+solved to the end of its betting round, K continuations at its leaves; the river to the end of
+the game), all on one implicit-MCCFR blueprint. Their opponents:
+
+* a lookup-table bot: a second blueprint in a coarser action and card abstraction, played
+  with pseudo-harmonic translation and no search (standing in for Baby Tartanian8 and
+  Slumbot, which are not available here);
+* the agents' own blueprint (the paper's second question: does search beat what it searches on);
+* local best response (:class:`~subgame.agents.lbr.LocalBestResponse`) with the blueprint as
+  its model of the agent's ranges (Lisý & Bowling 2017), an exploitability probe.
+
+Two forms. The reduced one plays a four-round deck small enough to compile, so every number
+is also computed exactly: each agent's behaviour strategy is asked at every information set
+(:func:`~subgame.agents.exact.agent_strategy`), the head-to-head values are exact, the
+matches are scored by AIVAT with the agents' own strategies as its reference, and each
+agent's exploitability is exact. The full one plays heads-up no-limit hold'em (the ACPC
+game, 200 big blinds): no tree, so plain duplicate estimates only; its blueprints are kept in
+the checkpoint folder and each finished match too, so an interrupted run resumes where it
+stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from ..agents.base import Agent
+from ..agents.beliefs import BlueprintModel
+from ..agents.blueprint import BlueprintAgent
+from ..agents.exact import agent_strategy
+from ..agents.hunl_search import HunlSearchAgent, HunlSearchConfig
+from ..agents.lbr import LocalBestResponse
+from ..agents.match import Estimate, exact_value, mbb_scale, play_match
+from ..blueprint.actions import ActionAbstraction, parse_actions
+from ..blueprint.blueprint_file import Blueprint
+from ..blueprint.buckets4 import Buckets4Config, FourRoundBuckets
+from ..blueprint.deal_abstraction import DealAbstraction, ExactCards
+from ..blueprint.implicit_mccfr import ImplicitConfig, ImplicitMCCFR
+from ..errors import SubgameError
+from ..eval import exploitability
+from ..files import write_text
+from ..games import load_game
+from ..games.poker.game import PokerGame
+from ..parallel import Executor, ProcessExecutor
+from ..solve.driver import Budget
+from ..strategy import Strategy
+from ..tree.compile import compile_game
+from ..tree.public_tree import PublicTree
+from .report import ExperimentResult, Series
+from .search_agent import PAPER_TABLE_1
+
+#: Heads-up no-limit hold'em as the ACPC's game file has it: 200 big blinds, big blind first after the flop.
+HUNL = dict(num_ranks=13, num_suits=4, hole_cards=2, board_cards=(0, 3, 1, 1), betting="nolimit", ante=0,
+            blinds=(100, 50), stack=20000, first_player=(1, 0, 0, 0))
+#: Four rounds on three ranks of two suits, one hole card, a pot bet and all-in, one raise a round: the whole game
+#: compiles in well under a second and every river of the agent's walk is solved in milliseconds.
+REDUCED = dict(num_ranks=3, num_suits=2, hole_cards=1, board_cards=(0, 1, 1, 1), betting="nolimit", ante=0,
+               blinds=(2, 1), stack=6, bet_fractions=(1.0,), all_in=True, first_player=(1, 0, 0, 0), raise_cap=1)
+
+
+@dataclass(frozen=True)
+class TableSetup:
+    """One form of the experiment: the game, both blueprints, the agents' search and the matches.
+
+    Attributes:
+        game: parameters of the ``poker`` game.
+        actions, buckets, iterations: the agents' blueprint: its action abstraction (``None``: the
+            game's own sizes), card buckets per round (``None``: exact cards) and MCCFR iterations.
+        lookup_actions, lookup_buckets, lookup_iterations: the lookup-table bot's blueprint.
+        solve_iterations: CFR+ iterations of every search solve (a fixed budget: the agents
+            are deterministic given the seed).
+        river_cards: river cards sampled at each turn leaf (``None``: every card).
+        deals: duplicate deals of each match (two hands each).
+    """
+
+    name: str
+    game: dict[str, object]
+    actions: str | None
+    buckets: tuple[int, ...] | None
+    iterations: int
+    lookup_actions: str
+    lookup_buckets: tuple[int, ...]
+    lookup_iterations: int
+    solve_iterations: int
+    river_cards: int | None
+    deals: int
+
+
+SETUPS: dict[str, TableSetup] = {
+    "reduced": TableSetup("reduced four-round deck (3 ranks x 2 suits, 1 hole card, 3 big blinds deep)", REDUCED,
+                          None, None, 20_000, "100:1", (3, 2, 2, 2), 20_000, 100, None, 300),
+    "hunl": TableSetup("heads-up no-limit hold'em (ACPC rules, 200 big blinds)", HUNL,
+                       "50,100,allin/100,allin:3", (169, 8, 8, 8), 20_000, "100,allin/allin:2", (169, 4, 4, 4), 20_000,
+                       100, 4, 200),
+}
+
+#: The rows: each agent's name and its search configuration (``None``: the blueprint alone).
+AGENTS: dict[str, int | None] = {"blueprint": None, "naive depth-limited (K = 1)": 1, "depth-limited (K = 4)": 4}
+#: The columns: each opponent's name.
+OPPONENTS = ("lookup-table bot", "own blueprint", "LBR")
+
+
+@dataclass(frozen=True)
+class _Blueprints:
+    game: PokerGame
+    agents: tuple[Blueprint, DealAbstraction]
+    lookup: tuple[Blueprint, DealAbstraction]
+    seconds: float  #: spent training (or 0 where read back from the checkpoint folder)
+
+
+def _abstraction(game: PokerGame, buckets: tuple[int, ...] | None, seed: int) -> DealAbstraction:
+    if buckets is None:
+        return ExactCards(game.spec)
+    return FourRoundBuckets.build(Buckets4Config.of(game.spec, buckets, rollouts=2, fit_boards=2, seed=seed))
+
+
+def _train(game: PokerGame, actions: ActionAbstraction, abstraction: DealAbstraction, iterations: int, seed: int) -> Blueprint:
+    solver = ImplicitMCCFR(game.spec, actions, abstraction, ImplicitConfig(batch=min(iterations, 1000)), seed=seed)
+    while solver.iteration < iterations:
+        solver.step()
+    return Blueprint.of(solver)
+
+
+def _blueprint(folder: Path | None, stem: str, game: PokerGame, actions: ActionAbstraction, buckets: tuple[int, ...] | None,
+               iterations: int, seed: int) -> tuple[Blueprint, DealAbstraction, bool]:
+    """A blueprint and its card abstraction, read from ``folder`` where a finished run left them."""
+    if folder is not None and (folder / f"{stem}.npz").is_file() and (buckets is None or (folder / f"{stem}-buckets.npz").is_file()):
+        blueprint = Blueprint.load(folder / f"{stem}.npz")
+        kept: DealAbstraction = FourRoundBuckets.load(folder / f"{stem}-buckets.npz") if buckets is not None else ExactCards(game.spec)
+        return blueprint, kept, False
+    abstraction = _abstraction(game, buckets, seed)
+    blueprint = _train(game, actions, abstraction, iterations, seed)
+    if folder is not None:
+        if isinstance(abstraction, FourRoundBuckets):
+            abstraction.save(folder / f"{stem}-buckets.npz")
+        blueprint.save(folder / f"{stem}.npz")
+    return blueprint, abstraction, True
+
+
+def _blueprints(setup: TableSetup, seed: int, folder: Path | None) -> _Blueprints:
+    game = load_game("poker", **setup.game)
+    if not isinstance(game, PokerGame):  # pragma: no cover - the setups are poker games
+        raise SubgameError("the modicum table plays a poker game")
+    started = time.perf_counter()
+    own = parse_actions(setup.actions) if setup.actions else ActionAbstraction.of_spec(game.spec)
+    bp, ab, new_bp = _blueprint(folder, "blueprint", game, own, setup.buckets, setup.iterations, seed)
+    lk, lab, new_lk = _blueprint(folder, "lookup", game, parse_actions(setup.lookup_actions), setup.lookup_buckets,
+                                 setup.lookup_iterations, seed + 1)
+    return _Blueprints(game, (bp, ab), (lk, lab), time.perf_counter() - started if new_bp or new_lk else 0.0)
+
+
+def _agent(name: str, bps: _Blueprints, setup: TableSetup) -> Agent:
+    blueprint, abstraction = bps.agents
+    k = AGENTS[name]
+    if k is None:
+        return BlueprintAgent(bps.game, blueprint, abstraction, name="blueprint")
+    config = HunlSearchConfig(budget=Budget(iterations=setup.solve_iterations), search_round=2 if bps.game.spec.num_rounds > 3
+                              else None, num_values=k, river_cards=setup.river_cards)
+    return HunlSearchAgent(bps.game, blueprint, abstraction, config, name=f"search K={k}")
+
+
+def _opponent(name: str, bps: _Blueprints) -> Agent:
+    if name == "lookup-table bot":
+        return BlueprintAgent(bps.game, *bps.lookup, name="lookup")
+    if name == "own blueprint":
+        return BlueprintAgent(bps.game, *bps.agents, name="blueprint")
+    return LocalBestResponse(bps.game, BlueprintModel(bps.game, *bps.agents, name="blueprint"), name="lbr")
+
+
+def _behaviour(agent: Agent, bps: _Blueprints, tree: PublicTree, seed: int) -> Strategy:
+    """The strategy ``agent`` plays in both seats of the compiled game (asked at every information set)."""
+    return Strategy(tree.game_id, tuple(agent_strategy(agent, bps.game, tree, p, seed=seed) for p in (0, 1)))  # type: ignore[arg-type]
+
+
+def _cell(e: Estimate) -> str:
+    return f"{e.mean:+.0f} ± {e.half_width:.0f}"
+
+
+def modicum_table(
+    *,
+    full: bool = False,
+    seed: int = 0,
+    workers: int = 1,
+    checkpoint: Path | None = None,
+    deals: int | None = None,
+    progress: Callable[[str], None] | None = None,
+    setup: TableSetup | None = None,
+) -> ExperimentResult:
+    """The search agent, naive depth-limited solving and the blueprint against a lookup-table bot, the blueprint and LBR.
+
+    Args:
+        full: heads-up no-limit hold'em (plain duplicate estimates); the default is the reduced
+            deck, where every value is also exact.
+        seed: seeds the blueprints, the deals and every agent.
+        workers: processes playing blocks of deals (results do not depend on it).
+        checkpoint: a folder for the blueprints and each finished match; a run with it resumes.
+        deals: duplicate deals per match instead of the setup's.
+        progress: called with a line after each match.
+        setup: another :class:`TableSetup` (tests).
+    """
+    setup = setup or SETUPS["hunl" if full else "reduced"]
+    setup = replace(setup, deals=deals or setup.deals)
+    deals = setup.deals
+    say = progress or (lambda line: None)
+    folder = None
+    if checkpoint is not None:  # one folder per setup and seed: nothing of another run is ever read back
+        digest = hashlib.sha256(repr((setup, seed)).encode()).hexdigest()[:12]
+        folder = Path(checkpoint) / f"modicum-table-{digest}"
+        folder.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    bps = _blueprints(setup, seed, folder)
+    game = bps.game
+    scale, unit = mbb_scale(game)
+    tree = None
+    if not full:
+        tree = compile_game(game)
+    behaviour: dict[str, Strategy] = {}
+    exploit: dict[str, float] = {}
+    if tree is not None:
+        for name in (*AGENTS, "lookup-table bot"):
+            agent = _agent(name, bps, setup) if name in AGENTS else _opponent(name, bps)
+            behaviour[name] = _behaviour(agent, bps, tree, seed)
+            exploit[name] = exploitability(tree, behaviour[name]).exploitability * scale
+        behaviour["own blueprint"] = behaviour["blueprint"]
+    executor: Executor | None = ProcessExecutor(workers) if workers > 1 else None
+    cells: dict[tuple[str, str], dict[str, float]] = {}
+    todo = [(a, o) for a in AGENTS for o in OPPONENTS if not (a == "blueprint" and o == "own blueprint")]
+    for i, (a, o) in enumerate(todo):
+        file = folder / f"match-{list(AGENTS).index(a)}-{OPPONENTS.index(o)}.json" if folder is not None else None
+        if file is not None and file.is_file():
+            cells[a, o] = json.loads(file.read_text())
+            say(f"[{i + 1}/{len(todo)}] {a} vs {o}: read from {file}")
+            continue
+        t0 = time.perf_counter()
+        pair = (_agent(a, bps, setup), _opponent(o, bps))
+        reference = (behaviour[a], behaviour[o]) if o in behaviour else None
+        result = play_match(game, tree, pair, deals, seed, aivat=tree is not None and reference is not None,
+                            exact=False, reference=reference, executor=executor)
+        if result.error is not None:
+            raise SubgameError(f"{a} vs {o}: {result.error.message}")
+        plain = result.estimate("plain")
+        cell = {"plain": plain.mean, "plain_ci": plain.half_width, "seconds": time.perf_counter() - t0, "hands": result.hands}
+        if result.has_aivat:
+            aivat = result.estimate("aivat")
+            cell |= {"aivat": aivat.mean, "aivat_ci": aivat.half_width}
+        if tree is not None and o in behaviour:
+            cell["exact"] = exact_value(tree, behaviour[a], behaviour[o]) * scale
+        cells[a, o] = cell
+        if file is not None:
+            write_text(file, json.dumps(cell))
+        say(f"[{i + 1}/{len(todo)}] {a} vs {o}: {plain.mean:+.0f} ± {plain.half_width:.0f} {unit} over {result.hands} hands "
+            f"({cell['seconds']:.0f} s)")
+    if executor is not None:
+        executor.close()
+    return _result(setup, full, seed, deals, workers, bps, cells, exploit, unit, time.perf_counter() - started)
+
+
+def _result(setup: TableSetup, full: bool, seed: int, deals: int, workers: int, bps: _Blueprints,
+            cells: dict[tuple[str, str], dict[str, float]], exploit: dict[str, float], unit: str, seconds: float) -> ExperimentResult:
+    exact = bool(exploit)
+    headers = ["agent"]
+    for o in OPPONENTS:
+        headers.append(f"vs {o} ({'AIVAT' if exact and o != 'LBR' else 'plain'})")
+        if exact and o != "LBR":
+            headers.append(f"vs {o}, exact")
+    if exact:
+        headers.append("exploitability, exact")
+    headers += ["paper: vs Baby Tartanian8", "paper: vs Slumbot"]
+    rows: list[list[object]] = []
+    for a, paper in zip(AGENTS, PAPER_TABLE_1.values()):
+        row: list[object] = [a]
+        for o in OPPONENTS:
+            c = cells.get((a, o))
+            if c is None:
+                row += ["0 (itself)"] + (["0"] if exact and o != "LBR" else [])
+                continue
+            key = "aivat" if "aivat" in c else "plain"
+            row.append(_cell(Estimate(c[key], c[f"{key}_ci"], float("nan"))))
+            if exact and o != "LBR":
+                row.append(f"{c['exact']:+.1f}")
+        if exact:
+            row.append(f"{exploit[a]:.1f}")
+        rows.append(row + list(paper))
+    if exact:
+        rows.append(["lookup-table bot", *[""] * (len(headers) - 4), f"{exploit['lookup-table bot']:.1f}", "", ""])
+    blueprint, lookup = bps.agents[0], bps.lookup[0]
+    setup_lines = [
+        f"Game: {setup.name}. Every value is the row agent's winrate in {unit} (1000 / big blind), duplicate deals "
+        f"({deals} deals, {2 * deals} hands per match, seed {seed}), 95 % intervals.",
+        f"Blueprint of the agents: implicit external-sampling MCCFR, {blueprint.iterations:,} iterations, actions "
+        f"{setup.actions or 'the game own sizes'}, cards {'exact' if setup.buckets is None else '/'.join(map(str, setup.buckets)) + ' buckets'}. "
+        f"Lookup-table bot: {lookup.iterations:,} iterations, actions {setup.lookup_actions}, cards "
+        f"{'/'.join(map(str, setup.lookup_buckets))} buckets, translation, no search.",
+        f"Search: the turn solved to the end of its betting round with K continuation strategies at its leaves (the "
+        f"blueprint, and fold, call, raise x10), the river to the end of the game; {setup.solve_iterations} CFR+ "
+        f"iterations a solve; ranges by Bayes' rule (unsafe nested solving, as Modicum). LBR: local best response with the "
+        f"blueprint as its model of the agent's ranges (for the search agents the model is not what they play).",
+    ]
+    notes = [
+        "Paper (Brown, Sandholm & Amos 2018, Table 1): HUNL, AIVAT, against Baby Tartanian8 and Slumbot; its blueprint "
+        "took about 700 core hours and its agent 20 s a hand on 4 cores. Ours: the opponents are a lookup-table bot of "
+        "our own (the paper's are not available), the blueprints are far smaller, and a solve runs a fixed number of "
+        "iterations, not a time budget. Compare the shape: the blueprint below K = 1 below K = 4.",
+        (f"Exact values: the agents' behaviour strategies asked at every information set of the compiled game; AIVAT "
+         f"takes them as its reference; exploitability is NashConv / 2 in {unit}."
+         if exact else
+         "No tree of HUNL is built: the estimates are plain duplicate means (AIVAT needs the agents' strategies on a "
+         "compiled tree), and LBR stands in for exploitability."),
+        f"Wall time {seconds:.0f} s on {workers} process(es)"
+        + (f", of which {bps.seconds:.1f} s training the blueprints." if bps.seconds else ", blueprints read back.")
+        + " Wall times are not deterministic; every other number is, for a seed.",
+    ]
+    series = [Series(o, list(range(len(AGENTS))), [cells[a, o]["aivat" if "aivat" in cells[a, o] else "plain"]
+                                                   if (a, o) in cells else 0.0 for a in AGENTS]) for o in OPPONENTS]
+    return ExperimentResult(
+        "modicum-table", "Search agent head-to-head (depth-limited paper, Table 1)", tuple(headers), rows, series,
+        "agent", f"winrate ({unit})", logx=False, logy=False, notes=tuple(notes), xticklabels=tuple(AGENTS),
+        setup=tuple(setup_lines),
+    )

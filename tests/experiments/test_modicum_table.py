@@ -1,0 +1,59 @@
+"""The modicum-table experiment on a reduced deck: exact where it can be, the same table twice, resumable."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from subgame.blueprint.implicit_mccfr import available
+from subgame.experiments import EXPERIMENTS
+from subgame.experiments.modicum_table import AGENTS, OPPONENTS, SETUPS, modicum_table
+
+pytestmark = pytest.mark.skipif(not available(), reason="the compiled loop of implicit MCCFR is not built")
+
+#: seconds, not minutes: weak blueprints, 10 CFR+ iterations a solve, 12 deals a match
+TINY = replace(SETUPS["reduced"], iterations=2000, lookup_iterations=2000, solve_iterations=10, deals=12)
+
+
+def _column(result, header):
+    return [row[list(result.headers).index(header)] for row in result.rows]
+
+
+@pytest.mark.slow
+def test_same_table_twice_and_aivat_with_the_agents_own_strategies_is_exact(tmp_path):
+    first = modicum_table(setup=TINY, seed=3)
+    assert EXPERIMENTS["modicum-table"] is modicum_table
+    assert [list(r) for r in first.rows] == [list(r) for r in modicum_table(setup=TINY, seed=3).rows]
+    # AIVAT with both players' exact behaviour strategies as its references removes all luck: every deal scores the
+    # exact expected value, so its interval has no width and its mean is the exact head-to-head value
+    for opponent in ("lookup-table bot", "own blueprint"):
+        aivat = _column(first, f"vs {opponent} (AIVAT)")[: len(AGENTS)]
+        exact = _column(first, f"vs {opponent}, exact")[: len(AGENTS)]
+        for a, e in zip(aivat, exact):
+            if a != "0 (itself)":
+                mean, width = a.split(" ± ")
+                assert width == "0" and abs(float(mean) - float(e)) <= 0.5 + 1e-9
+    exploit = [float(x) for x in _column(first, "exploitability, exact")]
+    assert all(x > 0 for x in exploit)
+    assert exploit[-1] > max(exploit[:-1])  # the coarse lookup-table bot is the most exploitable
+    assert "vs LBR (plain)" in first.headers and len(first.rows) == len(AGENTS) + 1
+    assert any("Baby Tartanian8" in n for n in first.notes) and "-57 ± 13" in first.rows[0]
+
+
+@pytest.mark.slow
+def test_a_run_with_a_checkpoint_folder_resumes_from_its_finished_matches(tmp_path):
+    done = []
+    first = modicum_table(setup=replace(TINY, deals=4), seed=1, checkpoint=tmp_path, progress=done.append)
+    folder = next(tmp_path.iterdir())
+    files = sorted(p.name for p in folder.glob("match-*.json"))
+    assert len(files) == len(AGENTS) * len(OPPONENTS) - 1 and (folder / "blueprint.npz").is_file()
+    (folder / files[0]).unlink()  # as if the run had stopped before its first match ended
+    cell = json.loads((folder / files[1]).read_text())
+    again: list[str] = []
+    second = modicum_table(setup=replace(TINY, deals=4), seed=1, checkpoint=tmp_path, progress=again.append)
+    assert [list(r) for r in second.rows] == [list(r) for r in first.rows]
+    assert sum("read from" in line for line in again) == len(files) - 1
+    assert json.loads((folder / files[1]).read_text()) == cell
+    assert "blueprints read back" in second.notes[-1]
