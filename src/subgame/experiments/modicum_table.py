@@ -101,7 +101,7 @@ SETUPS: dict[str, TableSetup] = {
                           None, None, 20_000, "100:1", (3, 2, 2, 2), 20_000, 100, None, 300),
     "hunl": TableSetup("heads-up no-limit hold'em (ACPC rules, 200 big blinds)", HUNL,
                        "50,100,allin/100,allin:3", (169, 8, 8, 8), 20_000, "100,allin/allin:2", (169, 4, 4, 4), 20_000,
-                       100, 4, 200),
+                       50, 1, 100),
 }
 
 #: The rows: each agent's name and its search configuration (``None``: the blueprint alone).

@@ -1,0 +1,80 @@
+"""One depth-limited turn decision of the HUNL search agent: the subgame's size and the time of its solve.
+
+The turn is solved to the end of its betting round with K continuation strategies at its leaves
+(``search:BP:BUCKETS:kK[cR]:N``); the leaves follow R sampled river cards. A blueprint is made first
+(implicit MCCFR, as ``bench_hunl_search.py`` makes it), then the agent, in the big blind with Kd Ah
+after limp, check, a 2c 7d 9h flop checked through and the Js turn, decides once per spec.
+
+Usage::
+
+    python3 benchmarks/bench_hunl_turn.py --iterations 2000 --specs k1c1:10 k4c1:10 k4c4:10
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import tempfile
+import time
+from pathlib import Path
+
+from subgame.agents.base import Move, View
+from subgame.agents.hunl_search import HunlSearchAgent
+from subgame.agents.specs import load_agent
+from subgame.blueprint.actions import parse_actions
+from subgame.blueprint.blueprint_file import Blueprint
+from subgame.blueprint.buckets4 import Buckets4Config, FourRoundBuckets
+from subgame.blueprint.implicit_mccfr import ImplicitConfig, ImplicitMCCFR
+from subgame.experiments.modicum_table import HUNL
+from subgame.games import load_game
+from subgame.games.poker.game import PokerGame
+from subgame.solve import driver
+
+MOVES = (Move("", "KdAh"), Move("", ""), Move("c", ""), Move("c", ""), Move("2c7d9h", ""), Move("c", ""), Move("c", ""),
+         Move("Js", ""))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--iterations", type=int, default=2000, help="of the blueprint")
+    ap.add_argument("--buckets", default="169,8,8,8")
+    ap.add_argument("--actions", default="50,100,allin/100,allin:3")
+    ap.add_argument("--specs", nargs="+", default=["k1c1:10", "k4c1:10", "k4c4:10"])
+    args = ap.parse_args()
+    game = load_game("poker", **HUNL)
+    assert isinstance(game, PokerGame)
+    counts = tuple(int(x) for x in args.buckets.split(","))
+    buckets = FourRoundBuckets.build(Buckets4Config.of(game.spec, counts, rollouts=2, fit_boards=2))
+    solver = ImplicitMCCFR(game.spec, parse_actions(args.actions), buckets, ImplicitConfig(batch=1000), seed=1)
+    while solver.iteration < args.iterations:
+        solver.step()
+    sizes: list[dict[str, object]] = []
+    run = driver.run
+
+    def measured(s, budget, *a, **k):  # type: ignore[no-untyped-def]
+        started = time.perf_counter()
+        out = run(s, budget, *a, **k)
+        sizes.append({"iterations": s.iteration, "solve_s": round(time.perf_counter() - started, 2),
+                      "public_nodes": s.tree.num_nodes, "private_states": s.tree.players[0].num_states})
+        return out
+
+    driver.run = measured  # type: ignore[assignment]
+    with tempfile.TemporaryDirectory() as tmp:
+        bp, b4 = Path(tmp) / "bp.npz", Path(tmp) / "b4.npz"
+        Blueprint.of(solver).save(bp)
+        buckets.save(b4)
+        for spec in args.specs:
+            agent = load_agent(f"search:{bp}:{b4}:{spec}", None, game)  # type: ignore[arg-type]
+            assert isinstance(agent, HunlSearchAgent)
+            agent.new_hand(0, 1)
+            sizes.clear()
+            started = time.perf_counter()
+            agent.act(View(0, MOVES, (1, 2, 3)))
+            print(json.dumps({"spec": spec, "decision_s": round(time.perf_counter() - started, 2), "solves": sizes,
+                              "fallbacks": agent.fallbacks,
+                              "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}))
+
+
+if __name__ == "__main__":
+    main()
