@@ -127,6 +127,30 @@ def test_off_tree_bets_answered_legally_by_search():
     assert asked == 80 and agent.fallbacks == []
 
 
+def test_a_raise_cap_shrinks_the_subgames_and_keeps_the_raises_a_round_had():
+    """``raise_cap=1`` in a game of three raises a round: the solves are smaller, and a river where two raises were
+    made is still solved (the cap grows to the raises so far), legally, with no fallback."""
+    real = _game(bet_fractions=(0.5, 1.0), raise_cap=3)
+    tree = compile_game(real)
+    capped, free = _agent(real, raise_cap=1), _agent(real)
+    rng = np.random.default_rng(5)
+    raised = smaller = 0
+    for p in (0, 1):
+        for view in _river_views(tree, p, 60, rng):
+            last_card = max(i for i, m in enumerate(view.moves) if len(m.public) == 2 and m.public[1] in "shdc")
+            river = [m.public for m in view.moves[last_card + 1 :]]
+            for agent in (capped, free):
+                agent.new_hand(p, 3)
+                agent.act(view).checked(view)
+            raised += sum(o.startswith("r") for o in river) >= 2
+            sizes = [min(s.tree.num_nodes for s in a._solves.values()) for a in (capped, free)]
+            assert sizes[0] <= sizes[1]
+            smaller += sizes[0] < sizes[1]
+    assert raised > 0 and smaller > 0 and capped.fallbacks == [] and free.fallbacks == []
+    with pytest.raises(SubgameError, match="raise_cap"):
+        HunlSearchConfig(raise_cap=0)
+
+
 def test_acpc_raise_of_a_size_the_game_lacks():
     """An ACPC opponent's river bet of a size neither the game nor the blueprint has (r5 into a 4-chip pot)."""
     game = _game()
@@ -173,6 +197,8 @@ def test_spec_loads_the_agent_without_a_tree(tmp_path):
     assert isinstance(agent, HunlSearchAgent) and agent.config.budget == Budget(iterations=15)
     timed = load_agent(f"search:{tmp_path / 'bp.npz'}:0.5s", None, game)
     assert isinstance(timed, HunlSearchAgent) and timed.config.budget == Budget(seconds=0.5)
+    capped = load_agent(f"search:{tmp_path / 'bp.npz'}:k4c3:r2:15", None, game)
+    assert isinstance(capped, HunlSearchAgent) and (capped.config.raise_cap, capped.config.num_values) == (2, 4)
     limited = load_agent(f"search:{tmp_path / 'bp.npz'}:k4c3:15", None, game)
     assert isinstance(limited, HunlSearchAgent)
     assert (limited.config.num_values, limited.config.river_cards, limited.search_round) == (4, 3, 2)

@@ -85,6 +85,9 @@ class HunlSearchConfig:
         bias_factor: the bias of the continuations (10 in the paper).
         river_cards: the last round's cards summed at each leaf: a seeded sample of this many
             (``None``: every card, exact); the subgame is compiled with those cards' leaves only.
+        raise_cap: the most bets and raises a betting round of a subgame offers (the subgame's action
+            abstraction, as the paper's subgames keep the blueprint's few actions); the raises the
+            round has had count, and a round that had more keeps them. ``None``: the game's own rule.
     """
 
     budget: driver.Budget = field(default_factory=lambda: driver.Budget(iterations=200))
@@ -95,6 +98,7 @@ class HunlSearchConfig:
     num_values: int | None = None
     bias_factor: float = 10.0
     river_cards: int | None = None
+    raise_cap: int | None = None
 
     def __post_init__(self) -> None:
         r = self.search_round
@@ -108,6 +112,9 @@ class HunlSearchConfig:
         c = self.river_cards
         if c is not None and (isinstance(c, bool) or not isinstance(c, int) or c < 1):
             raise SubgameError(f"river_cards must be >= 1 or None, got {c!r}")
+        cap = self.raise_cap
+        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 1):
+            raise SubgameError(f"raise_cap must be >= 1 or None, got {cap!r}")
         if not self.late_factor >= 1:
             raise SubgameError(f"late_factor must be >= 1, got {self.late_factor!r}")
 
@@ -390,9 +397,11 @@ class HunlSearchAgent:
         if c0 != c1:
             raise SubgameError(f"round {rnd} starts with unequal contributions {c0}, {c1}")
         extra: list[float] = []
+        raises = 0
         st = path.state._replace(contrib=(c0, c0), round=rnd, raises=0, acted=0, to_act=s.first_player[rnd])
         for a in path.of_round(rnd)[:upto]:
             if a.name.startswith("r"):
+                raises += 1
                 top, to_call = max(st.contrib), max(st.contrib) - st.contrib[a.player]
                 amount = int(a.name[1:])
                 if amount < s.stack:
@@ -402,7 +411,8 @@ class HunlSearchAgent:
         fractions[0] = tuple(sorted(set(fractions[0]) | set(extra)))
         board = path.boards[rnd]
         spec = replace(s, ante=c0, blinds=(0, 0), board=board, board_cards=(len(board),) + s.board_cards[rnd + 1 :],
-                       first_player=s.first_player[rnd:], bet_fractions=fractions[0], round_bet_fractions=tuple(fractions))
+                       first_player=s.first_player[rnd:], bet_fractions=fractions[0], round_bet_fractions=tuple(fractions),
+                       raise_cap=s.raise_cap if self.config.raise_cap is None else max(self.config.raise_cap, raises))
         return PokerGame(spec, name=f"{self.game.name} from round {rnd}")
 
     def _searched(self, view: View, path: _Path) -> Decision:

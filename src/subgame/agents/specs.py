@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..blueprint.blueprint_file import Blueprint
@@ -110,7 +110,7 @@ def _search(rest: str, spec: str, tree: PublicTree, game: Game | None) -> Agent:
 AGENT_KINDS: dict[str, AgentKind] = {
     "cfr-d": AgentKind("cfr-d:FILE[:N]", _cfr_d),
     "resolve": AgentKind("resolve:FILE:METHOD[:N]", _resolve),
-    "search": AgentKind("search:FILE[:BUCKETS][:kK[cR]][:N|Ts]", _search),  # BUCKETS, kK and Ts: a blueprint file (HUNL) only
+    "search": AgentKind("search:FILE[:BUCKETS][:kK[cR]][:rN][:N|Ts]", _search),  # BUCKETS, kK, rN, Ts: a blueprint file only
     "cdbr": AgentKind("cdbr:MODEL[:DEPTH]", lambda rest, spec, tree, game: _counter("cdbr", rest, spec, tree)),
     "cdrnr": AgentKind("cdrnr:MODEL:P[:DEPTH]", lambda rest, spec, tree, game: _counter("cdrnr", rest, spec, tree)),
     "blueprint": AgentKind("blueprint:FILE[:BUCKETS]", lambda rest, spec, tree, game: blueprint_agent(spec, _needs(game, spec))),
@@ -194,10 +194,11 @@ def lbr_agent(spec: str, game: Game) -> Agent:
 
 
 def hunl_search_agent(spec: str, game: Game, seconds: float | None = None) -> Agent:
-    """``search:BP[:BUCKETS][:kK[cR]][:N|Ts]``: the search agent on an implicit blueprint; needs the game only (HUNL).
+    """``search:BP[:BUCKETS][:kK[cR]][:rN][:N|Ts]``: the search agent on an implicit blueprint; needs the game only (HUNL).
 
     ``kK``: the turn too, solved to the end of its round with K continuations at its leaves (1 to
-    4; ``cR``: R sampled river cards per leaf instead of all). ``seconds``: the budget of every
+    4; ``cR``: R sampled river cards per leaf instead of all). ``rN``: at most N bets and raises a
+    round in the subgames (:attr:`HunlSearchConfig.raise_cap`). ``seconds``: the budget of every
     solve where the spec names none (``--seconds-per-decision``); a budget in the spec wins.
     """
     if seconds is not None and not seconds > 0:
@@ -208,11 +209,14 @@ def hunl_search_agent(spec: str, game: Game, seconds: float | None = None) -> Ag
         text = parts.pop()
         budget = Budget(seconds=float(text[:-1])) if text.endswith("s") else Budget(iterations=int(text))
     config = HunlSearchConfig(budget=budget)
+    if len(parts) > 1 and (m := re.fullmatch(r"r(\d+)", parts[-1])):
+        parts.pop()
+        config = replace(config, raise_cap=int(m.group(1)))
     if len(parts) > 1 and (m := re.fullmatch(r"k(\d+)(?:c(\d+))?", parts[-1])):
         parts.pop()
         river = None if m.group(2) is None else int(m.group(2))
-        config = HunlSearchConfig(budget=budget, num_values=int(m.group(1)), river_cards=river,
-                                  search_round=max(0, game.spec.num_rounds - 2) if isinstance(game, PokerGame) else None)
+        config = replace(config, num_values=int(m.group(1)), river_cards=river,
+                         search_round=max(0, game.spec.num_rounds - 2) if isinstance(game, PokerGame) else None)
     if not isinstance(game, PokerGame):
         raise SubgameError(f"agent {spec!r}: a blueprint plays a no-limit poker game")
     blueprint = Blueprint.load(_existing(parts[0], spec))
