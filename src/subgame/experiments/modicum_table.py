@@ -40,7 +40,7 @@ from ..agents.blueprint import BlueprintAgent
 from ..agents.exact import agent_strategy
 from ..agents.hunl_search import HunlSearchAgent, HunlSearchConfig
 from ..agents.lbr import LocalBestResponse
-from ..agents.match import Estimate, exact_value, mbb_scale, play_match
+from ..agents.match import Estimate, MatchResult, exact_value, mbb_scale, play_match
 from ..blueprint.actions import ActionAbstraction, parse_actions
 from ..blueprint.blueprint_file import Blueprint
 from ..blueprint.buckets4 import Buckets4Config, FourRoundBuckets
@@ -80,6 +80,7 @@ class TableSetup:
         solve_iterations: CFR+ iterations of every search solve (a fixed budget: the agents
             are deterministic given the seed).
         river_cards: river cards sampled at each turn leaf (``None``: every card).
+        raise_cap: bets and raises a round of a search subgame offers (``None``: the game's rule).
         deals: duplicate deals of each match (two hands each).
     """
 
@@ -93,15 +94,16 @@ class TableSetup:
     lookup_iterations: int
     solve_iterations: int
     river_cards: int | None
+    raise_cap: int | None
     deals: int
 
 
 SETUPS: dict[str, TableSetup] = {
     "reduced": TableSetup("reduced four-round deck (3 ranks x 2 suits, 1 hole card, 3 big blinds deep)", REDUCED,
-                          None, None, 20_000, "100:1", (3, 2, 2, 2), 20_000, 100, None, 300),
+                          None, None, 20_000, "100:1", (3, 2, 2, 2), 20_000, 100, None, None, 300),
     "hunl": TableSetup("heads-up no-limit hold'em (ACPC rules, 200 big blinds)", HUNL,
-                       "50,100,allin/100,allin:3", (169, 8, 8, 8), 20_000, "100,allin/allin:2", (169, 4, 4, 4), 20_000,
-                       50, 1, 100),
+                       "50,100,allin/100,allin:3", (169, 8, 8, 8), 60_000, "100,allin/allin:2", (169, 4, 4, 4), 60_000,
+                       50, 2, 3, 100),
 }
 
 #: The rows: each agent's name and its search configuration (``None``: the blueprint alone).
@@ -165,7 +167,8 @@ def _agent(name: str, bps: _Blueprints, setup: TableSetup) -> Agent:
     if k is None:
         return BlueprintAgent(bps.game, blueprint, abstraction, name="blueprint")
     config = HunlSearchConfig(budget=Budget(iterations=setup.solve_iterations), search_round=2 if bps.game.spec.num_rounds > 3
-                              else None, num_values=k, river_cards=setup.river_cards)
+                              else None, num_values=k, river_cards=setup.river_cards,
+                              raise_cap=setup.raise_cap)
     return HunlSearchAgent(bps.game, blueprint, abstraction, config, name=f"search K={k}")
 
 
@@ -244,8 +247,15 @@ def modicum_table(
         t0 = time.perf_counter()
         pair = (_agent(a, bps, setup), _opponent(o, bps))
         reference = (behaviour[a], behaviour[o]) if o in behaviour else None
+
+        def report(partial: MatchResult, label: str = f"[{i + 1}/{len(todo)}] {a} vs {o}", t0: float = t0) -> None:
+            done = partial.deals
+            if 0 < done < deals:
+                eta = (time.perf_counter() - t0) / done * (deals - done)
+                say(f"{label}: {done}/{deals} deals, {eta:.0f} s to go")
+
         result = play_match(game, tree, pair, deals, seed, aivat=tree is not None and reference is not None,
-                            exact=False, reference=reference, executor=executor)
+                            exact=False, reference=reference, executor=executor, progress=report)
         if result.error is not None:
             raise SubgameError(f"{a} vs {o}: {result.error.message}")
         plain = result.estimate("plain")
@@ -270,9 +280,7 @@ def _result(setup: TableSetup, full: bool, seed: int, deals: int, workers: int, 
     exact = bool(exploit)
     headers = ["agent"]
     for o in OPPONENTS:
-        headers.append(f"vs {o} ({'AIVAT' if exact and o != 'LBR' else 'plain'})")
-        if exact and o != "LBR":
-            headers.append(f"vs {o}, exact")
+        headers.append(f"vs {o} ({'AIVAT; exact' if exact and o != 'LBR' else 'plain'})")
     if exact:
         headers.append("exploitability, exact")
     headers += ["paper: vs Baby Tartanian8", "paper: vs Slumbot"]
@@ -282,17 +290,16 @@ def _result(setup: TableSetup, full: bool, seed: int, deals: int, workers: int, 
         for o in OPPONENTS:
             c = cells.get((a, o))
             if c is None:
-                row += ["0 (itself)"] + (["0"] if exact and o != "LBR" else [])
+                row.append("0 (itself)")
                 continue
             key = "aivat" if "aivat" in c else "plain"
-            row.append(_cell(Estimate(c[key], c[f"{key}_ci"], float("nan"))))
-            if exact and o != "LBR":
-                row.append(f"{c['exact']:+.1f}")
+            text = _cell(Estimate(c[key], c[f"{key}_ci"], float("nan")))
+            row.append(f"{text}; {c['exact']:+.1f}" if "exact" in c else text)
         if exact:
             row.append(f"{exploit[a]:.1f}")
         rows.append(row + list(paper))
     if exact:
-        rows.append(["lookup-table bot", *[""] * (len(headers) - 4), f"{exploit['lookup-table bot']:.1f}", "", ""])
+        rows.append(["lookup-table bot", *[""] * len(OPPONENTS), f"{exploit['lookup-table bot']:.1f}", "", ""])
     blueprint, lookup = bps.agents[0], bps.lookup[0]
     setup_lines = [
         f"Game: {setup.name}. Every value is the row agent's winrate in {unit} (1000 / big blind), duplicate deals "
@@ -303,8 +310,11 @@ def _result(setup: TableSetup, full: bool, seed: int, deals: int, workers: int, 
         f"{'/'.join(map(str, setup.lookup_buckets))} buckets, translation, no search.",
         f"Search: the turn solved to the end of its betting round with K continuation strategies at its leaves (the "
         f"blueprint, and fold, call, raise x10), the river to the end of the game; {setup.solve_iterations} CFR+ "
-        f"iterations a solve; ranges by Bayes' rule (unsafe nested solving, as Modicum). LBR: local best response with the "
-        f"blueprint as its model of the agent's ranges (for the search agents the model is not what they play).",
+        f"iterations a solve"
+        + (f", {setup.river_cards} sampled river card(s) at each turn leaf" if setup.river_cards else "")
+        + (f", at most {setup.raise_cap} bets and raises a round in a subgame" if setup.raise_cap else "")
+        + "; ranges by Bayes' rule (unsafe nested solving, as Modicum). LBR: local best response with the "
+        "blueprint as its model of the agent's ranges (for the search agents the model is not what they play).",
     ]
     notes = [
         "Paper (Brown, Sandholm & Amos 2018, Table 1): HUNL, AIVAT, against Baby Tartanian8 and Slumbot; its blueprint "
