@@ -41,6 +41,21 @@ def test_piped_hands_give_the_tables_result():
     assert len(re.findall(r"^hand \d: you are player", result.stdout.replace("─", "").replace(" hand", "hand"), re.M)) == 3
 
 
+def test_hunl_is_played_against_an_agent_that_needs_no_tree():
+    """Heads-up no-limit hold'em does not compile: an agent that needs no tree plays it, hand by hand."""
+    from subgame.cli.play import open_table
+
+    result = play("--agent", "call", "--game", "tests/data/acpc/holdem_nolimit.game", "--seed", "2", "--hands", "2",
+                  input="call\n" * 20)
+    assert result.exit_code == 0, result.output
+    table = open_table("call", "tests/data/acpc/holdem_nolimit.game", [], 2, None)
+    for _ in range(2):
+        state = table.new_hand()
+        while not state.over:
+            state = table.act("call")
+    assert f"2 hands played; your result {table.total:+g}" in result.stdout
+
+
 def test_strategy_file_agent_shows_its_range_after_the_hand(strategy_file):
     result = play("--agent", str(strategy_file), "--hands", "1", "--seat", "1", input="c\n" * 5)
     assert result.exit_code == 0, result.output

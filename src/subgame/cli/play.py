@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from ..agents.specs import load_agent
+from ..agents.specs import load_agent, treeless_agent
 from ..agents.table import AgentDecisionRecord, Table, TableState
 from ..errors import IllegalActionError
 from ..games import load_game
@@ -42,8 +42,11 @@ def open_table(agent: str, game: str | None, param: list[str], seed: int, seat: 
         params = {**((recorded.params or {}) if recorded is not None else {}), **parse_params(param)}
     else:
         params = parse_params(param)
-    tree = compile_named(game, params)
     rules = load_game(game, **params)
+    treeless = treeless_agent(agent, rules)  # an agent that needs no tree plays games too big to compile (HUNL)
+    if treeless is not None:
+        return Table(rules, treeless, seed=seed, human_seat=seat, label=game_label(game, params))
+    tree = compile_named(game, params)
     return Table(rules, load_agent(agent, tree, rules), seed=seed, human_seat=seat, label=game_label(game, params))
 
 
