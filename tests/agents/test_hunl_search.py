@@ -16,6 +16,7 @@ from subgame.agents.blueprint import BlueprintAgent
 from subgame.agents.exact import agent_exploitability
 from subgame.agents.hunl_search import HunlSearchAgent, HunlSearchConfig
 from subgame.agents.specs import load_agent
+from subgame.agents.table import Table
 from subgame.blueprint.actions import ActionAbstraction, parse_actions
 from subgame.blueprint.blueprint_file import Blueprint
 from subgame.blueprint.buckets4 import Buckets4Config, FourRoundBuckets
@@ -149,6 +150,28 @@ def test_a_raise_cap_shrinks_the_subgames_and_keeps_the_raises_a_round_had():
     assert raised > 0 and smaller > 0 and capped.fallbacks == [] and free.fallbacks == []
     with pytest.raises(SubgameError, match="raise_cap"):
         HunlSearchConfig(raise_cap=0)
+
+
+def test_at_the_table_a_searched_decision_shows_its_range_and_strategy_at_every_hand():
+    """The table records, at each decision the agent searched, its belief over its hands and its solve's strategy at
+    each: the row of the hand it held is what it played, every row is a distribution, the ranges sum to one."""
+    game = _game()
+    table = Table(game, _agent(game), seed=4)
+    shown = 0
+    for _ in range(12):
+        state = table.new_hand()
+        while not state.over:
+            state = table.act("call")
+        for d in state.decisions:
+            assert d.seconds > 0
+            if not d.rows:
+                continue
+            shown += 1
+            held = next(r for r in d.rows if r.label == d.private)
+            np.testing.assert_allclose(held.probs, d.probs, atol=1e-12)
+            np.testing.assert_allclose([sum(r.probs) for r in d.rows], 1.0, atol=1e-9)
+            assert sum(r.range for r in d.rows) == pytest.approx(1.0) and all(r.reach > 0 for r in d.rows)
+    assert shown > 0
 
 
 def test_acpc_raise_of_a_size_the_game_lacks():

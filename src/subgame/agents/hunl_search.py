@@ -218,6 +218,7 @@ class HunlSearchAgent:
         self.fallbacks: list[str] = []  #: what made the agent play its blueprint instead of a solve
         self.decision_seconds: list[tuple[int, float]] = []  #: (round, seconds) of every decision
         self._solves: dict[tuple[object, ...], _Solve] = {}
+        self._last_searched = False  #: whether the last decision was a solve's (not the blueprint's)
 
     @cached_property
     def _hands(self) -> tuple[np.ndarray, tuple[str, ...]]:
@@ -250,10 +251,38 @@ class HunlSearchAgent:
                 decision = self._searched(view, path)
             except SubgameError as e:  # GameDefinitionError and InvalidRangeError are SubgameErrors
                 self._fall_back(f"round {rnd}, moves {[m.public for m in view.moves]}: {e}")
+        self._last_searched = decision is not None
         if decision is None:
             decision = self.base.act(view)
         self.decision_seconds.append((rnd, time.perf_counter() - started))
         return decision.checked(view)
+
+    def decision_rows(self, view: View) -> tuple[tuple[str, ...], np.ndarray, np.ndarray] | None:
+        """At a decision it searched (``view`` just answered): every hand's label, its own range there (Bayes' rule
+        along the hand, as its solves assume) and its solve's probabilities of ``view.legal`` at each hand; ``None``
+        at a blueprint decision or after a fallback (:class:`~subgame.agents.table.ExposesRange`)."""
+        path = self._replay(view)
+        rnd = path.state.round
+        names = tuple(a.name for a in path.of_round(rnd))
+        solve = self._solves.get((view.player, path.key(rnd, len(names))))
+        if rnd < self.search_round or solve is None or not self._last_searched:
+            return None
+        _, labels = self._hands
+        reach = self._ranges(path, rnd, len(names))[view.player]
+        sub_labels, infosets = solve.rows(view.player, 0)
+        pa = solve.tree.players[view.player]
+        first = int(infosets[infosets >= 0][0])
+        sub_state = solve.game.root()._replace(hole=path.state.hole)
+        for name in names:
+            sub_state = _after(solve.game, sub_state, name)
+        to = dict(solve.game._betting_actions(sub_state))
+        probs = np.zeros((len(labels), len(view.legal)))
+        rows = solve.probs[view.player][np.maximum(infosets, 0)] * (infosets >= 0)[:, None]
+        for k, (a, ok) in enumerate(zip(pa.action_ids[first].tolist(), pa.legal[first].tolist())):
+            if ok:  # one real action per subgame action, the same at every hand
+                column = view.legal.index(self._real(path.state, a, to[a], view.legal))
+                probs[:, column] += LabeledValues(sub_labels, rows[:, k]).at(labels, "the solve's strategy")
+        return labels, reach, probs
 
     def _fall_back(self, why: str) -> None:
         LOG.warning("%s plays its blueprint: %s", self.name, why)

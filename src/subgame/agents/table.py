@@ -15,8 +15,9 @@ exposes the behaviour strategy it plays (:class:`ExposesStrategy`, as
 state: for every private state it could hold there, its range (its own reach probability,
 normalized over the public state's private states: the range an observer who knows its
 strategy would assign, in games such as poker whose deal is uniform over the private
-states a public state allows) and its action probabilities. The record is shown only once
-the hand is over.
+states a public state allows) and its action probabilities; an agent that searches
+(:class:`ExposesRange`) gives its own belief and its solve's strategy at every hand instead.
+Each record keeps the agent's time to answer. The record is shown only once the hand is over.
 
 Everything a client shows is one frozen :class:`TableState`, a plain value that
 :meth:`TableState.to_json` turns into the page's JSON.
@@ -24,6 +25,7 @@ Everything a client shows is one frozen :class:`TableState`, a plain value that
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
@@ -50,6 +52,15 @@ class ExposesStrategy(Protocol):
 
     tree: PublicTree
     strategy: Strategy
+
+
+@runtime_checkable
+class ExposesRange(Protocol):
+    """An agent that tells its range and strategy at every private state of a decision it just answered (a searching
+    agent, whose behaviour strategy is no compiled tree's): ``(labels [H], reach [H], probs [H, len(view.legal)])``, or
+    ``None`` where it has nothing to show."""
+
+    def decision_rows(self, view: View) -> tuple[Sequence[str], np.ndarray, np.ndarray] | None: ...
 
 
 @dataclass(frozen=True)
@@ -81,6 +92,7 @@ class AgentDecisionRecord:
     probs: tuple[float, ...]  #: the agent's probabilities of ``actions``
     chosen: int  #: the action id played (sampled from ``probs``)
     rows: tuple[PrivateStateRow, ...] = ()  #: its strategy at every private state here; empty when not exposed
+    seconds: float = field(default=0.0, compare=False)  #: how long it took to answer (wall time: not part of a replay)
 
 
 @dataclass(frozen=True)
@@ -237,6 +249,7 @@ class Table:
                 hand = hand.after(game, Decision(dict(game.chance_outcomes(hand.state))).sample(self._chance_rng))
                 continue
             view = hand.view(game, who)
+            started = time.perf_counter()
             try:
                 decision = self.agent.act(view).checked(view)
             except SubgameError as exc:
@@ -246,7 +259,7 @@ class Table:
             record = AgentDecisionRecord(
                 public=view.public_key, private=view.private_label, actions=self._choices(hand.state, view.legal),
                 probs=tuple(float(decision.probs.get(a, 0.0)) for a in view.legal), chosen=chosen,
-                rows=self._rows(view),
+                rows=self._rows(view), seconds=time.perf_counter() - started,
             )
             hand = replace(hand.after(game, chosen), decisions=hand.decisions + (record,))
 
@@ -254,6 +267,14 @@ class Table:
     def _rows(self, view: View) -> tuple[PrivateStateRow, ...]:
         """The agent's strategy at every private state of the view's public state (empty if not exposed)."""
         agent = self.agent
+        if isinstance(agent, ExposesRange) and not isinstance(agent, ExposesStrategy):
+            shown = agent.decision_rows(view)
+            if shown is None:
+                return ()
+            labels, reach, probs = shown
+            total = float(reach.sum())
+            return tuple(PrivateStateRow(label, float(r), float(r) / total if total > 0 else 0.0, tuple(float(q) for q in row))
+                         for label, r, row in zip(labels, reach, probs) if r > 0)
         if not isinstance(agent, ExposesStrategy):
             return ()
         tree, strategy, p = agent.tree, agent.strategy, view.player

@@ -25,6 +25,8 @@ from .app import EXIT_INTERRUPTED, ParamsOption, compile_named, fail, game_label
 
 #: Private states listed per decision before the rest are summarized (hold'em has 1,326).
 MAX_ROWS = 24
+#: A decision that took at least this long (seconds) says so.
+SHOWN_SECONDS = 0.5
 
 AgentOption = Annotated[str, typer.Option("--agent", help="The agent: one of the specs listed below.")]
 GameOption = Annotated[
@@ -135,7 +137,8 @@ def decision_table(d: AgentDecisionRecord) -> RichTable | Text:
     chosen = next((a.label for a in d.actions if a.id == d.chosen), str(d.chosen))
     mix = ", ".join(f"{a.label} {p:.0%}" for a, p in zip(d.actions, d.probs))
     path = " ".join(p for p in d.public if p) or "the start"
-    title = f"agent holding {d.private} after {path}: played {chosen} ({mix})"
+    took = f" in {d.seconds:.1f} s" if d.seconds >= SHOWN_SECONDS else ""  # a searching agent's time; instant answers stay quiet
+    title = f"agent holding {d.private} after {path}: played {chosen} ({mix}){took}"
     if not d.rows:
         return Text(title)
     table = RichTable(title=title, title_justify="left")

@@ -59,6 +59,7 @@ function stackedBar(probs, cols) {
 }
 
 const pct = (x) => (100 * x).toFixed(1) + "%";
+const duration = (s) => (s < 0.001 ? "under 1 ms" : s < 1 ? `${Math.round(1000 * s)} ms` : `${s.toFixed(1)} s`);
 
 function strategyTable(d, cols) {
   const head = el("tr", {}, el("th", {}, "private state"), el("th", {}, "range"));
@@ -116,7 +117,8 @@ function showDecisions(s) {
     const chosen = d.actions.find((a) => a.id === d.chosen);
     const path = d.public.filter((p) => p).join(" ") || "the start";
     const div = el("div", { class: "decision" },
-      el("h3", {}, `Holding ${d.private} after ${path}: played ${chosen ? chosen.label : d.chosen}`));
+      el("h3", {}, `Holding ${d.private} after ${path}: played ${chosen ? chosen.label : d.chosen}`,
+        el("span", { class: "seconds" }, ` (${duration(d.seconds)})`)));
     const mine = el("div");
     d.actions.forEach((a, k) => mine.append(el("span", { style: "margin-right:1em" }, `${a.label} ${pct(d.probs[k])}`,
       el("span", { class: "bar" }, el("span", { style: `width:${100 * d.probs[k]}%;background:${cols[k]}` })))));
