@@ -208,7 +208,7 @@ def modicum_table(
         workers: processes playing blocks of deals (results do not depend on it).
         checkpoint: a folder for the blueprints and each finished match; a run with it resumes.
         deals: duplicate deals per match instead of the setup's.
-        progress: called with a line after each match.
+        progress: called with a line during each match (deals done, time to go) and after it.
         setup: another :class:`TableSetup` (tests).
     """
     setup = setup or SETUPS["hunl" if full else "reduced"]
@@ -236,6 +236,19 @@ def modicum_table(
             exploit[name] = exploitability(tree, behaviour[name]).exploitability * scale
         behaviour["own blueprint"] = behaviour["blueprint"]
     executor: Executor | None = ProcessExecutor(workers) if workers > 1 else None
+    try:
+        cells = _matches(setup, seed, bps, tree, behaviour, folder, executor, say)
+    finally:
+        if executor is not None:
+            executor.close()
+    return _result(setup, full, seed, deals, workers, bps, cells, exploit, unit, time.perf_counter() - started)
+
+
+def _matches(setup: TableSetup, seed: int, bps: _Blueprints, tree: PublicTree | None, behaviour: dict[str, Strategy],
+             folder: Path | None, executor: Executor | None, say: Callable[[str], None]) -> dict[tuple[str, str], dict[str, float]]:
+    """Every match of the table (those a checkpoint folder holds read back), each written there once it ends."""
+    game, deals = bps.game, setup.deals
+    scale, unit = mbb_scale(game)
     cells: dict[tuple[str, str], dict[str, float]] = {}
     todo = [(a, o) for a in AGENTS for o in OPPONENTS if not (a == "blueprint" and o == "own blueprint")]
     for i, (a, o) in enumerate(todo):
@@ -270,9 +283,7 @@ def modicum_table(
             write_text(file, json.dumps(cell))
         say(f"[{i + 1}/{len(todo)}] {a} vs {o}: {plain.mean:+.0f} ± {plain.half_width:.0f} {unit} over {result.hands} hands "
             f"({cell['seconds']:.0f} s)")
-    if executor is not None:
-        executor.close()
-    return _result(setup, full, seed, deals, workers, bps, cells, exploit, unit, time.perf_counter() - started)
+    return cells
 
 
 def _result(setup: TableSetup, full: bool, seed: int, deals: int, workers: int, bps: _Blueprints,
