@@ -9,7 +9,7 @@ import pytest
 
 from subgame.agents import CallAgent, Decision, Move, RandomAgent, StrategyAgent, View, infoset_key
 from subgame.agents.table import AgentFailed, Table
-from subgame.errors import IllegalActionError
+from subgame.errors import IllegalActionError, SubgameError
 from subgame.games import GAMES, load_game
 from subgame.games.base import CHANCE
 from subgame.solve.cfr import CFRSolver
@@ -164,6 +164,29 @@ def test_agents_that_do_not_expose_a_strategy_have_no_rows():
     table = Table(load_game("leduc"), CallAgent(), seed=1, human_seat=0)
     _play(table, 2, np.random.default_rng(0))
     assert table.state().decisions and all(r.rows == () for r in table.state().decisions)
+
+
+class _ShowsRange(CallAgent):
+    """Calls; shows every private state with its reach, or fails to show it."""
+
+    def __init__(self, fails: bool) -> None:
+        self.fails = fails
+
+    def decision_rows(self, view):
+        if self.fails:
+            raise SubgameError("nothing to show")
+        labels = ("J", "Q", "K")
+        return labels, np.array([1.0, 0.0, 3.0]), np.tile(np.eye(len(view.legal))[view.legal.index(1)], (3, 1))
+
+
+def test_an_agent_that_exposes_its_range_is_shown_and_one_that_fails_to_is_not():
+    shown = Table(load_game("leduc"), _ShowsRange(False), seed=1, human_seat=0)
+    _play(shown, 1, np.random.default_rng(0))
+    d = shown.state().decisions[0]
+    assert [(r.label, r.range) for r in d.rows] == [("J", 0.25), ("K", 0.75)] and d.rows[0].probs == d.probs
+    failing = Table(load_game("leduc"), _ShowsRange(True), seed=1, human_seat=0)
+    _play(failing, 1, np.random.default_rng(0))
+    assert failing.state().decisions and all(r.rows == () for r in failing.state().decisions)
 
 
 def test_actions_are_read_by_number_name_or_word():

@@ -268,7 +268,10 @@ class Table:
         """The agent's strategy at every private state of the view's public state (empty if not exposed)."""
         agent = self.agent
         if isinstance(agent, ExposesRange) and not isinstance(agent, ExposesStrategy):
-            shown = agent.decision_rows(view)
+            try:
+                shown = agent.decision_rows(view)
+            except SubgameError:  # what the agent shows is an extra: the hand goes on without it
+                return ()
             if shown is None:
                 return ()
             labels, reach, probs = shown
