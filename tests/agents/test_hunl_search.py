@@ -128,6 +128,7 @@ def test_off_tree_bets_answered_legally_by_search():
     assert asked == 80 and agent.fallbacks == []
 
 
+@pytest.mark.slow
 def test_a_raise_cap_shrinks_the_subgames_and_keeps_the_raises_a_round_had():
     """``raise_cap=1`` in a game of three raises a round: the solves are smaller, and a river where two raises were
     made is still solved (the cap grows to the raises so far), legally, with no fallback."""

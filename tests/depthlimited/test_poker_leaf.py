@@ -15,6 +15,7 @@ from subgame.depthlimited.leaf import MultiValuedLeaf
 from subgame.depthlimited.poker_leaf import CONTINUATIONS, PokerRoundValues, continuation_tables, sampled_cards
 from subgame.errors import SubgameError
 from subgame.games.poker.hands import hand_strength
+from subgame.tree import kernels
 from subgame.tree.public_state import subgame_at
 from subgame.tree.public_tree import LEAF
 from tests.agents.test_hunl_search import _blueprint, _game
@@ -70,8 +71,16 @@ def _brute(game, tree, bp, mapping, player, num_values):
     return out
 
 
+@pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=pytest.mark.skipif(not kernels.available(),
+                                                                                       reason="the compiled loops are not built"))])
 @pytest.mark.parametrize("player", [0, 1])
-def test_leaf_products_equal_the_brute_force(player):
+def test_leaf_products_equal_the_brute_force(player, compiled):
+    """Both the numpy products and the compiled pass over the strength ladder."""
+    with kernels.compiled(compiled):
+        _leaf_products_equal_the_brute_force(player)
+
+
+def _leaf_products_equal_the_brute_force(player):
     game, bp = _game(), _blueprint()
     sub = subgame_at(game, TURN, chance_limit=1, leaf_histories=True)
     tree = sub.tree
@@ -151,3 +160,37 @@ def test_a_tree_compiled_with_a_sample_of_leaf_cards_values_them_as_every_deal(p
     assert set(values[1]) <= set(values[0]) and max(np.abs(w).max() for w in values[1].values()) > 0
     for key, w in values[1].items():
         np.testing.assert_allclose(w, deals * values[0][key], rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not kernels.available(), reason="the compiled loops are not built")
+@pytest.mark.parametrize("player", [0, 1])
+def test_two_card_hands_compiled_equal_numpy(player):
+    """Hold'em's two hole cards (the hand itself removed with each of its cards, added back once): the compiled pass
+    over the strength ladder equals the numpy products, at every river leaf of a whole four-round game."""
+    from subgame.blueprint.actions import ActionAbstraction
+    from subgame.blueprint.blueprint_file import Blueprint
+    from subgame.blueprint.buckets4 import Buckets4Config, FourRoundBuckets
+    from subgame.blueprint.implicit_mccfr import ImplicitConfig, ImplicitMCCFR
+    from subgame.games import load_game
+
+    game = load_game("poker", num_ranks=4, num_suits=3, hole_cards=2, board_cards=(0, 1, 1, 1), betting="nolimit", ante=0,
+                     blinds=(2, 1), stack=6, bet_fractions=(1.0,), all_in=True, first_player=(1, 0, 0, 0), raise_cap=1)
+    buckets = FourRoundBuckets.build(Buckets4Config.of(game.spec, (16, 3, 4, 5), rollouts=2, fit_boards=2))
+    solver = ImplicitMCCFR(game.spec, ActionAbstraction.of_spec(game.spec), buckets, ImplicitConfig(batch=2000), seed=1)
+    solver.step()
+    bp = Blueprint.of(solver)
+    tree = subgame_at(game, None, chance_limit=3).tree
+    values = PokerRoundValues.build(game, tree, bp, buckets, _mapping(bp, tree), player, 4)
+    opp = 1 - player
+    states = np.flatnonzero(tree.kind[tree.players[opp].node] == LEAF)
+    rng = np.random.default_rng(7)
+    reach, split = rng.random(tree.players[player].num_states), rng.random((states.size, 4))
+    got = {}
+    for flag in (False, True):
+        with kernels.compiled(flag):
+            opponent_values, player_values = values.bind(tree, states)
+            got[flag] = (opponent_values(reach), player_values(split))
+    assert np.abs(got[False][0]).max() > 0
+    for a, b in zip(got[False], got[True]):
+        np.testing.assert_allclose(b, a, rtol=1e-10, atol=1e-12)

@@ -41,6 +41,7 @@ from ..blueprint.blueprint_file import Blueprint
 from ..blueprint.deal_abstraction import DealAbstraction
 from ..errors import SubgameError
 from ..games.poker.game import PokerGame
+from ..tree import kernels
 from ..tree.poker_compile import board_hands, deal_hands
 from ..tree.poker_operators import CardRemoval, strength_keys
 from ..tree.poker_states import public_root
@@ -248,6 +249,10 @@ class PokerRoundValues:
         [n, T, Kx] (Kx = 1: the same for every continuation; Kx = K: continuation k's own)."""
         tab = self._oriented[receiver]
         giver = 1 - receiver
+        if kernels.enabled() and g.removal.compiled:  # one pass up and one down the strength ladder per leaf column
+            order, _, ties = g.removal.ladder
+            return kernels.leaf_values(giver_reach, tab, g.sequence, g.weight, order, ties, g.removal.hand_cards,
+                                       g.bucket[giver], g.bucket[receiver])
         n, T, Kx = giver_reach.shape
         K, U = self.num_values, tab.shape[-1]
         onehot = np.zeros((n, U))

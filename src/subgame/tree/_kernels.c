@@ -22,7 +22,7 @@ typedef int32_t idx_t;
 
 /* The version of these functions' signatures: subgame.tree.kernels refuses a library built from another one (bump
    both together whenever a signature changes, so that a stale build left in place falls back to numpy). */
-int64_t kernels_abi(void) { return 11; }
+int64_t kernels_abi(void) { return 12; }
 
 /* numpy's maximum: the second argument unless the first is larger or NaN (so max(-0.0, 0.0) is 0.0) */
 static inline double np_max(double a, double b) { return (a > b || a != a) ? a : b; }
@@ -262,6 +262,91 @@ void showdown_values(const double *opp, double *out, const int64_t *me_local, co
             for (int64_t q = ties[g]; q < ties[g + 1]; q++) {
                 total += x[q];
                 for (int64_t j = 0; j < k; j++) mass[hand_cards[q * k + j]] += x[q];
+            }
+        }
+    }
+}
+
+/*
+ * Depth-limited leaves of one last-round board (subgame.depthlimited.poker_leaf): for each receiver hand i, leaf
+ * column t and continuation k,
+ *   out[i, t, k] = weight[t] * sum_u sum_j coef[seq[t], k, j, rb[i], u] * part_j(i, t, x, u),
+ * part_j the giver's reach over the hands in giver bucket u that share no card with i: all of them (j = 0), the
+ * weaker (1), the stronger (2), the tied (3); x = k where the reach has a column per continuation (kx == K), else 0.
+ * One ascending and one descending pass over the hands in strength order (`order`, groups of ties at `ties`) keep
+ * per bucket the running reach and what each card holds of it, as showdown_values does for one bucket.
+ * reach [n, T, kx], out [n, T, K], coef [S, K, 4, ur, U]; scratch: 2 * cards * U * kx + 3 * U * kx + n * U * kx doubles.
+ */
+void leaf_values(const double *reach, double *out, const double *coef, const int64_t *seq, const double *weight,
+                 const int64_t *order, const int64_t *ties, int64_t groups, const int64_t *hand_cards, int64_t k,
+                 const int64_t *gb, const int64_t *rb, int64_t n, int64_t T, int64_t K, int64_t kx, int64_t ur, int64_t U,
+                 int64_t cards, double *scratch) {
+    const int64_t w = U * kx;  /* one hand's or card's entry: [U, kx] */
+    double *mass = scratch, *above = mass + cards * w, *tot = above + cards * w, *top = tot + w, *part = top + w;
+    double *weaker = part + w;
+    for (int64_t t = 0; t < T; t++) {
+        const double *c_t = coef + seq[t] * K * 4 * ur * U;
+        memset(mass, 0, (size_t)(cards * w) * sizeof(double));
+        memset(tot, 0, (size_t)w * sizeof(double));
+        for (int64_t g = 0; g < groups; g++) {
+            for (int64_t q = ties[g]; q < ties[g + 1]; q++) {
+                const int64_t *c = hand_cards + order[q] * k;
+                double *wq = weaker + q * w;
+                for (int64_t e = 0; e < w; e++) {
+                    double m = tot[e] - mass[c[0] * w + e];
+                    if (k == 2) m -= mass[c[1] * w + e];
+                    wq[e] = m;
+                }
+            }
+            for (int64_t q = ties[g]; q < ties[g + 1]; q++) {
+                const int64_t h = order[q];
+                const double *r = reach + (h * T + t) * kx;
+                const int64_t off = gb[h] * kx;
+                for (int64_t x = 0; x < kx; x++) {
+                    tot[off + x] += r[x];
+                    for (int64_t j = 0; j < k; j++) mass[hand_cards[h * k + j] * w + off + x] += r[x];
+                }
+            }
+        }
+        memset(above, 0, (size_t)(cards * w) * sizeof(double));
+        memset(top, 0, (size_t)w * sizeof(double));
+        for (int64_t g = groups - 1; g >= 0; g--) {
+            for (int64_t q = ties[g]; q < ties[g + 1]; q++) {
+                const int64_t i = order[q];
+                const int64_t *c = hand_cards + i * k;
+                const double *r = reach + (i * T + t) * kx;
+                const double *wq = weaker + q * w;
+                double *o = out + (i * T + t) * K;
+                for (int64_t kk = 0; kk < K; kk++) o[kk] = 0.0;
+                for (int64_t u = 0; u < U; u++) {
+                    for (int64_t x = 0; x < kx; x++) {
+                        const int64_t e = u * kx + x;
+                        double all = tot[e] - mass[c[0] * w + e], stronger = top[e] - above[c[0] * w + e];
+                        if (k == 2) {
+                            all -= mass[c[1] * w + e];
+                            stronger -= above[c[1] * w + e];
+                            if (gb[i] == u) all += r[x];  /* the hand itself, removed with each of its two cards */
+                        }
+                        part[0] = all;
+                        part[1] = wq[e];
+                        part[2] = stronger;
+                        part[3] = all - wq[e] - stronger;
+                        for (int64_t kk = (kx == 1 ? 0 : x); kk < (kx == 1 ? K : x + 1); kk++) {
+                            const double *cf = c_t + (kk * 4 * ur + rb[i]) * U + u;
+                            o[kk] += cf[0] * part[0] + cf[ur * U] * part[1] + cf[2 * ur * U] * part[2] + cf[3 * ur * U] * part[3];
+                        }
+                    }
+                }
+                for (int64_t kk = 0; kk < K; kk++) o[kk] = weight[t] * o[kk];
+            }
+            for (int64_t q = ties[g]; q < ties[g + 1]; q++) {
+                const int64_t h = order[q];
+                const double *r = reach + (h * T + t) * kx;
+                const int64_t off = gb[h] * kx;
+                for (int64_t x = 0; x < kx; x++) {
+                    top[off + x] += r[x];
+                    for (int64_t j = 0; j < k; j++) above[hand_cards[h * k + j] * w + off + x] += r[x];
+                }
             }
         }
     }

@@ -45,6 +45,7 @@ _SIGNATURES: dict[str, list[Any]] = {
     "update_regrets_f32": [_P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, ctypes.c_int, _D, _D, _D, _D, _D],
     "fold_values": [_P, _P, _P, _P, _P, _P, _P, _P, _I, _I, _I, _I, _P, _I],
     "showdown_values": [_P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, _I, ctypes.c_int, _I, _I, _P, _I],
+    "leaf_values": [_P, _P, _P, _P, _P, _P, _P, _I, _P, _I, _P, _P, _I, _I, _I, _I, _I, _I, _I, _P],
 }
 
 
@@ -88,7 +89,7 @@ class Rule(Protocol):
 
 
 #: The signatures' version ``_kernels.c`` must report (``kernels_abi``); bumped with every change to them.
-ABI = 11
+ABI = 12
 
 
 def _load() -> ctypes.CDLL | None:
@@ -363,6 +364,25 @@ def showdown_values(
         _ptr(opp), _ptr(out), *(_ptr(x) for x in idx[:4]), *(_ptr(x) for x in vals), _ptr(idx[4]), _ptr(idx[5]),
         ties.shape[0] - 1, n, k, player, cols.start, cols.stop, _ptr(scratch), cards,
     )
+
+
+def leaf_values(reach: np.ndarray, coef: np.ndarray, sequence: np.ndarray, weight: np.ndarray, order: np.ndarray,
+                ties: np.ndarray, hand_cards: np.ndarray, giver_bucket: np.ndarray, receiver_bucket: np.ndarray) -> np.ndarray:
+    """[n, T, K] a depth-limited poker leaf's values of one board (:meth:`PokerRoundValues._products
+    <subgame.depthlimited.poker_leaf.PokerRoundValues>`): ``reach`` [n, T, kx] the giver's, ``coef`` [S, K, 4, ur, U],
+    the hands in ascending strength ``order`` with their groups of ties ``ties`` [L+1]."""
+    n, T, kx = reach.shape
+    S, K, _, ur, U = coef.shape
+    k = hand_cards.shape[1]
+    cards = int(hand_cards.max(initial=0)) + 1
+    out = np.empty((n, T, K))
+    scratch = np.empty(2 * cards * U * kx + 3 * U * kx + n * U * kx)
+    (r, c, wt), idx = _f64(reach, coef, weight), _i64(sequence, order, ties, hand_cards, giver_bucket, receiver_bucket)
+    _lib.leaf_values(  # type: ignore[union-attr]
+        _ptr(r), _ptr(out), _ptr(c), _ptr(idx[0]), _ptr(wt), _ptr(idx[1]), _ptr(idx[2]), ties.shape[0] - 1, _ptr(idx[3]), k,
+        _ptr(idx[4]), _ptr(idx[5]), n, T, K, kx, ur, U, cards, _ptr(scratch),
+    )
+    return out
 
 
 # -- depth-first poker passes (subgame.tree.poker_layout) -----------------------------------------
