@@ -20,7 +20,10 @@ computed once per leaf sequence and continuation (:func:`continuation_tables`). 
 one player's reach never forms the pair matrix: that reach, split by bucket ([n, B] per leaf
 node), goes through the card-removal sums of the showdown operators
 (:class:`~subgame.tree.poker_operators.CardRemoval`, O(n · B) per leaf node), and each hand
-takes the row of the tables at its own bucket.
+takes the row of the tables at its own bucket. Where the compiled loops are built, one pass up
+and one down the hands in strength order per leaf node keeps those sums per bucket and card as
+it goes (:func:`~subgame.tree.kernels.leaf_values`, the same values without the [n, B]
+temporaries).
 
 Where the paper sampled rollouts of the continuations, every card and action below the leaf
 is summed here (``river_cards=None``), or a seeded sample of the last round's cards is, each
