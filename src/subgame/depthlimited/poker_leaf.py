@@ -245,7 +245,7 @@ class PokerRoundValues:
     def _oriented(self) -> tuple[np.ndarray, np.ndarray]:
         """Per receiver [S, K, 4, U_receiver, U_giver]: the coefficients of the giver's reach that is disjoint,
         weaker, stronger and tied, as the receiver's value (player 1's: the negated transposes, win and lose swapped)."""
-        return self.tables, -self.tables[:, :, [0, 2, 1, 3]].swapaxes(-1, -2)
+        return self.tables, np.ascontiguousarray(-self.tables[:, :, [0, 2, 1, 3]].swapaxes(-1, -2))  # read as is by C
 
     def _products(self, g: _Board, receiver: int, giver_reach: np.ndarray) -> np.ndarray:
         """[n, T, K] the receiver's value at each hand and leaf node for each continuation, given the giver's reach
