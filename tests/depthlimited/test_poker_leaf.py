@@ -13,7 +13,7 @@ from subgame.blueprint.implicit_mccfr import available
 from subgame.depthlimited.continuations import biased
 from subgame.depthlimited.leaf import MultiValuedLeaf
 from subgame.depthlimited.poker_leaf import CONTINUATIONS, PokerRoundValues, continuation_tables, sampled_cards
-from subgame.errors import SubgameError
+from subgame.errors import GameDefinitionError, SubgameError
 from subgame.games.poker.hands import hand_strength
 from subgame.tree import kernels
 from subgame.tree.public_state import subgame_at
@@ -194,3 +194,13 @@ def test_two_card_hands_compiled_equal_numpy(player):
     assert np.abs(got[False][0]).max() > 0
     for a, b in zip(got[False], got[True]):
         np.testing.assert_allclose(b, a, rtol=1e-10, atol=1e-12)
+
+
+def test_bad_leaf_card_samples_are_refused():
+    game = _game()
+    with pytest.raises(SubgameError, match="river_cards"):
+        sampled_cards(game, (1, 2), 0, seed=0)
+    assert sampled_cards(game, (1, 2), None, seed=0) is None
+    assert sampled_cards(game, (1, 2), 99, seed=0) == (0, 3, 4, 5)  # every card the board lacks, once
+    with pytest.raises(GameDefinitionError, match="chance_limit"):
+        subgame_at(game, TURN, leaf_cards=(0,))
