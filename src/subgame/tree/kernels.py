@@ -45,7 +45,7 @@ _SIGNATURES: dict[str, list[Any]] = {
     "update_regrets_f32": [_P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, ctypes.c_int, _D, _D, _D, _D, _D],
     "fold_values": [_P, _P, _P, _P, _P, _P, _P, _P, _I, _I, _I, _I, _P, _I],
     "showdown_values": [_P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, _I, ctypes.c_int, _I, _I, _P, _I],
-    "leaf_values": [_P, _P, _P, _P, _P, _P, _P, _I, _P, _I, _P, _P, _I, _I, _I, _I, _I, _I, _I, _P],
+    "leaf_values": [_P, _P, _P, _P, _P, _P, _P, _I, _P, _I, _P, _P, _I, _I, _I, _I, _I, _I, _P],
 }
 
 
@@ -89,7 +89,7 @@ class Rule(Protocol):
 
 
 #: The signatures' version ``_kernels.c`` must report (``kernels_abi``); bumped with every change to them.
-ABI = 12
+ABI = 13
 
 
 def _load() -> ctypes.CDLL | None:
@@ -380,7 +380,7 @@ def leaf_values(reach: np.ndarray, coef: np.ndarray, sequence: np.ndarray, weigh
     (r, c, wt), idx = _f64(reach, coef, weight), _i64(sequence, order, ties, hand_cards, giver_bucket, receiver_bucket)
     _lib.leaf_values(  # type: ignore[union-attr]
         _ptr(r), _ptr(out), _ptr(c), _ptr(idx[0]), _ptr(wt), _ptr(idx[1]), _ptr(idx[2]), ties.shape[0] - 1, _ptr(idx[3]), k,
-        _ptr(idx[4]), _ptr(idx[5]), n, T, K, kx, ur, U, cards, _ptr(scratch),
+        _ptr(idx[4]), _ptr(idx[5]), T, K, kx, ur, U, cards, _ptr(scratch),
     )
     return out
 
