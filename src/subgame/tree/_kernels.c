@@ -267,6 +267,22 @@ void showdown_values(const double *opp, double *out, const int64_t *me_local, co
     }
 }
 
+/* leaf_values: the reach of the hands at ladder positions [q0, q1) added to the running sums per giver bucket
+ * (`total`, [U, kx]) and per card held (`mass`, [cards, U, kx]) */
+static inline void add_group(double *total, double *mass, const double *reach, const int64_t *order, int64_t q0, int64_t q1,
+                             const int64_t *hand_cards, int64_t k, const int64_t *gb, int64_t T, int64_t t, int64_t kx,
+                             int64_t w) {
+    for (int64_t q = q0; q < q1; q++) {
+        const int64_t h = order[q];
+        const double *r = reach + (h * T + t) * kx;
+        const int64_t off = gb[h] * kx;
+        for (int64_t x = 0; x < kx; x++) {
+            total[off + x] += r[x];
+            for (int64_t j = 0; j < k; j++) mass[hand_cards[h * k + j] * w + off + x] += r[x];
+        }
+    }
+}
+
 /*
  * Depth-limited leaves of one last-round board (subgame.depthlimited.poker_leaf): for each receiver hand i, leaf
  * column t and continuation k,
@@ -299,15 +315,7 @@ void leaf_values(const double *reach, double *out, const double *coef, const int
                     wq[e] = m;
                 }
             }
-            for (int64_t q = ties[g]; q < ties[g + 1]; q++) {
-                const int64_t h = order[q];
-                const double *r = reach + (h * T + t) * kx;
-                const int64_t off = gb[h] * kx;
-                for (int64_t x = 0; x < kx; x++) {
-                    tot[off + x] += r[x];
-                    for (int64_t j = 0; j < k; j++) mass[hand_cards[h * k + j] * w + off + x] += r[x];
-                }
-            }
+            add_group(tot, mass, reach, order, ties[g], ties[g + 1], hand_cards, k, gb, T, t, kx, w);
         }
         memset(above, 0, (size_t)(cards * w) * sizeof(double));
         memset(top, 0, (size_t)w * sizeof(double));
@@ -340,15 +348,7 @@ void leaf_values(const double *reach, double *out, const double *coef, const int
                 }
                 for (int64_t kk = 0; kk < K; kk++) o[kk] = weight[t] * o[kk];
             }
-            for (int64_t q = ties[g]; q < ties[g + 1]; q++) {
-                const int64_t h = order[q];
-                const double *r = reach + (h * T + t) * kx;
-                const int64_t off = gb[h] * kx;
-                for (int64_t x = 0; x < kx; x++) {
-                    top[off + x] += r[x];
-                    for (int64_t j = 0; j < k; j++) above[hand_cards[h * k + j] * w + off + x] += r[x];
-                }
-            }
+            add_group(top, above, reach, order, ties[g], ties[g + 1], hand_cards, k, gb, T, t, kx, w);
         }
     }
 }
