@@ -270,18 +270,10 @@ class HunlSearchAgent:
         _, labels = self._hands
         reach = self._ranges(path, rnd, len(names))[view.player]
         sub_labels, infosets = solve.rows(view.player, 0)
-        pa = solve.tree.players[view.player]
-        first = int(infosets[infosets >= 0][0])
-        sub_state = solve.game.root()._replace(hole=path.state.hole)
-        for name in names:
-            sub_state = _after(solve.game, sub_state, name)
-        to = dict(solve.game._betting_actions(sub_state))
         probs = np.zeros((len(labels), len(view.legal)))
         rows = solve.probs[view.player][np.maximum(infosets, 0)] * (infosets >= 0)[:, None]
-        for k, (a, ok) in enumerate(zip(pa.action_ids[first].tolist(), pa.legal[first].tolist())):
-            if ok:  # one real action per subgame action, the same at every hand
-                column = view.legal.index(self._real(path.state, a, to[a], view.legal))
-                probs[:, column] += LabeledValues(sub_labels, rows[:, k]).at(labels, "the solve's strategy")
+        for k, real in self._real_actions(solve, path, names, view).items():
+            probs[:, view.legal.index(real)] += LabeledValues(sub_labels, rows[:, k]).at(labels, "the solve's strategy")
         return labels, reach, probs
 
     def _fall_back(self, why: str) -> None:
@@ -454,21 +446,28 @@ class HunlSearchAgent:
         found = [i for i, label in zip(infosets.tolist(), labels) if label == view.private_label]
         if not found or found[0] < 0:
             raise SubgameError(f"the hand {view.private_label!r} is not in the subgame at {list(names)}")
-        pa = solve.tree.players[view.player]
         inf = found[0]
-        sub_state = solve.game.root()._replace(hole=path.state.hole)
-        for name in names:
-            sub_state = _after(solve.game, sub_state, name)
-        to = dict(solve.game._betting_actions(sub_state))
         out: dict[int, float] = {}
-        for a, p, ok in zip(pa.action_ids[inf].tolist(), solve.probs[view.player][inf].tolist(), pa.legal[inf].tolist()):
-            if ok and p > 0:
-                real = self._real(path.state, a, to[a], view.legal)
+        for k, real in self._real_actions(solve, path, names, view).items():
+            p = float(solve.probs[view.player][inf, k])
+            if p > 0:
                 out[real] = out.get(real, 0.0) + p
         total = sum(out.values())
         if not total > 0:
             raise SubgameError(f"the solve's strategy at {list(names)} is empty")
         return Decision({a: p / total for a, p in out.items()})
+
+    def _real_actions(self, solve: _Solve, path: _Path, names: tuple[str, ...], view: View) -> dict[int, int]:
+        """{column of the solve's root row: the real legal action it is played as}, the same at every hand."""
+        pa = solve.tree.players[view.player]
+        _, infosets = solve.rows(view.player, 0)
+        inf = int(infosets[infosets >= 0][0])
+        sub_state = solve.game.root()._replace(hole=path.state.hole)
+        for name in names:
+            sub_state = _after(solve.game, sub_state, name)
+        to = dict(solve.game._betting_actions(sub_state))
+        return {k: self._real(path.state, a, to[a], view.legal)
+                for k, (a, ok) in enumerate(zip(pa.action_ids[inf].tolist(), pa.legal[inf].tolist())) if ok}
 
     def _real(self, st: PokerState, action: int, amount: int, legal: tuple[int, ...]) -> int:
         """The real legal action a subgame action (id ``action``, contributing ``amount``) is played as."""
