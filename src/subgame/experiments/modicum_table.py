@@ -40,7 +40,7 @@ from ..agents.blueprint import BlueprintAgent
 from ..agents.exact import agent_strategy
 from ..agents.hunl_search import HunlSearchAgent, HunlSearchConfig
 from ..agents.lbr import LocalBestResponse
-from ..agents.match import Estimate, MatchResult, exact_value, mbb_scale, play_match
+from ..agents.match import MatchResult, exact_value, mbb_scale, play_match
 from ..blueprint.actions import ActionAbstraction, parse_actions
 from ..blueprint.blueprint_file import Blueprint
 from ..blueprint.buckets4 import Buckets4Config, FourRoundBuckets
@@ -185,8 +185,8 @@ def _behaviour(agent: Agent, bps: _Blueprints, tree: PublicTree, seed: int) -> S
     return Strategy(tree.game_id, tuple(agent_strategy(agent, bps.game, tree, p, seed=seed) for p in (0, 1)))  # type: ignore[arg-type]
 
 
-def _cell(e: Estimate) -> str:
-    return f"{e.mean:+.0f} ± {e.half_width:.0f}"
+def _cell(mean: float, half_width: float) -> str:
+    return f"{mean:+.0f} ± {half_width:.0f}"
 
 
 def modicum_table(
@@ -213,7 +213,6 @@ def modicum_table(
     """
     setup = setup or SETUPS["hunl" if full else "reduced"]
     setup = replace(setup, deals=deals or setup.deals)
-    deals = setup.deals
     say = progress or (lambda line: None)
     folder = None
     if checkpoint is not None:  # one folder per setup and seed: nothing of another run is ever read back
@@ -224,9 +223,7 @@ def modicum_table(
     bps = _blueprints(setup, seed, folder)
     game = bps.game
     scale, unit = mbb_scale(game)
-    tree = None
-    if not full:
-        tree = compile_game(game)
+    tree = None if full else compile_game(game)
     behaviour: dict[str, Strategy] = {}
     exploit: dict[str, float] = {}
     if tree is not None:
@@ -241,7 +238,7 @@ def modicum_table(
     finally:
         if executor is not None:
             executor.close()
-    return _result(setup, full, seed, deals, workers, bps, cells, exploit, unit, time.perf_counter() - started)
+    return _result(setup, seed, workers, bps, cells, exploit, unit, time.perf_counter() - started)
 
 
 def _matches(setup: TableSetup, seed: int, bps: _Blueprints, tree: PublicTree | None, behaviour: dict[str, Strategy],
@@ -281,12 +278,12 @@ def _matches(setup: TableSetup, seed: int, bps: _Blueprints, tree: PublicTree | 
         cells[a, o] = cell
         if file is not None:
             write_text(file, json.dumps(cell))
-        say(f"[{i + 1}/{len(todo)}] {a} vs {o}: {plain.mean:+.0f} ± {plain.half_width:.0f} {unit} over {result.hands} hands "
+        say(f"[{i + 1}/{len(todo)}] {a} vs {o}: {_cell(plain.mean, plain.half_width)} {unit} over {result.hands} hands "
             f"({cell['seconds']:.0f} s)")
     return cells
 
 
-def _result(setup: TableSetup, full: bool, seed: int, deals: int, workers: int, bps: _Blueprints,
+def _result(setup: TableSetup, seed: int, workers: int, bps: _Blueprints,
             cells: dict[tuple[str, str], dict[str, float]], exploit: dict[str, float], unit: str, seconds: float) -> ExperimentResult:
     exact = bool(exploit)
     headers = ["agent"]
@@ -304,7 +301,7 @@ def _result(setup: TableSetup, full: bool, seed: int, deals: int, workers: int, 
                 row.append("0 (itself)")
                 continue
             key = "aivat" if "aivat" in c else "plain"
-            text = _cell(Estimate(c[key], c[f"{key}_ci"], float("nan")))
+            text = _cell(c[key], c[f"{key}_ci"])
             row.append(f"{text}; {c['exact']:+.1f}" if "exact" in c else text)
         if exact:
             row.append(f"{exploit[a]:.1f}")
@@ -314,7 +311,7 @@ def _result(setup: TableSetup, full: bool, seed: int, deals: int, workers: int, 
     blueprint, lookup = bps.agents[0], bps.lookup[0]
     setup_lines = [
         f"Game: {setup.name}. Every value is the row agent's winrate in {unit} (1000 / big blind), duplicate deals "
-        f"({deals} deals, {2 * deals} hands per match, seed {seed}), 95 % intervals.",
+        f"({setup.deals} deals, {2 * setup.deals} hands per match, seed {seed}), 95 % intervals.",
         f"Blueprint of the agents: implicit external-sampling MCCFR, {blueprint.iterations:,} iterations, actions "
         f"{setup.actions or 'the game own sizes'}, cards {'exact' if setup.buckets is None else '/'.join(map(str, setup.buckets)) + ' buckets'}. "
         f"Lookup-table bot: {lookup.iterations:,} iterations, actions {setup.lookup_actions}, cards "
