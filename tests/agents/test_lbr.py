@@ -17,7 +17,7 @@ from subgame.blueprint.blueprint_file import Blueprint, strategy_on
 from subgame.blueprint.deal_abstraction import ExactCards
 from subgame.blueprint.implicit_mccfr import ImplicitConfig, ImplicitMCCFR
 from subgame.errors import SubgameError
-from subgame.eval.best_response import expected_value
+from subgame.eval.best_response import best_response, expected_value
 from subgame.exploit.continual import lbr
 from subgame.games import load_game
 from subgame.games.poker.game import CALL, FOLD, PokerGame
@@ -231,3 +231,84 @@ def test_hunl_spec_plays_without_a_tree(tmp_path):
     result = play_match(game, None, (agents[0], agents[1]), 3, seed=2)
     assert result.error is None and result.deals == 3
     assert any(r >= 1 for r, _ in agents[0].decision_seconds)
+
+
+@pytest.mark.parametrize("responder", [0, 1])
+def test_cdbr_to_the_end_of_the_game_is_a_best_response_to_the_model(responder):
+    """CDBR looking to the end with every legal action: the exact value of its play is the best response's."""
+    game, tree = reduced()
+    model = strategy_on(_blueprint(), game, tree, ExactCards(game.spec))
+    mine = agent_strategy(_agent(LBRConfig(sizes=None, call_preflop=False, depth=None)), game, tree, responder)
+    assert _value(responder, mine) == pytest.approx(best_response(tree, model, responder).value, abs=1e-12)
+
+
+def test_cdbr_gains_grow_toward_the_best_response_and_cdbr1_is_lbr():
+    """CDBR1 is LBR; looking further never loses to the best response's bound; a deep enough look-ahead is the end's."""
+    game, tree = reduced()
+    model = strategy_on(_blueprint(), game, tree, ExactCards(game.spec))
+    br = best_response(tree, model, 0).value
+    values = {d: _value(0, agent_strategy(_agent(LBRConfig(sizes=None, call_preflop=False, depth=d)), game, tree, 0))
+              for d in (1, 2, 3, 12, None)}
+    lbr_value = _value(0, agent_strategy(_agent(LBRConfig(sizes=None, call_preflop=False)), game, tree, 0))
+    assert values[1] == lbr_value
+    assert all(v <= br + 1e-12 for v in values.values())
+    assert values[12] == pytest.approx(values[None], abs=1e-12) and values[3] > values[1]
+
+
+def test_cdbr_averages_a_deal_inside_its_look_ahead():
+    """First to act on the turn, CDBR3's check, by hand: his reply (move 1); after check-check the river card (move 2)
+    averaged over its cards, then her check (showdown at 2) or all-in (valued as called, at 6: move 3, the limit);
+    after his all-in her fold or call (move 2, the showdown at 6)."""
+    game, _ = reduced()
+    agent = _agent(LBRConfig(depth=3))
+    belief = agent.model.start(1)
+    for move in ("c", "c", "Js", "c", "c", "Th"):
+        belief = belief.after(move)
+    labels = [game.cards_str(h) for h in agent.hands]
+    hand = labels.index("Qh")
+    st = belief.state
+    free = np.array([x != "Qh" for x in labels], float)
+
+    def showdown(board: tuple[int, ...], w: np.ndarray, contribution: float) -> float:
+        return contribution * (2 * agent.equity(board, hand, w[None])[0] - 1) * w.sum() if w.sum() > 0 else 0.0
+
+    checked = belief.after("c")
+    legal, _ = checked.replies()
+    expected = 0.0
+    for a in legal:
+        after = checked.after(game.action_name(checked.state, a))
+        w = after.range * free
+        if a == CALL:
+            unseen = game.spec.deck_size - len(st.board) - 2
+            for c in range(game.spec.deck_size):
+                if c in st.board or game.cards_str((c,)) == "Qh":
+                    continue
+                river = after.after(game.cards_str((c,)))
+                wr = river.range * free
+                expected += max(showdown(river.state.board, wr, 2.0), showdown(river.state.board, wr, 6.0)) / unseen
+        elif a != FOLD:
+            expected += max(-2.0 * w.sum(), showdown(st.board, w, 6.0))
+    assert legal == (CALL, 3)  # he checks or shoves; no fold facing nothing
+    total = (belief.range * free).sum()
+    assert agent.action_values(belief, hand, [CALL])[CALL] == pytest.approx(expected / total, abs=1e-12)
+
+
+def test_bad_depth_refused():
+    for depth in (0, -1, 1.5, True):
+        with pytest.raises(SubgameError, match="look-ahead depth"):
+            LBRConfig(depth=depth)
+
+
+def test_cdbr_spec_on_a_blueprint_plays_without_a_tree(tmp_path):
+    """``cdbr:BP:DEPTH`` is LBR's agent with fold, call, pot, all-in and that look-ahead; it plays deterministically."""
+    game, tree = reduced()
+    _blueprint().save(tmp_path / "bp.npz")
+    agent = treeless_agent(f"cdbr:{tmp_path / 'bp.npz'}:2", game)
+    assert isinstance(agent, LocalBestResponse)
+    assert (agent.config.depth, agent.config.sizes, agent.name) == (2, (1.0, "allin"), "cdbr2:bp")
+    pair = (load_agent(f"cdbr:{tmp_path / 'bp.npz'}:2", tree, game), load_agent(f"blueprint:{tmp_path / 'bp.npz'}", tree, game))
+    runs = [play_match(game, None, pair, 30, seed=4) for _ in range(2)]
+    assert runs[0].error is None and runs[0].deals == 30
+    np.testing.assert_array_equal(runs[0].per_deal, runs[1].per_deal)
+    with pytest.raises(SubgameError, match="look-ahead depth"):
+        treeless_agent(f"cdbr:{tmp_path / 'bp.npz'}:0", game)

@@ -1,11 +1,12 @@
-"""Local best response (Lisý & Bowling 2017, "Equilibrium Approximation Quality of Current No-Limit Poker Bots") as an agent.
+"""Local best response (Lisý & Bowling 2017) and its deeper look-ahead, continual depth-limited best response
+(Milec, Kubíček & Lisý §3), as agents.
 
-LBR plays a no-limit poker game against an opponent *model* that gives its action
+Both play a no-limit poker game against an opponent *model* that gives its action
 probabilities at every one of its hands (:class:`RangeModel`; the implicit blueprint as the
-blueprint agent plays it, :class:`~.beliefs.BlueprintModel`). It needs no compiled tree, so
-it measures a HUNL blueprint by play (``subgame match lbr:BP blueprint:BP``).
+blueprint agent plays it, :class:`~.beliefs.BlueprintModel`). They need no compiled tree, so
+they measure and exploit a HUNL blueprint by play (``subgame match lbr:BP blueprint:BP``).
 
-**The rule** (their §3, Algorithm 1), exactly as :func:`subgame.exploit.continual.lbr`
+**LBR's rule** (their §3, Algorithm 1), exactly as :func:`subgame.exploit.continual.lbr`
 defines it on a compiled tree. At each of its decisions LBR holds the opponent's range
 over every hand by Bayes' rule from the model (hands meeting its own cards or the board
 excluded), and values each of its candidate actions assuming the model's reply to it is
@@ -32,8 +33,24 @@ same). Where the model's range is empty given LBR's hand (a state the model neve
 with the hands left), the uniform range over those hands stands in; the compiled tree's LBR
 is arbitrary there (every action has value zero), and only there may the two differ.
 
-**Equity.** One score vector per decision, LBR's own hand against every opponent hand over
-the board's completions, then one dot product per weight vector: on the 52-card deck by
+**CDBR: a deeper look-ahead** (:attr:`LBRConfig.depth`). CDBR with look-ahead ``d`` solves,
+at each decision, the game ``d`` moves below it (moves of either player and of chance) with
+the model fixed and a value function at the limit, and plays its best action there; LBR is
+CDBR with ``d = 1`` and the check/call-down value function above, which "CDBR is a
+generalization of" (Milec et al. §7). With the model fixed and a value function that values
+each of her hands alone, her best strategy in the look-ahead is an expectimax at her own
+hand: the maximum over her candidates at her decisions, the model's replies weighted by his
+Bayes range at his, a one-card deal averaged over its cards (each hand of his meets
+``deck − board − 2·hole`` of them), and the value function at the limit: the check/call-down
+showdown of LBR (she calls what is outstanding; a deal at the look-ahead's last move is valued
+so directly, the same number with the card averaged inside the equity). A deal of several
+cards (the flop) and a state where both are all-in end the look-ahead too. ``depth=None``
+looks to the end of the game: there, with every legal action a candidate, her play is a best
+response to the model. The paper's HUNL experiment (its Table 2) does not say which value
+function it used; this one is LBR's, so the two differ only by the look-ahead.
+
+**Equity.** One score vector per decision and board, LBR's own hand against every opponent
+hand over the board's completions, then one dot product per weight vector: on the 52-card deck by
 :func:`subgame.games.poker.showdown.hand_scores` (compiled: about 40 ms on a flop, 2 ms on
 a turn), elsewhere (reduced decks, or where it was not built) by enumeration with
 :func:`~subgame.tree.poker_operators.strength_keys`, exact and cheap on small decks.
@@ -52,6 +69,7 @@ import numpy as np
 
 from ..blueprint.actions import ALL_IN, MIN_RAISE, Size
 from ..errors import SubgameError
+from ..games.base import CHANCE, TERMINAL
 from ..games.poker.game import CALL, FOLD, PokerGame, PokerState
 from ..games.poker.spec import PokerSpec
 from ..tree.poker_operators import strength_keys
@@ -104,22 +122,32 @@ class RangeModel(Protocol):
 
 @dataclass(frozen=True)
 class LBRConfig:
-    """How LBR chooses (Lisý & Bowling 2017 §3).
+    """How LBR (Lisý & Bowling 2017 §3) or CDBR (Milec et al. §3) chooses.
 
     Attributes:
         sizes: the bets it considers, pot fractions (of the pot after calling), ``"min"``
             or ``"allin"``, each played as the legal raise nearest in pot fraction;
             ``None``: every legal action (what the compiled-tree LBR does).
         call_preflop: check/call in the first round instead of the rule (the paper's choice).
+        depth: moves looked at below each decision before the value function (1: LBR; more:
+            CDBR with that look-ahead; ``None``: to the end of the game).
     """
 
     sizes: tuple[Size, ...] | None = (0.5, 1.0, ALL_IN)
     call_preflop: bool = True
+    depth: int | None = 1
 
     def __post_init__(self) -> None:
         for s in self.sizes or ():
             if isinstance(s, str) and s not in (ALL_IN, MIN_RAISE) or not isinstance(s, str) and not s > 0:
                 raise SubgameError(f"LBR: bet size {s!r} is not a positive pot fraction, {MIN_RAISE!r} or {ALL_IN!r}")
+        d = self.depth
+        if d is not None and (isinstance(d, bool) or not isinstance(d, int) or d < 1):
+            raise SubgameError(f"the look-ahead depth must be a whole number >= 1 or None (to the end), got {d!r}")
+
+
+#: the sizes of the paper's HUNL responses: fold, call, pot and all-in (FCPA; Milec et al. §6, Table 2)
+FCPA: tuple[Size, ...] = (1.0, ALL_IN)
 
 
 class HandEquity:
@@ -186,15 +214,15 @@ def _kernel(spec: PokerSpec) -> Callable[..., np.ndarray] | None:
 
 
 class LocalBestResponse:
-    """Lisý & Bowling's local best response to ``model`` in ``game`` (module docstring).
+    """Lisý & Bowling's local best response to ``model`` in ``game``, or CDBR with a deeper look-ahead (module docstring).
 
     Args:
         game: the real no-limit game.
         model: the opponent model (its hands those of ``game``).
-        config: sizes and the preflop rule.
+        config: sizes, the preflop rule and the look-ahead.
 
     Attributes:
-        values: the value (chips) of each candidate action at the last decision (empty where it called by rule).
+        values: the value (chips) of each candidate action at the last decision (empty where it checked/called by rule).
         decision_seconds: ``(round, seconds)`` of every decision.
     """
 
@@ -219,16 +247,17 @@ class LocalBestResponse:
             belief = belief.after(move.public)
         st = belief.state
         self.values = {}
-        if st.round == 0 and self.config.call_preflop or st.to_act != view.player:
-            decision = Decision.pure(CALL if CALL in view.legal else view.legal[0])
-        else:
+        if not (st.round == 0 and self.config.call_preflop or st.to_act != view.player):
             cards = self.game.spec.hole_cards
             hand = self.index.get(tuple(sorted(_cards(self.game, view.private_label, cards))), -1)
             if hand < 0:
                 raise SubgameError(f"LBR: {view.private_label!r} is not a hand of {self.game.name}")
             self.values = self.action_values(belief, hand, self.candidates(st, view.legal))
+        if self.values:
             best = max(self.values.values())
             decision = Decision.pure(min(a for a, v in self.values.items() if v >= best - TIE_CHIPS))
+        else:
+            decision = Decision.pure(CALL if CALL in view.legal else view.legal[0])
         self.decision_seconds.append((st.round, time.perf_counter() - started))
         return decision
 
@@ -251,38 +280,66 @@ class LocalBestResponse:
         return sorted(out)
 
     def action_values(self, belief: ModelBelief, hand: int, actions: list[int]) -> dict[int, float]:
-        """The value (chips, LBR's utility) of each action at the belief's state, per unit of the range (rule above)."""
-        g, st = self.game, belief.state
-        me = st.to_act
+        """The value (chips) of each action at the belief's state, per unit of the range: the model's replies and
+        her own best play for :attr:`LBRConfig.depth` moves, then the value function (module docstring). Empty where
+        the model's range is empty given her hand (a state it never plays to: she checks/calls)."""
         free = (~meets(self.hands, tuple(int(c) for c in self.hands[hand]))).astype(np.float64)
-        reach = belief.range * free
-        total = float(reach.sum())
-        if not total > 0:  # the model never plays to here with hands LBR does not hold: the uniform range stands in
-            reach = free * ~meets(self.hands, st.board)
-            total = float(reach.sum())
-        terms: list[tuple[int, np.ndarray, float]] = []  # (action, weights [H], showdown contribution)
-        fixed = dict.fromkeys(actions, 0.0)  # the parts of each value that need no equity
-        for a in actions:
-            if a == FOLD:
-                fixed[a] = -float(st.contrib[me]) * total
+        total = float((belief.range * free).sum())
+        if not total > 0:
+            return {}
+        look = _LookAhead(self, hand, free, belief.state.to_act)
+        return {a: look.after(belief, a, self.config.depth) / total for a in actions}
+
+
+class _LookAhead:
+    """The expectimax of one decision at her hand (module docstring, "CDBR"): values in chips × the model's weight."""
+
+    def __init__(self, lbr: LocalBestResponse, hand: int, free: np.ndarray, me: int) -> None:
+        self.lbr, self.hand, self.free, self.me = lbr, hand, free, me
+        self.scores: dict[tuple[int, ...], np.ndarray] = {}  #: per board, her hand's score against every hand
+
+    def after(self, belief: ModelBelief, action: int, left: int | None) -> float:
+        """Her value after her ``action`` at the belief's state, ``left`` moves still looked at (``None``: all)."""
+        st, g = belief.state, self.lbr.game
+        if action == FOLD:
+            return -float(st.contrib[self.me]) * float((belief.range * self.free).sum())
+        return self.value(belief.after(g.action_name(st, action)), left)
+
+    def value(self, belief: ModelBelief, left: int | None) -> float:
+        """Her value at the belief's state with ``left`` moves still to look at."""
+        g, st = self.lbr.game, belief.state
+        who = g.actor(st)
+        if who == TERMINAL or left == 0 or st.betting_over:
+            return self.showdown(belief)
+        below = None if left is None else left - 1
+        if who == CHANCE:
+            if g._cards_to_deal(st) > 1 or left == 1:
+                return self.showdown(belief)
+            mine = set(int(c) for c in self.lbr.hands[self.hand])
+            cards = [c for c in range(g.spec.deck_size) if c not in st.board and c not in mine]
+            unseen = g.spec.deck_size - len(st.board) - 2 * g.spec.hole_cards
+            return sum(self.value(belief.after(g.cards_str((c,))), below) for c in cards) / unseen
+        if who == self.me:
+            return max(self.after(belief, a, below) for a in self.lbr.candidates(st, g.legal_actions(st)))
+        legal, joint = belief.replies()
+        out = 0.0
+        for k, r in enumerate(legal):
+            mass = float((joint[:, k] * self.free).sum())
+            if not mass > 0:
                 continue
-            nxt = g.next_state(st, a)
-            if g.actor(nxt) != 1 - me:  # chance or the showdown next: no reply of the model
-                terms.append((a, reach, float(max(nxt.contrib))))
-                continue
-            legal, joint = belief.after(g.action_name(st, a)).replies()
-            joint = joint * free[:, None]
-            for k, r in enumerate(legal):
-                if r == FOLD:
-                    fixed[a] += float(joint[:, k].sum()) * nxt.contrib[1 - me]
-                else:
-                    terms.append((a, joint[:, k], float(max(g.next_state(nxt, r).contrib))))
-        weights = np.array([w for _, w, _ in terms]).reshape(len(terms), -1)
-        eq = self.equity(st.board, hand, weights) if terms else np.zeros(0)
-        out = dict(fixed)
-        for (a, w, m), e in zip(terms, eq.tolist()):
-            out[a] += m * (2.0 * e - 1.0) * float(w.sum())
-        return {a: v / total for a, v in out.items()}
+            out += mass * st.contrib[who] if r == FOLD else self.value(belief.after(g.action_name(st, r)), below)
+        return out
+
+    def showdown(self, belief: ModelBelief) -> float:
+        """The value function: she calls what is outstanding and both check to the showdown, ``M·(2·w·s − Σw)`` at the
+        larger contribution ``M`` (module docstring)."""
+        st = belief.state
+        w = belief.range * self.free
+        board = tuple(int(c) for c in st.board)
+        scores = self.scores.get(board)
+        if scores is None:
+            scores = self.scores[board] = self.lbr.equity.scores(board, self.hand)
+        return float(max(st.contrib)) * (2.0 * float(w @ scores) - float(w.sum()))
 
 
 def _cards(game: PokerGame, label: str, count: int) -> tuple[int, ...]:

@@ -20,6 +20,10 @@ spec                           agent
                                continuations at the leaves (``:k4c3``: 3 sampled river cards)
 ``cdbr:MODEL[:DEPTH]``         continual depth-limited best response to an opponent model file,
                                DEPTH moves of look-ahead (default 1), solved exactly
+``cdbr:BP[:BUCKETS][:DEPTH]``  the same against a blueprint of ``subgame blueprint`` as ``blueprint:BP``
+                               plays it (no compiled tree needed, :mod:`.lbr`): fold, call, pot and
+                               all-in, DEPTH moves of look-ahead, LBR's check/call-down value at the
+                               limit, check/call preflop
 ``cdrnr:MODEL:P[:DEPTH]``      continual depth-limited restricted Nash response (full gadget)
                                with weight P in [0, 1] of the model
 ``blueprint:FILE[:BUCKETS]``   a no-limit blueprint of ``subgame blueprint`` (no compiled tree needed),
@@ -59,7 +63,7 @@ from .beliefs import BlueprintModel
 from .blueprint import BlueprintAgent
 from .counter import CounterAgent
 from .hunl_search import HunlSearchAgent, HunlSearchConfig
-from .lbr import LocalBestResponse
+from .lbr import FCPA, LBRConfig, LocalBestResponse
 from .resolving import ResolvingAgent, blueprint_source, cfr_d_source
 from .search import SearchAgent, SearchConfig
 from .strategy import StrategyAgent
@@ -111,7 +115,8 @@ AGENT_KINDS: dict[str, AgentKind] = {
     "cfr-d": AgentKind("cfr-d:FILE[:N]", _cfr_d),
     "resolve": AgentKind("resolve:FILE:METHOD[:N]", _resolve),
     "search": AgentKind("search:FILE[:BUCKETS][:kK[cR]][:rN][:N|Ts]", _search),  # BUCKETS, kK, rN, Ts: a blueprint file only
-    "cdbr": AgentKind("cdbr:MODEL[:DEPTH]", lambda rest, spec, tree, game: _counter("cdbr", rest, spec, tree)),
+    "cdbr": AgentKind("cdbr:MODEL[:BUCKETS][:DEPTH]", lambda rest, spec, tree, game: (  # BUCKETS: a blueprint only
+        lbr_agent(spec, _needs(game, spec)) if is_blueprint_file(rest.split(":")[0]) else _counter("cdbr", rest, spec, tree))),
     "cdrnr": AgentKind("cdrnr:MODEL:P[:DEPTH]", lambda rest, spec, tree, game: _counter("cdrnr", rest, spec, tree)),
     "blueprint": AgentKind("blueprint:FILE[:BUCKETS]", lambda rest, spec, tree, game: blueprint_agent(spec, _needs(game, spec))),
     "lookup": AgentKind("lookup:FILE[:BUCKETS]", lambda rest, spec, tree, game: blueprint_agent(spec, _needs(game, spec))),
@@ -155,13 +160,13 @@ def load_agent(spec: str, tree: PublicTree, game: Game | None = None) -> Agent:
 
 def treeless_agent(spec: str, game: Game, seconds: float | None = None) -> Agent | None:
     """The agent of ``spec`` if it needs no compiled tree (a baseline, ``blueprint:``, ``lookup:``, ``lbr:``,
-    ``search:`` on a blueprint file), else ``None``; ``seconds``: see :func:`hunl_search_agent`."""
+    ``cdbr:`` or ``search:`` on a blueprint file), else ``None``; ``seconds``: see :func:`hunl_search_agent`."""
     if spec in BASELINES:
         return BASELINES[spec]()
     kind, _, rest = spec.partition(":")
     if kind in ("blueprint", "lookup") and rest:
         return blueprint_agent(spec, game)
-    if kind == "lbr" and rest:
+    if kind == "lbr" and rest or kind == "cdbr" and is_blueprint_file(rest.split(":")[0]):
         return lbr_agent(spec, game)
     if kind == "search" and is_blueprint_file(rest.split(":")[0]):
         return hunl_search_agent(spec, game, seconds)
@@ -180,17 +185,32 @@ def blueprint_agent(spec: str, game: Game) -> Agent:
 
 
 def lbr_agent(spec: str, game: Game) -> Agent:
-    """``lbr:BP[:BUCKETS]``: local best response to a blueprint as the blueprint agent plays it; needs the game only."""
-    file, _, buckets = spec.partition(":")[2].partition(":")
+    """``lbr:BP[:BUCKETS]`` or ``cdbr:BP[:BUCKETS][:DEPTH]``: local best response, or CDBR with fold, call, pot and
+    all-in, to a blueprint as the blueprint agent plays it; needs the game only."""
+    kind, _, rest = spec.partition(":")
+    parts = rest.split(":")
+    config = LBRConfig()
+    if kind == "cdbr":
+        depth = DEFAULT_COUNTER_DEPTH
+        if len(parts) > 1 and parts[-1].lstrip("-").isdigit():
+            depth = int(parts.pop())
+        try:
+            config = LBRConfig(sizes=FCPA, depth=depth)
+        except SubgameError as e:
+            raise type(e)(f"agent {spec!r}: {e}") from None
+    if len(parts) > 2:
+        raise SubgameError(f"agent {spec!r}: write {'lbr:BP[:BUCKETS]' if kind == 'lbr' else 'cdbr:BP[:BUCKETS][:DEPTH]'}")
+    file, buckets = parts[0], parts[1] if len(parts) > 1 else ""
     if not isinstance(game, PokerGame) or game.spec.betting != "nolimit":
-        raise SubgameError(f"agent {spec!r}: LBR against a blueprint plays a no-limit poker game")
+        raise SubgameError(f"agent {spec!r}: {kind.upper()} against a blueprint plays a no-limit poker game")
     blueprint = Blueprint.load(_existing(file, spec))
     try:
         abstraction = load_deal_abstraction(buckets, game.spec) if buckets else blueprint.deal_abstraction()
         model = BlueprintModel(game, blueprint, abstraction, name=f"blueprint:{Path(file).stem}")
     except SubgameError as e:
         raise type(e)(f"agent {spec!r}: {e}") from None
-    return LocalBestResponse(game, model, name=f"lbr:{Path(file).stem}")
+    name = f"lbr:{Path(file).stem}" if kind == "lbr" else f"cdbr{config.depth}:{Path(file).stem}"
+    return LocalBestResponse(game, model, config, name=name)
 
 
 def hunl_search_agent(spec: str, game: Game, seconds: float | None = None) -> Agent:
