@@ -10,6 +10,7 @@ from subgame.agents import CallAgent
 from subgame.agents.acpc import Dealer, DealerConfig, parse_log
 from subgame.agents.base import Move, View
 from subgame.agents.blueprint import BlueprintAgent
+from subgame.agents.exact import agent_strategy
 from subgame.agents.specs import load_agent
 from subgame.blueprint.actions import ActionAbstraction, parse_actions
 from subgame.blueprint.blueprint_file import Blueprint, strategy_on
@@ -104,3 +105,29 @@ def test_hunl_over_acpc_against_call(tmp_path):
     assert all(c.errors == () for c in clients)
     hands, _, _ = parse_log((tmp_path / "match.log").read_text())
     assert any("r" in h.betting for h in hands)  # the call agent never raises: the blueprint's raises
+
+
+def test_a_bet_translated_to_a_check_that_closes_the_abstract_round_is_called(tmp_path):
+    """The abstraction has no raise after the small blind's limp; the big blind's real all-in there is translated to a
+    check, which closes the abstract first round while the real one goes on: the small blind's agent is off its
+    abstraction (its node is of the flop, the board empty) and calls; a read-back bucket file and a fresh one play
+    alike (a node of another round once bucketed the empty board as a flop and kept it)."""
+    game = load_game("poker", **REDUCED)
+    spec4 = Buckets4Config.of(game.spec, (3, 2, 2, 2), rollouts=2, fit_boards=2, seed=2)
+    buckets = FourRoundBuckets.build(spec4)
+    solver = ImplicitMCCFR(game.spec, parse_actions("100:1"), buckets, ImplicitConfig(batch=500), seed=2)
+    while solver.iteration < 1000:
+        solver.step()
+    bp = Blueprint.of(solver)
+    buckets.save(tmp_path / "b4.npz")
+    agent = BlueprintAgent(game, bp, buckets)
+    limp = bp.tree.child(0, "c")
+    assert not [a for a in bp.tree.actions_of(limp) if a.startswith("r")]
+    agent.new_hand(1, 0)
+    view = View(1, (Move("", "Qh"), Move("", ""), Move("c", ""), Move("r6", "")), (0, 1))
+    assert agent.act(view).probs == {1: 1.0}
+    fresh, loaded = FourRoundBuckets.build(spec4), FourRoundBuckets.load(tmp_path / "b4.npz")
+    tree = compile_game(game)
+    for p in (0, 1):
+        np.testing.assert_array_equal(agent_strategy(BlueprintAgent(game, bp, fresh), game, tree, p, seed=1),
+                                      agent_strategy(BlueprintAgent(game, bp, loaded), game, tree, p, seed=1))

@@ -115,3 +115,13 @@ def test_compiled_exact_histograms_equal_enumeration(monkeypatch):
     compiled = b.exact_cdfs(board)
     monkeypatch.setattr(FourRoundBuckets, "_compiled", False)
     np.testing.assert_array_equal(FourRoundBuckets(b.config, b.centres).exact_cdfs(board), compiled)
+
+
+def test_boards_of_another_round_refused_and_nothing_kept(buckets):
+    """A board of two cards asked as a turn board is refused before anything is bucketed (it would be kept as the turn
+    board of the same colex rank and answer later lookups of that board)."""
+    cards = np.argsort(np.random.default_rng(3).random((4, 15)), axis=1)[:, :6]
+    seen = buckets.boards_seen()
+    with pytest.raises(GameDefinitionError, match="round 2 has boards of 4 cards"):
+        buckets.buckets(2, cards[:, :2], cards[:, 2:5])
+    assert buckets.boards_seen() == seen

@@ -18,8 +18,8 @@ branch's node), branches that reach the same node are merged by adding, and the 
 the sum over branches. Without off-tree bets there is one branch: plain Bayes on the
 blueprint's rows.
 
-Where the blueprint agent leaves its abstraction (no node fits, or the node is not the
-modelled player's), it checks or calls, and so does the model. A move the model gives
+Where the blueprint agent leaves its abstraction (no node fits, the node is of another round,
+or it is not the modelled player's), it checks or calls, and so does the model. A move the model gives
 probability zero at every hand (an opponent who is not the model) leaves the range as it
 was, as :mod:`.hunl_search` does.
 """
@@ -33,7 +33,6 @@ from itertools import combinations
 
 import numpy as np
 
-from ..blueprint.actions import DECISION
 from ..blueprint.blueprint_file import Blueprint
 from ..blueprint.deal_abstraction import DealAbstraction
 from ..errors import SubgameError
@@ -119,7 +118,7 @@ class BlueprintModel:
         legal = self.game.legal_actions(st)
         tree = self.agent.blueprint.tree
         out = np.zeros((self.hands.shape[0], len(legal)))
-        if node < 0 or tree.kind[node] != DECISION or tree.player[node] != player:
+        if not self.agent.fits(node, st) or tree.player[node] != player:
             out[:, legal.index(CALL)] = 1.0
             return legal, out
         rows = self.rows.at(node, st.board)
@@ -165,7 +164,6 @@ class BlueprintBelief:
             keep = (~meets(model.hands, cards)).astype(np.float64)
             return BlueprintBelief(model, self.player, st._replace(board=st.board + cards),
                                    tuple((node, reach * keep) for node, reach in self.branches))
-        tree = model.agent.blueprint.tree
         mine = st.to_act == self.player
         names = {model.game.action_name(st, a): k for k, a in enumerate(model.game.legal_actions(st))}
         merged: dict[int, np.ndarray] = {}
@@ -176,7 +174,7 @@ class BlueprintBelief:
                 likely = reach * probs[:, names[name]] if name in names else np.zeros_like(reach)
             else:
                 likely = reach
-            kids = model.agent.abstract_children(node, st, name) if node >= 0 and tree.kind[node] == DECISION else [(-1, 1.0)]
+            kids = model.agent.abstract_children(node, st, name) if model.agent.fits(node, st) else [(-1, 1.0)]
             for child, q in kids:
                 merged[child] = merged.get(child, 0.0) + q * likely
                 kept[child] = kept.get(child, 0.0) + q * reach

@@ -11,8 +11,9 @@ abstract sizes, as pot fractions; a bet beyond the abstract sizes maps to the ne
 one. The draw is seeded by the hand's seed and the move's place, so a hand's translation
 is the same at every later decision. The agent's abstract raises are played as the real
 legal raise nearest in pot fraction. Where translation leaves the abstract game (an
-abstract all-in the real game did not make, a cap the real game lacks) the agent checks
-or calls: the documented fallback.
+abstract all-in the real game did not make, a cap the real game lacks, a bet translated to
+a check that closed the abstract round while the real one goes on) the agent checks or
+calls for the rest of the hand: the documented fallback (:meth:`BlueprintAgent.fits`).
 """
 
 from __future__ import annotations
@@ -87,13 +88,13 @@ class BlueprintAgent:
             if cards is not None:
                 st = st._replace(board=st.board + cards)
                 continue
-            if node >= 0 and tree.kind[node] == DECISION:
+            if self.fits(node, st):
                 node = self._abstract_child(node, st, move.public, index)
             else:
                 node = -1
             st = self._advance(st, move.public)
         hand = np.array([self._parse(view.private_label) or ()], np.int64)
-        if node < 0 or tree.kind[node] != DECISION or tree.player[node] != view.player or hand.shape[1] != k:
+        if not self.fits(node, st) or tree.player[node] != view.player or hand.shape[1] != k:
             return Decision.pure(CALL if CALL in view.legal else view.legal[0])
         board = np.array([st.board], np.int64).reshape(1, len(st.board))
         bucket = self.abstraction.buckets(int(tree.round[node]), hand, board)
@@ -117,6 +118,13 @@ class BlueprintAgent:
         contrib = (amount, st.contrib[1]) if p == 0 else (st.contrib[0], amount)
         return st._replace(contrib=contrib, acted=st.acted + 1, raises=st.raises + 1, to_act=1 - p,
                            last_raise=max(st.last_raise, amount - max(st.contrib)))
+
+    def fits(self, node: int, st: PokerState) -> bool:
+        """Whether abstract node ``node`` is a decision of the real state's betting round: translation can close an
+        abstract round the real game has not closed (a bet translated to a check), and a node of another round has
+        no buckets for the real board."""
+        tree = self.blueprint.tree
+        return node >= 0 and tree.kind[node] == DECISION and int(tree.round[node]) == st.round
 
     def _abstract_child(self, node: int, st: PokerState, name: str, index: int) -> int:
         """The abstract node after real action ``name`` at ``node`` (translated if off-tree; -1 if none)."""

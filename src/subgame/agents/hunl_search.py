@@ -296,7 +296,7 @@ class HunlSearchAgent:
                 starts.append(st.contrib)
                 continue
             at, taken = node, -1
-            if node >= 0 and tree.kind[node] == DECISION:
+            if base.fits(node, st):
                 node = base._abstract_child(node, st, move.public, index)
                 kids = [tree.child(at, a) for a in tree.actions_of(at)]
                 taken = kids.index(node) if node in kids else -1

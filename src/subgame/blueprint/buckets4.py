@@ -135,7 +135,15 @@ class FourRoundBuckets:
                      for r, k in enumerate(self.centres))
 
     def buckets(self, rnd: int, hands: np.ndarray, boards: np.ndarray) -> np.ndarray:
-        """[n] bucket of each hand [n, k] on its board [n, b]; boards met for the first time are bucketed first."""
+        """[n] bucket of each hand [n, k] on its board [n, b]; boards met for the first time are bucketed first.
+
+        Raises:
+            GameDefinitionError: boards of another size than round ``rnd``'s (they would be bucketed, and kept, as
+                boards of that round).
+        """
+        if np.ndim(boards) != 2 or np.shape(boards)[1] != self.config.board_size(rnd):
+            raise GameDefinitionError(f"round {rnd} has boards of {self.config.board_size(rnd)} cards; got boards of "
+                                      f"shape {np.shape(boards)}")
         rows = self.iso.hand_rows(np.sort(np.asarray(hands, np.int64), axis=1))
         if self.config.board_size(rnd) == 0:
             out: np.ndarray = self.preflop[rows]
