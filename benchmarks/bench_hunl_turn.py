@@ -26,7 +26,7 @@ from subgame.blueprint.actions import parse_actions
 from subgame.blueprint.blueprint_file import Blueprint
 from subgame.blueprint.buckets4 import Buckets4Config, FourRoundBuckets
 from subgame.blueprint.implicit_mccfr import ImplicitConfig, ImplicitMCCFR
-from subgame.experiments.modicum_table import HUNL
+from subgame.experiments.hunl_matches import HUNL
 from subgame.games import load_game
 from subgame.games.poker.game import PokerGame
 from subgame.solve import driver

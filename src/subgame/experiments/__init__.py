@@ -2,6 +2,7 @@
 
 from collections.abc import Callable
 
+from .cdbr_hunl import cdbr_hunl
 from .cfr_d import cfr_d_experiment
 from .convergence import (
     CURVE_HEADERS,
@@ -42,6 +43,7 @@ EXPERIMENTS: dict[str, Callable[..., ExperimentResult]] = {
     "agent-exploitability": agent_exploitability_experiment,
     "modicum-table": modicum_table,
     "offtree-values": offtree_values,
+    "cdbr-hunl": cdbr_hunl,
 }
 
 __all__ = [

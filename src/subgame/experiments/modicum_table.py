@@ -27,8 +27,6 @@ stopped.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -37,35 +35,23 @@ from pathlib import Path
 from ..agents.base import Agent
 from ..agents.beliefs import BlueprintModel
 from ..agents.blueprint import BlueprintAgent
-from ..agents.exact import agent_strategy
 from ..agents.hunl_search import HunlSearchAgent, HunlSearchConfig
 from ..agents.lbr import LocalBestResponse
-from ..agents.match import MatchResult, exact_value, mbb_scale, play_match
+from ..agents.match import mbb_scale
 from ..blueprint.actions import ActionAbstraction, parse_actions
 from ..blueprint.blueprint_file import Blueprint
-from ..blueprint.buckets4 import Buckets4Config, FourRoundBuckets
-from ..blueprint.deal_abstraction import DealAbstraction, ExactCards
-from ..blueprint.implicit_mccfr import ImplicitConfig, ImplicitMCCFR
+from ..blueprint.deal_abstraction import DealAbstraction
 from ..errors import SubgameError
 from ..eval import exploitability
-from ..files import write_text
 from ..games import load_game
 from ..games.poker.game import PokerGame
 from ..parallel import Executor, ProcessExecutor
 from ..solve.driver import Budget
 from ..strategy import Strategy
 from ..tree.compile import compile_game
-from ..tree.public_tree import PublicTree
+from .hunl_matches import HUNL, REDUCED, Cell, behaviour, estimate_cell, play_table, run_folder, trained_blueprint
 from .report import ExperimentResult, Series
 from .search_agent import PAPER_TABLE_1
-
-#: Heads-up no-limit hold'em as the ACPC's game file has it: 200 big blinds, big blind first after the flop.
-HUNL = dict(num_ranks=13, num_suits=4, hole_cards=2, board_cards=(0, 3, 1, 1), betting="nolimit", ante=0,
-            blinds=(100, 50), stack=20000, first_player=(1, 0, 0, 0))
-#: Four rounds on three ranks of two suits, one hole card, a pot bet and all-in, one raise a round: the whole game
-#: compiles in well under a second and every river of the agent's walk is solved in milliseconds.
-REDUCED = dict(num_ranks=3, num_suits=2, hole_cards=1, board_cards=(0, 1, 1, 1), betting="nolimit", ante=0,
-               blinds=(2, 1), stack=6, bet_fractions=(1.0,), all_in=True, first_player=(1, 0, 0, 0), raise_cap=1)
 
 
 @dataclass(frozen=True)
@@ -120,43 +106,14 @@ class _Blueprints:
     seconds: float  #: spent training (or 0 where read back from the checkpoint folder)
 
 
-def _abstraction(game: PokerGame, buckets: tuple[int, ...] | None, seed: int) -> DealAbstraction:
-    if buckets is None:
-        return ExactCards(game.spec)
-    return FourRoundBuckets.build(Buckets4Config.of(game.spec, buckets, rollouts=2, fit_boards=2, seed=seed))
-
-
-def _train(game: PokerGame, actions: ActionAbstraction, abstraction: DealAbstraction, iterations: int, seed: int) -> Blueprint:
-    solver = ImplicitMCCFR(game.spec, actions, abstraction, ImplicitConfig(batch=min(iterations, 1000)), seed=seed)
-    while solver.iteration < iterations:
-        solver.step()
-    return Blueprint.of(solver)
-
-
-def _blueprint(folder: Path | None, stem: str, game: PokerGame, actions: ActionAbstraction, buckets: tuple[int, ...] | None,
-               iterations: int, seed: int) -> tuple[Blueprint, DealAbstraction, bool]:
-    """A blueprint and its card abstraction, read from ``folder`` where a finished run left them."""
-    if folder is not None and (folder / f"{stem}.npz").is_file() and (buckets is None or (folder / f"{stem}-buckets.npz").is_file()):
-        blueprint = Blueprint.load(folder / f"{stem}.npz")
-        kept: DealAbstraction = FourRoundBuckets.load(folder / f"{stem}-buckets.npz") if buckets is not None else ExactCards(game.spec)
-        return blueprint, kept, False
-    abstraction = _abstraction(game, buckets, seed)
-    blueprint = _train(game, actions, abstraction, iterations, seed)
-    if folder is not None:
-        if isinstance(abstraction, FourRoundBuckets):
-            abstraction.save(folder / f"{stem}-buckets.npz")
-        blueprint.save(folder / f"{stem}.npz")
-    return blueprint, abstraction, True
-
-
 def _blueprints(setup: TableSetup, seed: int, folder: Path | None) -> _Blueprints:
     game = load_game("poker", **setup.game)
     if not isinstance(game, PokerGame):  # pragma: no cover - the setups are poker games
         raise SubgameError("the modicum table plays a poker game")
     started = time.perf_counter()
     own = parse_actions(setup.actions) if setup.actions else ActionAbstraction.of_spec(game.spec)
-    bp, ab, new_bp = _blueprint(folder, "blueprint", game, own, setup.buckets, setup.iterations, seed)
-    lk, lab, new_lk = _blueprint(folder, "lookup", game, parse_actions(setup.lookup_actions), setup.lookup_buckets,
+    bp, ab, new_bp = trained_blueprint(folder, "blueprint", game, own, setup.buckets, setup.iterations, seed)
+    lk, lab, new_lk = trained_blueprint(folder, "lookup", game, parse_actions(setup.lookup_actions), setup.lookup_buckets,
                                  setup.lookup_iterations, seed + 1)
     return _Blueprints(game, (bp, ab), (lk, lab), time.perf_counter() - started if new_bp or new_lk else 0.0)
 
@@ -178,15 +135,6 @@ def _opponent(name: str, bps: _Blueprints) -> Agent:
     if name == "own blueprint":
         return BlueprintAgent(bps.game, *bps.agents, name="blueprint")
     return LocalBestResponse(bps.game, BlueprintModel(bps.game, *bps.agents, name="blueprint"), name="lbr")
-
-
-def _behaviour(agent: Agent, bps: _Blueprints, tree: PublicTree, seed: int) -> Strategy:
-    """The strategy ``agent`` plays in both seats of the compiled game (asked at every information set)."""
-    return Strategy(tree.game_id, tuple(agent_strategy(agent, bps.game, tree, p, seed=seed) for p in (0, 1)))  # type: ignore[arg-type]
-
-
-def _cell(mean: float, half_width: float) -> str:
-    return f"{mean:+.0f} ± {half_width:.0f}"
 
 
 def modicum_table(
@@ -214,77 +162,33 @@ def modicum_table(
     setup = setup or SETUPS["hunl" if full else "reduced"]
     setup = replace(setup, deals=deals or setup.deals)
     say = progress or (lambda line: None)
-    folder = None
-    if checkpoint is not None:  # one folder per setup and seed: nothing of another run is ever read back
-        digest = hashlib.sha256(repr((setup, seed)).encode()).hexdigest()[:12]
-        folder = Path(checkpoint) / f"modicum-table-{digest}"
-        folder.mkdir(parents=True, exist_ok=True)
+    folder = run_folder(checkpoint, "modicum-table", (setup, seed))
     started = time.perf_counter()
     bps = _blueprints(setup, seed, folder)
     game = bps.game
     scale, unit = mbb_scale(game)
     tree = None if full else compile_game(game)
-    behaviour: dict[str, Strategy] = {}
+    behaviours: dict[str, Strategy] = {}
     exploit: dict[str, float] = {}
     if tree is not None:
         for name in (*AGENTS, "lookup-table bot"):
             agent = _agent(name, bps, setup) if name in AGENTS else _opponent(name, bps)
-            behaviour[name] = _behaviour(agent, bps, tree, seed)
-            exploit[name] = exploitability(tree, behaviour[name]).exploitability * scale
-        behaviour["own blueprint"] = behaviour["blueprint"]
+            behaviours[name] = behaviour(agent, game, tree, seed)
+            exploit[name] = exploitability(tree, behaviours[name]).exploitability * scale
+        behaviours["own blueprint"] = behaviours["blueprint"]
     executor: Executor | None = ProcessExecutor(workers) if workers > 1 else None
     try:
-        cells = _matches(setup, seed, bps, tree, behaviour, folder, executor, say)
+        todo = [(a, o) for a in AGENTS for o in OPPONENTS if not (a == "blueprint" and o == "own blueprint")]
+        cells = play_table(game, tree, todo, lambda a, o: (_agent(a, bps, setup), _opponent(o, bps)), behaviours,
+                           setup.deals, seed, folder, executor, say)
     finally:
         if executor is not None:
             executor.close()
     return _result(setup, seed, workers, bps, cells, exploit, unit, time.perf_counter() - started)
 
 
-def _matches(setup: TableSetup, seed: int, bps: _Blueprints, tree: PublicTree | None, behaviour: dict[str, Strategy],
-             folder: Path | None, executor: Executor | None, say: Callable[[str], None]) -> dict[tuple[str, str], dict[str, float]]:
-    """Every match of the table (those a checkpoint folder holds read back), each written there once it ends."""
-    game, deals = bps.game, setup.deals
-    scale, unit = mbb_scale(game)
-    cells: dict[tuple[str, str], dict[str, float]] = {}
-    todo = [(a, o) for a in AGENTS for o in OPPONENTS if not (a == "blueprint" and o == "own blueprint")]
-    for i, (a, o) in enumerate(todo):
-        file = folder / f"match-{list(AGENTS).index(a)}-{OPPONENTS.index(o)}.json" if folder is not None else None
-        if file is not None and file.is_file():
-            cells[a, o] = json.loads(file.read_text())
-            say(f"[{i + 1}/{len(todo)}] {a} vs {o}: read from {file}")
-            continue
-        t0 = time.perf_counter()
-        pair = (_agent(a, bps, setup), _opponent(o, bps))
-        reference = (behaviour[a], behaviour[o]) if o in behaviour else None
-
-        def report(partial: MatchResult, label: str = f"[{i + 1}/{len(todo)}] {a} vs {o}", t0: float = t0) -> None:
-            done = partial.deals
-            if 0 < done < deals:
-                eta = (time.perf_counter() - t0) / done * (deals - done)
-                say(f"{label}: {done}/{deals} deals, {eta:.0f} s to go")
-
-        result = play_match(game, tree, pair, deals, seed, aivat=tree is not None and reference is not None,
-                            exact=False, reference=reference, executor=executor, progress=report)
-        if result.error is not None:
-            raise SubgameError(f"{a} vs {o}: {result.error.message}")
-        plain = result.estimate("plain")
-        cell = {"plain": plain.mean, "plain_ci": plain.half_width, "seconds": time.perf_counter() - t0, "hands": result.hands}
-        if result.has_aivat:
-            aivat = result.estimate("aivat")
-            cell |= {"aivat": aivat.mean, "aivat_ci": aivat.half_width}
-        if tree is not None and o in behaviour:
-            cell["exact"] = exact_value(tree, behaviour[a], behaviour[o]) * scale
-        cells[a, o] = cell
-        if file is not None:
-            write_text(file, json.dumps(cell))
-        say(f"[{i + 1}/{len(todo)}] {a} vs {o}: {_cell(plain.mean, plain.half_width)} {unit} over {result.hands} hands "
-            f"({cell['seconds']:.0f} s)")
-    return cells
-
-
 def _result(setup: TableSetup, seed: int, workers: int, bps: _Blueprints,
-            cells: dict[tuple[str, str], dict[str, float]], exploit: dict[str, float], unit: str, seconds: float) -> ExperimentResult:
+            cells: dict[tuple[str, str], Cell], exploit: dict[str, float], unit: str, seconds: float) -> ExperimentResult:
     exact = bool(exploit)
     headers = ["agent"]
     for o in OPPONENTS:
@@ -300,9 +204,7 @@ def _result(setup: TableSetup, seed: int, workers: int, bps: _Blueprints,
             if c is None:
                 row.append("0 (itself)")
                 continue
-            key = "aivat" if "aivat" in c else "plain"
-            text = _cell(c[key], c[f"{key}_ci"])
-            row.append(f"{text}; {c['exact']:+.1f}" if "exact" in c else text)
+            row.append(estimate_cell(c))
         if exact:
             row.append(f"{exploit[a]:.1f}")
         rows.append(row + list(paper))

@@ -1,0 +1,140 @@
+"""What the HUNL head-to-head experiments share: blueprints kept in a run's folder, and a table of duplicate matches
+that is written match by match and resumed from what a stopped run finished.
+
+:mod:`.modicum_table` (depth-limited paper, Table 1) and :mod:`.cdbr_hunl` (continual-responses
+paper, Table 2) play agents on implicit-MCCFR blueprints against one another. On a deck small
+enough to compile every agent's behaviour strategy is asked at every information set, so the
+matches are scored by AIVAT with those strategies as reference and their exact values are
+computed beside; on HUNL there is no tree and the estimates are plain duplicate means.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from ..agents.base import Agent
+from ..agents.exact import agent_strategy
+from ..agents.match import MatchResult, exact_value, mbb_scale, play_match
+from ..blueprint.actions import ActionAbstraction
+from ..blueprint.blueprint_file import Blueprint
+from ..blueprint.buckets4 import Buckets4Config, FourRoundBuckets
+from ..blueprint.deal_abstraction import DealAbstraction, ExactCards
+from ..blueprint.implicit_mccfr import ImplicitConfig, ImplicitMCCFR
+from ..errors import SubgameError
+from ..files import write_text
+from ..games.poker.game import PokerGame
+from ..parallel import Executor
+from ..strategy import Strategy
+from ..tree.public_tree import PublicTree
+
+#: Heads-up no-limit hold'em as the ACPC's game file has it: 200 big blinds, big blind first after the flop.
+HUNL = dict(num_ranks=13, num_suits=4, hole_cards=2, board_cards=(0, 3, 1, 1), betting="nolimit", ante=0,
+            blinds=(100, 50), stack=20000, first_player=(1, 0, 0, 0))
+#: Four rounds on three ranks of two suits, one hole card, a pot bet and all-in, one raise a round: the whole game
+#: compiles in well under a second and every river of the agent's walk is solved in milliseconds.
+REDUCED = dict(num_ranks=3, num_suits=2, hole_cards=1, board_cards=(0, 1, 1, 1), betting="nolimit", ante=0,
+               blinds=(2, 1), stack=6, bet_fractions=(1.0,), all_in=True, first_player=(1, 0, 0, 0), raise_cap=1)
+
+#: One match of a table: its mean and 95 % half-width per estimate ("plain", "aivat"), "exact", "seconds", "hands".
+Cell = dict[str, float]
+
+
+def run_folder(checkpoint: Path | None, experiment: str, key: object) -> Path | None:
+    """The folder of one run under ``checkpoint``: one per experiment and ``key`` (its setup and seed), so that
+    nothing of another run is ever read back; ``None`` without a checkpoint folder."""
+    if checkpoint is None:
+        return None
+    folder = Path(checkpoint) / f"{experiment}-{hashlib.sha256(repr(key).encode()).hexdigest()[:12]}"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def card_abstraction(game: PokerGame, buckets: tuple[int, ...] | None, seed: int) -> DealAbstraction:
+    """Exact cards (``None``) or four-round buckets of these counts."""
+    if buckets is None:
+        return ExactCards(game.spec)
+    return FourRoundBuckets.build(Buckets4Config.of(game.spec, buckets, rollouts=2, fit_boards=2, seed=seed))
+
+
+def trained_blueprint(folder: Path | None, stem: str, game: PokerGame, actions: ActionAbstraction,
+                      buckets: tuple[int, ...] | None, iterations: int, seed: int) -> tuple[Blueprint, DealAbstraction, bool]:
+    """An implicit-MCCFR blueprint of ``iterations`` and its card abstraction, read from ``folder`` where a finished
+    run left them, else trained (and kept there); the flag says whether it was trained now."""
+    if folder is not None and (folder / f"{stem}.npz").is_file() and (buckets is None or (folder / f"{stem}-buckets.npz").is_file()):
+        blueprint = Blueprint.load(folder / f"{stem}.npz")
+        kept: DealAbstraction = FourRoundBuckets.load(folder / f"{stem}-buckets.npz") if buckets is not None else ExactCards(game.spec)
+        return blueprint, kept, False
+    abstraction = card_abstraction(game, buckets, seed)
+    solver = ImplicitMCCFR(game.spec, actions, abstraction, ImplicitConfig(batch=min(iterations, 1000)), seed=seed)
+    while solver.iteration < iterations:
+        solver.step()
+    blueprint = Blueprint.of(solver)
+    if folder is not None:
+        if isinstance(abstraction, FourRoundBuckets):
+            abstraction.save(folder / f"{stem}-buckets.npz")
+        blueprint.save(folder / f"{stem}.npz")
+    return blueprint, abstraction, True
+
+
+def behaviour(agent: Agent, game: PokerGame, tree: PublicTree, seed: int) -> Strategy:
+    """The strategy ``agent`` plays in both seats of the compiled game (asked at every information set)."""
+    return Strategy(tree.game_id, tuple(agent_strategy(agent, game, tree, p, seed=seed) for p in (0, 1)))  # type: ignore[arg-type]
+
+
+def interval(mean: float, half_width: float) -> str:
+    """A table's cell: a mean and its 95 % half-width, whole units."""
+    return f"{mean:+.0f} ± {half_width:.0f}"
+
+
+def play_table(game: PokerGame, tree: PublicTree | None, todo: Sequence[tuple[str, str]],
+               make: Callable[[str, str], tuple[Agent, Agent]], behaviours: dict[str, Strategy], deals: int, seed: int,
+               folder: Path | None, executor: Executor | None, say: Callable[[str], None]) -> dict[tuple[str, str], Cell]:
+    """Every match ``(row, column)`` of ``todo`` (``make`` gives its two agents), those ``folder`` holds read back,
+    each written there once it ends. With a tree and both players' behaviour strategies the match is scored by AIVAT
+    and its exact value computed too."""
+    scale, unit = mbb_scale(game)
+    cells: dict[tuple[str, str], Cell] = {}
+    for i, (a, o) in enumerate(todo):
+        label = f"[{i + 1}/{len(todo)}] {a} vs {o}"
+        digest = hashlib.sha256(f"{a}\n{o}".encode()).hexdigest()[:10]
+        file = folder / f"match-{digest}.json" if folder is not None else None
+        if file is not None and file.is_file():
+            cells[a, o] = json.loads(file.read_text())
+            say(f"{label}: read from {file}")
+            continue
+        t0 = time.perf_counter()
+        reference = (behaviours[a], behaviours[o]) if a in behaviours and o in behaviours else None
+
+        def report(partial: MatchResult, label: str = label, t0: float = t0) -> None:
+            done = partial.deals
+            if 0 < done < deals:
+                say(f"{label}: {done}/{deals} deals, {(time.perf_counter() - t0) / done * (deals - done):.0f} s to go")
+
+        result = play_match(game, tree, make(a, o), deals, seed, aivat=tree is not None and reference is not None,
+                            exact=False, reference=reference, executor=executor, progress=report)
+        if result.error is not None:
+            raise SubgameError(f"{a} vs {o}: {result.error.message}")
+        plain = result.estimate("plain")
+        cell: Cell = {"plain": plain.mean, "plain_ci": plain.half_width, "seconds": time.perf_counter() - t0,
+                      "hands": result.hands}
+        if result.has_aivat:
+            aivat = result.estimate("aivat")
+            cell |= {"aivat": aivat.mean, "aivat_ci": aivat.half_width}
+        if tree is not None and reference is not None:
+            cell["exact"] = exact_value(tree, *reference) * scale
+        cells[a, o] = cell
+        if file is not None:
+            write_text(file, json.dumps(cell))
+        say(f"{label}: {interval(plain.mean, plain.half_width)} {unit} over {result.hands} hands ({cell['seconds']:.0f} s)")
+    return cells
+
+
+def estimate_cell(cell: Cell) -> str:
+    """A match's cell: AIVAT where it was scored so (and the exact value where known), else the plain estimate."""
+    key = "aivat" if "aivat" in cell else "plain"
+    text = interval(cell[key], cell[f"{key}_ci"])
+    return f"{text}; {cell['exact']:+.1f}" if "exact" in cell else text
