@@ -1,0 +1,72 @@
+"""The cdbr-hunl experiment on a reduced deck: exact where it can be, the same table twice, resumable, its README figures."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from subgame.blueprint.implicit_mccfr import available
+from subgame.experiments import EXPERIMENTS
+from subgame.experiments.cdbr_hunl import SETUPS, cdbr_hunl
+
+pytestmark = pytest.mark.skipif(not available(), reason="the compiled loop of implicit MCCFR is not built")
+
+#: seconds: a weak bot, 12 deals a match
+TINY = replace(SETUPS["reduced"], lookup_iterations=2000, deals=12)
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def _exact(cell: str) -> float:
+    """The exact value of an ``AIVAT; exact`` cell, checking that AIVAT with exact references has no spread."""
+    aivat, exact = cell.split("; ")
+    mean, width = aivat.split(" ± ")
+    assert width == "0" and abs(float(mean) - float(exact)) <= 0.5 + 1e-9
+    return float(exact)
+
+
+@pytest.mark.slow
+def test_same_table_twice_exact_and_no_responder_beats_the_best_response():
+    first = cdbr_hunl(setup=TINY, seed=2)
+    assert EXPERIMENTS["cdbr-hunl"] is cdbr_hunl
+    assert [list(r) for r in first.rows] == [list(r) for r in cdbr_hunl(setup=TINY, seed=2).rows]
+    rows = {r[0]: r for r in first.rows}
+    best = float(rows["best response (exact)"][1])
+    values = [_exact(rows[name][1]) for name in ("LBR = CDBR1 (FCPA)", "CDBR2 (FCPA)", "CDBR3 (FCPA)")]
+    assert best > 0 and all(v <= best + 0.05 for v in values)
+    for name, v in zip(("LBR = CDBR1 (FCPA)", "CDBR2 (FCPA)", "CDBR3 (FCPA)"), values):
+        assert rows[name][2] == f"{100.0 * v / best:.1f} %" or abs(float(rows[name][2][:-2]) - 100 * v / best) < 0.1
+    assert "+1,774 ± 137" in rows["CDBR3 (FCPA)"] and any("SlumBot" in n for n in first.notes)
+
+
+@pytest.mark.slow
+def test_a_run_with_a_checkpoint_folder_resumes_from_its_finished_matches(tmp_path):
+    first = cdbr_hunl(setup=replace(TINY, deals=4), seed=1, checkpoint=tmp_path)
+    folder = next(tmp_path.iterdir())
+    files = sorted(folder.glob("match-*.json"))
+    assert len(files) == 3 and (folder / "lookup.npz").is_file()
+    files[0].unlink()
+    kept = json.loads(files[1].read_text())
+    again: list[str] = []
+    second = cdbr_hunl(setup=replace(TINY, deals=4), seed=1, checkpoint=tmp_path, progress=again.append)
+    assert [list(r) for r in second.rows] == [list(r) for r in first.rows]
+    assert sum("read from" in line for line in again) == 2 and json.loads(files[1].read_text()) == kept
+    assert "blueprint read back" in second.notes[-1]
+
+
+@pytest.mark.slow
+def test_default_form_prints_the_readme_figures():
+    """Every exact winrate and share the README quotes for the default form is what the code prints."""
+    text = " ".join(README.read_text().split())
+    paragraph = re.search(r"- `cdbr-hunl` \(default form.*?(?= - `|$)", text)
+    assert paragraph, "the README has no paragraph for cdbr-hunl (default form)"
+    rows = {r[0]: r for r in cdbr_hunl(seed=0).rows}
+    for name, label in (("LBR = CDBR1 (FCPA)", "LBR"), ("CDBR2 (FCPA)", "CDBR2"), ("CDBR3 (FCPA)", "CDBR3")):
+        quoted = re.search(rf"{label} \+(\d+\.\d) \((\d+\.\d) %\)", paragraph.group(0))
+        assert quoted, f"no figure for {label} in the README"
+        assert (f"+{quoted.group(1)}", f"{quoted.group(2)} %") == (rows[name][1].split("; ")[1], rows[name][2])
+    best = re.search(r"best response \+(\d+\.\d)", paragraph.group(0))
+    assert best and f"+{best.group(1)}" == rows["best response (exact)"][1]
