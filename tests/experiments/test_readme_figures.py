@@ -40,6 +40,10 @@ def _printed(value: float, quoted: str) -> str:
 def test_offtree_values_default_form_prints_the_readme_figures():
     paragraph = _paragraph("offtree-values", "default form").split("With `--full`")[0]
     result = offtree_values(full=False, seed=0)
+    assert offtree_values(full=False, seed=0).rows == result.rows  # one table, run after run
+    assert "3 ranks, 10 big blinds, 500 CFR+ iterations" in paragraph
+    assert "3 ranks x 2 suits" in result.notes[0] and "stacks 20 chips" in result.notes[0]  # 10 big blinds of 2 chips
+    assert "blueprint is CFR+ 500 iterations" in result.notes[0] and "Every solve is CFR+ 500 iterations" in result.notes[0]
     mbb = {(row[0], row[1]): row[3] for row in result.rows}
     pairs = {
         "translation": mbb[("randomized pseudo-harmonic translation", "")],
@@ -112,3 +116,24 @@ def test_gift_scaling_default_form_prints_the_readme_figures():
         quoted = re.search(rf"(?:scale 2 \d+\.\d+, |, ){re.escape(label)} (\d+\.\d+)" if scale in ("10", "100", "1000", "100000")
                            else rf"{re.escape(label)} (\d+\.\d+)", paragraph).group(1)  # type: ignore[union-attr]
         assert _printed(mbb[scale], quoted) == quoted, f"README: gift scale {scale} {quoted}; the code prints {mbb[scale]:.4f}"
+
+
+@pytest.mark.slow
+def test_agent_exploitability_default_form_prints_the_readme_figures():
+    from subgame.experiments.search_agent import QUICK_GAME, agent_exploitability_experiment
+
+    paragraph = _paragraph("agent-exploitability", "default form")
+    result = agent_exploitability_experiment()
+    again = agent_exploitability_experiment()
+    assert [row[:-1] for row in again.rows] == [row[:-1] for row in result.rows]  # one table, run after run (seconds aside)
+    assert {row[0] for row in result.rows} == {QUICK_GAME} and "stack=10" in result.notes[0]
+    assert "10-chip stacks" in paragraph and "100-iteration CFR+ blueprint, 100 Modicum iterations per solve" in paragraph
+    by = {(row[1].split()[0], row[2]): row for row in result.rows}
+    quoted = {"blueprint": ("blueprint", ""), "K = 1": ("search", 1), "K = 4": ("search", 4),
+              "near-equilibrium (1,000 CFR+ iterations)": ("near-equilibrium", "")}
+    for label, key in quoted.items():
+        figure = _quoted(paragraph, label)
+        assert _printed(by[key][5], figure) == figure, f"README: agent-exploitability {label} {figure}; the code prints {by[key][5]:.4f}"
+    assert "1000 it." in by[("near-equilibrium", "")][1] and "100 it." in by[("blueprint", "")][1]
+    # The shape the paragraph states: one value per leaf state is worse than the blueprint, four better.
+    assert by[("search", 1)][5] > by[("blueprint", "")][5] > by[("search", 4)][5]
