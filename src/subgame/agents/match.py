@@ -36,9 +36,10 @@ the exact history values are the better value function, so that is the choice he
 **Without a tree.** A game too large to compile (heads-up no-limit hold'em) is played by
 agents that need no tree (baselines, blueprints, the HUNL search agent): the match deals,
 applies actions and scores with the game's rules alone (``root``, ``chance_outcomes``,
-``next_state``, ``utility``), so duplicate deals are the same, and the estimate is the
-plain duplicate mean; the luck-adjusted and AIVAT estimates need the history values of
-known strategies on a compiled tree and are absent (:attr:`MatchResult.absent` says why).
+``next_state``, ``utility``), so duplicate deals are the same. There are no history values of
+known strategies, so AIVAT takes the value of the cards (:mod:`.aivat_poker`: the pot called
+down with both hands known), unbiased as every AIVAT value function is; a game with no such
+values has the plain duplicate mean only (:attr:`MatchResult.absent` says why).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
@@ -61,6 +62,7 @@ from ..parallel import Executor, SerialExecutor
 from ..strategy import Strategy
 from ..tree.lookup import lookups
 from ..tree.public_tree import PublicTree
+from .aivat_poker import CardValues
 from .base import Agent, KnownAgent, Move, View, sample_index
 
 Estimator = Literal["plain", "luck", "aivat"]
@@ -197,18 +199,47 @@ def _agent_seeds(seed: int, deal: int, play: int) -> tuple[int, int]:
     return int(a), int(b)
 
 
+class Corrections(Protocol):
+    """AIVAT's corrections along a hand, for player 0: each has expectation zero given the history before it."""
+
+    def chance(self, hist: History, st: Any, outcomes: Sequence[tuple[int, float]], a: int) -> float:
+        """The correction of chance outcome ``a`` among ``outcomes`` at history ``hist`` (state ``st``)."""
+        ...
+
+    def decision(self, hist: History, st: Any, probs: Mapping[int, float], a: int) -> float:
+        """The correction of action ``a`` drawn from the acting agent's ``probs`` at history ``hist``."""
+        ...
+
+
+@dataclass(frozen=True, eq=False)
+class HistoryTable:
+    """Corrections from a value of every history: ``v(h·a) − Σ_b σ(b|h)·v(h·b)``."""
+
+    values: Mapping[History, float]
+
+    def chance(self, hist: History, st: Any, outcomes: Sequence[tuple[int, float]], a: int) -> float:
+        v = self.values
+        return v[hist + (a,)] - sum(p * v[hist + (b,)] for b, p in outcomes)
+
+    def decision(self, hist: History, st: Any, probs: Mapping[int, float], a: int) -> float:
+        v = self.values
+        return v[hist + (a,)] - sum(p * v[hist + (b,)] for b, p in probs.items())
+
+
 def play_hand(
     game: Game, seats: tuple[Agent, Agent], deal_rng: np.random.Generator, action_rng: np.random.Generator,
-    values: Mapping[History, float] | None = None,
+    values: Mapping[History, float] | Corrections | None = None,
 ) -> tuple[float, float, float]:
     """Play one hand; ``(utility, chance correction, decision correction)`` for player 0.
 
-    The corrections are AIVAT's, with ``values`` (zero without them).
+    The corrections are AIVAT's, with ``values`` (a value of every history, or corrections;
+    zero without them).
 
     Raises:
         _AgentFailed: an agent raised or returned something that is not a distribution
             over the legal actions.
     """
+    corrections = HistoryTable(values) if isinstance(values, Mapping) else values
     st = game.root()
     moves: tuple[list[Move], list[Move]] = ([], [])
     hist: History = ()
@@ -217,8 +248,8 @@ def play_hand(
         if who == CHANCE:
             outcomes = game.chance_outcomes(st)
             a = outcomes[sample_index([p for _, p in outcomes], deal_rng)][0]
-            if values is not None:
-                chance_corr += values[hist + (a,)] - sum(p * values[hist + (b,)] for b, p in outcomes)
+            if corrections is not None:
+                chance_corr += corrections.chance(hist, st, outcomes, a)
         else:
             view = View(who, tuple(moves[who]), tuple(game.legal_actions(st)))
             try:
@@ -226,8 +257,8 @@ def play_hand(
             except Exception as exc:  # an agent is foreign code: any failure ends the match cleanly
                 raise _AgentFailed(who, f"{type(exc).__name__}: {exc}") from exc
             a = decision.sample(action_rng)
-            if values is not None:
-                decision_corr += values[hist + (a,)] - sum(p * values[hist + (b,)] for b, p in decision.probs.items())
+            if corrections is not None:
+                decision_corr += corrections.decision(hist, st, decision.probs, a)
         pub, o0, o1 = game.observations(st, a)
         moves[0].append(Move(pub, o0))
         moves[1].append(Move(pub, o1))
@@ -264,6 +295,16 @@ _VALUE_TABLES: dict[str, tuple[Mapping[History, float], Mapping[History, float]]
 
 
 @dataclass(frozen=True, eq=False)
+class _Cards:
+    """AIVAT's corrections of a match without a tree: the cards' value, the same in both seatings (player 0's)."""
+
+    values: CardValues
+
+    def tables(self) -> tuple[CardValues, CardValues]:
+        return self.values, self.values
+
+
+@dataclass(frozen=True, eq=False)
 class _Deals:
     """Deals ``start..stop-1`` of a match, as sent to a worker."""
 
@@ -272,7 +313,7 @@ class _Deals:
     seed: int
     start: int
     stop: int
-    values: _Values | None
+    values: _Values | _Cards | None
 
 
 @dataclass(frozen=True, eq=False)
@@ -380,6 +421,7 @@ class MatchResult:
     workers: int = 1
     seconds: float = field(default=0.0, compare=False)
     absent: str | None = None  #: why the luck-adjusted and AIVAT estimates are absent, where they are
+    values: str | None = None  #: AIVAT's value function where it is not the reference strategies' history values
 
     @property
     def deals(self) -> int:
@@ -423,6 +465,7 @@ class MatchResult:
             "exact": None if self.exact is None else self.scale * self.exact,
             "error": None if self.error is None else self.error.to_json(),
             "estimators_absent": None if self.has_aivat else self.absent,
+            "aivat_value_function": self.values if self.has_aivat else None,
             "seconds": self.seconds,
         }
 
@@ -449,9 +492,10 @@ def play_match(
     Args:
         game, tree: the game and its compiled tree (exact values and AIVAT's values);
             ``None`` for a game whose tree is not built (HUNL): hands are dealt, played and
-            scored by the game's rules alone, and only the plain duplicate estimate is made.
+            scored by the game's rules alone, AIVAT takes the value of the cards
+            (:class:`~.aivat_poker.CardValues`) and no exact value is made.
         aivat: compute the luck-adjusted and AIVAT estimates (one walk over the game's
-            histories per seating).
+            histories per seating; without a tree, the cards' equity at each step of a hand).
         exact: compute the exact expected value where both agents are known.
         reference: AIVAT's reference strategies of A and B (default
             :func:`reference_profile`).
@@ -466,15 +510,19 @@ def play_match(
     if deals < 1:
         raise SubgameError(f"a match needs at least one deal, got {deals}")
     absent = None if aivat else "not asked for"
+    values: _Values | _Cards | None = None
     if tree is None:
-        absent = ("the game's tree is not built (it does not fit): they need the agents' strategies known on a compiled tree"
-                  if aivat else absent)
+        cards = CardValues.of(game) if aivat else None
+        if cards is not None:
+            values = _Cards(cards)
+        elif aivat:
+            absent = ("the game's tree is not built (it does not fit), and the value of its cards is not known here (a poker "
+                      "game; on the 52-card deck, with the compiled showdown pass built)")
         aivat = exact = False
     elif tree.game_id != game_fingerprint(game):
         raise SubgameError(f"the tree is of game {tree.game_id!r}, the match is {game_fingerprint(game)!r}; compile the match's game")
     started = time.perf_counter()
     scale, unit = mbb_scale(game)
-    values = None
     if aivat and tree is not None:
         if history_count(tree) > MAX_AIVAT_HISTORIES:
             raise SubgameError(f"{game.name}: AIVAT's history values would walk up to {history_count(tree):,} histories "
@@ -499,7 +547,7 @@ def play_match(
         if values is None:
             per[:, 1:] = np.nan
         return MatchResult(game.name, names, seed, deals, per, scale, unit, ev, error, executor.workers,
-                           time.perf_counter() - started, absent)
+                           time.perf_counter() - started, absent, CardValues.description if isinstance(values, _Cards) else None)
 
     step = max(1, executor.workers)
     try:
@@ -516,7 +564,7 @@ def play_match(
     except KeyboardInterrupt:
         error = MatchError(sum(len(r) for r in rows), 0, -1, "", "interrupted; the finished deals are kept")
     finally:
-        if values is not None:
+        if isinstance(values, _Values):
             _VALUE_TABLES.pop(values.token, None)
     return result()
 

@@ -48,7 +48,8 @@ def match_command(
     hands: Annotated[int, typer.Option(help="Duplicate hands: deals, each played twice with the seats swapped.")] = 1000,
     seed: Annotated[int, typer.Option(help="Seed of the deals and of the agents' randomness.")] = 0,
     workers: Annotated[int, typer.Option(help="Processes playing blocks of deals (results do not change).")] = 1,
-    aivat: Annotated[bool, typer.Option(help="Luck-adjusted and AIVAT estimates (one walk over the game's histories).")] = True,
+    aivat: Annotated[bool, typer.Option(help="Luck-adjusted and AIVAT estimates (one walk over the game's histories; "
+                                              "without a tree, the cards' value).")] = True,
     aivat_values: Annotated[
         AivatValues, typer.Option(help="AIVAT's value function: both agents' strategies, A's only (B's taken as unknown), or uniform.")
     ] = "both",
@@ -68,8 +69,9 @@ def match_command(
     antes) with a 95 % confidence interval: plain duplicate, with the luck of chance
     removed, and AIVAT (Burch et al. 2018). Where both agents' strategies are known the
     exact expected value is shown beside them. Agents that need no tree (baselines,
-    blueprint:, lookup:, lbr:, search: on a blueprint) play games whose tree does not fit (HUNL):
-    the tree is not built and only the plain duplicate estimate is made.
+    blueprint:, lookup:, lbr:, cdbr:, search: on a blueprint) play games whose tree does not fit
+    (HUNL): the tree is not built, and AIVAT's value function is the value of the cards (the pot
+    called down to the showdown with both hands known) instead of the agents' strategies.
     """
     params = parse_params(param)
     g = load_game(game, **params)
@@ -139,5 +141,8 @@ def _table(result: MatchResult, title: str) -> Table:
         table.add_row("exact", format_cell(result.scale * result.exact), "", "")
     if not result.has_aivat and result.absent is not None:
         table.caption = f"duplicate mean only; luck-adjusted and AIVAT absent: {result.absent}"
+        table.caption_justify = "left"
+    elif result.has_aivat and result.values is not None:
+        table.caption = f"AIVAT's value function: {result.values}"
         table.caption_justify = "left"
     return table

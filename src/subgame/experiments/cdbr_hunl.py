@@ -15,7 +15,8 @@ Two forms. The reduced one plays a four-round deck small enough to compile: each
 behaviour strategy is asked at every information set, so its exact winrate against the bot is
 known beside the AIVAT estimate, and so is the best response's (the most any responder can
 win), whose share each responder gets is printed. The full one plays heads-up no-limit
-hold'em (ACPC rules, 200 big blinds) by plain duplicate matches; the bot's blueprint and each
+hold'em (ACPC rules, 200 big blinds) by duplicate matches scored by AIVAT with the cards' value
+(:class:`~subgame.agents.aivat_poker.CardValues`); the bot's blueprint and each
 finished match are kept in the checkpoint folder, so an interrupted run resumes.
 """
 
@@ -91,7 +92,7 @@ def cdbr_hunl(
     """LBR and CDBR with look-aheads of 2 and 3 moves against the lookup-table bot, its blueprint their model.
 
     Args:
-        full: heads-up no-limit hold'em (plain duplicate estimates); the default is the reduced
+        full: heads-up no-limit hold'em (AIVAT with the cards' value); the default is the reduced
             deck, where every value is also exact.
         seed: seeds the bot's blueprint and the deals.
         workers: processes playing blocks of deals (results do not depend on it).
@@ -136,7 +137,7 @@ def cdbr_hunl(
         if executor is not None:
             executor.close()
     exact = tree is not None
-    headers = ["responder", f"vs {BOT} ({'AIVAT; exact' if exact else 'plain'})"]
+    headers = ["responder", f"vs {BOT} ({'AIVAT; exact' if exact else 'AIVAT'})"]
     if exact:
         headers.append("share of the best response's gain, exact")
     headers.append("paper: vs SlumBot")
@@ -171,13 +172,13 @@ def cdbr_hunl(
         "is not implemented. Compare the shape: CDBR above LBR.",
         ("Exact values: each responder's behaviour strategy asked at every information set of the compiled game; AIVAT "
          "takes it and the bot's as its reference. The best response's gain is the most any responder can win."
-         if exact else "No tree of HUNL is built: the estimates are plain duplicate means."),
+         if exact else "No tree of HUNL is built: AIVAT takes the value of the cards as its value function (the pot "
+         "called down with both hands known)."),
         f"Wall time {seconds:.0f} s on {workers} process(es)"
         + (f", of which {train_seconds:.1f} s training the bot's blueprint." if trained else ", blueprint read back.")
         + " Wall times are not deterministic; every other number is, for a seed.",
     )
-    key = "aivat" if exact else "plain"
-    series = [Series(f"vs {BOT}", list(range(len(rows))), [cells[row, BOT][key] for row in rows])]
+    series = [Series(f"vs {BOT}", list(range(len(rows))), [cells[row, BOT]["aivat"] for row in rows])]
     return ExperimentResult(
         "cdbr-hunl", "CDBR and LBR against a lookup-table bot (continual-responses paper, Table 2)", tuple(headers),
         table, series, "responder", f"winrate ({unit})", logx=False, logy=False, notes=notes,

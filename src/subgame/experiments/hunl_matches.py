@@ -5,7 +5,7 @@ that is written match by match and resumed from what a stopped run finished.
 paper, Table 2) play agents on implicit-MCCFR blueprints against one another. On a deck small
 enough to compile every agent's behaviour strategy is asked at every information set, so the
 matches are scored by AIVAT with those strategies as reference and their exact values are
-computed beside; on HUNL there is no tree and the estimates are plain duplicate means.
+computed beside; on HUNL there is no tree, and AIVAT takes the value of the cards instead.
 """
 
 from __future__ import annotations
@@ -41,6 +41,8 @@ REDUCED = dict(num_ranks=3, num_suits=2, hole_cards=1, board_cards=(0, 1, 1, 1),
 
 #: One match of a table: its mean and 95 % half-width per estimate ("plain", "aivat"), "exact", "seconds", "hands".
 Cell = dict[str, float]
+#: The version of a match file; a file of another version (estimated otherwise) is played again, never read back.
+CELL_FORMAT = 2
 
 
 def run_folder(checkpoint: Path | None, experiment: str, key: object) -> Path | None:
@@ -95,15 +97,17 @@ def play_table(game: PokerGame, tree: PublicTree | None, todo: Sequence[tuple[st
                folder: Path | None, executor: Executor | None, say: Callable[[str], None]) -> dict[tuple[str, str], Cell]:
     """Every match ``(row, column)`` of ``todo`` (``make`` gives its two agents), those ``folder`` holds read back,
     each written there once it ends. With a tree and both players' behaviour strategies the match is scored by AIVAT
-    and its exact value computed too."""
+    with them as reference and its exact value computed too; without a tree, by AIVAT with the cards' value
+    (:class:`~subgame.agents.aivat_poker.CardValues`)."""
     scale, unit = mbb_scale(game)
     cells: dict[tuple[str, str], Cell] = {}
     for i, (a, o) in enumerate(todo):
         label = f"[{i + 1}/{len(todo)}] {a} vs {o}"
         digest = hashlib.sha256(f"{a}\n{o}".encode()).hexdigest()[:10]
         file = folder / f"match-{digest}.json" if folder is not None else None
-        if file is not None and file.is_file():
-            cells[a, o] = json.loads(file.read_text())
+        kept = json.loads(file.read_text()) if file is not None and file.is_file() else None
+        if kept is not None and kept.get("format") == CELL_FORMAT:
+            cells[a, o] = kept
             say(f"{label}: read from {file}")
             continue
         t0 = time.perf_counter()
@@ -114,13 +118,13 @@ def play_table(game: PokerGame, tree: PublicTree | None, todo: Sequence[tuple[st
             if 0 < done < deals:
                 say(f"{label}: {done}/{deals} deals, {(time.perf_counter() - t0) / done * (deals - done):.0f} s to go")
 
-        result = play_match(game, tree, make(a, o), deals, seed, aivat=tree is not None and reference is not None,
+        result = play_match(game, tree, make(a, o), deals, seed, aivat=tree is None or reference is not None,
                             exact=False, reference=reference, executor=executor, progress=report)
         if result.error is not None:
             raise SubgameError(f"{a} vs {o}: {result.error.message}")
         plain = result.estimate("plain")
-        cell: Cell = {"plain": plain.mean, "plain_ci": plain.half_width, "seconds": time.perf_counter() - t0,
-                      "hands": result.hands}
+        cell: Cell = {"format": CELL_FORMAT, "plain": plain.mean, "plain_ci": plain.half_width,
+                      "seconds": time.perf_counter() - t0, "hands": result.hands}
         if result.has_aivat:
             aivat = result.estimate("aivat")
             cell |= {"aivat": aivat.mean, "aivat_ci": aivat.half_width}

@@ -20,7 +20,7 @@ is also computed exactly: each agent's behaviour strategy is asked at every info
 (:func:`~subgame.agents.exact.agent_strategy`), the head-to-head values are exact, the
 matches are scored by AIVAT with the agents' own strategies as its reference, and each
 agent's exploitability is exact. The full one plays heads-up no-limit hold'em (the ACPC
-game, 200 big blinds): no tree, so plain duplicate estimates only; its blueprints are kept in
+game, 200 big blinds): no tree, so AIVAT with the cards' value as its value function; its blueprints are kept in
 the checkpoint folder and each finished match too, so an interrupted run resumes where it
 stopped.
 """
@@ -150,7 +150,7 @@ def modicum_table(
     """The search agent, naive depth-limited solving and the blueprint against a lookup-table bot, the blueprint and LBR.
 
     Args:
-        full: heads-up no-limit hold'em (plain duplicate estimates); the default is the reduced
+        full: heads-up no-limit hold'em (AIVAT with the cards' value); the default is the reduced
             deck, where every value is also exact.
         seed: seeds the blueprints, the deals and every agent.
         workers: processes playing blocks of deals (results do not depend on it).
@@ -192,7 +192,7 @@ def _result(setup: TableSetup, seed: int, workers: int, bps: _Blueprints,
     exact = bool(exploit)
     headers = ["agent"]
     for o in OPPONENTS:
-        headers.append(f"vs {o} ({'AIVAT; exact' if exact and o != 'LBR' else 'plain'})")
+        headers.append(f"vs {o} ({('AIVAT; exact' if o != 'LBR' else 'plain') if exact else 'AIVAT'})")
     if exact:
         headers.append("exploitability, exact")
     headers += ["paper: vs Baby Tartanian8", "paper: vs Slumbot"]
@@ -234,8 +234,9 @@ def _result(setup: TableSetup, seed: int, workers: int, bps: _Blueprints,
         (f"Exact values: the agents' behaviour strategies asked at every information set of the compiled game; AIVAT "
          f"takes them as its reference; exploitability is NashConv / 2 in {unit}."
          if exact else
-         "No tree of HUNL is built: the estimates are plain duplicate means (AIVAT needs the agents' strategies on a "
-         "compiled tree), and LBR stands in for exploitability."),
+         "No tree of HUNL is built: AIVAT takes the value of the cards as its value function (the pot called down "
+         "with both hands known; the agents' strategies are not known on a tree), and LBR stands in for "
+         "exploitability."),
         f"Wall time {seconds:.0f} s on {workers} process(es)"
         + (f", of which {bps.seconds:.1f} s training the blueprints." if bps.seconds else ", blueprints read back.")
         + " Wall times are not deterministic; every other number is, for a seed.",
