@@ -312,3 +312,25 @@ def test_cdbr_spec_on_a_blueprint_plays_without_a_tree(tmp_path):
     np.testing.assert_array_equal(runs[0].per_deal, runs[1].per_deal)
     with pytest.raises(SubgameError, match="look-ahead depth"):
         treeless_agent(f"cdbr:{tmp_path / 'bp.npz'}:0", game)
+
+
+def test_preflop_equity_on_the_52_card_deck_from_sampled_boards():
+    """Preflop the equity is over sampled boards: aces against a random hand near their known 85.2 %, seven-deuce
+    offsuit near 34.6 % (published all-in equities), the same numbers twice."""
+    from subgame.agents.beliefs import hand_cards
+    from subgame.games.poker import showdown
+    from subgame.games.poker.acpc import load_acpc_game
+
+    if not showdown.available():
+        pytest.skip("the compiled showdown pass was not built")
+    game = load_acpc_game("tests/data/acpc/holdem_nolimit.game")
+    hands = hand_cards(game.spec)
+    eq = HandEquity(game.spec, hands)
+    labels = {game.cards_str(h): i for i, h in enumerate(hands.tolist())}
+    uniform = np.ones((1, hands.shape[0]))
+    aces, seven_deuce = labels["AsAh"], labels.get("7d2c", labels.get("2c7d"))
+    assert eq((), aces, uniform)[0] == pytest.approx(0.852, abs=0.01)
+    assert eq((), seven_deuce, uniform)[0] == pytest.approx(0.346, abs=0.01)
+    first = eq.scores((), aces).copy()
+    eq._scores = None
+    np.testing.assert_array_equal(eq.scores((), aces), first)

@@ -52,8 +52,10 @@ function it used; this one is LBR's, so the two differ only by the look-ahead.
 **Equity.** One score vector per decision and board, LBR's own hand against every opponent
 hand over the board's completions, then one dot product per weight vector: on the 52-card deck by
 :func:`subgame.games.poker.showdown.hand_scores` (compiled: about 40 ms on a flop, 2 ms on
-a turn), elsewhere (reduced decks, or where it was not built) by enumeration with
-:func:`~subgame.tree.poker_operators.strength_keys`, exact and cheap on small decks.
+a turn; preflop, where the completions are 1.7 million boards, over :data:`PREFLOP_BOARDS`
+boards drawn at random, seeded by the hand), elsewhere (reduced decks, or where it was not
+built) by enumeration with :func:`~subgame.tree.poker_operators.strength_keys`, exact and
+cheap on small decks.
 """
 
 from __future__ import annotations
@@ -80,6 +82,8 @@ from .beliefs import meets
 TIE_CHIPS = 1e-9
 #: completions of the board scored in one batch by the enumerated equity
 ENUM_CHUNK = 64
+#: boards sampled for a preflop equity on the 52-card deck, and the seed of their draw (with the hand)
+PREFLOP_BOARDS, PREFLOP_SEED = 400, 20170517
 
 
 class ModelBelief(Protocol):
@@ -174,6 +178,10 @@ class HandEquity:
         ``w · scores / Σ w``. Enumerated; kept for the last (board, hand)."""
         if self._scores is not None and self._scores[0] == (board, hand):
             return self._scores[1]
+        if self.kernel is not None and not board:
+            scored = self._sampled_preflop(hand)
+            self._scores = ((board, hand), scored)
+            return scored
         if self.kernel is not None:
             scored = self.kernel(np.array(board, np.int64), self.hands[hand], hands=self.hands)
             self._scores = ((board, hand), scored)
@@ -200,6 +208,25 @@ class HandEquity:
             np.add.at(out, opp[hi], (mk > keys) + 0.5 * (mk == keys))
         out /= comb(s.deck_size - len(board) - 2 * s.hole_cards, need)
         self._scores = ((board, hand), out)
+        return out
+
+
+    def _sampled_preflop(self, hand: int) -> np.ndarray:
+        """Preflop on the 52-card deck: the scores over :data:`PREFLOP_BOARDS` boards drawn without her cards (seeded by
+        the hand), each opponent hand's over the boards it does not meet (the enumeration takes 1.7 million boards)."""
+        assert self.kernel is not None
+        mine = self.hands[hand]
+        rng = np.random.default_rng([PREFLOP_SEED, hand])
+        rest = np.setdiff1d(np.arange(self.spec.deck_size), mine)
+        wins = np.zeros(self.hands.shape[0])
+        seen = np.zeros(self.hands.shape[0])
+        for _ in range(PREFLOP_BOARDS):
+            board = rng.choice(rest, sum(self.spec.board_cards), replace=False)
+            wins += self.kernel(board, mine, hands=self.hands)
+            seen += ~meets(self.hands, tuple(int(c) for c in board))
+        out = np.zeros_like(wins)
+        np.divide(wins, seen, out=out, where=seen > 0)
+        out[meets(self.hands, tuple(int(c) for c in mine))] = 0.0
         return out
 
 

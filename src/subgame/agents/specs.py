@@ -23,7 +23,7 @@ spec                           agent
 ``cdbr:BP[:BUCKETS][:DEPTH]``  the same against a blueprint of ``subgame blueprint`` as ``blueprint:BP``
                                plays it (no compiled tree needed, :mod:`.lbr`): fold, call, pot and
                                all-in, DEPTH moves of look-ahead, LBR's check/call-down value at the
-                               limit, check/call preflop
+                               limit, every round (preflop too)
 ``cdrnr:MODEL:P[:DEPTH]``      continual depth-limited restricted Nash response (full gadget)
                                with weight P in [0, 1] of the model
 ``blueprint:FILE[:BUCKETS]``   a no-limit blueprint of ``subgame blueprint`` (no compiled tree needed),
@@ -195,7 +195,7 @@ def lbr_agent(spec: str, game: Game) -> Agent:
         if len(parts) > 1 and parts[-1].lstrip("-").isdigit():
             depth = int(parts.pop())
         try:
-            config = LBRConfig(sizes=FCPA, depth=depth)
+            config = LBRConfig(sizes=FCPA, call_preflop=False, depth=depth)
         except SubgameError as e:
             raise type(e)(f"agent {spec!r}: {e}") from None
     if len(parts) > 2:

@@ -9,7 +9,8 @@ stand-in for SlumBot, which is not available), and its blueprint is the responde
 SlumBot's strategy was the paper's. The responders are :class:`~subgame.agents.lbr.LocalBestResponse`
 with FCPA: LBR is CDBR with a look-ahead of one move and the check/call-down value function,
 and CDBR2, CDBR3 look further with the same value function (the paper does not say which it
-used in HUNL). All check/call preflop, as Lisý & Bowling's LBR.
+used in HUNL). All of them act preflop too, as the paper's LBR with FCPA did (Lisý & Bowling's
+LBR checked/called preflop; against a bot that shoves, calling every shove loses).
 
 Two forms. The reduced one plays a four-round deck small enough to compile: each responder's
 behaviour strategy is asked at every information set, so its exact winrate against the bot is
@@ -117,7 +118,7 @@ def cdbr_hunl(
     def responder(row: str) -> Agent:
         depth = next(d for d in setup.depths if _row(d) == row)
         model = BlueprintModel(game, blueprint, abstraction, name="lookup")
-        return LocalBestResponse(game, model, LBRConfig(sizes=FCPA, depth=depth), name=f"cdbr{depth}")
+        return LocalBestResponse(game, model, LBRConfig(sizes=FCPA, call_preflop=False, depth=depth), name=f"cdbr{depth}")
 
     rows = [_row(d) for d in setup.depths]
     tree = None if full else compile_game(game)
@@ -163,7 +164,7 @@ def cdbr_hunl(
         "model of it (exact: the model is what it plays).",
         "Responders: fold, call, pot and all-in (FCPA); LBR looks one move ahead (the bot's reply) and CDBRd d moves "
         "(either player's and the deals'), each with LBR's value function at the limit (both check/call to the end); "
-        "all check/call preflop.",
+        "they act preflop too.",
     )
     notes = (
         "Paper (Milec, Kubíček & Lisý, Table 2): HUNL against SlumBot, its strategy given as the model: ABR 1,259, "
