@@ -204,7 +204,9 @@ def offtree_values(
         "Where we differ from the paper: no-limit flop hold'em (52 cards, 200 big blinds) there, a Leduc-sized deck "
         "here; the paper's leaf values came from a stored table. The lower bound is the paper's: the exploitability "
         "of the same CFR+ run on an abstraction that had the bet; re-solving below the bet with more values can go "
-        "under it.",
+        "under it. The paper's averaged values are the series that the blueprint's last bits move most: with CFR+ "
+        "summing terminal values in another order (equal up to rounding) they crossed translation at some K in "
+        "both forms, while the other series moved less; read their place beside translation with that in mind.",
         PAPER_SHAPE,
     )
     xs = list(ks)
