@@ -27,6 +27,15 @@ int64_t kernels_abi(void) { return 13; }
 /* numpy's maximum: the second argument unless the first is larger or NaN (so max(-0.0, 0.0) is 0.0) */
 static inline double np_max(double a, double b) { return (a > b || a != a) ? a : b; }
 
+/* np_max(x, 0.0) as a selection the compiler makes without a branch: x where x > 0 or x is NaN, else 0.0 (-0.0 too) */
+static inline double positive_part(double x) {
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    bits &= (uint64_t)0 - (uint64_t)!(x <= 0.0);
+    memcpy(&x, &bits, sizeof bits);
+    return x;
+}
+
 /* sw[i] = probs[seq[i]] where the player acted (seq >= 0), else 1; for every state i < n */
 void transition_weights(const idx_t *seq, const double *probs, double *sw, int64_t n) {
     for (int64_t i = 0; i < n; i++) sw[i] = seq[i] >= 0 ? probs[seq[i]] : 1.0;
@@ -108,26 +117,44 @@ static inline double row_sum(const double *x, int64_t a) {
 /* row_sum for the depth-first passes (_passes.c) */
 double sum_row(const double *x, int64_t a) { return row_sum(x, a); }
 
+/* Inlined into each caller, so that a body called with constant arguments (an action count, a set of flags) is
+   compiled as a loop of its own for them: the same operations in the same order, without the tests of the general one */
+#define INLINE static inline __attribute__((always_inline))
+
 /* strategy[i, :] proportional to the positive regrets, uniform over the legal slots without any (a < 16); the
    regrets are T (float64, or float32 read as float64), the strategy float64. NAME_rows reads the regrets and legal
-   masks of rows at[i] (the depth-first passes' live rows) into strategy row i. */
+   masks of rows at[i] (the depth-first passes' live rows) into strategy row i. NAME_body runs for a = 2, ..., 8 with a
+   constant count. */
 #define REGRET_MATCHING(NAME, T)                                                                                      \
-    static inline void NAME##_at(const T *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,   \
-                                 const int64_t *at) {                                                                \
+    INLINE void NAME##_row(const T *restrict r, const uint8_t *restrict l, double *restrict s, int64_t a) {           \
+        for (int64_t k = 0; k < a; k++) s[k] = positive_part((double)r[k]);                                         \
+        double total = row_sum(s, a);                                                                                \
+        if (total > 0.0) {                                                                                           \
+            for (int64_t k = 0; k < a; k++) s[k] /= total;                                                           \
+        } else {                                                                                                     \
+            int64_t count = 0;                                                                                       \
+            for (int64_t k = 0; k < a; k++) count += l[k] != 0;                                                      \
+            for (int64_t k = 0; k < a; k++) s[k] = l[k] ? 1.0 / (double)count : 0.0;                                 \
+        }                                                                                                            \
+    }                                                                                                                \
+    INLINE void NAME##_body(const T *restrict regrets, const uint8_t *restrict legal, double *restrict strategy,     \
+                            int64_t rows, int64_t a, const int64_t *restrict at) {                                  \
         for (int64_t i = 0; i < rows; i++) {                                                                         \
             const int64_t g = at ? at[i] : i;                                                                        \
-            const T *r = regrets + g * a;                                                                            \
-            double *s = strategy + i * a;                                                                            \
-            for (int64_t k = 0; k < a; k++) s[k] = np_max((double)r[k], 0.0);                                        \
-            double total = row_sum(s, a);                                                                            \
-            if (total > 0.0) {                                                                                       \
-                for (int64_t k = 0; k < a; k++) s[k] /= total;                                                       \
-            } else {                                                                                                 \
-                const uint8_t *l = legal + g * a;                                                                    \
-                int64_t count = 0;                                                                                   \
-                for (int64_t k = 0; k < a; k++) count += l[k] != 0;                                                  \
-                for (int64_t k = 0; k < a; k++) s[k] = l[k] ? 1.0 / (double)count : 0.0;                             \
-            }                                                                                                        \
+            NAME##_row(regrets + g * a, legal + g * a, strategy + i * a, a);                                         \
+        }                                                                                                            \
+    }                                                                                                                \
+    static void NAME##_at(const T *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,         \
+                          const int64_t *at) {                                                                       \
+        switch (a) {                                                                                                 \
+        case 2: NAME##_body(regrets, legal, strategy, rows, 2, at); break;                                           \
+        case 3: NAME##_body(regrets, legal, strategy, rows, 3, at); break;                                           \
+        case 4: NAME##_body(regrets, legal, strategy, rows, 4, at); break;                                           \
+        case 5: NAME##_body(regrets, legal, strategy, rows, 5, at); break;                                           \
+        case 6: NAME##_body(regrets, legal, strategy, rows, 6, at); break;                                           \
+        case 7: NAME##_body(regrets, legal, strategy, rows, 7, at); break;                                           \
+        case 8: NAME##_body(regrets, legal, strategy, rows, 8, at); break;                                           \
+        default: NAME##_body(regrets, legal, strategy, rows, a, at);                                                 \
         }                                                                                                            \
     }                                                                                                                \
     void NAME(const T *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a) {                   \
@@ -150,31 +177,55 @@ REGRET_MATCHING(regret_matching_f32, float)
  * Flags: 1 rm+, 2 and 8 the discounts (positive, negative), 4 scale, 16 no reach, 32 sum_discount. The values are
  * float64; the stored regrets and sums are T (float64, or float32 rounded after every step, as numpy's in-place
  * operations on a float32 array round them). NAME_rows updates the stored rows at[i] (and reads their legal masks)
- * from row i of seqv and strategy.
+ * from row i of seqv and strategy; infoset_priv NULL stands for 0, 1, ... NAME_body runs for the flags of the presets
+ * (0 cfr, 1 cfr+ and pcfr+, 2 dcfr, 56 dcfr-postflop) with constant flags.
  */
 #define UPDATE_REGRETS(NAME, T)                                                                                        \
-    static inline void NAME##_at(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v,       \
-                                 const double *reach, const double *strategy, const uint8_t *legal,                    \
-                                 const int64_t *infoset_priv, int64_t rows, int64_t a, int flags, double positive,     \
-                                 double negative, double scale, double weight, double sum_discount, const int64_t *at) {\
+    INLINE void NAME##_row(T *restrict rg, T *restrict sm, T *restrict pr, const double *restrict sq,                 \
+                           const double *restrict st, const uint8_t *restrict lg, int64_t a, double vi, double ri,      \
+                           int flags, double positive, double negative, double scale, double weight,                    \
+                           double sum_discount) {                                                                       \
+        for (int64_t k = 0; k < a; k++) {                                                                              \
+            const double inst = (sq[k] - vi) * (double)lg[k];                                                          \
+            T r = rg[k];                                                                                               \
+            if (flags & 8) r = (T)((double)r * (r > 0 ? positive : negative));                                         \
+            r = (T)((double)r + inst);                                                                                 \
+            if (flags & 1) r = (r > 0 || r != r) ? r : (T)0;                                                           \
+            if (flags & 2) r = (T)((double)r * (r > 0 ? positive : negative));                                         \
+            if (flags & 4) r = (T)((double)r * scale);                                                                 \
+            rg[k] = r;                                                                                                 \
+            if (pr) pr[k] = (T)((double)r + inst);                                                                     \
+            T s = sm[k];                                                                                               \
+            if (flags & 32) s = (T)((double)s * sum_discount);                                                         \
+            sm[k] = (T)((double)s + (ri * st[k]) * weight);                                                            \
+        }                                                                                                              \
+    }                                                                                                                  \
+    INLINE void NAME##_body(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v,            \
+                            const double *reach, const double *strategy, const uint8_t *legal,                         \
+                            const int64_t *infoset_priv, int64_t rows, int64_t a, int flags, double positive,          \
+                            double negative, double scale, double weight, double sum_discount, const int64_t *at) {    \
         for (int64_t i = 0; i < rows; i++) {                                                                           \
-            const int64_t g = infoset_priv[i], row = at ? at[i] : i;                                                   \
-            const double vi = v[g], ri = (flags & 16) ? 1.0 : reach[g];                                                \
-            for (int64_t k = 0; k < a; k++) {                                                                          \
-                const int64_t j = row * a + k, e = i * a + k;                                                          \
-                const double inst = (seqv[e] - vi) * (double)legal[j];                                                 \
-                T r = regrets[j];                                                                                      \
-                if (flags & 8) r = (T)((double)r * (r > 0 ? positive : negative));                                     \
-                r = (T)((double)r + inst);                                                                             \
-                if (flags & 1) r = (r > 0 || r != r) ? r : (T)0;                                                       \
-                if (flags & 2) r = (T)((double)r * (r > 0 ? positive : negative));                                     \
-                if (flags & 4) r = (T)((double)r * scale);                                                             \
-                regrets[j] = r;                                                                                        \
-                if (predicted) predicted[j] = (T)((double)r + inst);                                                   \
-                T s = strategy_sum[j];                                                                                 \
-                if (flags & 32) s = (T)((double)s * sum_discount);                                                     \
-                strategy_sum[j] = (T)((double)s + (ri * strategy[e]) * weight);                                        \
-            }                                                                                                          \
+            const int64_t g = infoset_priv ? infoset_priv[i] : i, row = at ? at[i] : i;                                \
+            NAME##_row(regrets + row * a, strategy_sum + row * a, predicted ? predicted + row * a : NULL,              \
+                       seqv + i * a, strategy + i * a, legal + row * a, a, v[g], (flags & 16) ? 1.0 : reach[g], flags, \
+                       positive, negative, scale, weight, sum_discount);                                               \
+        }                                                                                                              \
+    }                                                                                                                  \
+    static void NAME##_at(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v,              \
+                          const double *reach, const double *strategy, const uint8_t *legal,                           \
+                          const int64_t *infoset_priv, int64_t rows, int64_t a, int flags, double positive,            \
+                          double negative, double scale, double weight, double sum_discount, const int64_t *at) {      \
+        switch (flags) {                                                                                               \
+        case 0: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,   \
+                            0, positive, negative, scale, weight, sum_discount, at); break;                            \
+        case 1: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,   \
+                            1, positive, negative, scale, weight, sum_discount, at); break;                            \
+        case 2: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,   \
+                            2, positive, negative, scale, weight, sum_discount, at); break;                            \
+        case 56: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,  \
+                             56, positive, negative, scale, weight, sum_discount, at); break;                          \
+        default: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,  \
+                             flags, positive, negative, scale, weight, sum_discount, at);                              \
         }                                                                                                              \
     }                                                                                                                  \
     void NAME(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v, const double *reach,     \

@@ -443,11 +443,11 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
         const size_t at = (size_t)(inf * a);
         if (s->f32)
             update_regrets_f32_rows((float *)u->regrets + at, (float *)u->sums + at, u->predicted ? (float *)u->predicted + at : NULL,
-                                    slots, out, own, sigma, s->legal + at, P->iota, H, a, u->flags, u->positive, u->negative,
+                                    slots, out, own, sigma, s->legal + at, NULL, H, a, u->flags, u->positive, u->negative,
                                     u->scale, u->weight, u->sum_discount, live);
         else
             update_regrets_rows((double *)u->regrets + at, (double *)u->sums + at, u->predicted ? (double *)u->predicted + at : NULL,
-                                slots, out, own, sigma, s->legal + at, P->iota, H, a, u->flags, u->positive, u->negative,
+                                slots, out, own, sigma, s->legal + at, NULL, H, a, u->flags, u->positive, u->negative,
                                 u->scale, u->weight, u->sum_discount, live);
     }
     free(buf);
