@@ -114,9 +114,6 @@ static inline double row_sum(const double *x, int64_t a) {
     return s;
 }
 
-/* row_sum for the depth-first passes (_passes.c) */
-double sum_row(const double *x, int64_t a) { return row_sum(x, a); }
-
 /* Inlined into each caller, so that a body called with constant arguments (an action count, a set of flags) is
    compiled as a loop of its own for them: the same operations in the same order, without the tests of the general one */
 #define INLINE static inline __attribute__((always_inline))
@@ -124,45 +121,50 @@ double sum_row(const double *x, int64_t a) { return row_sum(x, a); }
 /* strategy[i, :] proportional to the positive regrets, uniform over the legal slots without any (a < 16); the
    regrets are T (float64, or float32 read as float64), the strategy float64. NAME_rows reads the regrets and legal
    masks of rows at[i] (the depth-first passes' live rows) into strategy row i. NAME_body runs for a = 2, ..., 8 with a
-   constant count. */
+   constant count. With positive 0 (NAME_average) the rows are normalized as they are: the average strategy of
+   strategy sums (subgame.solve.cfr.average_rows). */
 #define REGRET_MATCHING(NAME, T)                                                                                      \
-    INLINE void NAME##_row(const T *restrict r, const uint8_t *restrict l, double *restrict s, int64_t a) {           \
-        for (int64_t k = 0; k < a; k++) s[k] = positive_part((double)r[k]);                                         \
-        double total = row_sum(s, a);                                                                                \
-        if (total > 0.0) {                                                                                           \
-            for (int64_t k = 0; k < a; k++) s[k] /= total;                                                           \
-        } else {                                                                                                     \
-            int64_t count = 0;                                                                                       \
-            for (int64_t k = 0; k < a; k++) count += l[k] != 0;                                                      \
-            for (int64_t k = 0; k < a; k++) s[k] = l[k] ? 1.0 / (double)count : 0.0;                                 \
-        }                                                                                                            \
-    }                                                                                                                \
-    INLINE void NAME##_body(const T *restrict regrets, const uint8_t *restrict legal, double *restrict strategy,     \
-                            int64_t rows, int64_t a, const int64_t *restrict at) {                                  \
-        for (int64_t i = 0; i < rows; i++) {                                                                         \
-            const int64_t g = at ? at[i] : i;                                                                        \
-            NAME##_row(regrets + g * a, legal + g * a, strategy + i * a, a);                                         \
-        }                                                                                                            \
-    }                                                                                                                \
-    static void NAME##_at(const T *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,         \
-                          const int64_t *at) {                                                                       \
-        switch (a) {                                                                                                 \
-        case 2: NAME##_body(regrets, legal, strategy, rows, 2, at); break;                                           \
-        case 3: NAME##_body(regrets, legal, strategy, rows, 3, at); break;                                           \
-        case 4: NAME##_body(regrets, legal, strategy, rows, 4, at); break;                                           \
-        case 5: NAME##_body(regrets, legal, strategy, rows, 5, at); break;                                           \
-        case 6: NAME##_body(regrets, legal, strategy, rows, 6, at); break;                                           \
-        case 7: NAME##_body(regrets, legal, strategy, rows, 7, at); break;                                           \
-        case 8: NAME##_body(regrets, legal, strategy, rows, 8, at); break;                                           \
-        default: NAME##_body(regrets, legal, strategy, rows, a, at);                                                 \
-        }                                                                                                            \
-    }                                                                                                                \
-    void NAME(const T *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a) {                   \
-        NAME##_at(regrets, legal, strategy, rows, a, NULL);                                                          \
-    }                                                                                                                \
-    void NAME##_rows(const T *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,              \
-                     const int64_t *at) {                                                                            \
-        NAME##_at(regrets, legal, strategy, rows, a, at);                                                            \
+    INLINE void NAME##_row(const T *restrict r, const uint8_t *restrict l, double *restrict s, int64_t a,             \
+                           int positive) {                                                                            \
+        for (int64_t k = 0; k < a; k++) s[k] = positive ? positive_part((double)r[k]) : (double)r[k];                 \
+        double total = row_sum(s, a);                                                                                 \
+        if (total > 0.0) {                                                                                            \
+            for (int64_t k = 0; k < a; k++) s[k] /= total;                                                            \
+        } else {                                                                                                      \
+            int64_t count = 0;                                                                                        \
+            for (int64_t k = 0; k < a; k++) count += l[k] != 0;                                                       \
+            for (int64_t k = 0; k < a; k++) s[k] = l[k] ? 1.0 / (double)count : 0.0;                                  \
+        }                                                                                                             \
+    }                                                                                                                 \
+    INLINE void NAME##_body(const T *restrict regrets, const uint8_t *restrict legal, double *restrict strategy,      \
+                            int64_t rows, int64_t a, const int64_t *restrict at, int positive) {                      \
+        for (int64_t i = 0; i < rows; i++) {                                                                          \
+            const int64_t g = at ? at[i] : i;                                                                         \
+            NAME##_row(regrets + g * a, legal + g * a, strategy + i * a, a, positive);                                \
+        }                                                                                                             \
+    }                                                                                                                 \
+    static void NAME##_at(const T *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,          \
+                          const int64_t *at, int positive) {                                                          \
+        switch (a) {                                                                                                  \
+        case 2: NAME##_body(regrets, legal, strategy, rows, 2, at, positive); break;                                  \
+        case 3: NAME##_body(regrets, legal, strategy, rows, 3, at, positive); break;                                  \
+        case 4: NAME##_body(regrets, legal, strategy, rows, 4, at, positive); break;                                  \
+        case 5: NAME##_body(regrets, legal, strategy, rows, 5, at, positive); break;                                  \
+        case 6: NAME##_body(regrets, legal, strategy, rows, 6, at, positive); break;                                  \
+        case 7: NAME##_body(regrets, legal, strategy, rows, 7, at, positive); break;                                  \
+        case 8: NAME##_body(regrets, legal, strategy, rows, 8, at, positive); break;                                  \
+        default: NAME##_body(regrets, legal, strategy, rows, a, at, positive);                                        \
+        }                                                                                                             \
+    }                                                                                                                 \
+    void NAME(const T *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a) {                    \
+        NAME##_at(regrets, legal, strategy, rows, a, NULL, 1);                                                        \
+    }                                                                                                                 \
+    void NAME##_rows(const T *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,               \
+                     const int64_t *at) {                                                                             \
+        NAME##_at(regrets, legal, strategy, rows, a, at, 1);                                                          \
+    }                                                                                                                 \
+    void NAME##_average(const T *sums, const uint8_t *legal, double *strategy, int64_t rows, int64_t a) {             \
+        NAME##_at(sums, legal, strategy, rows, a, NULL, 0);                                                           \
     }
 
 REGRET_MATCHING(regret_matching, double)

@@ -20,6 +20,8 @@ void update_regrets_f32(float *regrets, float *strategy_sum, float *predicted, c
                         const double *reach, const double *strategy, const uint8_t *legal, const int64_t *infoset_priv,
                         int64_t rows, int64_t a, int flags, double positive, double negative, double scale,
                         double weight, double sum_discount);
+void regret_matching_average(const double *sums, const uint8_t *legal, double *strategy, int64_t rows, int64_t a);
+void regret_matching_f32_average(const float *sums, const uint8_t *legal, double *strategy, int64_t rows, int64_t a);
 void regret_matching_rows(const double *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,
                           const int64_t *at);
 void regret_matching_f32_rows(const float *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,
@@ -39,7 +41,6 @@ void showdown_values(const double *opp, double *out, const int64_t *me_local, co
                      const int64_t *opp_local, const int64_t *opp_start, const double *win, const double *lose,
                      const int64_t *hand_cards, const int64_t *ties, int64_t groups, int64_t n, int64_t k, int player,
                      int64_t c0, int64_t c1, double *scratch, int64_t cards);
-double sum_row(const double *x, int64_t a);
 /*
  * Depth-first passes over a poker tree (subgame.tree.poker_layout): one row over the hands of a board per public
  * node and player, kept only along the path being walked, instead of the sweeps' arrays over every private state.
@@ -224,20 +225,8 @@ static void source_run(const Source *s, int64_t lo, int64_t rows, double *out) {
         memcpy(out, (const double *)s->data + lo * a, (size_t)(rows * a) * sizeof(double));
         return;
     }
-    for (int64_t i = 0; i < rows; i++) { /* the normalized sums (subgame.solve.cfr.average_rows) */
-        double *o = out + i * a;
-        for (int64_t k = 0; k < a; k++)
-            o[k] = s->f32 ? (double)((const float *)s->data)[(lo + i) * a + k] : ((const double *)s->data)[(lo + i) * a + k];
-        const double total = sum_row(o, a);
-        if (total > 0.0) {
-            for (int64_t k = 0; k < a; k++) o[k] /= total;
-        } else {
-            const uint8_t *l = legal + i * a;
-            int64_t count = 0;
-            for (int64_t k = 0; k < a; k++) count += l[k] != 0;
-            for (int64_t k = 0; k < a; k++) o[k] = l[k] ? 1.0 / (double)count : 0.0;
-        }
-    }
+    if (s->f32) regret_matching_f32_average((const float *)s->data + lo * a, legal, out, rows, a);
+    else regret_matching_average((const double *)s->data + lo * a, legal, out, rows, a); /* the normalized sums */
 }
 
 /* the strategy of the rows `live` (NULL: 0, 1, ...) of a node whose first information set is inf, into out [rows, a] */
@@ -408,7 +397,8 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
     double *buf = malloc((size_t)(Hm * (2 * a + 3)) * sizeof(double));
     if (!buf) { P->failed = 1; return; }
     double *sigma = buf, *slots = buf + Hm * a, *reach_c = buf + 2 * Hm * a, *val = reach_c + Hm, *acc = val + Hm;
-    source_rows(s, inf, actor == p ? H : Hq, live_of(L, n, actor), sigma);
+    if (actor != p || P->mode != PASS_BEST) /* a best response reads no strategy of the traverser's */
+        source_rows(s, inf, actor == p ? H : Hq, live_of(L, n, actor), sigma);
     for (int64_t j = 0; j < H * a; j++) slots[j] = 0.0;
     for (int64_t j = 0; j < H; j++) acc[j] = 0.0;
     for (int64_t c = lo; c < hi && !P->failed; c++) {
