@@ -394,26 +394,43 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
     const int actor = (int)nd[NK_ACTOR];
     const Source *s = &P->src[actor];
     const int64_t a = s->a, inf = nd[NK_INF], *live = live_of(L, n, p);
-    double *buf = malloc((size_t)(Hm * (2 * a + 3)) * sizeof(double));
+    const int64_t nc = hi - lo;
+    double *buf = malloc((size_t)(Hm * (3 * a + 1)) * sizeof(double));
     if (!buf) { P->failed = 1; return; }
-    double *sigma = buf, *slots = buf + Hm * a, *reach_c = buf + 2 * Hm * a, *val = reach_c + Hm, *acc = val + Hm;
+    /* vals: each child's values in a row of their own (the traverser's children write them there), read into the
+       slots after the last child in one pass over the rows */
+    double *sigma = buf, *slots = buf + Hm * a, *vals = buf + 2 * Hm * a, *reach_c = buf + 3 * Hm * a;
     if (actor != p || P->mode != PASS_BEST) /* a best response reads no strategy of the traverser's */
         source_rows(s, inf, actor == p ? H : Hq, live_of(L, n, actor), sigma);
-    for (int64_t j = 0; j < H * a; j++) slots[j] = 0.0;
-    for (int64_t j = 0; j < H; j++) acc[j] = 0.0;
-    for (int64_t c = lo; c < hi && !P->failed; c++) {
-        const int64_t slot = c - lo;
-        if (actor == p) {
+    if (actor == p) {
+        for (int64_t c = lo; c < hi && !P->failed; c++) {
+            const int64_t slot = c - lo;
             if (own) for (int64_t j = 0; j < H; j++) reach_c[j] = own[j] * sigma[j * a + slot];
-            visit(P, c, own ? reach_c : NULL, opp, val);
-            for (int64_t j = 0; j < H; j++) slots[j * a + slot] += val[j];
-            if (P->mode != PASS_BEST)
-                for (int64_t j = 0; j < H; j++) acc[j] += val[j] * sigma[j * a + slot];
-        } else {
+            visit(P, c, own ? reach_c : NULL, opp, vals + slot * H);
+        }
+        if (P->failed) { free(buf); return; }
+        /* slot k of row j = 0.0 + the child's value, the value summed from 0.0 in slot order times the strategy: the
+           additions of the loops over the children that added them one child at a time */
+        for (int64_t j = 0; j < H; j++) {
+            double *x = slots + j * a, acc = 0.0;
+            const double *sj = sigma + j * a;
+            for (int64_t k = 0; k < nc; k++) x[k] = 0.0 + vals[k * H + j];
+            for (int64_t k = nc; k < a; k++) x[k] = 0.0;
+            if (P->mode != PASS_BEST) {
+                for (int64_t k = 0; k < nc; k++) acc += vals[k * H + j] * sj[k];
+                out[j] = 0.0 + acc;
+            }
+        }
+    } else {
+        double *acc = slots, *val = vals;
+        for (int64_t j = 0; j < H; j++) acc[j] = 0.0;
+        for (int64_t c = lo; c < hi && !P->failed; c++) {
+            const int64_t slot = c - lo;
             for (int64_t j = 0; j < Hq; j++) reach_c[j] = opp[j] * sigma[j * a + slot];
             visit(P, c, own, reach_c, val);
             for (int64_t j = 0; j < H; j++) acc[j] += val[j] * 1.0;
         }
+        for (int64_t j = 0; j < H; j++) out[j] = 0.0 + acc[j];
     }
     if (actor == p && P->mode == PASS_BEST) {
         for (int64_t j = 0; j < H; j++) {
@@ -425,8 +442,6 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
             }
             out[j] = top;
         }
-    } else {
-        for (int64_t j = 0; j < H; j++) out[j] = 0.0 + acc[j];
     }
     if (actor == p && P->mode == PASS_CFR && !P->failed) {
         const Update *u = &P->up;
