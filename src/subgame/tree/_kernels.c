@@ -117,6 +117,9 @@ static inline double row_sum(const double *x, int64_t a) {
 /* Inlined into each caller, so that a body called with constant arguments (an action count, a set of flags) is
    compiled as a loop of its own for them: the same operations in the same order, without the tests of the general one */
 #define INLINE static inline __attribute__((always_inline))
+/* two doubles, and two 64-bit masks (GCC's and Clang's vector extensions: SSE2 on x86-64, NEON on ARM) */
+typedef double v2d __attribute__((vector_size(16)));
+typedef int64_t v2i __attribute__((vector_size(16)));
 
 /* strategy[i, :] proportional to the positive regrets, uniform over the legal slots without any (a < 16); the
    regrets are T (float64, or float32 read as float64), the strategy float64. NAME_rows reads the regrets and legal
@@ -126,7 +129,16 @@ static inline double row_sum(const double *x, int64_t a) {
 #define REGRET_MATCHING(NAME, T)                                                                                      \
     INLINE void NAME##_row(const T *restrict r, const uint8_t *restrict l, double *restrict s, int64_t a,             \
                            int positive) {                                                                            \
-        for (int64_t k = 0; k < a; k++) s[k] = positive ? positive_part((double)r[k]) : (double)r[k];                 \
+        int64_t k0 = 0;                                                                                               \
+        if (positive && sizeof(T) == sizeof(double)) /* two at a time: x <= 0 (-0.0 too, not NaN) cleared */          \
+            for (; k0 + 1 < a; k0 += 2) {                                                                             \
+                v2d x;                                                                                                \
+                memcpy(&x, r + k0, sizeof x);                                                                         \
+                const v2i clear = x <= 0.0;                                                                           \
+                x = (v2d)((v2i)x & ~clear);                                                                           \
+                memcpy(s + k0, &x, sizeof x);                                                                         \
+            }                                                                                                         \
+        for (int64_t k = k0; k < a; k++) s[k] = positive ? positive_part((double)r[k]) : (double)r[k];                \
         double total = row_sum(s, a);                                                                                 \
         if (total > 0.0) {                                                                                            \
             for (int64_t k = 0; k < a; k++) s[k] /= total;                                                            \
