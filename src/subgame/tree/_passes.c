@@ -395,39 +395,52 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
     const Source *s = &P->src[actor];
     const int64_t a = s->a, inf = nd[NK_INF], *live = live_of(L, n, p);
     const int64_t nc = hi - lo;
-    double *buf = malloc((size_t)(Hm * (3 * a + 1)) * sizeof(double));
+    double *buf = malloc((size_t)(Hm * (4 * a + 1)) * sizeof(double));
     if (!buf) { P->failed = 1; return; }
-    /* vals: each child's values in a row of their own (the traverser's children write them there), read into the
-       slots after the last child in one pass over the rows */
-    double *sigma = buf, *slots = buf + Hm * a, *vals = buf + 2 * Hm * a, *reach_c = buf + 3 * Hm * a;
+    /* reaches: the reach of the actor's rows at each child, a row of H (or Hq) per child; vals: each child's values in a
+       row of their own (the traverser's children write them there), read into the slots after the last child in one
+       pass over the rows */
+    double *sigma = buf, *slots = buf + Hm * a, *vals = buf + 2 * Hm * a, *reaches = buf + 3 * Hm * a;
     if (actor != p || P->mode != PASS_BEST) /* a best response reads no strategy of the traverser's */
         source_rows(s, inf, actor == p ? H : Hq, live_of(L, n, actor), sigma);
+    const double *from = actor == p ? own : opp; /* the reach the actor's strategy multiplies (own NULL: none) */
+    const int64_t Ha = actor == p ? H : Hq;
+    if (from)
+        for (int64_t j = 0; j < Ha; j++)
+            for (int64_t k = 0; k < nc; k++) reaches[k * Ha + j] = from[j] * sigma[j * a + k];
     if (actor == p) {
-        for (int64_t c = lo; c < hi && !P->failed; c++) {
-            const int64_t slot = c - lo;
-            if (own) for (int64_t j = 0; j < H; j++) reach_c[j] = own[j] * sigma[j * a + slot];
-            visit(P, c, own ? reach_c : NULL, opp, vals + slot * H);
-        }
+        for (int64_t c = lo; c < hi && !P->failed; c++)
+            visit(P, c, own ? reaches + (c - lo) * H : NULL, opp, vals + (c - lo) * H);
         if (P->failed) { free(buf); return; }
         /* slot k of row j = 0.0 + the child's value, the value summed from 0.0 in slot order times the strategy: the
-           additions of the loops over the children that added them one child at a time */
-        for (int64_t j = 0; j < H; j++) {
-            double *x = slots + j * a, acc = 0.0;
-            const double *sj = sigma + j * a;
-            for (int64_t k = 0; k < nc; k++) x[k] = 0.0 + vals[k * H + j];
-            for (int64_t k = nc; k < a; k++) x[k] = 0.0;
-            if (P->mode != PASS_BEST) {
-                for (int64_t k = 0; k < nc; k++) acc += vals[k * H + j] * sj[k];
+           additions of the loops over the children that added them one child at a time (four rows at a time, whose
+           sums do not wait on one another) */
+        int64_t j = 0;
+        if (P->mode != PASS_BEST)
+            for (; j + 4 <= H; j += 4) {
+                double acc0 = 0.0, acc1 = 0.0, acc2 = 0.0, acc3 = 0.0;
+                for (int64_t k = 0; k < nc; k++) {
+                    const double *v = vals + k * H + j, *sj = sigma + j * a + k;
+                    acc0 += v[0] * sj[0], acc1 += v[1] * sj[a], acc2 += v[2] * sj[2 * a], acc3 += v[3] * sj[3 * a];
+                }
+                out[j] = 0.0 + acc0, out[j + 1] = 0.0 + acc1, out[j + 2] = 0.0 + acc2, out[j + 3] = 0.0 + acc3;
+            }
+        if (P->mode != PASS_BEST)
+            for (; j < H; j++) {
+                double acc = 0.0;
+                for (int64_t k = 0; k < nc; k++) acc += vals[k * H + j] * sigma[j * a + k];
                 out[j] = 0.0 + acc;
             }
+        for (int64_t r = 0; r < H; r++) {
+            double *x = slots + r * a;
+            for (int64_t k = 0; k < nc; k++) x[k] = 0.0 + vals[k * H + r];
+            for (int64_t k = nc; k < a; k++) x[k] = 0.0;
         }
     } else {
         double *acc = slots, *val = vals;
         for (int64_t j = 0; j < H; j++) acc[j] = 0.0;
         for (int64_t c = lo; c < hi && !P->failed; c++) {
-            const int64_t slot = c - lo;
-            for (int64_t j = 0; j < Hq; j++) reach_c[j] = opp[j] * sigma[j * a + slot];
-            visit(P, c, own, reach_c, val);
+            visit(P, c, own, reaches + (c - lo) * Hq, val);
             for (int64_t j = 0; j < H; j++) acc[j] += val[j] * 1.0;
         }
         for (int64_t j = 0; j < H; j++) out[j] = 0.0 + acc[j];
