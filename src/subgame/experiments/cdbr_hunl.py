@@ -38,7 +38,6 @@ from ..errors import SubgameError
 from ..eval.best_response import best_response
 from ..games import load_game
 from ..games.poker.game import PokerGame
-from ..parallel import Executor, ProcessExecutor
 from ..strategy import Strategy
 from ..tree.compile import compile_game
 from .hunl_matches import behaviour, estimate_cell, play_table, run_folder, trained_blueprint
@@ -129,14 +128,9 @@ def cdbr_hunl(
         best = 0.5 * sum(best_response(tree, behaviours[BOT], p).value for p in (0, 1)) * scale
         for row in rows:
             behaviours[row] = behaviour(responder(row), game, tree, seed)
-    executor: Executor | None = ProcessExecutor(workers) if workers > 1 else None
-    try:
-        cells = play_table(game, tree, [(row, BOT) for row in rows],
-                           lambda row, _: (responder(row), BlueprintAgent(game, blueprint, abstraction, name="lookup")),
-                           behaviours, setup.deals, seed, folder, executor, say)
-    finally:
-        if executor is not None:
-            executor.close()
+    cells = play_table(game, tree, [(row, BOT) for row in rows],
+                       lambda row, _: (responder(row), BlueprintAgent(game, blueprint, abstraction, name="lookup")),
+                       behaviours, setup.deals, seed, folder, workers, say)
     exact = tree is not None
     headers = ["responder", f"vs {BOT} ({'AIVAT; exact' if exact else 'AIVAT'})"]
     if exact:

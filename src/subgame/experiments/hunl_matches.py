@@ -27,7 +27,7 @@ from ..blueprint.implicit_mccfr import ImplicitConfig, ImplicitMCCFR
 from ..errors import SubgameError
 from ..files import write_text
 from ..games.poker.game import PokerGame
-from ..parallel import Executor
+from ..parallel import Executor, ProcessExecutor
 from ..strategy import Strategy
 from ..tree.public_tree import PublicTree
 
@@ -94,11 +94,22 @@ def interval(mean: float, half_width: float) -> str:
 
 def play_table(game: PokerGame, tree: PublicTree | None, todo: Sequence[tuple[str, str]],
                make: Callable[[str, str], tuple[Agent, Agent]], behaviours: dict[str, Strategy], deals: int, seed: int,
-               folder: Path | None, executor: Executor | None, say: Callable[[str], None]) -> dict[tuple[str, str], Cell]:
+               folder: Path | None, workers: int, say: Callable[[str], None]) -> dict[tuple[str, str], Cell]:
     """Every match ``(row, column)`` of ``todo`` (``make`` gives its two agents), those ``folder`` holds read back,
-    each written there once it ends. With a tree and both players' behaviour strategies the match is scored by AIVAT
-    with them as reference and its exact value computed too; without a tree, by AIVAT with the cards' value
-    (:class:`~subgame.agents.aivat_poker.CardValues`)."""
+    each written there once it ends, blocks of deals played by ``workers`` processes. With a tree and both players'
+    behaviour strategies the match is scored by AIVAT with them as reference and its exact value computed too;
+    without a tree, by AIVAT with the cards' value (:class:`~subgame.agents.aivat_poker.CardValues`)."""
+    executor: Executor | None = ProcessExecutor(workers) if workers > 1 else None
+    try:
+        return _play_table(game, tree, todo, make, behaviours, deals, seed, folder, executor, say)
+    finally:
+        if executor is not None:
+            executor.close()
+
+
+def _play_table(game: PokerGame, tree: PublicTree | None, todo: Sequence[tuple[str, str]],
+                make: Callable[[str, str], tuple[Agent, Agent]], behaviours: dict[str, Strategy], deals: int, seed: int,
+                folder: Path | None, executor: Executor | None, say: Callable[[str], None]) -> dict[tuple[str, str], Cell]:
     scale, unit = mbb_scale(game)
     cells: dict[tuple[str, str], Cell] = {}
     for i, (a, o) in enumerate(todo):

@@ -45,7 +45,6 @@ from ..errors import SubgameError
 from ..eval import exploitability
 from ..games import load_game
 from ..games.poker.game import PokerGame
-from ..parallel import Executor, ProcessExecutor
 from ..solve.driver import Budget
 from ..strategy import Strategy
 from ..tree.compile import compile_game
@@ -176,14 +175,9 @@ def modicum_table(
             behaviours[name] = behaviour(agent, game, tree, seed)
             exploit[name] = exploitability(tree, behaviours[name]).exploitability * scale
         behaviours["own blueprint"] = behaviours["blueprint"]
-    executor: Executor | None = ProcessExecutor(workers) if workers > 1 else None
-    try:
-        todo = [(a, o) for a in AGENTS for o in OPPONENTS if not (a == "blueprint" and o == "own blueprint")]
-        cells = play_table(game, tree, todo, lambda a, o: (_agent(a, bps, setup), _opponent(o, bps)), behaviours,
-                           setup.deals, seed, folder, executor, say)
-    finally:
-        if executor is not None:
-            executor.close()
+    todo = [(a, o) for a in AGENTS for o in OPPONENTS if not (a == "blueprint" and o == "own blueprint")]
+    cells = play_table(game, tree, todo, lambda a, o: (_agent(a, bps, setup), _opponent(o, bps)), behaviours,
+                       setup.deals, seed, folder, workers, say)
     return _result(setup, seed, workers, bps, cells, exploit, unit, time.perf_counter() - started)
 
 
