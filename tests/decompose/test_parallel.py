@@ -117,8 +117,9 @@ def test_cli_reports_each_ray_worker(ray_local, tmp_path):
     result = invoke("solve", "leduc", "--algo", "cfr-d", "-n", "2", "--subgame-iterations", "5", "--subgame-batch", "10",
                     "--ray-address", address, "--json", "--out", tmp_path / "r.npz")
     assert result.exit_code == 0, result.output
-    # stdout alone: Ray may report on stderr, at any time, the workers an earlier test killed on purpose
-    workers = json.loads(result.stdout)["workers"]
+    # the command's JSON is one line: Ray's driver (this test process) may print, at any time and on either stream,
+    # a line about the workers an earlier test killed on purpose
+    workers = json.loads(next(line for line in reversed(result.stdout.splitlines()) if line.startswith("{")))["workers"]
     assert sum(w["tasks"] for w in workers) == 2 * 2 * 3 and all(w["peak_rss"] > 0 for w in workers)
     assert {w["node"] for w in workers} <= {n["NodeID"] for n in ray_local.nodes()}
     text = invoke("solve", "leduc", "--algo", "cfr-d", "-n", "1", "--subgame-iterations", "5", "--subgame-batch", "10",
