@@ -30,8 +30,9 @@ fraction to each of :attr:`LBRConfig.sizes` (default 0.5 and 1 pot and all-in; `
 every legal action). Preflop LBR checks/calls by default (:attr:`LBRConfig.call_preflop`),
 as Lisý & Bowling did to keep it cheap (the compiled-tree ``lbr(..., calls=)`` does the
 same). Where the model's range is empty given LBR's hand (a state the model never plays to
-with the hands left), the uniform range over those hands stands in; the compiled tree's LBR
-is arbitrary there (every action has value zero), and only there may the two differ.
+with the hands left), every action is a best response to it and LBR checks/calls; the
+compiled tree's LBR is arbitrary there (every action has value zero), and only there may the
+two differ.
 
 **CDBR: a deeper look-ahead** (:attr:`LBRConfig.depth`). CDBR with look-ahead ``d`` solves,
 at each decision, the game ``d`` moves below it (moves of either player and of chance) with
