@@ -28,7 +28,7 @@ def test_same_table_twice_and_aivat_with_the_agents_own_strategies_is_exact(tmp_
     assert [list(r) for r in first.rows] == [list(r) for r in modicum_table(setup=TINY, seed=3).rows]
     # AIVAT with both players' exact behaviour strategies as its references removes all luck: every deal scores the
     # exact expected value, so its interval has no width and its mean is the exact head-to-head value
-    for opponent in ("lookup-table bot", "own blueprint"):
+    for opponent in OPPONENTS:  # LBR's too: its model is the agent it plays (the blueprint's rows, a search twin)
         for cell in _column(first, f"vs {opponent} (AIVAT; exact)")[: len(AGENTS)]:
             if cell != "0 (itself)":
                 aivat, exact = cell.split("; ")
@@ -37,7 +37,7 @@ def test_same_table_twice_and_aivat_with_the_agents_own_strategies_is_exact(tmp_
     exploit = [float(x) for x in _column(first, "exploitability, exact")]
     assert all(x > 0 for x in exploit)
     assert exploit[-1] > max(exploit[:-1])  # the coarse lookup-table bot is the most exploitable
-    assert "vs LBR (plain)" in first.headers and len(first.rows) == len(AGENTS) + 1
+    assert "vs LBR (AIVAT; exact)" in first.headers and len(first.rows) == len(AGENTS) + 1
     assert any("Baby Tartanian8" in n for n in first.notes) and "-57 ± 13" in first.rows[0]
 
 

@@ -139,6 +139,7 @@ class _Path:
     boards: tuple[tuple[int, ...], ...]  #: the board at the start of each round reached
     starts: tuple[tuple[int, int], ...]  #: the contributions at the start of each round reached
     state: PokerState  #: the real state now (hole cards unknown)
+    node: int  #: the blueprint's betting node now (-1: off the abstraction)
 
     def of_round(self, rnd: int) -> tuple[_Action, ...]:
         return tuple(a for a in self.actions if a.round == rnd)
@@ -267,14 +268,49 @@ class HunlSearchAgent:
         solve = self._solves.get((view.player, path.key(rnd, len(names))))
         if rnd < self.search_round or solve is None or not self._last_searched:
             return None
-        _, labels = self._hands
         reach = self._ranges(path, rnd, len(names))[view.player]
+        return self._hands[1], reach, self._solve_rows(solve, path, view)
+
+    def _solve_rows(self, solve: _Solve, path: _Path, view: View) -> np.ndarray:
+        """[H, len(view.legal)] the probabilities ``solve`` (rooted at ``view``'s decision) gives every hand."""
+        _, labels = self._hands
+        names = tuple(a.name for a in path.of_round(path.state.round))
         sub_labels, infosets = solve.rows(view.player, 0)
         probs = np.zeros((len(labels), len(view.legal)))
         rows = solve.probs[view.player][np.maximum(infosets, 0)] * (infosets >= 0)[:, None]
         for k, real in self._real_actions(solve, path, names, view).items():
             probs[:, view.legal.index(real)] += LabeledValues(sub_labels, rows[:, k]).at(labels, "the solve's strategy")
-        return labels, reach, probs
+        return probs
+
+    # -- as an opponent model (search_model.SearchModel) -------------------------------------
+    def public_belief(self, view: View) -> tuple[PokerState, int, np.ndarray]:
+        """The public state after ``view``'s moves, the blueprint's node there (-1: off the abstraction) and seat
+        ``view.player``'s range over every hand as the agent keeps it (Bayes' rule along the hand)."""
+        self.player = view.player
+        path = self._replay(view)
+        rnd = len(path.boards) - 1  # the round whose cards are out (the state may be past its last action)
+        if rnd < self.search_round:
+            return path.state, path.node, self._blueprint_ranges(path, len(path.boards))[view.player]
+        return path.state, path.node, self._ranges(path, rnd, len(path.of_round(rnd)))[view.player]
+
+    def searched_rows(self, view: View) -> np.ndarray | None:
+        """[H, len(view.legal)] every hand's probabilities at ``view``'s decision where the agent searches it; ``None``
+        where its blueprint plays (before the searched rounds, or where a solve falls back)."""
+        self.player = view.player
+        path = self._replay(view)
+        rnd = path.state.round
+        if rnd < self.search_round:
+            return None
+        try:
+            return self._solve_rows(self._solve(path, rnd, len(path.of_round(rnd))), path, view)
+        except SubgameError as e:
+            self._fall_back(f"round {rnd}, moves {[m.public for m in view.moves]}: {e}")
+            return None
+
+    def keep_solves(self, count: int) -> None:
+        """Forget all but the ``count`` newest solves (a solve is a function of the public path and the seed only)."""
+        while len(self._solves) > count:
+            del self._solves[next(iter(self._solves))]
 
     def _fall_back(self, why: str) -> None:
         LOG.warning("%s plays its blueprint: %s", self.name, why)
@@ -304,7 +340,7 @@ class HunlSearchAgent:
                 node = -1
             actions.append(_Action(st.round, st.to_act, move.public, at if taken >= 0 else -1, taken, st.board))
             st = base._advance(st, move.public)
-        return _Path(tuple(actions), tuple(boards), tuple(starts), st)
+        return _Path(tuple(actions), tuple(boards), tuple(starts), st, node)
 
     def _ranges(self, path: _Path, rnd: int, upto: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """Per player [H] her range over every hand after the first ``upto`` actions of round ``rnd`` (Bayes' rule
@@ -325,17 +361,23 @@ class HunlSearchAgent:
             out[a.player] = after if after.sum() > 0 else before[a.player]  # a move the belief ruled out: kept as before
             return out[0], out[1]
         if rnd <= self.search_round:
-            reach = [np.ones(len(hands)), np.ones(len(hands))]
-            for a in path.actions:
-                if a.round >= rnd:
-                    break
-                if a.node < 0:  # off the abstraction: the blueprint says nothing more
-                    continue
-                reach[a.player] *= self._rows.at(a.node, a.board)[:, a.index]  # zero where the board blocks
-        else:
-            ended = self._ranges(path, rnd - 1, len(path.of_round(rnd - 1)))
-            reach = [ended[0], ended[1]]
+            return self._blueprint_ranges(path, rnd)
+        ended = self._ranges(path, rnd - 1, len(path.of_round(rnd - 1)))
         blocked = np.isin(hands, path.boards[rnd]).any(axis=1)
+        return ended[0] * ~blocked, ended[1] * ~blocked
+
+    def _blueprint_ranges(self, path: _Path, rnd: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per player [H] her range by the blueprint's rows after the actions before round ``rnd`` (``len(boards)``:
+        every action), zero where the board then blocks a hand."""
+        hands, _ = self._hands
+        reach = [np.ones(len(hands)), np.ones(len(hands))]
+        for a in path.actions:
+            if a.round >= rnd:
+                break
+            if a.node < 0:  # off the abstraction: the blueprint says nothing more
+                continue
+            reach[a.player] *= self._rows.at(a.node, a.board)[:, a.index]  # zero where the board blocks
+        blocked = np.isin(hands, path.boards[min(rnd, len(path.boards) - 1)]).any(axis=1)
         return reach[0] * ~blocked, reach[1] * ~blocked
 
     def _action_probs(self, solve: _Solve, player: int, node: int, child: int) -> np.ndarray:

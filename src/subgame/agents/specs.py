@@ -35,6 +35,8 @@ spec                           agent
                                BP as ``blueprint:BP`` plays it (no compiled tree needed): fold, call,
                                0.5 / 1 pot and all-in valued against the blueprint's Bayes range,
                                check/call preflop
+``lbr:search:BP[...]``         the same against the search agent ``search:BP[...]``, its model a twin of
+                               the agent (:mod:`.search_model`: its Bayes ranges, its solves' rows)
 =============================  =================================================================
 """
 
@@ -66,6 +68,7 @@ from .hunl_search import HunlSearchAgent, HunlSearchConfig
 from .lbr import FCPA, LBRConfig, LocalBestResponse
 from .resolving import ResolvingAgent, blueprint_source, cfr_d_source
 from .search import SearchAgent, SearchConfig
+from .search_model import SearchModel
 from .strategy import StrategyAgent
 from .translation import TranslationAgent
 
@@ -120,7 +123,7 @@ AGENT_KINDS: dict[str, AgentKind] = {
     "cdrnr": AgentKind("cdrnr:MODEL:P[:DEPTH]", lambda rest, spec, tree, game: _counter("cdrnr", rest, spec, tree)),
     "blueprint": AgentKind("blueprint:FILE[:BUCKETS]", lambda rest, spec, tree, game: blueprint_agent(spec, _needs(game, spec))),
     "lookup": AgentKind("lookup:FILE[:BUCKETS]", lambda rest, spec, tree, game: blueprint_agent(spec, _needs(game, spec))),
-    "lbr": AgentKind("lbr:BP[:BUCKETS]", lambda rest, spec, tree, game: lbr_agent(spec, _needs(game, spec))),
+    "lbr": AgentKind("lbr:BP[:BUCKETS] or lbr:search:BP[...]", lambda rest, spec, tree, game: lbr_agent(spec, _needs(game, spec))),
 }
 SPEC_HELP = f"{', '.join(BASELINES)}, a strategy FILE, {', '.join(k.syntax for k in AGENT_KINDS.values())}"
 
@@ -188,6 +191,10 @@ def lbr_agent(spec: str, game: Game) -> Agent:
     """``lbr:BP[:BUCKETS]`` or ``cdbr:BP[:BUCKETS][:DEPTH]``: local best response, or CDBR with fold, call, pot and
     all-in, to a blueprint as the blueprint agent plays it; needs the game only."""
     kind, _, rest = spec.partition(":")
+    if kind == "lbr" and rest.startswith("search:"):  # hunl_search_agent refuses any game but no-limit poker
+        agent = hunl_search_agent(rest, game)
+        assert isinstance(agent, HunlSearchAgent) and isinstance(game, PokerGame)
+        return LocalBestResponse(game, SearchModel(agent), name=f"lbr:{agent.name}")
     parts = rest.split(":")
     config = LBRConfig()
     if kind == "cdbr":

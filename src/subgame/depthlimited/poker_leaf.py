@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from math import comb
 
 import numpy as np
@@ -49,6 +49,7 @@ from ..tree.poker_compile import board_hands, deal_hands
 from ..tree.poker_operators import CardRemoval, strength_keys
 from ..tree.poker_states import public_root
 from ..tree.public_tree import LEAF, PublicTree
+from ..tree.threads import run_pieces
 from .continuations import biased
 from .leaf import BoundValues
 
@@ -289,16 +290,23 @@ class PokerRoundValues:
         grids = [(g, self._grid(tree, g, rho), np.searchsorted(states, self._grid(tree, g, opp))) for g in self.boards]
         K, L, G = self.num_values, states.size, tree.players[rho].num_states
 
+        # each board's leaves are their own states: the boards are independent pieces of work (threads.run_pieces)
         def opponent_values(reach_player: np.ndarray) -> np.ndarray:
             out = np.zeros((L, K))
-            for g, mine, theirs in grids:
+
+            def board(g: _Board, mine: np.ndarray, theirs: np.ndarray) -> None:
                 out[theirs] = self._products(g, opp, reach_player[mine][:, :, None])
+
+            run_pieces([partial(board, *x) for x in grids])
             return out
 
         def player_values(split: np.ndarray) -> np.ndarray:
             out = np.zeros(G)
-            for g, mine, theirs in grids:
+
+            def board(g: _Board, mine: np.ndarray, theirs: np.ndarray) -> None:
                 out[mine] = self._products(g, rho, split[theirs]).sum(axis=2)
+
+            run_pieces([partial(board, *x) for x in grids])
             return out
 
         return opponent_values, player_values

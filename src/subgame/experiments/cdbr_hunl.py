@@ -130,7 +130,8 @@ def cdbr_hunl(
             behaviours[row] = behaviour(responder(row), game, tree, seed)
     cells = play_table(game, tree, [(row, BOT) for row in rows],
                        lambda row, _: (responder(row), BlueprintAgent(game, blueprint, abstraction, name="lookup")),
-                       behaviours, setup.deals, seed, folder, workers, say)
+                       {(row, BOT): (behaviours[row], behaviours[BOT]) for row in rows if row in behaviours},
+                       setup.deals, seed, folder, workers, say)
     exact = tree is not None
     headers = ["responder", f"vs {BOT} ({'AIVAT; exact' if exact else 'AIVAT'})"]
     if exact:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from ..agents.base import Agent
@@ -41,8 +41,11 @@ REDUCED = dict(num_ranks=3, num_suits=2, hole_cards=1, board_cards=(0, 1, 1, 1),
 
 #: One match of a table: its mean and 95 % half-width per estimate ("plain", "aivat"), "exact", "seconds", "hands".
 Cell = dict[str, float]
-#: The version of a match file; a file of another version (estimated otherwise) is played again, never read back.
-CELL_FORMAT = 2
+#: The two behaviour strategies of a match on a compiled tree (row agent's, column agent's).
+Pair = tuple[Strategy, Strategy]
+#: The version of a match file; a file of another version (estimated otherwise, or LBR with another model of the
+#: agent: 3) is played again, never read back.
+CELL_FORMAT = 3
 
 
 def run_folder(checkpoint: Path | None, experiment: str, key: object) -> Path | None:
@@ -93,23 +96,24 @@ def interval(mean: float, half_width: float) -> str:
 
 
 def play_table(game: PokerGame, tree: PublicTree | None, todo: Sequence[tuple[str, str]],
-               make: Callable[[str, str], tuple[Agent, Agent]], behaviours: dict[str, Strategy], deals: int, seed: int,
-               folder: Path | None, workers: int, say: Callable[[str], None]) -> dict[tuple[str, str], Cell]:
+               make: Callable[[str, str], tuple[Agent, Agent]], references: Mapping[tuple[str, str], Pair], deals: int,
+               seed: int, folder: Path | None, workers: int, say: Callable[[str], None]) -> dict[tuple[str, str], Cell]:
     """Every match ``(row, column)`` of ``todo`` (``make`` gives its two agents), those ``folder`` holds read back,
-    each written there once it ends, blocks of deals played by ``workers`` processes. With a tree and both players'
-    behaviour strategies the match is scored by AIVAT with them as reference and its exact value computed too;
-    without a tree, by AIVAT with the cards' value (:class:`~subgame.agents.aivat_poker.CardValues`)."""
+    each written there once it ends, blocks of deals played by ``workers`` processes. With a tree and the match's
+    pair of behaviour strategies in ``references`` it is scored by AIVAT with them as reference and its exact value
+    computed too; without a tree, by AIVAT with the cards' value (:class:`~subgame.agents.aivat_poker.CardValues`)."""
     executor: Executor | None = ProcessExecutor(workers) if workers > 1 else None
     try:
-        return _play_table(game, tree, todo, make, behaviours, deals, seed, folder, executor, say)
+        return _play_table(game, tree, todo, make, references, deals, seed, folder, executor, say)
     finally:
         if executor is not None:
             executor.close()
 
 
 def _play_table(game: PokerGame, tree: PublicTree | None, todo: Sequence[tuple[str, str]],
-                make: Callable[[str, str], tuple[Agent, Agent]], behaviours: dict[str, Strategy], deals: int, seed: int,
-                folder: Path | None, executor: Executor | None, say: Callable[[str], None]) -> dict[tuple[str, str], Cell]:
+                make: Callable[[str, str], tuple[Agent, Agent]], references: Mapping[tuple[str, str], Pair], deals: int,
+                seed: int, folder: Path | None, executor: Executor | None,
+                say: Callable[[str], None]) -> dict[tuple[str, str], Cell]:
     scale, unit = mbb_scale(game)
     cells: dict[tuple[str, str], Cell] = {}
     for i, (a, o) in enumerate(todo):
@@ -122,7 +126,7 @@ def _play_table(game: PokerGame, tree: PublicTree | None, todo: Sequence[tuple[s
             say(f"{label}: read from {file}")
             continue
         t0 = time.perf_counter()
-        reference = (behaviours[a], behaviours[o]) if a in behaviours and o in behaviours else None
+        reference = references.get((a, o))
 
         def report(partial: MatchResult, label: str = label, t0: float = t0) -> None:
             done = partial.deals

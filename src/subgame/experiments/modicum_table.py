@@ -12,8 +12,9 @@ the game), all on one implicit-MCCFR blueprint. Their opponents:
   with pseudo-harmonic translation and no search (standing in for Baby Tartanian8 and
   Slumbot, which are not available here);
 * the agents' own blueprint (the paper's second question: does search beat what it searches on);
-* local best response (:class:`~subgame.agents.lbr.LocalBestResponse`) with the blueprint as
-  its model of the agent's ranges (Lisý & Bowling 2017), an exploitability probe.
+* local best response (:class:`~subgame.agents.lbr.LocalBestResponse`, Lisý & Bowling 2017), an
+  exploitability probe, with the agent it plays as its model: the blueprint's rows, or a twin of
+  the search agent (:class:`~subgame.agents.search_model.SearchModel`).
 
 Two forms. The reduced one plays a four-round deck small enough to compile, so every number
 is also computed exactly: each agent's behaviour strategy is asked at every information set
@@ -38,6 +39,7 @@ from ..agents.blueprint import BlueprintAgent
 from ..agents.hunl_search import HunlSearchAgent, HunlSearchConfig
 from ..agents.lbr import LocalBestResponse
 from ..agents.match import mbb_scale
+from ..agents.search_model import SearchModel
 from ..blueprint.actions import ActionAbstraction, parse_actions
 from ..blueprint.blueprint_file import Blueprint
 from ..blueprint.deal_abstraction import DealAbstraction
@@ -48,7 +50,7 @@ from ..games.poker.game import PokerGame
 from ..solve.driver import Budget
 from ..strategy import Strategy
 from ..tree.compile import compile_game
-from .hunl_matches import HUNL, REDUCED, Cell, behaviour, estimate_cell, play_table, run_folder, trained_blueprint
+from .hunl_matches import HUNL, REDUCED, Cell, Pair, behaviour, estimate_cell, play_table, run_folder, trained_blueprint
 from .report import ExperimentResult, Series
 from .search_agent import PAPER_TABLE_1
 
@@ -128,12 +130,15 @@ def _agent(name: str, bps: _Blueprints, setup: TableSetup) -> Agent:
     return HunlSearchAgent(bps.game, blueprint, abstraction, config, name=f"search K={k}")
 
 
-def _opponent(name: str, bps: _Blueprints) -> Agent:
+def _opponent(name: str, bps: _Blueprints, agent: str, setup: TableSetup, seed: int) -> Agent:
+    """Column ``name`` against row ``agent``: LBR's model is that agent (a search agent's twin seeded ``seed``)."""
     if name == "lookup-table bot":
         return BlueprintAgent(bps.game, *bps.lookup, name="lookup")
     if name == "own blueprint":
         return BlueprintAgent(bps.game, *bps.agents, name="blueprint")
-    return LocalBestResponse(bps.game, BlueprintModel(bps.game, *bps.agents, name="blueprint"), name="lbr")
+    twin = _agent(agent, bps, setup)
+    model = SearchModel(twin, seed=seed) if isinstance(twin, HunlSearchAgent) else BlueprintModel(bps.game, *bps.agents)
+    return LocalBestResponse(bps.game, model, name="lbr")
 
 
 def modicum_table(
@@ -167,17 +172,21 @@ def modicum_table(
     game = bps.game
     scale, unit = mbb_scale(game)
     tree = None if full else compile_game(game)
-    behaviours: dict[str, Strategy] = {}
+    todo = [(a, o) for a in AGENTS for o in OPPONENTS if not (a == "blueprint" and o == "own blueprint")]
+    references: dict[tuple[str, str], Pair] = {}
     exploit: dict[str, float] = {}
     if tree is not None:
+        behaviours: dict[str, Strategy] = {}
         for name in (*AGENTS, "lookup-table bot"):
-            agent = _agent(name, bps, setup) if name in AGENTS else _opponent(name, bps)
+            agent = _agent(name, bps, setup) if name in AGENTS else _opponent(name, bps, "blueprint", setup, seed)
             behaviours[name] = behaviour(agent, game, tree, seed)
             exploit[name] = exploitability(tree, behaviours[name]).exploitability * scale
         behaviours["own blueprint"] = behaviours["blueprint"]
-    todo = [(a, o) for a in AGENTS for o in OPPONENTS if not (a == "blueprint" and o == "own blueprint")]
-    cells = play_table(game, tree, todo, lambda a, o: (_agent(a, bps, setup), _opponent(o, bps)), behaviours,
-                       setup.deals, seed, folder, workers, say)
+        for a, o in todo:  # LBR's is its play against that agent's model
+            column = behaviours[o] if o in behaviours else behaviour(_opponent(o, bps, a, setup, seed), game, tree, seed)
+            references[a, o] = (behaviours[a], column)
+    cells = play_table(game, tree, todo, lambda a, o: (_agent(a, bps, setup), _opponent(o, bps, a, setup, seed)),
+                       references, setup.deals, seed, folder, workers, say)
     return _result(setup, seed, workers, bps, cells, exploit, unit, time.perf_counter() - started)
 
 
@@ -186,7 +195,7 @@ def _result(setup: TableSetup, seed: int, workers: int, bps: _Blueprints,
     exact = bool(exploit)
     headers = ["agent"]
     for o in OPPONENTS:
-        headers.append(f"vs {o} ({('AIVAT; exact' if o != 'LBR' else 'plain') if exact else 'AIVAT'})")
+        headers.append(f"vs {o} ({'AIVAT; exact' if exact else 'AIVAT'})")
     if exact:
         headers.append("exploitability, exact")
     headers += ["paper: vs Baby Tartanian8", "paper: vs Slumbot"]
@@ -217,8 +226,10 @@ def _result(setup: TableSetup, seed: int, workers: int, bps: _Blueprints,
         f"iterations a solve"
         + (f", {setup.river_cards} sampled river card(s) at each turn leaf" if setup.river_cards else "")
         + (f", at most {setup.raise_cap} bets and raises a round in a subgame" if setup.raise_cap else "")
-        + "; ranges by Bayes' rule (unsafe nested solving, as Modicum). LBR: local best response with the "
-        "blueprint as its model of the agent's ranges (for the search agents the model is not what they play).",
+        + "; ranges by Bayes' rule (unsafe nested solving, as Modicum). LBR: local best response with the row agent "
+        "as its model: the blueprint's rows, or a twin of the search agent (its Bayes ranges and its solves' rows at "
+        "every hand)" + ("; the twin's sampled river cards are its own draw, not the agent's." if setup.river_cards
+                         else "."),
     ]
     notes = [
         "Paper (Brown, Sandholm & Amos 2018, Table 1): HUNL, AIVAT, against Baby Tartanian8 and Slumbot; its blueprint "

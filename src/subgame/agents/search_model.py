@@ -1,0 +1,102 @@
+"""The HUNL search agent as an opponent model: local best response against what search plays.
+
+LBR (Lisý & Bowling 2017, §3) needs its opponent's strategy at every one of his hands. Against
+a blueprint that is the blueprint's row of each hand's bucket (:class:`~.beliefs.BlueprintModel`);
+against :class:`~.hunl_search.HunlSearchAgent` it is what the agent computes itself. A solve
+gives every hand's row at once (the subgame is solved for the whole range), and the agent keeps
+its own range by Bayes' rule along the hand, so the model is a twin of the agent asked at the
+public path: the blueprint's rows before the searched rounds, the solve's rows in them, the
+blueprint's where a solve falls back, as the agent plays.
+
+The twin has its own seed (:attr:`SearchModel.seed`): where the agent samples (the turn's river
+cards, randomized translation), the model is one draw of the agent's policy, not the draw the
+agent made in the hand being played, which LBR cannot know.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ..errors import SubgameError
+from ..games.poker.game import PokerState
+from .base import Move, View
+from .beliefs import BlueprintModel
+from .hunl_search import HunlSearchAgent
+
+#: solves the twin keeps (each a compiled subgame and its strategies): the oldest are dropped beyond this
+KEPT_SOLVES = 64
+
+
+class SearchModel:
+    """A search agent as LBR's model of the opponent (module docstring).
+
+    Args:
+        agent: the twin: a search agent configured as the one played against (not the same object).
+        seed: the twin's seed in every hand.
+    """
+
+    def __init__(self, agent: HunlSearchAgent, *, seed: int = 0, name: str | None = None) -> None:
+        self.agent, self.seed = agent, seed
+        self.name = name or agent.name
+        self.game = agent.game
+        self.blueprint = BlueprintModel(agent.game, agent.base.blueprint, agent.base.abstraction, name=self.name)
+        self.hands = self.blueprint.hands
+
+    def start(self, player: int) -> SearchBelief:
+        """The belief about seat ``player`` after the deal."""
+        if player not in (0, 1):
+            raise SubgameError(f"the modelled seat must be 0 or 1, got {player!r}")
+        return SearchBelief(self, player, ())
+
+    def twin(self, player: int) -> HunlSearchAgent:
+        """The twin in seat ``player`` with the model's seed; its solves are kept across hands, the newest
+        :data:`KEPT_SOLVES`."""
+        if self.agent.player != player or self.agent.seed != self.seed:
+            self.agent.new_hand(player, self.seed)
+        self.agent.keep_solves(KEPT_SOLVES)
+        return self.agent
+
+
+@dataclass(frozen=True, eq=False)
+class SearchBelief:
+    """What :class:`SearchModel` knows of seat ``player`` after the public moves ``moves`` (after the hole cards)."""
+
+    model: SearchModel
+    player: int  #: the modelled seat
+    moves: tuple[str, ...]
+
+    def view(self, legal: tuple[int, ...] = ()) -> View:
+        """The modelled seat's view of the public moves (its hole cards unknown)."""
+        return View(self.player, (Move("", ""), Move("", "")) + tuple(Move(m, "") for m in self.moves), legal)
+
+    @cached_property
+    def _public(self) -> tuple[PokerState, int, np.ndarray]:
+        return self.model.twin(self.player).public_belief(self.view())
+
+    @property
+    def state(self) -> PokerState:
+        """The real public state (hole cards unknown)."""
+        return self._public[0]
+
+    @property
+    def range(self) -> np.ndarray:
+        """[H] the modelled player's reach of every hand, the agent's own Bayes range (zero where the board blocks)."""
+        return self._public[2]
+
+    def after(self, name: str) -> SearchBelief:
+        """The belief after the public move ``name`` (board cards or a betting action of either player)."""
+        return SearchBelief(self.model, self.player, self.moves + (name,))
+
+    def replies(self) -> tuple[tuple[int, ...], np.ndarray]:
+        """At the modelled player's decision: his legal actions and [H, A] the joint probability of hand and action."""
+        game, (state, node, reach) = self.model.game, self._public
+        if game.actor(state) != self.player:
+            raise SubgameError(f"the modelled player {self.player} is not to act here")
+        legal = game.legal_actions(state)
+        probs = self.model.twin(self.player).searched_rows(self.view(legal))
+        if probs is None:
+            _, probs = self.model.blueprint.policy(self.player, node, state)
+        return legal, reach[:, None] * probs
