@@ -16,9 +16,9 @@ by removing the action-tree lines past it and prints one JSON line with ``solve_
 ``board``, ``pot``, ``stack`` lines and per player (``oop``, ``ip``) ``XxYy:weight`` tokens
 (or ``uniform``). ``--pfs`` takes the built driver, or the driver's Cargo directory (built
 here with ``cargo build --release --offline``); without either the script says so and exits.
-postflop-solver stores float32 and runs on ``RAYON_NUM_THREADS`` threads (``--threads``, also
-ours uses the
-cores it may run on, so fewer than the machine's pins both with ``taskset``); both stop at 0.5 % of the pot measured as (BR of OOP + BR of IP) / 2.
+postflop-solver stores float32 and runs on ``RAYON_NUM_THREADS`` threads (``--threads``); ours
+uses the cores it may run on, so fewer than the machine's pins both with ``taskset``. Both stop
+at 0.5 % of the pot measured as (BR of OOP + BR of IP) / 2.
 
 Usage::
 
