@@ -121,6 +121,31 @@ def test_sampled_cards_are_an_unbiased_estimate_and_leaves_plug_in():
     assert leaf.values(1, (reach, np.ones(tree.players[1].num_states)), 1).shape == (tree.players[1].num_states,)
 
 
+@pytest.mark.parametrize("receiver", [0, 1])
+def test_a_fresh_sample_each_iteration_is_unbiased_and_an_evaluation_exact(receiver):
+    """``per_iteration``: iteration t values a sample seeded by t, each board weighted by every board's share, so the
+    mean over the iterations' samples nears the whole sum; without an iteration every board is valued, bitwise."""
+    game, bp = _game(), _blueprint()
+    tree = subgame_at(game, TURN, chance_limit=1).tree
+    mapping = _mapping(bp, tree)
+    exact = PokerRoundValues.build(game, tree, bp, ExactCards(game.spec), mapping, 0, 2)
+    sampled = PokerRoundValues.build(game, tree, bp, ExactCards(game.spec), mapping, 0, 2, per_iteration=1, seed=4)
+    states = np.flatnonzero(tree.kind[tree.players[1].node] == LEAF)
+    rng = np.random.default_rng(1)
+    x = rng.random(tree.players[0].num_states) if receiver == 1 else rng.random((states.size, 2))
+    want, bound = exact.bind(tree, states)[receiver == 0], sampled.bind(tree, states)[receiver == 0]
+    np.testing.assert_array_equal(bound(x), want(x))  # an evaluation
+    draws = np.array([bound(x, t) for t in range(1, 401)])
+    assert all(np.array_equal(d, bound(x, t)) for t, d in zip((1, 2), draws))  # seeded by the iteration
+    boards = len(exact.boards)
+    assert all(np.count_nonzero(np.abs(d).sum(axis=-1) if d.ndim > 1 else d) < np.count_nonzero(
+        np.abs(want(x)).sum(axis=-1) if d.ndim > 1 else want(x)) for d in draws[:5])  # one board of several
+    spread = draws.std(axis=0) / np.sqrt(len(draws))
+    assert boards > 1 and np.all(np.abs(draws.mean(axis=0) - want(x)) <= 5 * spread + 1e-12)
+    with pytest.raises(SubgameError, match="per_iteration"):
+        PokerRoundValues.build(game, tree, bp, ExactCards(game.spec), mapping, 0, 2, per_iteration=0)
+
+
 def test_bad_continuations_and_memory_are_refused():
     game, bp = _game(), _blueprint()
     tree = subgame_at(game, TURN, chance_limit=1).tree

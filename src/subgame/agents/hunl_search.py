@@ -85,6 +85,9 @@ class HunlSearchConfig:
         bias_factor: the bias of the continuations (10 in the paper).
         river_cards: the last round's cards summed at each leaf: a seeded sample of this many
             (``None``: every card, exact); the subgame is compiled with those cards' leaves only.
+        river_sample: the last round's cards a CFR iteration values at the leaves: a fresh seeded sample of this
+            many of the subgame's each iteration, weighted as an unbiased estimate
+            (:attr:`~subgame.depthlimited.poker_leaf.PokerRoundValues.per_iteration`); ``None``: all of them.
         raise_cap: the most bets and raises a betting round of a subgame offers (the subgame's action
             abstraction, as the paper's subgames keep the blueprint's few actions); the raises the
             round has had count, and a round that had more keeps them. ``None``: the game's own rule.
@@ -98,6 +101,7 @@ class HunlSearchConfig:
     num_values: int | None = None
     bias_factor: float = 10.0
     river_cards: int | None = None
+    river_sample: int | None = None
     raise_cap: int | None = None
 
     def __post_init__(self) -> None:
@@ -109,9 +113,9 @@ class HunlSearchConfig:
             raise SubgameError(f"num_values (K) must be 1 to {len(CONTINUATIONS)} or None, got {k!r}")
         if not self.bias_factor > 0:
             raise SubgameError(f"bias_factor must be positive, got {self.bias_factor!r}")
-        c = self.river_cards
-        if c is not None and (isinstance(c, bool) or not isinstance(c, int) or c < 1):
-            raise SubgameError(f"river_cards must be >= 1 or None, got {c!r}")
+        for what, c in (("river_cards", self.river_cards), ("river_sample", self.river_sample)):
+            if c is not None and (isinstance(c, bool) or not isinstance(c, int) or c < 1):
+                raise SubgameError(f"{what} must be >= 1 or None, got {c!r}")
         cap = self.raise_cap
         if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 1):
             raise SubgameError(f"raise_cap must be >= 1 or None, got {cap!r}")
@@ -415,7 +419,8 @@ class HunlSearchAgent:
             assert cfg.num_values is not None
             values = PokerRoundValues.build(
                 game, sub.tree, self.base.blueprint, self.base.abstraction, self._leaf_nodes(path, rnd, game, sub.tree),
-                self.player, cfg.num_values, factor=cfg.bias_factor, max_bytes=cfg.max_bytes)
+                self.player, cfg.num_values, factor=cfg.bias_factor, max_bytes=cfg.max_bytes,
+                per_iteration=cfg.river_sample, seed=self.seed)
             leaves = (MultiValuedLeaf(sub.tree, values),)
         solver = CFRSolver(sub.tree, cfg.config, root_reach=sub.root_reach, leaves=leaves)
         driver.run(solver, self.config.budget)

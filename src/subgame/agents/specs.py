@@ -117,7 +117,7 @@ def _search(rest: str, spec: str, tree: PublicTree, game: Game | None) -> Agent:
 AGENT_KINDS: dict[str, AgentKind] = {
     "cfr-d": AgentKind("cfr-d:FILE[:N]", _cfr_d),
     "resolve": AgentKind("resolve:FILE:METHOD[:N]", _resolve),
-    "search": AgentKind("search:FILE[:BUCKETS][:kK[cR]][:rN][:N|Ts]", _search),  # BUCKETS, kK, rN, Ts: a blueprint file only
+    "search": AgentKind("search:FILE[:BUCKETS][:kK[cR][sR]][:rN][:N|Ts]", _search),  # BUCKETS, kK, rN, Ts: a blueprint file only
     "cdbr": AgentKind("cdbr:MODEL[:BUCKETS][:DEPTH]", lambda rest, spec, tree, game: (  # BUCKETS: a blueprint only
         lbr_agent(spec, _needs(game, spec)) if is_blueprint_file(rest.split(":")[0]) else _counter("cdbr", rest, spec, tree))),
     "cdrnr": AgentKind("cdrnr:MODEL:P[:DEPTH]", lambda rest, spec, tree, game: _counter("cdrnr", rest, spec, tree)),
@@ -221,10 +221,11 @@ def lbr_agent(spec: str, game: Game) -> Agent:
 
 
 def hunl_search_agent(spec: str, game: Game, seconds: float | None = None) -> Agent:
-    """``search:BP[:BUCKETS][:kK[cR]][:rN][:N|Ts]``: the search agent on an implicit blueprint; needs the game only (HUNL).
+    """``search:BP[:BUCKETS][:kK[cR][sR]][:rN][:N|Ts]``: the search agent on an implicit blueprint; needs the game only (HUNL).
 
     ``kK``: the turn too, solved to the end of its round with K continuations at its leaves (1 to
-    4; ``cR``: R sampled river cards per leaf instead of all). ``rN``: at most N bets and raises a
+    4; ``cR``: R sampled river cards per leaf instead of all; ``sR``: R of the leaves' river cards
+    valued per CFR iteration, a fresh sample each). ``rN``: at most N bets and raises a
     round in the subgames (:attr:`HunlSearchConfig.raise_cap`). ``seconds``: the budget of every
     solve where the spec names none (``--seconds-per-decision``); a budget in the spec wins.
     """
@@ -239,10 +240,10 @@ def hunl_search_agent(spec: str, game: Game, seconds: float | None = None) -> Ag
     if len(parts) > 1 and (m := re.fullmatch(r"r(\d+)", parts[-1])):
         parts.pop()
         config = replace(config, raise_cap=int(m.group(1)))
-    if len(parts) > 1 and (m := re.fullmatch(r"k(\d+)(?:c(\d+))?", parts[-1])):
+    if len(parts) > 1 and (m := re.fullmatch(r"k(\d+)(?:c(\d+))?(?:s(\d+))?", parts[-1])):
         parts.pop()
-        river = None if m.group(2) is None else int(m.group(2))
-        config = replace(config, num_values=int(m.group(1)), river_cards=river,
+        river, sample = (None if x is None else int(x) for x in m.group(2, 3))
+        config = replace(config, num_values=int(m.group(1)), river_cards=river, river_sample=sample,
                          search_round=max(0, game.spec.num_rounds - 2) if isinstance(game, PokerGame) else None)
     if not isinstance(game, PokerGame):
         raise SubgameError(f"agent {spec!r}: a blueprint plays a no-limit poker game")

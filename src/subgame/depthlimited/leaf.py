@@ -15,7 +15,6 @@ few array operations over the opponent's leaf states: no Python loop per history
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -25,10 +24,18 @@ import scipy.sparse as sp
 from ..errors import SubgameError
 from ..tree.public_tree import LEAF, PublicTree
 
+
+class LeafProduct(Protocol):
+    """One of the two products of :data:`BoundValues`; ``iteration``: the CFR iteration asking (``None``: an
+    evaluation), which a sampled source may use to draw its sample (exact when ``None``)."""
+
+    def __call__(self, x: np.ndarray, iteration: int | None = None, /) -> np.ndarray: ...
+
+
 #: ``(opponent_values, player_values)``: ``opponent_values(reach_rho)`` [L, K] the opponent's counterfactual value of
 #: each continuation at each of her L leaf states given ρ's reach [G_ρ]; ``player_values(split)`` [G_ρ] ρ's values
 #: given [L, K] the opponent's reach at her leaf states split by her pick
-BoundValues = tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray]]
+BoundValues = tuple[LeafProduct, LeafProduct]
 
 
 class ContinuationValues(Protocol):
@@ -106,10 +113,10 @@ class LeafValues:
         to_opponent = sp.vstack([(m if opp == 0 else -m.T.tocsr())[states] for m in self.matrices]).tocsr()
         to_player = (-to_opponent.T).tocsr()
 
-        def opponent_values(reach_player: np.ndarray) -> np.ndarray:
+        def opponent_values(reach_player: np.ndarray, iteration: int | None = None, /) -> np.ndarray:
             return np.asarray(to_opponent @ reach_player).reshape(K, L).T
 
-        def player_values(split: np.ndarray) -> np.ndarray:
+        def player_values(split: np.ndarray, iteration: int | None = None, /) -> np.ndarray:
             return np.asarray(to_player @ split.T.ravel())
 
         return opponent_values, player_values
@@ -174,9 +181,10 @@ class MultiValuedLeaf:
         tot = self.choice_sum.sum(axis=1, keepdims=True)
         return np.where(tot > 0, self.choice_sum / np.where(tot > 0, tot, 1.0), self.choice())
 
-    def continuation_values(self, reach_player: np.ndarray) -> np.ndarray:
-        """[L, K] the opponent's counterfactual value of each continuation at each leaf state."""
-        return self._bound[0](reach_player)
+    def continuation_values(self, reach_player: np.ndarray, iteration: int | None = None) -> np.ndarray:
+        """[L, K] the opponent's counterfactual value of each continuation at each leaf state (``iteration``: see
+        :class:`LeafProduct`)."""
+        return self._bound[0](reach_player, iteration)
 
     def pick(self, reach_player: np.ndarray, how: Literal["best", "current", "average"]) -> np.ndarray:
         """[L, K] the opponent's pick on an evaluation: see the class docstring."""
@@ -204,7 +212,7 @@ class MultiValuedLeaf:
         rho, opp = self.player, 1 - self.player
         if player == opp:
             out = np.zeros(self.tree.players[player].num_states)
-            w = self.continuation_values(reach[rho])
+            w = self.continuation_values(reach[rho], iteration)
             v = (w * x).sum(axis=1)
             out[self.states] = v
             if iteration is not None:
@@ -212,7 +220,7 @@ class MultiValuedLeaf:
                 self.regrets += w - v[:, None]
                 np.maximum(self.regrets, 0.0, out=self.regrets)
             return out
-        return self._bound[1](reach[opp][self.states][:, None] * x)
+        return self._bound[1](reach[opp][self.states][:, None] * x, iteration)
 
     def end_iteration(self, t: int) -> None:
         return None

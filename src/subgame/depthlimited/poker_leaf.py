@@ -144,6 +144,10 @@ class PokerRoundValues:
         tables: [S, K, 4, U0, U1] :func:`continuation_tables` of each leaf sequence, in blueprint chips.
         boards: the leaf nodes grouped by board.
         game_id: the subgame's fingerprint.
+        per_iteration: the boards a CFR iteration values: a fresh sample of this many each iteration, drawn from
+            ``(seed, iteration)``, each weighted by the share of all the tree's boards it stands for (an unbiased
+            estimate, as chance-sampled CFR's); ``None``: all of them. An evaluation values all of them.
+        seed: of those samples.
     """
 
     player: int
@@ -151,11 +155,14 @@ class PokerRoundValues:
     tables: np.ndarray
     boards: tuple[_Board, ...]
     game_id: str
+    per_iteration: int | None = None
+    seed: int = 0
 
     @staticmethod
     def build(game: PokerGame, tree: PublicTree, blueprint: Blueprint, abstraction: DealAbstraction,
               blueprint_node: Mapping[tuple[str, ...], int], player: int, num_values: int, *, factor: float = 10.0,
-              river_cards: int | None = None, seed: int = 0, max_bytes: int | None = None) -> PokerRoundValues:
+              river_cards: int | None = None, seed: int = 0, max_bytes: int | None = None,
+              per_iteration: int | None = None) -> PokerRoundValues:
         """The values at every leaf of ``tree`` (``game`` compiled with ``chance_limit=1``).
 
         Args:
@@ -164,6 +171,7 @@ class PokerRoundValues:
             river_cards: sample this many of the last round's cards in the tree (seeded); ``None``: all of
                 them (every possible deal, or the sample the tree was compiled with: :func:`sampled_cards`).
             max_bytes: the memory the tables may take (checked before they are made).
+            per_iteration: see the class's attribute (sampled with ``seed``).
 
         Raises:
             SubgameError: a leaf sequence without a blueprint node, or one outside the last round; tables over
@@ -236,7 +244,9 @@ class PokerRoundValues:
             b0, b1 = bucket_of[bi]
             bucket = (np.searchsorted(cover[0], b0), np.searchsorted(cover[1], b1[offset1]))
             out.append(_Board(nodes, seq, weight, (np.arange(r0.size), offset1), bucket, CardRemoval.build(cards, strength)))
-        return PokerRoundValues(player, CONTINUATIONS[:num_values], tables, tuple(out), tree.game_id)
+        if per_iteration is not None and per_iteration < 1:
+            raise SubgameError(f"per_iteration must be >= 1 or None, got {per_iteration!r}")
+        return PokerRoundValues(player, CONTINUATIONS[:num_values], tables, tuple(out), tree.game_id, per_iteration, seed)
 
     @property
     def num_values(self) -> int:
@@ -278,6 +288,14 @@ class PokerRoundValues:
             out[:, lo:hi] = acc * g.weight[lo:hi][None, :, None]
         return out
 
+    def _sample(self, boards: int, iteration: int | None, receiver: int) -> tuple[range | list[int], float]:
+        """The boards valued for ``receiver`` at ``iteration`` and the weight of each (:attr:`per_iteration`)."""
+        r = self.per_iteration
+        if iteration is None or r is None or r >= boards:
+            return range(boards), 1.0
+        rng = np.random.default_rng((self.seed, iteration, receiver))
+        return sorted(int(i) for i in rng.choice(boards, size=r, replace=False)), boards / r
+
     def _grid(self, tree: PublicTree, g: _Board, player: int) -> np.ndarray:
         """[n, T] the private state of each hand at each of the board's leaf nodes."""
         start = np.searchsorted(tree.players[player].node, g.nodes)
@@ -291,22 +309,24 @@ class PokerRoundValues:
         K, L, G = self.num_values, states.size, tree.players[rho].num_states
 
         # each board's leaves are their own states: the boards are independent pieces of work (threads.run_pieces)
-        def opponent_values(reach_player: np.ndarray) -> np.ndarray:
+        def opponent_values(reach_player: np.ndarray, iteration: int | None = None, /) -> np.ndarray:
             out = np.zeros((L, K))
+            picked, share = self._sample(len(grids), iteration, opp)
 
             def board(g: _Board, mine: np.ndarray, theirs: np.ndarray) -> None:
-                out[theirs] = self._products(g, opp, reach_player[mine][:, :, None])
+                out[theirs] = self._products(g, opp, reach_player[mine][:, :, None]) * share
 
-            run_pieces([partial(board, *x) for x in grids])
+            run_pieces([partial(board, *grids[i]) for i in picked])
             return out
 
-        def player_values(split: np.ndarray) -> np.ndarray:
+        def player_values(split: np.ndarray, iteration: int | None = None, /) -> np.ndarray:
             out = np.zeros(G)
+            picked, share = self._sample(len(grids), iteration, rho)
 
             def board(g: _Board, mine: np.ndarray, theirs: np.ndarray) -> None:
-                out[mine] = self._products(g, rho, split[theirs]).sum(axis=2)
+                out[mine] = self._products(g, rho, split[theirs]).sum(axis=2) * share
 
-            run_pieces([partial(board, *x) for x in grids])
+            run_pieces([partial(board, *grids[i]) for i in picked])
             return out
 
         return opponent_values, player_values

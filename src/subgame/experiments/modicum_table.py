@@ -69,6 +69,7 @@ class TableSetup:
         river_cards: river cards sampled at each turn leaf (``None``: every card).
         raise_cap: bets and raises a round of a search subgame offers (``None``: the game's rule).
         deals: duplicate deals of each match (two hands each).
+        river_sample: river cards of the leaves a CFR iteration values, a fresh sample each (``None``: all).
     """
 
     name: str
@@ -83,6 +84,7 @@ class TableSetup:
     river_cards: int | None
     raise_cap: int | None
     deals: int
+    river_sample: int | None = None
 
 
 SETUPS: dict[str, TableSetup] = {
@@ -126,7 +128,7 @@ def _agent(name: str, bps: _Blueprints, setup: TableSetup) -> Agent:
         return BlueprintAgent(bps.game, blueprint, abstraction, name="blueprint")
     config = HunlSearchConfig(budget=Budget(iterations=setup.solve_iterations), search_round=2 if bps.game.spec.num_rounds > 3
                               else None, num_values=k, river_cards=setup.river_cards,
-                              raise_cap=setup.raise_cap)
+                              river_sample=setup.river_sample, raise_cap=setup.raise_cap)
     return HunlSearchAgent(bps.game, blueprint, abstraction, config, name=f"search K={k}")
 
 
@@ -225,6 +227,8 @@ def _result(setup: TableSetup, seed: int, workers: int, bps: _Blueprints,
         f"blueprint, and fold, call, raise x10), the river to the end of the game; {setup.solve_iterations} CFR+ "
         f"iterations a solve"
         + (f", {setup.river_cards} sampled river card(s) at each turn leaf" if setup.river_cards else "")
+        + (f", {setup.river_sample} of the leaves' river cards valued per iteration (a fresh sample each)"
+           if setup.river_sample else "")
         + (f", at most {setup.raise_cap} bets and raises a round in a subgame" if setup.raise_cap else "")
         + "; ranges by Bayes' rule (unsafe nested solving, as Modicum). LBR: local best response with the row agent "
         "as its model: the blueprint's rows, or a twin of the search agent (its Bayes ranges and its solves' rows at "
