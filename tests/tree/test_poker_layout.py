@@ -11,9 +11,10 @@ from subgame.eval.best_response import exploitability, layout_exploitability
 from subgame.games.poker.holdem import BetSizing, HoldemSpot
 from subgame.games.poker.ranges import Range, parse_cards
 from subgame.resolving.spots import holdem_problem
-from subgame.solve.cfr import CFR, CFR_PLUS, DCFR, LINEAR_CFR, MODICUM, CFRSolver
+from subgame.solve.cfr import CFR, CFR_PLUS, DCFR, LINEAR_CFR, MODICUM, PRESETS, CFRSolver
 from subgame.tree import kernels
-from subgame.tree.poker_layout import PROBS, Source, state_arrays
+from subgame.tree.poker_layout import KIND, PROBS, ROWS, Source, state_arrays
+from subgame.tree.public_tree import CHANCE_NODE
 from subgame.tree.threads import set_threads
 from tests.tree.test_kernels import POKER, REQUIRED, poker_tree
 
@@ -64,16 +65,24 @@ def test_iterations_are_bitwise_the_sweeps(everywhere, key, algo):
 
 
 @pytest.mark.parametrize("key", ["three_rounds", "all_in_runout"])
-def test_float32_and_threads_are_bitwise_too(everywhere, key):
+@pytest.mark.parametrize("shared", ["chance", "decision"])
+def test_float32_and_threads_are_bitwise_too(everywhere, monkeypatch, key, shared):
+    """Threads share the children of chance nodes (from the first row), or, where no chance node has the rows to, those
+    of the decision node above them: bitwise one thread's either way."""
     tree = poker_tree(key)
+    node = tree.layout.node
+    largest_chance = int(node[node[:, KIND] == CHANCE_NODE, ROWS].max())
+    monkeypatch.setattr(kernels, "MIN_FAN_ROWS", 0 if shared == "chance" else largest_chance + 1)
     reach = roots(tree, 5)
     old = set_threads(1)
     try:
         one = CFRSolver(tree, DCFR, root_reach=reach, dtype="float32").run(9)
         set_threads(2)
+        before = kernels._shared_nodes[0]
         two = CFRSolver(tree, DCFR, root_reach=reach, dtype="float32").run(9)
     finally:
         set_threads(old)
+    assert kernels._shared_nodes[0] - before >= 2 * 9
     assert same(one, two)
     assert same(one, CFRSolver(sweeps(tree), DCFR, root_reach=reach, dtype="float32").run(9))
     assert one.regrets[0].dtype == np.float32
@@ -131,6 +140,39 @@ def test_a_turn_spot_solves_by_passes_with_its_exploitability():
     swept = CFRSolver(sweeps(problem.tree), DCFR, root_reach=problem.root_reach).run(6)
     assert same(passes, swept)
     assert problem.exploitability(passes) == problem.exploitability(swept.average_strategy())
+
+
+@pytest.fixture(scope="module")
+def river():
+    """A river spot (no chance node) of the subgame4 endgame's board and pot, random ranges over half the hands."""
+    board = parse_cards("Js Ks 5c Qs 7d")
+    rng = np.random.default_rng(4)
+    allowed = Range.uniform(board).weights > 0
+    ranges = tuple(Range(np.where(allowed & (rng.random(1326) < 0.5), rng.random(1326), 0.0)) for _ in range(2))
+    return holdem_problem(HoldemSpot(board, 3750, 18125, BetSizing.parse("0.5,1,allin")), ranges)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_a_river_shares_its_actions_among_threads_bitwise(river, preset):
+    """A river has no chance node, so a pass on two threads shares the root's actions among them instead: every
+    preset's regrets, sums and exploitability (best-response and value passes) are bitwise one thread's, in float64
+    over every row and in float32 over the live rows."""
+    def solve(threads: int, **options):
+        old, before = set_threads(threads), kernels._shared_nodes[0]
+        try:
+            solver = river.solver(PRESETS[preset], **options).run(5)
+            return solver, river.exploitability(solver), kernels._shared_nodes[0] - before
+        finally:
+            set_threads(old)
+
+    assert river.tree.layout is not None and not (river.tree.layout.node[:, KIND] == CHANCE_NODE).any()
+    assert river.tree.layout.node[0, ROWS] >= kernels.MIN_FAN_ROWS  # rows enough below the root
+    for options in ({}, {"dtype": "float32", "drop_zero_weight": True}):
+        one, one_ex, one_shared = solve(1, **options)
+        two, two_ex, two_shared = solve(2, **options)
+        assert one.loops == "passes" and one_shared == 0
+        assert two_shared == 2 * 5 + 3  # each CFR pass, the two best-response passes and the value pass
+        assert same(one, two) and one_ex == two_ex
 
 
 def isomorphic_tree():
