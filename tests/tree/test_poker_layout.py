@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 
 import numpy as np
 import pytest
@@ -173,6 +174,41 @@ def test_a_river_shares_its_actions_among_threads_bitwise(river, preset):
         assert one.loops == "passes" and one_shared == 0
         assert two_shared == 2 * 5 + 3  # each CFR pass, the two best-response passes and the value pass
         assert same(one, two) and one_ex == two_ex
+
+
+def _threads_here() -> int:
+    return len(os.listdir("/proc/self/task"))
+
+
+def _solve_in_child(river, queue) -> None:
+    old = set_threads(2)
+    try:
+        before = _threads_here()
+        solver = river.solver(DCFR).run(3)
+        queue.put((_threads_here() - before, b"".join(x.tobytes() for x in solver.regrets + solver.strategy_sum)))
+    finally:
+        set_threads(old)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts the process's threads in /proc (Linux)")
+def test_a_forked_process_starts_helper_threads_of_its_own(river):
+    """The passes keep their helper threads from one shared node to the next; a process forked after they started
+    has none of them, so it starts its own (one more thread after its solve) and gets the parent's bits."""
+    import multiprocessing
+
+    old = set_threads(2)
+    try:
+        solver = river.solver(DCFR).run(3)
+    finally:
+        set_threads(old)
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_solve_in_child, args=(river, queue))
+    child.start()
+    started, got = queue.get(timeout=120)
+    child.join(timeout=60)
+    assert child.exitcode == 0 and started == 1
+    assert got == b"".join(x.tobytes() for x in solver.regrets + solver.strategy_sum)
 
 
 def isomorphic_tree():

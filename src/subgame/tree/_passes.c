@@ -4,7 +4,6 @@
  * through ctypes like them.
  */
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +40,8 @@ void showdown_values(const double *opp, double *out, const int64_t *me_local, co
                      const int64_t *opp_local, const int64_t *opp_start, const double *win, const double *lose,
                      const int64_t *hand_cards, const int64_t *ties, int64_t groups, int64_t n, int64_t k, int player,
                      int64_t c0, int64_t c1, double *scratch, int64_t cards);
+/* from _pool.c */
+int pool_run(void (*work)(void *), void *arg, int extra);
 /*
  * Depth-first passes over a poker tree (subgame.tree.poker_layout): one row over the hands of a board per public
  * node and player, kept only along the path being walked, instead of the sweeps' arrays over every private state.
@@ -170,7 +171,7 @@ typedef struct {
     int failed;
 } Fan;
 
-static void *fan_worker(void *arg) {
+static void fan_worker(void *arg) {
     Fan *F = arg;
     const int64_t lo = F->nd[NK_CHILD_LO], nc = F->nd[NK_CHILD_HI] - lo;
     const int dealt = F->nd[NK_KIND] == K_CHANCE;
@@ -188,7 +189,6 @@ static void *fan_worker(void *arg) {
     }
     if (Q.failed) __atomic_store_n(&F->failed, 1, __ATOMIC_RELAXED);
     free(Q.scratch), free(rows);
-    return NULL;
 }
 
 /* node nd's children visited on up to `threads` threads (the caller's among them), child c's values into
@@ -198,10 +198,7 @@ static void share_children(Pass *P, const int64_t *nd, int threads, int64_t widt
     const int64_t lo = nd[NK_CHILD_LO], nc = nd[NK_CHILD_HI] - lo;
     int64_t *order = malloc((size_t)nc * sizeof(int64_t));
     Fan F = {P, nd, order, width, 0, own, opp, reaches, vals, 0};
-    pthread_t tid[63];
     const int64_t most = threads < nc ? threads : nc;
-    const int extra = (int)(most < 64 ? most : 64) - 1;
-    int started = 0;
     if (!order) { P->failed = 1; return; }
     for (int64_t i = 0; i < nc; i++) { /* insertion sort by rows below, descending; ties in child order */
         int64_t j = i;
@@ -209,12 +206,9 @@ static void share_children(Pass *P, const int64_t *nd, int threads, int64_t widt
             order[j] = order[j - 1];
         order[j] = lo + i;
     }
-    for (; started < extra; started++)
-        if (pthread_create(&tid[started], NULL, fan_worker, &F) != 0) break;
-    fan_worker(&F);
-    for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+    const int offered = pool_run(fan_worker, &F, (int)most - 1);
     if (F.failed) P->failed = 1;
-    P->fans += started > 0;
+    P->fans += offered > 0;
     free(order);
 }
 

@@ -90,7 +90,7 @@ class Rule(Protocol):
 
 
 #: The signatures' version ``_kernels.c`` must report (``kernels_abi``); bumped with every change to them.
-ABI = 13
+ABI = 14
 
 
 def _load() -> ctypes.CDLL | None:
