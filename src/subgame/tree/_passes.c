@@ -125,7 +125,7 @@ typedef struct {
     int64_t scratch_size;
     int threads;                           /* for the children of the first node met that shares them; 1 below it */
     int64_t min_fan;                       /* rows below a node from which its children are shared out */
-    int moves;                             /* whether decision nodes share theirs (no chance node does) */
+    int moves;                             /* whether decision nodes share theirs (no chance node has min_fan rows) */
     int failed;
     int64_t fans;                          /* nodes whose children went to threads */
 } Pass;
