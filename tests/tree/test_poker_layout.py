@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 
 import numpy as np
 import pytest
@@ -11,9 +12,10 @@ from subgame.eval.best_response import exploitability, layout_exploitability
 from subgame.games.poker.holdem import BetSizing, HoldemSpot
 from subgame.games.poker.ranges import Range, parse_cards
 from subgame.resolving.spots import holdem_problem
-from subgame.solve.cfr import CFR, CFR_PLUS, DCFR, LINEAR_CFR, MODICUM, CFRSolver
+from subgame.solve.cfr import CFR, CFR_PLUS, DCFR, LINEAR_CFR, MODICUM, PRESETS, CFRSolver
 from subgame.tree import kernels
-from subgame.tree.poker_layout import PROBS, Source, state_arrays
+from subgame.tree.poker_layout import KIND, PROBS, ROWS, Source, state_arrays
+from subgame.tree.public_tree import CHANCE_NODE
 from subgame.tree.threads import set_threads
 from tests.tree.test_kernels import POKER, REQUIRED, poker_tree
 
@@ -64,16 +66,24 @@ def test_iterations_are_bitwise_the_sweeps(everywhere, key, algo):
 
 
 @pytest.mark.parametrize("key", ["three_rounds", "all_in_runout"])
-def test_float32_and_threads_are_bitwise_too(everywhere, key):
+@pytest.mark.parametrize("shared", ["chance", "decision"])
+def test_float32_and_threads_are_bitwise_too(everywhere, monkeypatch, key, shared):
+    """Threads share the children of chance nodes (from the first row), or, where no chance node has the rows to, those
+    of the decision node above them: bitwise one thread's either way."""
     tree = poker_tree(key)
+    node = tree.layout.node
+    largest_chance = int(node[node[:, KIND] == CHANCE_NODE, ROWS].max())
+    monkeypatch.setattr(kernels, "MIN_FAN_ROWS", 0 if shared == "chance" else largest_chance + 1)
     reach = roots(tree, 5)
     old = set_threads(1)
     try:
         one = CFRSolver(tree, DCFR, root_reach=reach, dtype="float32").run(9)
         set_threads(2)
+        before = kernels._shared_nodes[0]
         two = CFRSolver(tree, DCFR, root_reach=reach, dtype="float32").run(9)
     finally:
         set_threads(old)
+    assert kernels._shared_nodes[0] - before >= 2 * 9
     assert same(one, two)
     assert same(one, CFRSolver(sweeps(tree), DCFR, root_reach=reach, dtype="float32").run(9))
     assert one.regrets[0].dtype == np.float32
@@ -131,6 +141,93 @@ def test_a_turn_spot_solves_by_passes_with_its_exploitability():
     swept = CFRSolver(sweeps(problem.tree), DCFR, root_reach=problem.root_reach).run(6)
     assert same(passes, swept)
     assert problem.exploitability(passes) == problem.exploitability(swept.average_strategy())
+
+
+@pytest.fixture(scope="module")
+def river():
+    """A river spot (no chance node) of the subgame4 endgame's board and pot, random ranges over half the hands."""
+    board = parse_cards("Js Ks 5c Qs 7d")
+    rng = np.random.default_rng(4)
+    allowed = Range.uniform(board).weights > 0
+    ranges = tuple(Range(np.where(allowed & (rng.random(1326) < 0.5), rng.random(1326), 0.0)) for _ in range(2))
+    return holdem_problem(HoldemSpot(board, 3750, 18125, BetSizing.parse("0.5,1,allin")), ranges)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_a_river_shares_its_actions_among_threads_bitwise(river, preset):
+    """A river has no chance node, so a pass on two threads shares the root's actions among them instead: every
+    preset's regrets, sums and exploitability (best-response and value passes) are bitwise one thread's, in float64
+    over every row and in float32 over the live rows."""
+    def solve(threads: int, **options):
+        old, before = set_threads(threads), kernels._shared_nodes[0]
+        try:
+            solver = river.solver(PRESETS[preset], **options).run(5)
+            return solver, river.exploitability(solver), kernels._shared_nodes[0] - before
+        finally:
+            set_threads(old)
+
+    assert river.tree.layout is not None and not (river.tree.layout.node[:, KIND] == CHANCE_NODE).any()
+    assert river.tree.layout.node[0, ROWS] >= kernels.MIN_FAN_ROWS  # rows enough below the root
+    for options in ({}, {"dtype": "float32", "drop_zero_weight": True}):
+        one, one_ex, one_shared = solve(1, **options)
+        two, two_ex, two_shared = solve(2, **options)
+        assert one.loops == "passes" and one_shared == 0
+        assert two_shared == 2 * 5 + 3  # each CFR pass, the two best-response passes and the value pass
+        assert same(one, two) and one_ex == two_ex
+
+
+def test_passes_on_two_python_threads_at_once_keep_their_bits(river):
+    """Two solves of one tree in Python threads at once (ctypes lets go of the GIL in a pass): one holds the helper
+    threads while the other, finding them held, visits its children alone, and each solver's passes write the root
+    values that its root's regret update reads back to an array of its own (one the layout kept for all of them let
+    a few in a hundred such pairs end with other bits). Every pair ends with one thread's bits."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    old = set_threads(1)
+    try:
+        alone = river.solver(DCFR).run(6)
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            for threads in (1, 2):
+                set_threads(threads)
+                for _ in range(25):
+                    assert all(same(alone, s) for s in pool.map(lambda _: river.solver(DCFR).run(6), range(2)))
+    finally:
+        set_threads(old)
+
+
+def _threads_here() -> int:
+    return len(os.listdir("/proc/self/task"))
+
+
+def _solve_in_child(river, queue) -> None:
+    old = set_threads(2)
+    try:
+        before = _threads_here()
+        solver = river.solver(DCFR).run(3)
+        queue.put((_threads_here() - before, b"".join(x.tobytes() for x in solver.regrets + solver.strategy_sum)))
+    finally:
+        set_threads(old)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts the process's threads in /proc (Linux)")
+def test_a_forked_process_starts_helper_threads_of_its_own(river):
+    """The passes keep their helper threads from one shared node to the next; a process forked after they started
+    has none of them, so it starts its own (one more thread after its solve) and gets the parent's bits."""
+    import multiprocessing
+
+    old = set_threads(2)
+    try:
+        solver = river.solver(DCFR).run(3)
+    finally:
+        set_threads(old)
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_solve_in_child, args=(river, queue))
+    child.start()
+    started, got = queue.get(timeout=120)
+    child.join(timeout=60)
+    assert child.exitcode == 0 and started == 1
+    assert got == b"".join(x.tobytes() for x in solver.regrets + solver.strategy_sum)
 
 
 def isomorphic_tree():

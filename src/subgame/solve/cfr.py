@@ -406,7 +406,16 @@ class CFRSolver(IterationPlan):
         matched = (self._matched(0), self._matched(1))
         for p in (0, 1):
             cfr_pass(layout, p, matched, self.regrets[p], self.strategy_sum[p],
-                     None if self.predicted is None else self.predicted[p], (self._legal[0], self._legal[1]), roots, rule)
+                     None if self.predicted is None else self.predicted[p], (self._legal[0], self._legal[1]), roots, rule,
+                     self._dropped(p, roots[1 - p].shape[0]))
+
+    def _dropped(self, p: int, n: int) -> np.ndarray:
+        """Where player p's CFR pass writes her values at the n root rows (this solver's own: see ``cfr_pass``)."""
+        key = ("dropped", p, (n,))
+        b = self._buffers.get(key)
+        if b is None:
+            b = self._buffers[key] = np.empty(n)
+        return b
 
     @property
     def _fewest_states(self) -> int:

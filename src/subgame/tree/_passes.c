@@ -4,7 +4,6 @@
  * through ctypes like them.
  */
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +40,8 @@ void showdown_values(const double *opp, double *out, const int64_t *me_local, co
                      const int64_t *opp_local, const int64_t *opp_start, const double *win, const double *lose,
                      const int64_t *hand_cards, const int64_t *ties, int64_t groups, int64_t n, int64_t k, int player,
                      int64_t c0, int64_t c1, double *scratch, int64_t cards);
+/* from _pool.c */
+int pool_run(void (*work)(void *), void *arg, int extra);
 /*
  * Depth-first passes over a poker tree (subgame.tree.poker_layout): one row over the hands of a board per public
  * node and player, kept only along the path being walked, instead of the sweeps' arrays over every private state.
@@ -120,12 +121,13 @@ typedef struct {
     int p, mode;
     Source src[2];
     Update up;
-    const int64_t *iota;                   /* 0, 1, ... (the rows of a node are its own information sets) */
     double *scratch;                       /* cards + 2 * max hands */
     int64_t scratch_size;
-    int threads;                           /* for the children of the first chance node met; 1 below it */
-    int64_t min_fan;                       /* rows below a chance node from which its children are shared out */
+    int threads;                           /* for the children of the first node met that shares them; 1 below it */
+    int64_t min_fan;                       /* rows below a node from which its children are shared out */
+    int moves;                             /* whether decision nodes share theirs (no chance node has min_fan rows) */
     int failed;
+    int64_t fans;                          /* nodes whose children went to threads */
 } Pass;
 
 static void visit(Pass *P, int64_t n, const double *own, const double *opp, double *out);
@@ -148,31 +150,66 @@ static void add_dealt(const Pass *P, int64_t c, const double *val, double *out) 
     for (int64_t j = 0; j < Hc; j++) out[mp[j]] += val[j] * 1.0;
 }
 
-/* The children of one chance node shared among threads: each takes the next child not yet taken and writes its
-   values to its own row of `vals`, which the caller adds to the parent in the children's order afterwards. */
+/* child c of decision node nd, given the actor's reach at each child (`reaches`, a row per child; not made for the
+   traverser outside CFR passes, where `own` is NULL), its values into `val` */
+static void visit_move(Pass *P, const int64_t *nd, int64_t c, const double *own, const double *opp, const double *reaches,
+                       double *val) {
+    const int64_t n = (nd - P->L->node) / NK_COLS, k = c - nd[NK_CHILD_LO];
+    if (nd[NK_ACTOR] == P->p) visit(P, c, own ? reaches + k * rows_of(P->L, n, P->p) : NULL, opp, val);
+    else visit(P, c, own, reaches + k * rows_of(P->L, n, 1 - P->p), val);
+}
+
+/* The children of one node shared among threads: each takes the next child in `order` (most rows below first, so
+   the last ones taken are short) and writes its values to the child's own row of `vals`, which the caller adds to
+   the node in the children's order afterwards. */
 typedef struct {
     const Pass *P;
-    int64_t lo, hi, width, next;
-    const double *own, *opp;
-    double *vals;
+    const int64_t *nd, *order;
+    int64_t width, next;
+    const double *own, *opp, *reaches;     /* reaches: a decision node's, as visit_move reads them */
+    double *vals;                          /* [children, width] */
     int failed;
 } Fan;
 
-static void *fan_worker(void *arg) {
+static void fan_worker(void *arg) {
     Fan *F = arg;
+    const int64_t lo = F->nd[NK_CHILD_LO], nc = F->nd[NK_CHILD_HI] - lo;
+    const int dealt = F->nd[NK_KIND] == K_CHANCE;
     Pass Q = *F->P;
     Q.threads = 1, Q.failed = 0;
     Q.scratch = malloc((size_t)Q.scratch_size * sizeof(double));
-    double *rows = malloc((size_t)(2 * F->width) * sizeof(double));
-    if (!Q.scratch || !rows) Q.failed = 1;
+    double *rows = dealt ? malloc((size_t)(2 * F->width) * sizeof(double)) : NULL;
+    if (!Q.scratch || (dealt && !rows)) Q.failed = 1;
     for (;;) {
         const int64_t i = __atomic_fetch_add(&F->next, 1, __ATOMIC_RELAXED);
-        if (Q.failed || i >= F->hi - F->lo) break;
-        visit_dealt(&Q, F->lo + i, F->own, F->opp, rows, F->vals + i * F->width);
+        if (Q.failed || i >= nc) break;
+        const int64_t c = F->order[i];
+        if (dealt) visit_dealt(&Q, c, F->own, F->opp, rows, F->vals + (c - lo) * F->width);
+        else visit_move(&Q, F->nd, c, F->own, F->opp, F->reaches, F->vals + (c - lo) * F->width);
     }
     if (Q.failed) __atomic_store_n(&F->failed, 1, __ATOMIC_RELAXED);
     free(Q.scratch), free(rows);
-    return NULL;
+}
+
+/* node nd's children visited on up to `threads` threads (the caller's among them), child c's values into
+   vals + (c - lo) * width; sets P->failed where memory ran out */
+static void share_children(Pass *P, const int64_t *nd, int threads, int64_t width, const double *own, const double *opp,
+                           const double *reaches, double *vals) {
+    const int64_t lo = nd[NK_CHILD_LO], nc = nd[NK_CHILD_HI] - lo;
+    int64_t *order = malloc((size_t)nc * sizeof(int64_t));
+    Fan F = {P, nd, order, width, 0, own, opp, reaches, vals, 0};
+    const int64_t most = threads < nc ? threads : nc;
+    if (!order) { P->failed = 1; return; }
+    for (int64_t i = 0; i < nc; i++) { /* insertion sort by rows below, descending; ties in child order */
+        int64_t j = i;
+        for (; j > 0 && P->L->node[order[j - 1] * NK_COLS + NK_ROWS] < P->L->node[(lo + i) * NK_COLS + NK_ROWS]; j--)
+            order[j] = order[j - 1];
+        order[j] = lo + i;
+    }
+    const int offered = pool_run(fan_worker, &F, (int)most - 1);
+    if (F.failed) P->failed = 1;
+    P->fans += offered > 0;
+    free(order);
 }
 
 /* the chance node's children on `threads` threads, each child's values kept until all are added to the parent (then
@@ -180,35 +217,27 @@ static void *fan_worker(void *arg) {
 static int fan_out(Pass *P, const int64_t *nd, int threads, int64_t width, const double *own, const double *opp,
                    double *out) {
     const int64_t lo = nd[NK_CHILD_LO], hi = nd[NK_CHILD_HI], H = rows_of(P->L, (nd - P->L->node) / NK_COLS, P->p);
-    Fan F = {P, lo, hi, width, 0, own, opp, NULL, 0};
-    F.vals = malloc((size_t)((hi - lo) * width) * sizeof(double));
-    pthread_t tid[64];
-    const int extra = (threads < 64 ? threads : 64) - 1;
-    int started = 0;
-    if (!F.vals) return -1;
-    for (; started < extra; started++)
-        if (pthread_create(&tid[started], NULL, fan_worker, &F) != 0) break;
-    fan_worker(&F);
-    for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
-    if (F.failed) P->failed = 1;
+    double *vals = malloc((size_t)((hi - lo) * width) * sizeof(double));
+    if (!vals) return -1;
+    share_children(P, nd, threads, width, own, opp, NULL, vals);
     for (int64_t j = 0; j < H; j++) out[j] = 0.0;
-    for (int64_t c = lo; c < hi && !P->failed; c++) add_dealt(P, c, F.vals + (c - lo) * width, out);
+    for (int64_t c = lo; c < hi && !P->failed; c++) add_dealt(P, c, vals + (c - lo) * width, out);
     if (nd[NK_MIRROR_LO] < nd[NK_MIRROR_HI] && !P->failed) {
         double *m = calloc((size_t)H, sizeof(double));
         if (!m) {
-            free(F.vals);
+            free(vals);
             return -1;
         }
         for (int64_t e = nd[NK_MIRROR_LO]; e < nd[NK_MIRROR_HI]; e++) {
             const int64_t c = P->L->mirror[2 * e], Hc = rows_of(P->L, c, P->p);
             const int64_t *mm = P->L->maps[P->p] + (P->L->live_node[0] ? P->L->mirror_map[P->p][e] : P->L->mirror[2 * e + 1]);
-            const double *val = F.vals + (c - lo) * width;
+            const double *val = vals + (c - lo) * width;
             for (int64_t j = 0; j < Hc; j++) m[mm[j]] += val[j] * 1.0;
         }
         for (int64_t j = 0; j < H; j++) out[j] += m[j];
         free(m);
     }
-    free(F.vals);
+    free(vals);
     return 0;
 }
 
@@ -398,8 +427,8 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
     double *buf = malloc((size_t)(Hm * (4 * a + 1)) * sizeof(double));
     if (!buf) { P->failed = 1; return; }
     /* reaches: the reach of the actor's rows at each child, a row of H (or Hq) per child; vals: each child's values in a
-       row of their own (the traverser's children write them there), read into the slots after the last child in one
-       pass over the rows */
+       row of their own (so children on other threads write apart), added up in the children's order after the last
+       (the traverser's: read into the slots in one pass over the rows) */
     double *sigma = buf, *slots = buf + Hm * a, *vals = buf + 2 * Hm * a, *reaches = buf + 3 * Hm * a;
     if (actor != p || P->mode != PASS_BEST) /* a best response reads no strategy of the traverser's */
         source_rows(s, inf, actor == p ? H : Hq, live_of(L, n, actor), sigma);
@@ -408,10 +437,12 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
     if (from)
         for (int64_t j = 0; j < Ha; j++)
             for (int64_t k = 0; k < nc; k++) reaches[k * Ha + j] = from[j] * sigma[j * a + k];
+    if (P->moves && P->threads > 1 && nc > 1 && nd[NK_ROWS] >= P->min_fan)
+        share_children(P, nd, P->threads, H, own, opp, reaches, vals);
+    else
+        for (int64_t c = lo; c < hi && !P->failed; c++) visit_move(P, nd, c, own, opp, reaches, vals + (c - lo) * H);
+    if (P->failed) { free(buf); return; }
     if (actor == p) {
-        for (int64_t c = lo; c < hi && !P->failed; c++)
-            visit(P, c, own ? reaches + (c - lo) * H : NULL, opp, vals + (c - lo) * H);
-        if (P->failed) { free(buf); return; }
         /* slot k of row j = 0.0 + the child's value, the value summed from 0.0 in slot order times the strategy: the
            additions of the loops over the children that added them one child at a time (four rows at a time, whose
            sums do not wait on one another) */
@@ -437,12 +468,10 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
             for (int64_t k = nc; k < a; k++) x[k] = 0.0;
         }
     } else {
-        double *acc = slots, *val = vals;
+        double *acc = slots;
         for (int64_t j = 0; j < H; j++) acc[j] = 0.0;
-        for (int64_t c = lo; c < hi && !P->failed; c++) {
-            visit(P, c, own, reaches + (c - lo) * Hq, val);
-            for (int64_t j = 0; j < H; j++) acc[j] += val[j] * 1.0;
-        }
+        for (int64_t k = 0; k < nc; k++)
+            for (int64_t j = 0; j < H; j++) acc[j] += vals[k * H + j] * 1.0;
         for (int64_t j = 0; j < H; j++) out[j] = 0.0 + acc[j];
     }
     if (actor == p && P->mode == PASS_BEST) {
@@ -456,7 +485,7 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
             out[j] = top;
         }
     }
-    if (actor == p && P->mode == PASS_CFR && !P->failed) {
+    if (actor == p && P->mode == PASS_CFR) {
         const Update *u = &P->up;
         const size_t at = (size_t)(inf * a);
         if (s->f32)
@@ -471,29 +500,36 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
     free(buf);
 }
 
+/* whether a chance node at or below n has min_fan rows below it (then so have all the nodes above it) */
+static int fanning_chance(const Layout *L, int64_t n, int64_t min_fan) {
+    const int64_t *nd = L->node + n * NK_COLS;
+    if (nd[NK_ROWS] < min_fan || nd[NK_KIND] == K_CHANCE) return nd[NK_ROWS] >= min_fan;
+    for (int64_t c = nd[NK_CHILD_LO]; c < nd[NK_CHILD_HI]; c++)
+        if (fanning_chance(L, c, min_fan)) return 1;
+    return 0;
+}
+
 /*
  * One pass for player p from the root nodes [0, roots): the CFR update of her regrets and sums (mode PASS_CFR, her
  * reach from `own`), her counterfactual best-response values (PASS_BEST) or her counterfactual values
  * (PASS_VALUES). `own` and `opp` hold each player's reach at the roots' rows one after the other; her values there
  * are written to `out`. The strategies come from `src0` and `src1`. The children of the first chance node on a path
- * with at least `min_fan` rows below it are shared among `threads` threads (each child's arithmetic is the same on any of them, and they are added to
- * their parent in order after all are done: the result does not depend on the count). Returns 0, or -1 where
- * memory ran out.
+ * with at least `min_fan` rows below it are shared among `threads` threads; where no chance node has that many (a
+ * river), those of the first such decision node are (postflop-solver splits a node's actions so). Children of a node
+ * update disjoint information sets, each child's arithmetic is the same on any thread, and they are added to their
+ * parent in order after all are done: the result does not depend on the count. Returns the nodes whose children
+ * went to threads, or -1 where memory ran out.
  */
 int64_t poker_pass(const Layout *L, int p, int mode, const Source *src0, const Source *src1, const Update *up,
                    int64_t roots, const double *own, const double *opp, double *out, int64_t max_hands, int64_t threads,
                    int64_t min_fan) {
-    Pass P = {L, p, mode, {*src0, *src1}, {0}, NULL, NULL, L->cards + 2 * max_hands + 1, threads > 1 ? (int)threads : 1,
-              min_fan, 0};
+    Pass P = {L, p, mode, {*src0, *src1}, {0}, NULL, L->cards + 2 * max_hands + 1, threads > 1 ? (int)threads : 1,
+              min_fan, 1, 0, 0};
     if (up) P.up = *up;
-    int64_t *iota = malloc((size_t)(max_hands > 0 ? max_hands : 1) * sizeof(int64_t));
+    for (int64_t r = 0; r < roots && P.moves; r++) P.moves = !fanning_chance(L, r, min_fan);
     double *scratch = malloc((size_t)P.scratch_size * sizeof(double));
-    if (!iota || !scratch) {
-        free(iota), free(scratch);
-        return -1;
-    }
-    for (int64_t j = 0; j < max_hands; j++) iota[j] = j;
-    P.iota = iota, P.scratch = scratch;
+    if (!scratch) return -1;
+    P.scratch = scratch;
     int64_t at = 0;
     double *rows = L->live_node[0] ? malloc((size_t)(3 * (max_hands > 0 ? max_hands : 1)) * sizeof(double)) : NULL;
     if (L->live_node[0] && !rows) P.failed = 1;
@@ -511,7 +547,7 @@ int64_t poker_pass(const Layout *L, int p, int mode, const Source *src0, const S
         }
         at += H;
     }
-    free(iota), free(scratch), free(rows);
-    return P.failed ? -1 : 0;
+    free(scratch), free(rows);
+    return P.failed ? -1 : P.fans;
 }
 

@@ -26,8 +26,9 @@ from .threads import thread_count
 
 #: Private states (one player's) from which a sweep uses the compiled loops.
 MIN_STATES = 1 << 10
-#: Rows (hands × public nodes) below a chance node from which a depth-first pass shares its children among
-#: threads: starting threads costs about as much as passing over this many rows.
+#: Rows (hands × public nodes) below a node from which a depth-first pass shares its children among threads
+#: (a chance node's; a decision node's where no chance node has as many): starting threads costs about as much as
+#: passing over this many rows.
 MIN_FAN_ROWS = 1 << 16
 
 _P = ctypes.c_void_p
@@ -89,7 +90,7 @@ class Rule(Protocol):
 
 
 #: The signatures' version ``_kernels.c`` must report (``kernels_abi``); bumped with every change to them.
-ABI = 13
+ABI = 14
 
 
 def _load() -> ctypes.CDLL | None:
@@ -406,6 +407,10 @@ def _layout(L: Any) -> _Layout:
     return lay
 
 
+#: Nodes whose children the passes have shared among threads so far (for the tests: nothing else tells, as the results
+#: are the same on any thread count).
+_shared_nodes = [0]
+
 #: The arguments of each CFR pass's ``poker_pass`` call, kept while the arrays it reads and writes live: a solver's
 #: passes read and write the same arrays every iteration, and building the call costs more than a pass over Kuhn.
 _calls: dict[tuple[int, ...], tuple[tuple[Callable[[], Any], ...], tuple[Any, ...], Any]] = {}
@@ -437,9 +442,10 @@ def poker_pass(layout: Any, player: int, mode: int, sources: tuple[Any, Any], up
             args, up = _pass_args(layout, player, mode, sources, update, root_reach, out)
             if args[7] == _kept_ptr(root_reach[player]) and args[8] == _kept_ptr(root_reach[1 - player]):
                 _keep_call(key, arrays, args, up)
-    failed = _lib.poker_pass(*args, thread_count(), MIN_FAN_ROWS)  # type: ignore[union-attr]
-    if failed:
+    shared = _lib.poker_pass(*args, thread_count(), MIN_FAN_ROWS)  # type: ignore[union-attr]
+    if shared < 0:
         raise MemoryError("poker_pass: out of memory for the rows of a public node")
+    _shared_nodes[0] += shared
     return out
 
 

@@ -101,7 +101,7 @@ class PokerLayout:
 
     def kept(self, name: str, n: int) -> np.ndarray:
         """A float64 array of ``n`` kept for the passes (they find its data pointer from the last call): ``"ones"``
-        read-only ones (a root reach not given), ``"dropped"`` where a CFR pass writes the root values it drops."""
+        read-only ones (a root reach not given); any other name a writable one."""
         a = self._kept.get((name, n))
         if a is None:
             a = self._kept[name, n] = np.ones(n) if name == "ones" else np.empty(n)
@@ -272,7 +272,7 @@ def usable(layout: PokerLayout | None, num_states: int, *arrays: np.ndarray) -> 
 
 def cfr_pass(layout: PokerLayout, player: int, matched: tuple[np.ndarray, np.ndarray], regrets: np.ndarray,
              strategy_sum: np.ndarray, predicted: np.ndarray | None, legal: tuple[np.ndarray, np.ndarray],
-             root_reach: tuple[np.ndarray, np.ndarray], rule: kernels.Rule) -> None:
+             root_reach: tuple[np.ndarray, np.ndarray], rule: kernels.Rule, dropped: np.ndarray) -> None:
     """One CFR update of ``player``'s regrets and strategy sums (in place), both players playing regret matching.
 
     Each player's strategy is matched from ``matched`` (her regrets, or her predicted regrets
@@ -280,10 +280,11 @@ def cfr_pass(layout: PokerLayout, player: int, matched: tuple[np.ndarray, np.nda
     calling it for player 0 and then player 1 is one alternating iteration
     (:meth:`~subgame.solve.cfr.CFRSolver.step`); ``rule`` is iteration t's
     :class:`~subgame.solve.rules.UpdateRule` (:func:`~subgame.tree.kernels.update_regrets`).
+    ``dropped`` [R] takes her values at the root rows, which the pass computes and the root's regret update reads
+    back: the caller's own array, as two passes at once (two solvers of one tree on Python threads) must not share it.
     """
     sources = (Source(REGRETS, matched[0], legal[0]), Source(REGRETS, matched[1], legal[1]))
-    out = layout.kept("dropped", root_reach[1 - player].shape[0])
-    kernels.poker_pass(layout, player, CFR_UPDATE, sources, (regrets, strategy_sum, predicted, rule), root_reach, out)
+    kernels.poker_pass(layout, player, CFR_UPDATE, sources, (regrets, strategy_sum, predicted, rule), root_reach, dropped)
 
 
 def root_values(layout: PokerLayout, player: int, mode: int, sources: tuple[Source, Source],
