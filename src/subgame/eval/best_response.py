@@ -204,7 +204,7 @@ def exploitability(
     _checked(tree, strategy)
     probs = [np.ascontiguousarray(x, dtype=np.float64) for x in strategy.probs]
     legal = [pa.legal for pa in tree.players]
-    if not leaves and usable(tree.layout, min(pa.num_states for pa in tree.players), *probs, *legal):
+    if not leaves and tree.layout is not None and usable(tree.layout, min(pa.num_states for pa in tree.players), *probs, *legal):
         return layout_exploitability(tree, (Source(PROBS, probs[0], legal[0]), Source(PROBS, probs[1], legal[1])),
                                      (roots[0], roots[1]))
     call = None if leaves else kernels.sweep_best_responses(tree)
