@@ -156,3 +156,20 @@ def test_runs_in_several_calls(monkeypatch):
     assert state(CFRSolver(tree, PRESETS["modicum"]).run(50)) == state(whole)
     monkeypatch.setattr(cfr, "RUN_CALL_STATES", 1)
     assert state(CFRSolver(tree, PRESETS["modicum"]).run(50)) == state(whole)
+
+
+@pytest.mark.parametrize("game", ["kuhn", "goofspiel"])
+def test_a_solver_pickles_and_copies_after_running(monkeypatch, game):
+    """The prepared call (pointers into the solver's arrays) is left out: a copy or an unpickled solver prepares its
+    own, continues bitwise, and never writes into the original's arrays."""
+    import copy
+    import pickle
+
+    tree = tree_of(game)
+    solver = CFRSolver(tree, PRESETS["cfr+"]).run(10)
+    assert solver._whole is not None
+    before = state(solver)
+    copied, loaded = copy.deepcopy(solver).run(10), pickle.loads(pickle.dumps(solver)).run(10)
+    assert state(solver) == before
+    straight = run_per_step(monkeypatch, per_step(monkeypatch, lambda: CFRSolver(tree, PRESETS["cfr+"])), 20)
+    assert state(copied) == state(loaded) == state(straight)

@@ -205,6 +205,13 @@ class CFRSolver(IterationPlan):
         self._whole: kernels.PassIterations | kernels.SweepIterations | None = None
         self._whole_for: tuple[Any, ...] = ()  # what self._whole was decided for (_whole_key)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """The state to pickle or copy, without the prepared compiled call (pointers into this solver's arrays; a
+        copy prepares its own on its first iteration)."""
+        state = self.__dict__.copy()
+        state["_whole"], state["_whole_for"] = None, ()
+        return state
+
     def _buffer(self, name: str, p: int, shape: tuple[int, ...]) -> np.ndarray | None:
         """A float64 work array kept from one iteration to the next, or ``None`` (a new array each time).
 
