@@ -13,7 +13,11 @@ What is measured:
    Interleaving makes a busy machine slow every system alike, so the ratios stay fair
    when absolute times do not. An iteration is what a system needs to move its average
    strategy one step; for LiteEFG that is the graph update of both players plus its
-   linear-average accumulation. Building a game (our tree compilation, LiteEFG's game
+   linear-average accumulation. Each system runs a block the way its users run many
+   iterations: ours by one ``CFRSolver.run(block)`` call (planned for the whole run, as
+   ``plan`` asks), which on small trees hands many iterations to one compiled call
+   (bitwise the same as ``block`` calls of ``step()``); OpenSpiel's and LiteEFG's, which
+   have no such call, by calling their iteration ``block`` times. Building a game (our tree compilation, LiteEFG's game
    file, OpenSpiel's solver tables) is reported apart as "setup".
 2. **One exploitability computation** of the average strategy each solver reached: the
    median over repetitions, also interleaved across systems, each timed run preceded by
@@ -120,14 +124,14 @@ class Settings:
 class Contender:
     """One system set up on one game.
 
-    ``step`` runs one CFR+ iteration; ``freeze`` takes the current average strategy and
+    ``run(n)`` runs n CFR+ iterations; ``freeze`` takes the current average strategy and
     returns a function computing its exploitability (NashConv / 2).
     """
 
     name: str
     iterations: int
     setup_s: float
-    step: Callable[[], None]
+    run: Callable[[int], None]
     freeze: Callable[[], Callable[[], float]]
     time_eval: bool = True
     note: str = ""
@@ -172,10 +176,21 @@ def log(message: str) -> None:
 # -- the four systems ----------------------------------------------------------------------
 
 
+def stepping(step: Callable[[], None]) -> Callable[[int], None]:
+    """``run(n)`` of a system whose only call is one iteration: that call n times."""
+
+    def run(n: int) -> None:
+        for _ in range(n):
+            step()
+
+    return run
+
+
+
 def ours(case: GameCase, iterations: int) -> tuple[Contender, PublicTree]:
     """Our CFR+ on our compiled tree (returned too, for other comparisons)."""
     tree, setup = timed(lambda: compile_game(load_game(case.ours)))
-    solver = CFRSolver(tree, CFR_PLUS)
+    solver = CFRSolver(tree, CFR_PLUS).plan(iterations)
 
     def freeze() -> Callable[[], float]:
         strategy = solver.average_strategy()
@@ -185,7 +200,7 @@ def ours(case: GameCase, iterations: int) -> tuple[Contender, PublicTree]:
     note = f"{size['public_nodes']} public nodes, {size['infosets_p0'] + size['infosets_p1']} infosets"
     if solver.passes:
         note += "; depth-first passes over the poker layout"
-    return Contender(OURS, iterations, setup, solver.step, freeze, note=note), tree
+    return Contender(OURS, iterations, setup, lambda n: solver.run(n), freeze, note=note), tree
 
 
 def openspiel_cpp(game: pyspiel.Game, iterations: int) -> Contender:
@@ -196,7 +211,7 @@ def openspiel_cpp(game: pyspiel.Game, iterations: int) -> Contender:
         policy = solver.average_policy()
         return lambda: pyspiel.exploitability(game, policy)
 
-    return Contender(OS_CPP, iterations, setup, solver.evaluate_and_update_policy, freeze)
+    return Contender(OS_CPP, iterations, setup, stepping(solver.evaluate_and_update_policy), freeze)
 
 
 def openspiel_python(game: pyspiel.Game, iterations: int) -> Contender:
@@ -210,7 +225,7 @@ def openspiel_python(game: pyspiel.Game, iterations: int) -> Contender:
         policy = os_policy.python_policy_to_pyspiel_policy(solver.average_policy())
         return lambda: pyspiel.exploitability(game, policy)
 
-    return Contender(OS_PY, iterations, setup, solver.evaluate_and_update_policy, freeze, time_eval=False)
+    return Contender(OS_PY, iterations, setup, stepping(solver.evaluate_and_update_policy), freeze, time_eval=False)
 
 
 def liteefg(game: pyspiel.Game, iterations: int, threads: int) -> Contender:
@@ -232,7 +247,7 @@ def liteefg(game: pyspiel.Game, iterations: int, threads: int) -> Contender:
         node = graph.current_strategy()
         return lambda: sum(env.exploitability(node, "linear-avg-iterate")) / 2.0
 
-    return Contender(LITEEFG, iterations, setup, step, freeze, note="NashConv = sum of its per-player gains; shown /2")
+    return Contender(LITEEFG, iterations, setup, stepping(step), freeze, note="NashConv = sum of its per-player gains; shown /2")
 
 
 def ours_after(tree: PublicTree, iterations: int) -> float:
@@ -254,8 +269,7 @@ def interleaved_iterations(contenders: Sequence[Contender], rounds: int) -> dict
             if block <= 0:
                 continue
             start = time.perf_counter()
-            for _ in range(block):
-                c.step()
+            c.run(block)
             per_iter[c.name].append((time.perf_counter() - start) / block)
             done[c.name] += block
     return {name: 1e3 * statistics.median(ts) for name, ts in per_iter.items()}

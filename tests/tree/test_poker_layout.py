@@ -355,6 +355,14 @@ def test_remembered_pass_calls_follow_each_solvers_arrays_and_rule():
             s.step()
     for s, make in zip(together, made):
         assert same(s, make("numpy").run(15))
+    if kernels.iterations_built():  # each solver holds its own prepared call (CFRSolver.run), freed with it
+        import weakref
+
+        assert all(isinstance(s._whole, kernels.PassIterations) for s in together)
+        freed = [weakref.ref(s) for s in together]
+        del together, s
+        assert all(r() is None for r in freed)
+        return
     before = len(kernels._calls)
     del together, s
     assert len(kernels._calls) < before

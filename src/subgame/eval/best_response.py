@@ -16,6 +16,7 @@ import numpy as np
 from ..errors import GameDefinitionError, InvalidRangeError, StrategyFileError
 from ..solve.plugins import Leaf, counterfactual_leaf_values, plug_in_values
 from ..strategy import Strategy
+from ..tree import kernels
 from ..tree.poker_layout import BEST_RESPONSE, PROBS, VALUES, Source, root_values, usable
 from ..tree.public_tree import PublicTree
 from ..tree.sweep import backward_best, backward_expected, forward_reach, leaf_values, transition_weights
@@ -167,13 +168,21 @@ def layout_exploitability(tree: PublicTree, sources: tuple[Source, Source],
         raise GameDefinitionError("layout_exploitability needs a tree with a poker layout (compile_poker without leaves)")
     rs = tree.root_slice
     rows = tuple(layout.kept("ones", rs[p].stop - rs[p].start) if r is None else r for p, r in enumerate(root_reach))
+    # One compiled call of the three passes, prepared once for these arrays (on Kuhn poker preparing a pass costs
+    # several times the pass), where the library has it; else the passes one by one.
+    call = kernels.layout_best_responses(layout, sources, (rows[0], rows[1]))
+    if call is not None:
+        call.run()
+        best, values = call.best, call.values
+    else:
+        best = (root_values(layout, 0, BEST_RESPONSE, sources, (rows[0], rows[1])),
+                root_values(layout, 1, BEST_RESPONSE, sources, (rows[0], rows[1])))
+        values = root_values(layout, 0, VALUES, sources, (rows[0], rows[1]))
     br = []
     for p in (0, 1):
-        v = root_values(layout, p, BEST_RESPONSE, sources, (rows[0], rows[1]))
         own = root_reach[p]
-        br.append(float(v.sum()) if own is None else float(np.dot(own, v)))
-    value = float(np.dot(rows[0], root_values(layout, 0, VALUES, sources, (rows[0], rows[1]))))
-    return Exploitability((br[0], br[1]), value)
+        br.append(float(best[p].sum()) if own is None else float(np.dot(own, best[p])))
+    return Exploitability((br[0], br[1]), float(np.dot(rows[0], values)))
 
 
 def exploitability(
@@ -195,9 +204,12 @@ def exploitability(
     _checked(tree, strategy)
     probs = [np.ascontiguousarray(x, dtype=np.float64) for x in strategy.probs]
     legal = [pa.legal for pa in tree.players]
-    if not leaves and usable(tree.layout, min(pa.num_states for pa in tree.players), *probs, *legal):
+    if not leaves and tree.layout is not None and usable(tree.layout, min(pa.num_states for pa in tree.players), *probs, *legal):
         return layout_exploitability(tree, (Source(PROBS, probs[0], legal[0]), Source(PROBS, probs[1], legal[1])),
                                      (roots[0], roots[1]))
+    call = None if leaves else kernels.sweep_best_responses(tree)
+    if call is not None:
+        return _swept_exploitability(tree, call, probs, roots)
     sws, reach = _reaches(tree, strategy, (roots[0], roots[1]))
     br = []
     for p in (0, 1):
@@ -206,3 +218,15 @@ def exploitability(
         br.append(resp.value if own is None else float(np.dot(own, resp.cbv[tree.root_slice[p]])))
     value = _profile_value(tree, sws, reach, leaves)
     return Exploitability((br[0], br[1]), value)
+
+
+def _swept_exploitability(tree: PublicTree, call: kernels.SweepBestResponses, probs: list[np.ndarray],
+                          roots: tuple[np.ndarray | None, ...]) -> Exploitability:
+    """:func:`exploitability` from one compiled call (a tree of one sparse payoff matrix), bitwise the sweeps': the call
+    fills the reaches, terminal values and best-response values, and the sums are numpy's, as below."""
+    call.run((probs[0], probs[1]), (roots[0], roots[1]))
+    br = []
+    for p in (0, 1):
+        v, own = call.best[p][tree.root_slice[p]], roots[p]
+        br.append(float(v.sum()) if own is None else float(np.dot(own, v)))
+    return Exploitability((br[0], br[1]), float(np.dot(call.reach[0], call.terminal[0])))

@@ -16,6 +16,7 @@ depth-limited solving) plug in through the protocols of :mod:`.plugins`.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -27,6 +28,7 @@ from ..errors import GameDefinitionError, StrategyFileError
 from ..files import read_npz, write_npz
 from ..strategy import Strategy, StrategyMeta
 from ..tree import kernels
+from ..tree.operators import SparseTerminal
 from ..tree.poker_layout import SUMS, PokerLayout, Source, cfr_pass, live_layout, usable
 from ..tree.public_tree import PublicTree
 from ..tree.sweep import backward_expected, forward_reach, regret_matching, row_sums, sequence_values, transition_weights
@@ -48,6 +50,7 @@ from .rules import (
     UpdateRule,
     accumulate_regrets,
     add_average,
+    rule_fields,
     update_rule,
 )
 
@@ -199,6 +202,15 @@ class CFRSolver(IterationPlan):
         self.engine = _checked_engine(self, engine)
         self.drop_zero_weight = drop_zero_weight
         self._live: PokerLayout | None = None
+        self._whole: kernels.PassIterations | kernels.SweepIterations | None = None
+        self._whole_for: tuple[Any, ...] = ()  # what self._whole was decided for (_whole_key)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The state to pickle or copy, without the prepared compiled call (pointers into this solver's arrays; a
+        copy prepares its own on its first iteration)."""
+        state = self.__dict__.copy()
+        state["_whole"], state["_whole_for"] = None, ()
+        return state
 
     def _buffer(self, name: str, p: int, shape: tuple[int, ...]) -> np.ndarray | None:
         """A float64 work array kept from one iteration to the next, or ``None`` (a new array each time).
@@ -364,13 +376,15 @@ class CFRSolver(IterationPlan):
         the order of the sweeps' sparse payoff matrix, card removal elsewhere), without their
         arrays over every private state, so ``"auto"``'s choice never changes a result; the
         compiled sweeps are bitwise the numpy sweeps but for the poker operators (equal to
-        rounding).
+        rounding). Below :data:`~subgame.tree.kernels.MIN_STATES` ``"auto"`` still takes the
+        compiled sweeps where one compiled call runs whole iterations (one sparse payoff matrix,
+        float64, no plug-ins: :meth:`run`), which there are the numpy sweeps bit for bit.
         """
         if self.engine != "auto":
             return self.engine
         if self._passes_possible() and usable(self.tree.layout, self._fewest_states, *self._pass_arrays()):
             return "passes"
-        return "compiled" if kernels.active(self._fewest_states) else "numpy"
+        return "compiled" if kernels.active(self._fewest_states) or self._sweeps_in_one_call() else "numpy"
 
     @property
     def passes(self) -> bool:
@@ -434,11 +448,117 @@ class CFRSolver(IterationPlan):
 
     def step(self) -> None:
         """One iteration (both players) by the loops of :attr:`loops`, then the leaves' ``end_iteration``."""
+        if self._run_whole(1):
+            return
         if self.engine == "auto":
             self._step()
             return
         with kernels.forced(self.engine != "numpy"):
             self._step()
+
+    def run(self, iterations: int) -> CFRSolver:
+        """Run ``iterations`` more iterations (budgets in seconds, evaluations, checkpoints: :func:`.driver.run`).
+
+        Where the compiled library runs whole iterations (the depth-first passes, or the sweeps
+        over one sparse payoff matrix without plug-ins) they go to it several at a time, their
+        update rules computed beforehand: bitwise the same regrets and sums as ``iterations``
+        calls of :meth:`step`, without the cost of calling from Python per iteration (most of
+        an iteration on Kuhn poker or Goofspiel). A call takes at most :data:`RUN_CHUNK`
+        iterations and about :data:`RUN_CALL_STATES` private states in all, so that an
+        interrupt is seen within milliseconds on a large tree too.
+        """
+        iterations = checked_iterations(iterations)
+        if self.horizon is None:
+            self.plan(self.iteration + iterations)
+        left, chunk = iterations, max(1, min(RUN_CHUNK, RUN_CALL_STATES // max(self.tree.num_private_states, 1)))
+        while left > 0 and self._run_whole(min(left, chunk)):
+            left -= min(left, chunk)
+        for _ in range(left):
+            self.step()
+        return self
+
+    def _run_whole(self, n: int) -> bool:
+        """Run ``n`` iterations in one compiled call where the library can (else nothing, and ``False``)."""
+        call = self._whole_call()
+        if call is None:
+            return False
+        config, horizon, first = self.config, self.horizon, self.iteration + 1
+        rows: list[float] = []
+        for t in range(first, first + n):
+            rows += kernels.params_of(*rule_fields(config, t, horizon))
+        call.run(kernels.rule_table(rows), n)
+        self.iteration += n
+        return True
+
+    def _whole_key(self) -> tuple[Any, ...]:
+        """What the choice of :meth:`_whole_call` depends on: the compiled loops' switches, then the solver's settings
+        and arrays (compared by identity: a checkpoint restored, a setting changed, a new decision)."""
+        return (kernels.switches(), self.tree, self.engine, self.config, self.leaves, self.gadget, self.abstraction,
+                self.restriction, self.root_reach, self.drop_zero_weight, *self.regrets, *self.strategy_sum,
+                *(self.predicted or ()))
+
+    def _whole_call(self) -> kernels.PassIterations | kernels.SweepIterations | None:
+        """The prepared call running whole iterations of :attr:`loops` on this solver's arrays, or ``None`` where none does
+        (decided again only when :meth:`_whole_key` changes: a step costs a few microseconds more than its compiled call)."""
+        key, last = self._whole_key(), self._whole_for
+        if len(key) == len(last) and key[0] == last[0] and all(map(operator.is_, key[1:], last[1:])):
+            return self._whole
+        self._whole = self._decide_whole()
+        self._whole_for = key
+        return self._whole
+
+    def _decide_whole(self) -> kernels.PassIterations | kernels.SweepIterations | None:
+        if not (kernels.iterations_built() and self.engine != "numpy" and self._steps_are_these()):
+            return None
+        loops, whole = self.loops, self._whole
+        if loops == "passes":
+            layout = self.tree.layout
+            assert layout is not None  # the passes run
+            roots = (self._root_rows(0), self._root_rows(1))
+            if self.drop_zero_weight:  # as _layout_step
+                layout = self._live = self._live or live_layout(layout, roots)
+            matched = (self._matched(0), self._matched(1))
+            state = tuple((self.regrets[p], self.strategy_sum[p], None if self.predicted is None else self.predicted[p])
+                          for p in (0, 1))
+            legal = (self._legal[0], self._legal[1])
+            if isinstance(whole, kernels.PassIterations) and whole.fits(layout, *matched, *legal, *(a for s in state for a in s),
+                                                                         *roots):
+                return whole
+            if not kernels.takes_values(*roots):
+                return None
+            self._whole = kernels.PassIterations(layout, matched, legal, state, roots, self._rule(self.iteration + 1))
+            return self._whole
+        if loops != "compiled" or not self._sweeps_in_one_call():
+            return None
+        state = tuple((self.regrets[p], self.strategy_sum[p], None if self.predicted is None else self.predicted[p])
+                      for p in (0, 1))
+        if isinstance(whole, kernels.SweepIterations) and whole.fits(*(a for s in state for a in s), *self.root_reach):
+            return whole
+        terminal = self.tree.terminals[0]
+        assert isinstance(terminal, SparseTerminal)  # _sweeps_in_one_call
+        self._whole = kernels.SweepIterations(self.tree.players, state, (self.root_reach[0], self.root_reach[1]),
+                                              self.tree.root_slice, terminal.u, terminal.ut, self.config.alternating)
+        return self._whole
+
+    def _steps_are_these(self) -> bool:
+        """Whether an iteration is this class's :meth:`step` (a subclass with its own, sampling CFR's, never runs whole ones)."""
+        cls = type(self)
+        return cls.step is CFRSolver.step and cls._step is CFRSolver._step
+
+    def _sweeps_in_one_call(self) -> bool:
+        """Whether one compiled call runs whole iterations of the sweeps: the library has it and the compiled loops are
+        on (or asked for), one sparse payoff matrix gives every terminal value, float64, no plug-ins or restrictions."""
+        tree = self.tree
+        asked = self.engine == "compiled" or (self.engine == "auto" and kernels.enabled())
+        if not (kernels.iterations_built() and self._steps_are_these() and asked
+                and not self.leaves and self.gadget is None and self.abstraction is None
+                and self.restriction == (None, None) and self.dtype == np.float64 and tree.mirrors is None
+                and len(tree.terminals) == 1 and isinstance(tree.terminals[0], SparseTerminal)):
+            return False
+        terminal = tree.terminals[0]
+        state = tuple((self.regrets[p], self.strategy_sum[p], None if self.predicted is None else self.predicted[p])
+                      for p in (0, 1))
+        return kernels.SweepIterations.takes(tree.players, state, terminal.u, terminal.ut)
 
     def _step(self) -> None:
         self.iteration += 1
@@ -517,6 +637,10 @@ class CFRSolver(IterationPlan):
 
 
 CHECKPOINT_FORMAT = "subgame-cfr-checkpoint"
+#: The most iterations in one compiled call of :meth:`CFRSolver.run` (their update rules are made beforehand, six
+#: numbers each), and about the most private states all of them sweep (iterations × the tree's private states).
+RUN_CHUNK = 1024
+RUN_CALL_STATES = 1 << 22
 
 
 def read_checkpoint(path: str | Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:

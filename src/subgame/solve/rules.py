@@ -119,6 +119,16 @@ def _sign_factors(config: CFRConfig, s: float) -> tuple[float, float] | None:
 
 def update_rule(config: CFRConfig, t: int, horizon: int | None = None) -> UpdateRule:
     """Iteration t's :class:`UpdateRule` (t from 1) of a run planned to ``horizon`` iterations."""
+    return UpdateRule(*rule_fields(config, t, horizon))
+
+
+#: An :class:`UpdateRule`'s fields, in its order.
+RuleFields = tuple[bool, "tuple[float, float] | None", "tuple[float, float] | None", "float | None", "float | None", float,
+                   bool, bool]
+
+
+def rule_fields(config: CFRConfig, t: int, horizon: int | None = None) -> RuleFields:
+    """The fields of :func:`update_rule` without the record (a run of many iterations asks for each one's)."""
     postflop = config.schedule == "postflop"
     signs = _sign_factors(config, float(max(t - 2, 0)) if postflop else t)
     skipped = config.average_skip > 0 and horizon is not None and t <= config.average_skip * horizon
@@ -127,11 +137,9 @@ def update_rule(config: CFRConfig, t: int, horizon: int | None = None) -> Update
         weight, sum_discount = (0.0 if skipped else 1.0), (u / (u + 1.0)) ** config.gamma
     else:
         weight, sum_discount = (0.0 if skipped else float(t) ** config.gamma), None
-    return UpdateRule(
-        rm_plus=config.regret == "rm+", before=signs if postflop else None, after=None if postflop else signs,
-        scale=float(np.sqrt(t) / np.sqrt(t + 1.0)) if t <= config.sqrt_discount else None,
-        sum_discount=sum_discount, weight=weight, reach_average=config.reach_average, predict=config.prediction == "last",
-    )
+    return (config.regret == "rm+", signs if postflop else None, None if postflop else signs,
+            float(np.sqrt(t) / np.sqrt(t + 1.0)) if t <= config.sqrt_discount else None,
+            sum_discount, weight, config.reach_average, config.prediction == "last")
 
 
 def accumulate_regrets(rule: UpdateRule, regrets: np.ndarray, inst: np.ndarray, predicted: np.ndarray | None = None) -> None:

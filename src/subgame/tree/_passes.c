@@ -551,3 +551,52 @@ int64_t poker_pass(const Layout *L, int p, int mode, const Source *src0, const S
     return P.failed ? -1 : P.fans;
 }
 
+
+/*
+ * n alternating CFR iterations as depth-first passes: per iteration poker_pass(PASS_CFR) for player 0, then for
+ * player 1, each reading both players' strategies from src0 and src1 as the earlier passes left them, so the result is
+ * bitwise that of 2n calls of poker_pass. params[6 i ...] is iteration i's update rule (flags, positive, negative,
+ * scale, weight, sum_discount: subgame.tree.kernels.update_params), written into up0 and up1 (player 0's and player
+ * 1's arrays) before their passes; reach[p] is player p's root reach, out[p] where her pass drops its root values.
+ * Returns the nodes whose children went to threads in all the passes, or -1 where memory ran out (in the iteration
+ * that failed).
+ */
+int64_t poker_iterations(const Layout *L, const Source *src0, const Source *src1, Update *up0, Update *up1,
+                         const double *params, int64_t n, int64_t roots, const double *reach0, const double *reach1,
+                         double *out0, double *out1, int64_t max_hands, int64_t threads, int64_t min_fan) {
+    Update *up[2] = {up0, up1};
+    const double *reach[2] = {reach0, reach1};
+    double *out[2] = {out0, out1};
+    int64_t fans = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const double *r = params + 6 * i;
+        for (int p = 0; p < 2; p++) {
+            Update *u = up[p];
+            u->flags = (int)r[0], u->positive = r[1], u->negative = r[2], u->scale = r[3], u->weight = r[4];
+            u->sum_discount = r[5];
+            const int64_t f = poker_pass(L, p, PASS_CFR, src0, src1, u, roots, reach[p], reach[1 - p], out[p], max_hands,
+                                         threads, min_fan);
+            if (f < 0) return -1;
+            fans += f;
+        }
+    }
+    return fans;
+}
+
+/*
+ * The three passes of an exact exploitability (subgame.eval.best_response.layout_exploitability) in one call: player
+ * 0's and player 1's best-response values at their root rows (best0, best1: poker_pass PASS_BEST) and player 0's values
+ * under the profile (values: PASS_VALUES), the strategies read from src0 and src1. Returns the nodes whose children
+ * went to threads, or -1 where memory ran out.
+ */
+int64_t poker_best_responses(const Layout *L, const Source *src0, const Source *src1, int64_t roots, const double *reach0,
+                             const double *reach1, double *best0, double *best1, double *values, int64_t max_hands,
+                             int64_t threads, int64_t min_fan) {
+    const int64_t a = poker_pass(L, 0, PASS_BEST, src0, src1, NULL, roots, reach0, reach1, best0, max_hands, threads, min_fan);
+    if (a < 0) return -1;
+    const int64_t b = poker_pass(L, 1, PASS_BEST, src0, src1, NULL, roots, reach1, reach0, best1, max_hands, threads, min_fan);
+    if (b < 0) return -1;
+    const int64_t c = poker_pass(L, 0, PASS_VALUES, src0, src1, NULL, roots, reach0, reach1, values, max_hands, threads,
+                                 min_fan);
+    return c < 0 ? -1 : a + b + c;
+}
