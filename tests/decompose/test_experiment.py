@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 
 from subgame.experiments.cfr_d import cfr_d_experiment
+from tests.experiments.default_forms import default_form
 
 
 @pytest.mark.slow
 def test_cfr_d_experiment_reduced(tmp_path):
-    r = cfr_d_experiment()
+    r = default_form("cfr-d")  # the run the README's figures are checked on (tests/experiments/test_readme_figures.py)
     by = {(row[0], row[1]): row[2] for row in r.rows}
     trunk = sorted({t for t, _ in by})
     ks = sorted({k for _, k in by})

@@ -13,6 +13,8 @@ import pytest
 
 from subgame.experiments.offtree import GOOD_VALUES, PAPER_VALUES, TRANSLATED_VALUES, offtree_values
 
+from .default_forms import default_form
+
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 
@@ -32,8 +34,31 @@ def _quoted(paragraph: str, label: str) -> str:
 
 
 def _printed(value: float, quoted: str) -> str:
-    """``value`` (mbb/hand) with as many decimals as the README quotes."""
-    return f"{value:.{len(quoted.split('.')[1])}f}"
+    """``value`` as the README quotes it: as many decimals (``0.0062``, ``24``), or digits of ``8.2e-5``."""
+    if "e" in quoted:
+        mantissa, exponent = f"{value:.{len(quoted.split('e')[0].split('.')[1])}e}".split("e")
+        return f"{mantissa}e{int(exponent)}"
+    return f"{value:.{len(quoted.split('.')[1]) if '.' in quoted else 0}f}"
+
+
+#: A figure as the README writes it: 0.0062, 24, 288.7, 8.2e-5.
+FIGURE = r"\d+(?:\.\d+)?(?:e-\d+)?"
+
+
+def _figures(paragraph: str, pattern: str) -> tuple[str, ...]:
+    """The figures the groups of ``pattern`` (its first match in ``paragraph``) capture."""
+    match = re.search(pattern, paragraph)
+    assert match, f"the README's paragraph does not say {pattern!r}: {paragraph[:120]}..."
+    return match.groups()
+
+
+def _same(value: float, quoted: str, what: str) -> None:
+    assert _printed(value, quoted) == quoted, f"README: {what} {quoted}; the code prints {value!r}"
+
+
+def _rows(result, key, cells):
+    """``{key(row): cells(row)}`` over the result's rows."""
+    return {key(row): cells(row) for row in result.rows}
 
 
 @pytest.mark.slow
@@ -137,3 +162,196 @@ def test_agent_exploitability_default_form_prints_the_readme_figures():
     assert "1000 it." in by[("near-equilibrium", "")][1] and "100 it." in by[("blueprint", "")][1]
     # The shape the paragraph states: one value per leaf state is worse than the blueprint, four better.
     assert by[("search", 1)][5] > by[("blueprint", "")][5] > by[("search", 4)][5]
+
+
+@pytest.mark.slow
+def test_resolve_convergence_default_form_prints_the_readme_figures():
+    from subgame.experiments.technique_table import resolve_convergence
+
+    paragraph = _paragraph("resolve-convergence", "default form")
+    result = default_form("resolve-convergence")
+    assert resolve_convergence().markdown() == result.markdown()  # one table, run after run
+    assert [row[0] for row in result.rows] == [100, 316, 1000] and "CFR+ for 2000 iterations" in result.notes[0]
+    assert "2,000-iteration CFR+ trunk" in paragraph
+    (trunk,) = _figures(paragraph, rf"exploitable by ({FIGURE}) chips/hand")
+    _same(result.rows[0][3], trunk, "resolve-convergence trunk")
+    resolve = _figures(paragraph, rf"resolve gadget gives ({FIGURE}), ({FIGURE}) and ({FIGURE}) chips/hand after 100, 316 and 1,000")
+    unsafe = _figures(paragraph, rf"unsafe re-solving gives ({FIGURE}), ({FIGURE}) and ({FIGURE})")
+    for row, r, u in zip(result.rows, resolve, unsafe):
+        _same(row[1], r, f"resolve-convergence resolve T = {row[0]}")
+        _same(row[2], u, f"resolve-convergence unsafe T = {row[0]}")
+
+
+@pytest.mark.slow
+def test_technique_table_default_form_prints_the_readme_figures():
+    paragraph = _paragraph("technique-table", "default form")
+    result = default_form("technique-table")
+    # One table, run after run: test_subgame_experiments.py runs Leduc's rows of four methods again (the whole form takes 9 s).
+    assert "20-iteration coarse CFR+ blueprint and a 300-iteration card-abstracted one, 300 iterations a re-solve" in paragraph
+    assert "CFR+ for 300 iterations" in result.notes[-1]
+    chips = _rows(result, lambda row: (row[0], row[1].split()[0], row[2]), lambda row: row[3])
+    names = {"(reach-)estimate+distributional": ("reach-estimate-distributional", "distributional"),
+             "reach-estimate+distributional": ("reach-estimate-distributional",)}
+    leduc, five = paragraph.split("Leduc, card-abstracted")[1].split("Five ranks, card-abstracted")
+    checked = 0
+    for game, text in (("leduc", leduc), ("leduc5", five)):
+        for blueprint, segment in zip(("abstract", "coarse"), text.split("coarse")[:2]):
+            (figure,) = _figures(segment, rf"^ \(({FIGURE})\)")
+            _same(chips[(game, blueprint, "blueprint")], figure, f"technique-table {game} {blueprint} blueprint")
+            for label, figure in re.findall(rf"([a-z()+-]+) ({FIGURE})", segment):
+                for method in names.get(label, (label,)):
+                    _same(chips[(game, blueprint, method)], figure, f"technique-table {game} {blueprint} {method}")
+                    checked += 1
+    assert checked == 18  # every method's figure the paragraph gives
+    # "unsafe re-solving is the least exploitable method in both games" from the coarse blueprints
+    for game in ("leduc", "leduc5"):
+        coarse = {m: v for (g, bp, m), v in chips.items() if g == game and bp == "coarse" and m != "blueprint"}
+        assert min(coarse, key=coarse.__getitem__) == "unsafe"
+
+
+@pytest.mark.slow
+def test_resolve_vs_blueprint_default_form_prints_the_readme_figures():
+    # One table, run after run: tests/cli/test_resolve_reproduce.py runs `subgame reproduce resolve-vs-blueprint` twice.
+    paragraph = _paragraph("resolve-vs-blueprint", "default form")
+    result = default_form("resolve-vs-blueprint")
+    assert {row[2] for row in result.rows} == {100, 500} and "T = 100 and 500" in paragraph
+    (blueprint,) = _figures(paragraph, rf"after 500 CFR\+ iterations \(({FIGURE}) chips/hand\)")
+    assert f"CFR+ for 500 iterations) for {blueprint}." in result.setup[1]  # the header prints it to three decimals
+    final = _rows(result, lambda row: (row[0], row[1], row[2]), lambda row: row)
+    quoted = {
+        ("CFR", "resolve"): _figures(paragraph, rf"vanilla CFR the safe re-solve wins ({FIGURE}) chips/hand \(exploitability ({FIGURE})\)"),
+        ("CFR", "unsafe"): _figures(paragraph, rf"and the unsafe one ({FIGURE}) \(({FIGURE})\)"),
+        ("CFR+", "resolve"): _figures(paragraph, rf"with CFR\+ the safe re-solve loses ({FIGURE}) \(({FIGURE})\)"),
+        ("CFR+", "unsafe"): _figures(paragraph, rf"and the unsafe one wins ({FIGURE}) \(({FIGURE})\)"),
+    }
+    for (solver, method), (won, expl) in quoted.items():
+        row = final[(solver, method, 500)]
+        _same(-row[3] if (solver, method) == ("CFR+", "resolve") else row[3], won, f"resolve-vs-blueprint {solver} {method} won")
+        _same(row[4], expl, f"resolve-vs-blueprint {solver} {method} exploitability")
+    assert final[("CFR+", "resolve", 500)][3] < 0 < final[("CFR", "resolve", 500)][3]  # "loses" and "wins"
+
+
+@pytest.mark.slow
+def test_cdbr_table_default_form_prints_the_readme_figures():
+    from subgame.experiments.exploit import cdbr_table
+
+    paragraph = _paragraph("cdbr-table", "`--full`")  # the default form's games are the first two of the full form's
+    result = default_form("cdbr-table")
+    assert cdbr_table().markdown() == result.markdown()  # one table, run after run
+    rows = {row[0]: row for row in result.rows}
+    assert list(rows) == ["Leduc", "IIGS4"]
+    rows |= {row[0]: row for row in cdbr_table(games=["LD 1x4"]).rows}  # a row of the full form's that takes 0.5 s
+    for game, label in (("Leduc", "Leduc"), ("IIGS4", "IIGS4"), ("LD 1x4", "Liar's dice 1×4")):
+        quoted = _figures(paragraph, rf"{label} ({FIGURE}) / ({FIGURE}) / ({FIGURE})(?: % for CDBR1/3/5)? and ({FIGURE})")
+        for header, cell, figure in zip(result.headers[2:6], rows[game][2:6], quoted):
+            _same(float(cell), figure, f"cdbr-table {game} {header}")
+
+
+@pytest.mark.slow
+def test_cdrnr_tradeoff_default_form_prints_the_readme_figures():
+    # One table, run after run: test_exploit_experiments.py runs a cheaper form twice (the default one takes 13 s).
+    paragraph = _paragraph("cdrnr-tradeoff", "default form")
+    result = default_form("cdrnr-tradeoff")
+    assert "CFR after 2, 5 and 10 iterations, p = 0.1, 0.5 and 0.9" in paragraph and "after 2, 5, 10 iterations" in result.notes[0]
+    rows = _rows(result, lambda row: (row[0], row[1]), lambda row: row)
+    ratio, best, bne = _figures(paragraph, rf"the best CDRNR gains ({FIGURE})× best Nash's \(({FIGURE}) vs ({FIGURE}) chips/hand\)")
+    assert f"the best CDRNR gain is {ratio}× best Nash's" in result.notes[2]
+    _same(max(row[2] for (method, _), row in rows.items() if method == "cdrnr"), best, "cdrnr-tradeoff best CDRNR gain")
+    _same(rows[("bne", "")][2], bne, "cdrnr-tradeoff best Nash gain")
+    expl, bound = _figures(paragraph, rf"at p = 0.5 its exploitability is ({FIGURE}) against the bound ({FIGURE})")
+    _same(rows[("cdrnr", "0.5")][3], expl, "cdrnr-tradeoff CDRNR exploitability at p = 0.5")
+    gain = rows[("cdrnr", "0.5")][2]
+    assert rows[("cdrnr", "0.5")][4] == f"{gain:.4f}"  # the bound gain·p/(1 − p) is the gain at p = 0.5
+    _same(gain, bound, "cdrnr-tradeoff CDRNR bound at p = 0.5")
+    (ses,) = _figures(paragraph, rf"SES gains ({FIGURE})")
+    _same(rows[("ses", "0.5")][2], ses, "cdrnr-tradeoff SES gain at p = 0.5")
+
+
+@pytest.mark.slow
+def test_cdbr_vs_lbr_default_form_prints_the_readme_figures():
+    from subgame.experiments.exploit import cdbr_vs_lbr
+
+    paragraph = _paragraph("cdbr-vs-lbr", "default form")
+    result = default_form("cdbr-vs-lbr")
+    assert cdbr_vs_lbr().markdown() == result.markdown()  # one table, run after run
+    rows = _rows(result, lambda row: row[1], lambda row: dict(zip(result.headers, row)))
+    assert list(rows) == ["CFR 1", "CFR 5", "CFR 34", "random 0", "random 1", "random 2"]
+    for opponent in ("CFR 1", "CFR 5", "CFR 34"):
+        quoted = _figures(paragraph, rf"{opponent} ({FIGURE}) / ({FIGURE}) / ({FIGURE}) / ({FIGURE})")
+        for header, figure in zip(("BR", "LBR", "CDBR1", "CDBR3"), quoted):
+            _same(rows[opponent][header], figure, f"cdbr-vs-lbr {opponent} {header}")
+    assert "LBR gains less than CDBR1 against all six opponents" in paragraph
+    assert all(row["LBR"] < row["CDBR1"] for row in rows.values()) and "against 0 of 6 Leduc opponents" in result.notes[0]
+
+
+@pytest.mark.slow
+def test_nested_table_default_form_prints_the_readme_figures():
+    # One table, run after run: test_nested_experiment.py runs a cheaper form twice (the default one takes 11 s of CPU).
+    paragraph = _paragraph("nested-table", "default form")
+    result = default_form("nested-table")
+    assert "3 ranks × 2 suits, 10 big blinds deep, a 1,000-iteration blueprint" in paragraph and "500 iterations per subgame" in paragraph
+    assert "stacks 20 chips (10 big blinds)" in result.notes[0] and "each subgame CFR+ 500 iterations" in result.notes[1]
+    (abstract,) = _figures(paragraph, rf"blueprint \(({FIGURE}) mbb/hand in the abstraction\)")
+    assert f"CFR+ 1000 iterations in the abstraction ({abstract} mbb/hand there)" in result.notes[1]
+    subgames, levels = _figures(paragraph, r"(\d+) subgames over (\d+) nesting levels")
+    assert {(str(row[3]), str(row[4])) for row in result.rows[1:]} == {(subgames, levels)}
+    mbb = {row[0]: row[1] for row in result.rows}
+    labels = {"translation": "randomized pseudo-harmonic translation", "resolve": "resolve",
+              "reach-maxmargin expensive": "reach-maxmargin (expensive)", "unsafe expensive": "unsafe (expensive)",
+              ", maxmargin": "maxmargin", ", reach-maxmargin": "reach-maxmargin"}
+    for label, row in labels.items():
+        (figure,) = _figures(paragraph, rf"{re.escape(label)} ({FIGURE})")
+        _same(mbb[row], figure, f"nested-table {row}")
+
+
+@pytest.mark.slow
+def test_modicum_default_form_prints_the_readme_figures():
+    from subgame.experiments.modicum import modicum_vs_cfr_plus
+
+    paragraph = _paragraph("modicum", "default form")
+    result = default_form("modicum")
+    # One table, run after run: Leduc's row of 100 iterations again (each iteration count is a run of its own).
+    again = modicum_vs_cfr_plus(games=("leduc",), iterations=(100,))
+    assert list(again.rows) == [row for row in result.rows if row[:2] == ("leduc", 100)]
+    assert "a 1,000-iteration blueprint" in paragraph and "reaches (1000 iterations)" in result.notes[0]
+    factor = _rows(result, lambda row: (row[0], row[1]), lambda row: row[6])
+    for game, label in (("leduc", "less exploitable than CFR+ in Leduc"), ("leduc_nolimit", "in no-limit Leduc")):
+        before = paragraph.split(label)[0] if game == "leduc" else paragraph.split("in Leduc and")[1]
+        quoted = _figures(before, rf"({FIGURE}), ({FIGURE}) and ({FIGURE})×")
+        for t, figure in zip((100, 300, 1000), quoted):
+            _same(factor[(game, t)], figure, f"modicum CFR+/Modicum {game} at {t} iterations")
+
+
+@pytest.mark.slow
+def test_depth_limited_values_default_form_prints_the_readme_figures():
+    from subgame.experiments.depth_limited import depth_limited_values
+
+    paragraph = _paragraph("depth-limited-values", "default form")
+    result = default_form("depth-limited-values")
+    assert list(depth_limited_values().rows) == list(result.rows)  # one table, run after run (the notes give seconds)
+    assert "Leduc alone, a 200-iteration blueprint, 200 iterations a solve" in paragraph
+    assert {row[0] for row in result.rows} == {"leduc"} and result.rows[0][1] == "blueprint (CFR+ 200 it.)"
+    mbb = _rows(result, lambda row: (row[1].split()[0], row[2]), lambda row: row[4])
+    bias = _figures(paragraph, rf"\(self-generative\): ({FIGURE}) / ({FIGURE}) / ({FIGURE}) and")
+    generative = _figures(paragraph, rf"and ({FIGURE}) / ({FIGURE}) / ({FIGURE}) / ({FIGURE}) \(blueprint")
+    for kind, quoted in (("bias", bias), ("self-generative", generative)):
+        for k, figure in zip((1, 2, 4, 8), quoted):
+            _same(mbb[(kind, k)], figure, f"depth-limited-values {kind} K = {k}")
+    assert mbb[("bias", 8)] == "–"  # the bias set has four continuations
+    (blueprint,) = _figures(paragraph, rf"\(blueprint ({FIGURE})\)")
+    _same(mbb[("blueprint", "")], blueprint, "depth-limited-values blueprint")
+
+
+@pytest.mark.slow
+def test_cfr_d_default_form_prints_the_readme_figures():
+    # One table, run after run (its seconds aside): tests/decompose/test_experiment.py runs it again.
+    paragraph = _paragraph("cfr-d", "default form")
+    result = default_form("cfr-d")
+    assert "T = 10 and 40 trunk iterations, K = 4, 16 and 64, 300 CFR+ iterations a re-solve" in paragraph
+    assert "T in {10, 40}, K in {4, 16, 64}" in result.notes[1] and "(300 iterations each" in result.notes[0]
+    chips = _rows(result, lambda row: (row[0], row[1]), lambda row: row[2])
+    for t in (10, 40):
+        quoted = _figures(paragraph, rf"T = {t}: ({FIGURE}) / ({FIGURE}) / ({FIGURE})")
+        for k, figure in zip((4, 16, 64), quoted):
+            _same(chips[(t, k)], figure, f"cfr-d T = {t}, K = {k}")
+
