@@ -9,11 +9,11 @@ from subgame.games import load_game
 from subgame.solve.cfr import CFRConfig, CFRSolver
 from subgame.solve.mccfr import MCCFRSolver
 from subgame.solve.rules import PRESETS, rule_fields, update_rule
-from subgame.tree import kernels
+from subgame.tree import kernels, whole
 from subgame.tree.compile import compile_game
 from subgame.tree.enumeration import enumerate_game
 
-pytestmark = pytest.mark.skipif(not kernels.iterations_built(), reason="the compiled whole-iteration loops are not built")
+pytestmark = pytest.mark.skipif(not whole.iterations_built(), reason="the compiled whole-iteration loops are not built")
 
 PRESET_NAMES = ("cfr+", "dcfr", "pcfr+", "lcfr", "cfr", "modicum", "dcfr-postflop")
 _TREES: dict[str, object] = {}
@@ -32,7 +32,7 @@ def state(solver: CFRSolver) -> list[bytes]:
 def per_step(monkeypatch, make):
     """A solver from ``make()`` whose iterations run as before: one Python step at a time, no whole-iteration call."""
     with monkeypatch.context() as m:
-        m.setattr(kernels, "iterations_built", lambda: False)
+        m.setattr(whole, "iterations_built", lambda: False)
         solver = make()
         assert solver._whole_call() is None
     return solver
@@ -40,7 +40,7 @@ def per_step(monkeypatch, make):
 
 def run_per_step(monkeypatch, solver: CFRSolver, n: int) -> CFRSolver:
     with monkeypatch.context() as m:
-        m.setattr(kernels, "iterations_built", lambda: False)
+        m.setattr(whole, "iterations_built", lambda: False)
         for _ in range(n):
             solver.step()
     return solver
@@ -71,7 +71,7 @@ def test_run_is_bitwise_the_steps(monkeypatch, game, preset):
 def test_the_loops_each_game_takes():
     assert CFRSolver(tree_of("kuhn"), PRESETS["cfr+"]).loops == "passes"
     goof = CFRSolver(tree_of("goofspiel"), PRESETS["cfr+"])
-    assert goof.loops == "compiled" and isinstance(goof._whole_call(), kernels.SweepIterations)
+    assert goof.loops == "compiled" and isinstance(goof._whole_call(), whole.SweepIterations)
     with kernels.compiled(False):
         assert goof.loops == "numpy" and goof._whole_call() is None
     numpy_engine = CFRSolver(tree_of("goofspiel"), PRESETS["cfr+"], engine="numpy")

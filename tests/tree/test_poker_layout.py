@@ -13,7 +13,7 @@ from subgame.games.poker.holdem import BetSizing, HoldemSpot
 from subgame.games.poker.ranges import Range, parse_cards
 from subgame.resolving.spots import holdem_problem
 from subgame.solve.cfr import CFR, CFR_PLUS, DCFR, LINEAR_CFR, MODICUM, PRESETS, CFRSolver
-from subgame.tree import kernels
+from subgame.tree import kernels, whole
 from subgame.tree.poker_layout import KIND, PROBS, ROWS, Source, state_arrays
 from subgame.tree.public_tree import CHANCE_NODE
 from subgame.tree.threads import set_threads
@@ -355,10 +355,10 @@ def test_remembered_pass_calls_follow_each_solvers_arrays_and_rule():
             s.step()
     for s, make in zip(together, made):
         assert same(s, make("numpy").run(15))
-    if kernels.iterations_built():  # each solver holds its own prepared call (CFRSolver.run), freed with it
+    if whole.iterations_built():  # each solver holds its own prepared call (CFRSolver.run), freed with it
         import weakref
 
-        assert all(isinstance(s._whole, kernels.PassIterations) for s in together)
+        assert all(isinstance(s._whole, whole.PassIterations) for s in together)
         freed = [weakref.ref(s) for s in together]
         del together, s
         assert all(r() is None for r in freed)

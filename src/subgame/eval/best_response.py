@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import GameDefinitionError, InvalidRangeError, StrategyFileError
 from ..solve.plugins import Leaf, counterfactual_leaf_values, plug_in_values
 from ..strategy import Strategy
-from ..tree import kernels
+from ..tree import whole
 from ..tree.poker_layout import BEST_RESPONSE, PROBS, VALUES, Source, root_values, usable
 from ..tree.public_tree import PublicTree
 from ..tree.sweep import backward_best, backward_expected, forward_reach, leaf_values, transition_weights
@@ -170,7 +170,7 @@ def layout_exploitability(tree: PublicTree, sources: tuple[Source, Source],
     rows = tuple(layout.kept("ones", rs[p].stop - rs[p].start) if r is None else r for p, r in enumerate(root_reach))
     # One compiled call of the three passes, prepared once for these arrays (on Kuhn poker preparing a pass costs
     # several times the pass), where the library has it; else the passes one by one.
-    call = kernels.layout_best_responses(layout, sources, (rows[0], rows[1]))
+    call = whole.layout_best_responses(layout, sources, (rows[0], rows[1]))
     if call is not None:
         call.run()
         best, values = call.best, call.values
@@ -207,7 +207,7 @@ def exploitability(
     if not leaves and tree.layout is not None and usable(tree.layout, min(pa.num_states for pa in tree.players), *probs, *legal):
         return layout_exploitability(tree, (Source(PROBS, probs[0], legal[0]), Source(PROBS, probs[1], legal[1])),
                                      (roots[0], roots[1]))
-    call = None if leaves else kernels.sweep_best_responses(tree)
+    call = None if leaves else whole.sweep_best_responses(tree)
     if call is not None:
         return _swept_exploitability(tree, call, probs, roots)
     sws, reach = _reaches(tree, strategy, (roots[0], roots[1]))
@@ -220,7 +220,7 @@ def exploitability(
     return Exploitability((br[0], br[1]), value)
 
 
-def _swept_exploitability(tree: PublicTree, call: kernels.SweepBestResponses, probs: list[np.ndarray],
+def _swept_exploitability(tree: PublicTree, call: whole.SweepBestResponses, probs: list[np.ndarray],
                           roots: tuple[np.ndarray | None, ...]) -> Exploitability:
     """:func:`exploitability` from one compiled call (a tree of one sparse payoff matrix), bitwise the sweeps': the call
     fills the reaches, terminal values and best-response values, and the sums are numpy's, as below."""

@@ -27,7 +27,7 @@ import numpy as np
 from ..errors import GameDefinitionError, StrategyFileError
 from ..files import read_npz, write_npz
 from ..strategy import Strategy, StrategyMeta
-from ..tree import kernels
+from ..tree import kernels, whole
 from ..tree.operators import SparseTerminal
 from ..tree.poker_layout import SUMS, PokerLayout, Source, cfr_pass, live_layout, usable
 from ..tree.public_tree import PublicTree
@@ -202,7 +202,7 @@ class CFRSolver(IterationPlan):
         self.engine = _checked_engine(self, engine)
         self.drop_zero_weight = drop_zero_weight
         self._live: PokerLayout | None = None
-        self._whole: kernels.PassIterations | kernels.SweepIterations | None = None
+        self._whole: whole.PassIterations | whole.SweepIterations | None = None
         self._whole_for: tuple[Any, ...] = ()  # what self._whole was decided for (_whole_key)
 
     def __getstate__(self) -> dict[str, Any]:
@@ -486,7 +486,7 @@ class CFRSolver(IterationPlan):
         rows: list[float] = []
         for t in range(first, first + n):
             rows += kernels.params_of(*rule_fields(config, t, horizon))
-        call.run(kernels.rule_table(rows), n)
+        call.run(whole.rule_table(rows), n)
         self.iteration += n
         return True
 
@@ -497,7 +497,7 @@ class CFRSolver(IterationPlan):
                 self.restriction, self.root_reach, self.drop_zero_weight, *self.regrets, *self.strategy_sum,
                 *(self.predicted or ()))
 
-    def _whole_call(self) -> kernels.PassIterations | kernels.SweepIterations | None:
+    def _whole_call(self) -> whole.PassIterations | whole.SweepIterations | None:
         """The prepared call running whole iterations of :attr:`loops` on this solver's arrays, or ``None`` where none does
         (decided again only when :meth:`_whole_key` changes: a step costs a few microseconds more than its compiled call)."""
         key, last = self._whole_key(), self._whole_for
@@ -507,10 +507,10 @@ class CFRSolver(IterationPlan):
         self._whole_for = key
         return self._whole
 
-    def _decide_whole(self) -> kernels.PassIterations | kernels.SweepIterations | None:
-        if not (kernels.iterations_built() and self.engine != "numpy" and self._steps_are_these()):
+    def _decide_whole(self) -> whole.PassIterations | whole.SweepIterations | None:
+        if not (whole.iterations_built() and self.engine != "numpy" and self._steps_are_these()):
             return None
-        loops, whole = self.loops, self._whole
+        loops, kept = self.loops, self._whole
         if loops == "passes":
             layout = self.tree.layout
             assert layout is not None  # the passes run
@@ -521,22 +521,22 @@ class CFRSolver(IterationPlan):
             state = tuple((self.regrets[p], self.strategy_sum[p], None if self.predicted is None else self.predicted[p])
                           for p in (0, 1))
             legal = (self._legal[0], self._legal[1])
-            if isinstance(whole, kernels.PassIterations) and whole.fits(layout, *matched, *legal, *(a for s in state for a in s),
+            if isinstance(kept, whole.PassIterations) and kept.fits(layout, *matched, *legal, *(a for s in state for a in s),
                                                                          *roots):
-                return whole
+                return kept
             if not kernels.takes_values(*roots):
                 return None
-            self._whole = kernels.PassIterations(layout, matched, legal, state, roots, self._rule(self.iteration + 1))
+            self._whole = whole.PassIterations(layout, matched, legal, state, roots, self._rule(self.iteration + 1))
             return self._whole
         if loops != "compiled" or not self._sweeps_in_one_call():
             return None
         state = tuple((self.regrets[p], self.strategy_sum[p], None if self.predicted is None else self.predicted[p])
                       for p in (0, 1))
-        if isinstance(whole, kernels.SweepIterations) and whole.fits(*(a for s in state for a in s), *self.root_reach):
-            return whole
+        if isinstance(kept, whole.SweepIterations) and kept.fits(*(a for s in state for a in s), *self.root_reach):
+            return kept
         terminal = self.tree.terminals[0]
         assert isinstance(terminal, SparseTerminal)  # _sweeps_in_one_call
-        self._whole = kernels.SweepIterations(self.tree.players, state, (self.root_reach[0], self.root_reach[1]),
+        self._whole = whole.SweepIterations(self.tree.players, state, (self.root_reach[0], self.root_reach[1]),
                                               self.tree.root_slice, terminal.u, terminal.ut, self.config.alternating)
         return self._whole
 
@@ -550,7 +550,7 @@ class CFRSolver(IterationPlan):
         on (or asked for), one sparse payoff matrix gives every terminal value, float64, no plug-ins or restrictions."""
         tree = self.tree
         asked = self.engine == "compiled" or (self.engine == "auto" and kernels.enabled())
-        if not (kernels.iterations_built() and self._steps_are_these() and asked
+        if not (whole.iterations_built() and self._steps_are_these() and asked
                 and not self.leaves and self.gadget is None and self.abstraction is None
                 and self.restriction == (None, None) and self.dtype == np.float64 and tree.mirrors is None
                 and len(tree.terminals) == 1 and isinstance(tree.terminals[0], SparseTerminal)):
@@ -558,7 +558,7 @@ class CFRSolver(IterationPlan):
         terminal = tree.terminals[0]
         state = tuple((self.regrets[p], self.strategy_sum[p], None if self.predicted is None else self.predicted[p])
                       for p in (0, 1))
-        return kernels.SweepIterations.takes(tree.players, state, terminal.u, terminal.ut)
+        return whole.SweepIterations.takes(tree.players, state, terminal.u, terminal.ut)
 
     def _step(self) -> None:
         self.iteration += 1
