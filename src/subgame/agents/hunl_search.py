@@ -223,6 +223,7 @@ class HunlSearchAgent:
         self.fallbacks: list[str] = []  #: what made the agent play its blueprint instead of a solve
         self.decision_seconds: list[tuple[int, float]] = []  #: (round, seconds) of every decision
         self._solves: dict[tuple[object, ...], _Solve] = {}
+        self._kept_ranges: dict[tuple[object, ...], tuple[np.ndarray, np.ndarray]] = {}
         self._last_searched = False  #: whether the last decision was a solve's (not the blueprint's)
 
     @cached_property
@@ -243,6 +244,7 @@ class HunlSearchAgent:
         self.seed = seed
         self.base.new_hand(player, seed)
         self._solves.clear()
+        self._kept_ranges.clear()
 
     def act(self, view: View) -> Decision:
         """The agent's action probabilities at ``view``: the blueprint's before ``search_round``, a solve's after."""
@@ -315,6 +317,8 @@ class HunlSearchAgent:
         """Forget all but the ``count`` newest solves (a solve is a function of the public path and the seed only)."""
         while len(self._solves) > count:
             del self._solves[next(iter(self._solves))]
+        if len(self._kept_ranges) > count:
+            self._kept_ranges.clear()
 
     def _fall_back(self, why: str) -> None:
         LOG.warning("%s plays its blueprint: %s", self.name, why)
@@ -348,7 +352,17 @@ class HunlSearchAgent:
 
     def _ranges(self, path: _Path, rnd: int, upto: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """Per player [H] her range over every hand after the first ``upto`` actions of round ``rnd`` (Bayes' rule
-        along the path: the blueprint before the search, then the solve the agent's last decision used)."""
+        along the path: the blueprint before the search, then the solve the agent's last decision used); read-only,
+        kept for the hand like the solves (a function of the public path and the seed)."""
+        key = (self.player, path.key(rnd, upto))
+        kept = self._kept_ranges.get(key)
+        if kept is None:
+            kept = self._kept_ranges[key] = self._bayes(path, rnd, upto)
+            for r in kept:
+                r.setflags(write=False)
+        return kept
+
+    def _bayes(self, path: _Path, rnd: int, upto: int) -> tuple[np.ndarray, np.ndarray]:
         hands, _ = self._hands
         if upto > 0:
             before = self._ranges(path, rnd, upto - 1)
@@ -466,7 +480,8 @@ class HunlSearchAgent:
             raise SubgameError(f"round {rnd} starts with unequal contributions {c0}, {c1}")
         extra: list[float] = []
         raises = 0
-        st = path.state._replace(contrib=(c0, c0), round=rnd, raises=0, acted=0, to_act=s.first_player[rnd])
+        st = path.state._replace(board=path.boards[rnd], contrib=(c0, c0), round=rnd, raises=0, acted=0,
+                                 to_act=s.first_player[rnd], last_raise=max(s.blinds), folded=-1, betting_over=False)
         for a in path.of_round(rnd)[:upto]:
             if a.name.startswith("r"):
                 raises += 1

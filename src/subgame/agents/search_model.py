@@ -34,12 +34,14 @@ class SearchModel:
     """A search agent as LBR's model of the opponent (module docstring).
 
     Args:
-        agent: the twin: a search agent configured as the one played against (not the same object).
+        agent: the twin: a search agent configured as the one played against (not the object that plays).
         seed: the twin's seed in every hand.
+        keep: the solves the twin keeps across hands, the newest (``None``: all; each is a compiled subgame).
     """
 
-    def __init__(self, agent: HunlSearchAgent, *, seed: int = 0, name: str | None = None) -> None:
-        self.agent, self.seed = agent, seed
+    def __init__(self, agent: HunlSearchAgent, *, seed: int = 0, keep: int | None = KEPT_SOLVES,
+                 name: str | None = None) -> None:
+        self.agent, self.seed, self.keep = agent, seed, keep
         self.name = name or agent.name
         self.game = agent.game
         self.blueprint = BlueprintModel(agent.game, agent.base.blueprint, agent.base.abstraction, name=self.name)
@@ -52,11 +54,11 @@ class SearchModel:
         return SearchBelief(self, player, ())
 
     def twin(self, player: int) -> HunlSearchAgent:
-        """The twin in seat ``player`` with the model's seed; its solves are kept across hands, the newest
-        :data:`KEPT_SOLVES`."""
+        """The twin in seat ``player`` with the model's seed, its solves kept across hands (:attr:`keep`)."""
         if self.agent.player != player or self.agent.seed != self.seed:
             self.agent.new_hand(player, self.seed)
-        self.agent.keep_solves(KEPT_SOLVES)
+        if self.keep is not None:
+            self.agent.keep_solves(self.keep)
         return self.agent
 
 

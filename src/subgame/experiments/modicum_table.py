@@ -39,7 +39,7 @@ from ..agents.blueprint import BlueprintAgent
 from ..agents.hunl_search import HunlSearchAgent, HunlSearchConfig
 from ..agents.lbr import LocalBestResponse
 from ..agents.match import mbb_scale
-from ..agents.search_model import SearchModel
+from ..agents.search_model import KEPT_SOLVES, SearchModel
 from ..blueprint.actions import ActionAbstraction, parse_actions
 from ..blueprint.blueprint_file import Blueprint
 from ..blueprint.deal_abstraction import DealAbstraction
@@ -132,14 +132,17 @@ def _agent(name: str, bps: _Blueprints, setup: TableSetup) -> Agent:
     return HunlSearchAgent(bps.game, blueprint, abstraction, config, name=f"search K={k}")
 
 
-def _opponent(name: str, bps: _Blueprints, agent: str, setup: TableSetup, seed: int) -> Agent:
-    """Column ``name`` against row ``agent``: LBR's model is that agent (a search agent's twin seeded ``seed``)."""
+def _opponent(name: str, bps: _Blueprints, agent: str, setup: TableSetup, seed: int, twin: Agent | None = None) -> Agent:
+    """Column ``name`` against row ``agent``: LBR's model is that agent (a search agent's twin seeded ``seed``; ``twin``:
+    one whose solves of this seed are kept, all of them: the exact form's)."""
     if name == "lookup-table bot":
         return BlueprintAgent(bps.game, *bps.lookup, name="lookup")
     if name == "own blueprint":
         return BlueprintAgent(bps.game, *bps.agents, name="blueprint")
-    twin = _agent(agent, bps, setup)
-    model = SearchModel(twin, seed=seed) if isinstance(twin, HunlSearchAgent) else BlueprintModel(bps.game, *bps.agents)
+    keep = None if twin is not None else KEPT_SOLVES
+    twin = twin or _agent(agent, bps, setup)
+    model = (SearchModel(twin, seed=seed, keep=keep) if isinstance(twin, HunlSearchAgent)
+             else BlueprintModel(bps.game, *bps.agents))
     return LocalBestResponse(bps.game, model, name="lbr")
 
 
@@ -179,13 +182,15 @@ def modicum_table(
     exploit: dict[str, float] = {}
     if tree is not None:
         behaviours: dict[str, Strategy] = {}
+        asked: dict[str, Agent] = {}
         for name in (*AGENTS, "lookup-table bot"):
-            agent = _agent(name, bps, setup) if name in AGENTS else _opponent(name, bps, "blueprint", setup, seed)
+            agent = asked[name] = _agent(name, bps, setup) if name in AGENTS else _opponent(name, bps, "blueprint", setup, seed)
             behaviours[name] = behaviour(agent, game, tree, seed)
             exploit[name] = exploitability(tree, behaviours[name]).exploitability * scale
         behaviours["own blueprint"] = behaviours["blueprint"]
-        for a, o in todo:  # LBR's is its play against that agent's model
-            column = behaviours[o] if o in behaviours else behaviour(_opponent(o, bps, a, setup, seed), game, tree, seed)
+        for a, o in todo:  # LBR's is its play against that agent's model: the agent just asked, its solves kept
+            column = (behaviours[o] if o in behaviours
+                      else behaviour(_opponent(o, bps, a, setup, seed, asked[a]), game, tree, seed))
             references[a, o] = (behaviours[a], column)
     cells = play_table(game, tree, todo, lambda a, o: (_agent(a, bps, setup), _opponent(o, bps, a, setup, seed)),
                        references, setup.deals, seed, folder, workers, say)
