@@ -17,7 +17,8 @@ spec                           agent
                                (:mod:`.hunl_search`, no compiled tree needed): N CFR+ iterations
                                per solve (default 200), or ``Ts`` for T seconds (``2s``); ``:kK``
                                before the budget searches the turn too, to its round's end with K
-                               continuations at the leaves (``:k4c3``: 3 sampled river cards)
+                               continuations at the leaves (``:k4c3``: 3 sampled river cards;
+                               ``:k4s2``: 2 of the river cards valued per iteration, a fresh sample)
 ``cdbr:MODEL[:DEPTH]``         continual depth-limited best response to an opponent model file,
                                DEPTH moves of look-ahead (default 1), solved exactly
 ``cdbr:BP[:BUCKETS][:DEPTH]``  the same against a blueprint of ``subgame blueprint`` as ``blueprint:BP``
