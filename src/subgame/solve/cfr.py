@@ -518,8 +518,7 @@ class CFRSolver(IterationPlan):
             if self.drop_zero_weight:  # as _layout_step
                 layout = self._live = self._live or live_layout(layout, roots)
             matched = (self._matched(0), self._matched(1))
-            state = tuple((self.regrets[p], self.strategy_sum[p], None if self.predicted is None else self.predicted[p])
-                          for p in (0, 1))
+            state = self._updated()
             legal = (self._legal[0], self._legal[1])
             if isinstance(kept, whole.PassIterations) and kept.fits(layout, *matched, *legal, *(a for s in state for a in s),
                                                                          *roots):
@@ -530,8 +529,7 @@ class CFRSolver(IterationPlan):
             return self._whole
         if loops != "compiled" or not self._sweeps_in_one_call():
             return None
-        state = tuple((self.regrets[p], self.strategy_sum[p], None if self.predicted is None else self.predicted[p])
-                      for p in (0, 1))
+        state = self._updated()
         if isinstance(kept, whole.SweepIterations) and kept.fits(*(a for s in state for a in s), *self.root_reach):
             return kept
         terminal = self.tree.terminals[0]
@@ -539,6 +537,11 @@ class CFRSolver(IterationPlan):
         self._whole = whole.SweepIterations(self.tree.players, state, (self.root_reach[0], self.root_reach[1]),
                                               self.tree.root_slice, terminal.u, terminal.ut, self.config.alternating)
         return self._whole
+
+    def _updated(self) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray | None], ...]:
+        """Per player the arrays an iteration updates: her regrets, strategy sums and predicted regrets (or ``None``)."""
+        return tuple((self.regrets[p], self.strategy_sum[p], None if self.predicted is None else self.predicted[p])
+                     for p in (0, 1))
 
     def _steps_are_these(self) -> bool:
         """Whether an iteration is this class's :meth:`step` (a subclass with its own, sampling CFR's, never runs whole ones)."""
@@ -556,8 +559,7 @@ class CFRSolver(IterationPlan):
                 and len(tree.terminals) == 1 and isinstance(tree.terminals[0], SparseTerminal)):
             return False
         terminal = tree.terminals[0]
-        state = tuple((self.regrets[p], self.strategy_sum[p], None if self.predicted is None else self.predicted[p])
-                      for p in (0, 1))
+        state = self._updated()
         return whole.SweepIterations.takes(tree.players, state, terminal.u, terminal.ut)
 
     def _step(self) -> None:
