@@ -181,7 +181,7 @@ def layout_exploitability(tree: PublicTree, sources: tuple[Source, Source],
     br = []
     for p in (0, 1):
         own = root_reach[p]
-        br.append(float(best[p].sum()) if own is None else float(np.dot(own, best[p])))
+        br.append(_at_roots(best[p], own))
     return Exploitability((br[0], br[1]), float(np.dot(rows[0], values)))
 
 
@@ -228,5 +228,10 @@ def _swept_exploitability(tree: PublicTree, call: whole.SweepBestResponses, prob
     br = []
     for p in (0, 1):
         v, own = call.best[p][tree.root_slice[p]], roots[p]
-        br.append(float(v.sum()) if own is None else float(np.dot(own, v)))
+        br.append(_at_roots(v, own))
     return Exploitability((br[0], br[1]), float(np.dot(call.reach[0], call.terminal[0])))
+
+
+def _at_roots(values: np.ndarray, own: np.ndarray | None) -> float:
+    """A player's total of her root rows' ``values``: their sum, or weighted by her root reach ``own``."""
+    return float(values.sum()) if own is None else float(np.dot(own, values))
