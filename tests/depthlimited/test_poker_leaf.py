@@ -88,7 +88,8 @@ def _leaf_products_equal_the_brute_force(player):
     values = PokerRoundValues.build(game, tree, bp, ExactCards(game.spec), mapping, player, 4)
     opp = 1 - player
     states = np.flatnonzero(tree.kind[tree.players[opp].node] == LEAF)
-    opponent_values, player_values = values.bind(tree, states)
+    bound = values.bind(tree, states)
+    opponent_values, player_values = bound.opponent_values, bound.player_values
     G = _brute(game, tree, bp, mapping, player, 4)
     rng = np.random.default_rng(3)
     reach = rng.random(tree.players[player].num_states)
@@ -109,12 +110,12 @@ def test_sampled_cards_are_an_unbiased_estimate_and_leaves_plug_in():
     exact = PokerRoundValues.build(game, tree, bp, ExactCards(game.spec), mapping, 0, 2)
     states = np.flatnonzero(tree.kind[tree.players[1].node] == LEAF)
     reach = np.random.default_rng(0).random(tree.players[0].num_states)
-    want = exact.bind(tree, states)[0](reach).sum(axis=0)
+    want = exact.bind(tree, states).opponent_values(reach).sum(axis=0)
     boards = len(exact.boards)
     # every board alone, weighted by the number of boards: their mean is the exact sum
     alone = [PokerRoundValues.build(game, tree, bp, ExactCards(game.spec), mapping, 0, 2, river_cards=1, seed=s)
              for s in range(40)]
-    seen = {a.boards[0].nodes[0]: a.bind(tree, states)[0](reach).sum(axis=0) for a in alone}
+    seen = {a.boards[0].nodes[0]: a.bind(tree, states).opponent_values(reach).sum(axis=0) for a in alone}
     assert len(seen) == boards
     np.testing.assert_allclose(np.mean(list(seen.values()), axis=0), want, rtol=1e-12)
     leaf = MultiValuedLeaf(tree, exact)
@@ -133,17 +134,58 @@ def test_a_fresh_sample_each_iteration_is_unbiased_and_an_evaluation_exact(recei
     states = np.flatnonzero(tree.kind[tree.players[1].node] == LEAF)
     rng = np.random.default_rng(1)
     x = rng.random(tree.players[0].num_states) if receiver == 1 else rng.random((states.size, 2))
-    want, bound = exact.bind(tree, states)[receiver == 0], sampled.bind(tree, states)[receiver == 0]
+    full, part = exact.bind(tree, states), sampled.bind(tree, states)
+    assert full.rows(receiver, 1) is None and part.rows(receiver, None) is None
+
+    def want(x):
+        return full.player_values(x) if receiver == 0 else full.opponent_values(x)
+
+    def bound(x, t=None):
+        """The sampled product at iteration t, its rows put back among all L (zeros elsewhere)."""
+        rows = part.rows(receiver, t)
+        if receiver == 0:
+            return part.player_values(x if rows is None else x[rows], t)
+        out = np.zeros((states.size, 2))
+        out[slice(None) if rows is None else rows] = part.opponent_values(x, t)
+        return out
+
     np.testing.assert_array_equal(bound(x), want(x))  # an evaluation
     draws = np.array([bound(x, t) for t in range(1, 401)])
     assert all(np.array_equal(d, bound(x, t)) for t, d in zip((1, 2), draws))  # seeded by the iteration
+    assert all(part.rows(receiver, t).size < states.size for t in range(1, 6))  # one board of several
     boards = len(exact.boards)
     assert all(np.count_nonzero(np.abs(d).sum(axis=-1) if d.ndim > 1 else d) < np.count_nonzero(
-        np.abs(want(x)).sum(axis=-1) if d.ndim > 1 else want(x)) for d in draws[:5])  # one board of several
+        np.abs(want(x)).sum(axis=-1) if d.ndim > 1 else want(x)) for d in draws[:5])
     spread = draws.std(axis=0) / np.sqrt(len(draws))
     assert boards > 1 and np.all(np.abs(draws.mean(axis=0) - want(x)) <= 5 * spread + 1e-12)
     with pytest.raises(SubgameError, match="per_iteration"):
         PokerRoundValues.build(game, tree, bp, ExactCards(game.spec), mapping, 0, 2, per_iteration=0)
+
+
+def test_a_sampled_iteration_changes_the_opponents_pick_at_the_sampled_leaf_states_alone():
+    """The multi-valued leaf over fresh samples: her regrets move only at the leaf states of the boards drawn for her,
+    and both players' values are those of the whole leaf with the draw's values put at its rows (zeros elsewhere)."""
+    game, bp = _game(), _blueprint()
+    tree = subgame_at(game, TURN, chance_limit=1).tree
+    values = PokerRoundValues.build(game, tree, bp, ExactCards(game.spec), _mapping(bp, tree), 0, 2, per_iteration=1,
+                                    seed=4)
+    leaf = MultiValuedLeaf(tree, values)
+    rng = np.random.default_rng(2)
+    reach = (rng.random(tree.players[0].num_states), rng.random(tree.players[1].num_states))
+    bound = values.bind(tree, leaf.states)
+    for t in (1, 2, 3):
+        x, before = leaf.choice(), leaf.regrets.copy()
+        rows = bound.rows(1, t)
+        w = np.zeros_like(x)
+        w[rows] = bound.opponent_values(reach[0], t)
+        want = np.zeros(tree.players[1].num_states)
+        want[leaf.states] = (w * x).sum(axis=1)
+        np.testing.assert_array_equal(leaf.values(1, reach, t), want)
+        moved = np.flatnonzero(np.any(leaf.regrets != before, axis=1))
+        assert moved.size and np.isin(moved, rows).all() and rows.size < leaf.states.size
+        mine = bound.rows(0, t)
+        np.testing.assert_array_equal(leaf.values(0, reach, t), bound.player_values(
+            reach[1][leaf.states[mine]][:, None] * leaf.choice()[mine], t))
 
 
 def test_bad_continuations_and_memory_are_refused():
@@ -178,7 +220,7 @@ def test_a_tree_compiled_with_a_sample_of_leaf_cards_values_them_as_every_deal(p
         # the same reach at the same (public key, hand) in both trees
         reach = np.array([zlib.crc32(repr((tree.public_key[int(pa.node[g])], pa.label[g])).encode()) % 97 / 97.0
                           for g in range(pa.num_states)])
-        w = bound[0](reach)
+        w = bound.opponent_values(reach)
         po = tree.players[opp]
         values.append({(tree.public_key[int(po.node[s])], po.label[s]): w[i] for i, s in enumerate(states)})
     deals = len({full.public_key[int(n)][-1] for n in np.flatnonzero(full.kind == LEAF)})
@@ -214,8 +256,8 @@ def test_two_card_hands_compiled_equal_numpy(player):
     got = {}
     for flag in (False, True):
         with kernels.compiled(flag):
-            opponent_values, player_values = values.bind(tree, states)
-            got[flag] = (opponent_values(reach), player_values(split))
+            bound = values.bind(tree, states)
+            got[flag] = (bound.opponent_values(reach), bound.player_values(split))
     assert np.abs(got[False][0]).max() > 0
     for a, b in zip(got[False], got[True]):
         np.testing.assert_allclose(b, a, rtol=1e-10, atol=1e-12)

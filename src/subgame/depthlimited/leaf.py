@@ -15,6 +15,7 @@ few array operations over the opponent's leaf states: no Python loop per history
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -32,10 +33,29 @@ class LeafProduct(Protocol):
     def __call__(self, x: np.ndarray, iteration: int | None = None, /) -> np.ndarray: ...
 
 
-#: ``(opponent_values, player_values)``: ``opponent_values(reach_rho)`` [L, K] the opponent's counterfactual value of
-#: each continuation at each of her L leaf states given ρ's reach [G_ρ]; ``player_values(split)`` [G_ρ] ρ's values
-#: given [L, K] the opponent's reach at her leaf states split by her pick
-BoundValues = tuple[LeafProduct, LeafProduct]
+def every_row(receiver: int, iteration: int | None, /) -> None:
+    """The rows of a source without samples: every one of the L leaf states, always."""
+    return None
+
+
+@dataclass(frozen=True, eq=False)
+class BoundValues:
+    """The products of :class:`ContinuationValues` over one tree.
+
+    Attributes:
+        opponent_values: ``opponent_values(reach_rho)`` [L', K] the opponent's counterfactual value of each
+            continuation at her leaf states given ρ's reach [G_ρ].
+        player_values: ``player_values(split)`` [G_ρ] ρ's values given [L', K] the opponent's reach at her leaf
+            states split by her pick.
+        rows: ``rows(receiver, iteration)`` the leaf states (indices into the L) that the product giving
+            ``receiver`` her values reads or fills at ``iteration``, in the order of its L' rows; ``None``: all L
+            in order. A sampled source values a few of them in an iteration, and the leaf's own work then
+            touches those alone.
+    """
+
+    opponent_values: LeafProduct
+    player_values: LeafProduct
+    rows: Callable[[int, int | None], np.ndarray | None] = every_row
 
 
 class ContinuationValues(Protocol):
@@ -119,7 +139,7 @@ class LeafValues:
         def player_values(split: np.ndarray, iteration: int | None = None, /) -> np.ndarray:
             return np.asarray(to_player @ split.T.ravel())
 
-        return opponent_values, player_values
+        return BoundValues(opponent_values, player_values)
 
 
 @dataclass(eq=False)
@@ -169,9 +189,10 @@ class MultiValuedLeaf:
         """ρ, the re-solving player."""
         return self.leaf_values.player
 
-    def choice(self) -> np.ndarray:
-        """[L, K] the opponent's current pick (regret matching+; uniform where no regret is positive)."""
-        pos = self.regrets  # floored at zero after every update
+    def choice(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """[L, K] the opponent's current pick (regret matching+; uniform where no regret is positive); ``rows``: at
+        those leaf states only."""
+        pos = self.regrets if rows is None else self.regrets[rows]  # floored at zero after every update
         tot = pos.sum(axis=1, keepdims=True)
         none = tot <= 0.0
         return (pos + none) / np.where(none, pos.shape[1], tot)
@@ -184,7 +205,12 @@ class MultiValuedLeaf:
     def continuation_values(self, reach_player: np.ndarray, iteration: int | None = None) -> np.ndarray:
         """[L, K] the opponent's counterfactual value of each continuation at each leaf state (``iteration``: see
         :class:`LeafProduct`)."""
-        return self._bound[0](reach_player, iteration)
+        b = self._bound
+        if iteration is not None and b.rows(1 - self.player, iteration) is not None:
+            out = np.zeros((self.states.size, len(self.leaf_values.names)))
+            out[b.rows(1 - self.player, iteration)] = b.opponent_values(reach_player, iteration)
+            return out
+        return b.opponent_values(reach_player, iteration)
 
     def pick(self, reach_player: np.ndarray, how: Literal["best", "current", "average"]) -> np.ndarray:
         """[L, K] the opponent's pick on an evaluation: see the class docstring."""
@@ -206,21 +232,30 @@ class MultiValuedLeaf:
     def values(self, player: int, reach: tuple[np.ndarray, np.ndarray], iteration: int | None) -> np.ndarray:
         if iteration is None:
             return self.evaluate(player, reach, self.evaluation)
-        return self._values(player, reach, self.choice(), iteration)
+        rows = self._bound.rows(player, iteration)
+        return self._values(player, reach, self.choice(rows), iteration, rows)
 
-    def _values(self, player: int, reach: tuple[np.ndarray, np.ndarray], x: np.ndarray, iteration: int | None) -> np.ndarray:
+    def _values(self, player: int, reach: tuple[np.ndarray, np.ndarray], x: np.ndarray, iteration: int | None,
+                rows: np.ndarray | None = None) -> np.ndarray:
+        """``x`` [L', K]: the opponent's pick at the leaf states ``rows`` (:class:`BoundValues`; ``None``: all L)."""
         rho, opp = self.player, 1 - self.player
+        states = self.states if rows is None else self.states[rows]
         if player == opp:
             out = np.zeros(self.tree.players[player].num_states)
-            w = self.continuation_values(reach[rho], iteration)
+            w = self._bound.opponent_values(reach[rho], iteration)
             v = (w * x).sum(axis=1)
-            out[self.states] = v
-            if iteration is not None:
-                self.choice_sum += float(iteration) * reach[opp][self.states][:, None] * x
-                self.regrets += w - v[:, None]
-                np.maximum(self.regrets, 0.0, out=self.regrets)
+            out[states] = v
+            if iteration is not None:  # her regrets and average pick change at the states valued, as chance-sampled CFR's
+                step = float(iteration) * reach[opp][states][:, None] * x
+                if rows is None:
+                    self.choice_sum += step
+                    self.regrets += w - v[:, None]
+                    np.maximum(self.regrets, 0.0, out=self.regrets)
+                else:
+                    self.choice_sum[rows] += step
+                    self.regrets[rows] = np.maximum(self.regrets[rows] + (w - v[:, None]), 0.0)
             return out
-        return self._bound[1](reach[opp][self.states][:, None] * x, iteration)
+        return self._bound.player_values(reach[opp][states][:, None] * x, iteration)
 
     def end_iteration(self, t: int) -> None:
         return None

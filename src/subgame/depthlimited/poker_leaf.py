@@ -308,25 +308,48 @@ class PokerRoundValues:
         grids = [(g, self._grid(tree, g, rho), np.searchsorted(states, self._grid(tree, g, opp))) for g in self.boards]
         K, L, G = self.num_values, states.size, tree.players[rho].num_states
 
+        def picked(receiver: int, iteration: int | None) -> tuple[list[int] | None, float]:
+            """The boards valued and the weight of each; ``None``: every board, each at its own L rows."""
+            boards, share = self._sample(len(grids), iteration, receiver)
+            return (None if isinstance(boards, range) else boards), share
+
+        def rows(receiver: int, iteration: int | None, /) -> np.ndarray | None:
+            boards, _ = picked(receiver, iteration)
+            return None if boards is None else np.concatenate([grids[i][2].ravel() for i in boards])
+
+        def places(boards: list[int] | None) -> tuple[int, list[tuple[int, np.ndarray | slice]]]:
+            """The product's rows and, per board, where its [n, T] leaf states are among them."""
+            if boards is None:
+                return L, [(i, grids[i][2]) for i in range(len(grids))]
+            ends = np.cumsum([grids[i][2].size for i in boards])
+            return (int(ends[-1]) if boards else 0), [(i, slice(int(e) - grids[i][2].size, int(e)))
+                                                     for i, e in zip(boards, ends)]
+
         # each board's leaves are their own states: the boards are independent pieces of work (threads.run_pieces)
         def opponent_values(reach_player: np.ndarray, iteration: int | None = None, /) -> np.ndarray:
-            out = np.zeros((L, K))
-            picked, share = self._sample(len(grids), iteration, opp)
+            boards, share = picked(opp, iteration)
+            n, at = places(boards)
+            out = np.zeros((n, K))
 
-            def board(g: _Board, mine: np.ndarray, theirs: np.ndarray) -> None:
-                out[theirs] = self._products(g, opp, reach_player[mine][:, :, None]) * share
+            def board(i: int, to: np.ndarray | slice) -> None:
+                g, mine, _ = grids[i]
+                v = self._products(g, opp, reach_player[mine][:, :, None]) * share
+                out[to] = v.reshape(-1, K) if isinstance(to, slice) else v
 
-            run_pieces([partial(board, *grids[i]) for i in picked])
+            run_pieces([partial(board, i, to) for i, to in at])
             return out
 
         def player_values(split: np.ndarray, iteration: int | None = None, /) -> np.ndarray:
             out = np.zeros(G)
-            picked, share = self._sample(len(grids), iteration, rho)
+            boards, share = picked(rho, iteration)
+            _, at = places(boards)
 
-            def board(g: _Board, mine: np.ndarray, theirs: np.ndarray) -> None:
-                out[mine] = self._products(g, rho, split[theirs]).sum(axis=2) * share
+            def board(i: int, to: np.ndarray | slice) -> None:
+                g, mine, theirs = grids[i]
+                x = split[to].reshape(theirs.shape + (K,)) if isinstance(to, slice) else split[to]
+                out[mine] = self._products(g, rho, x).sum(axis=2) * share
 
-            run_pieces([partial(board, *grids[i]) for i in picked])
+            run_pieces([partial(board, i, to) for i, to in at])
             return out
 
-        return opponent_values, player_values
+        return BoundValues(opponent_values, player_values, rows)

@@ -58,9 +58,8 @@ def counterfactual_leaf_values(
 ) -> np.ndarray:
     """[G_player] the values of the terminal operators plus those of every leaf plug-in (into ``out`` if given)."""
     v = leaf_values(tree, player, reach, out=out)
-    extra = plug_in_values(player, reach, leaves, iteration)
-    if extra is not None:
-        v += extra
+    for leaf in leaves:
+        v += leaf.values(player, reach, iteration)
     return v
 
 
