@@ -17,7 +17,8 @@ from subgame.decompose import CFRDConfig, CFRDSolver, TrunkSplit, load_cfr_d, sa
 from subgame.errors import SubgameError
 from subgame.games import load_game
 from subgame.games.poker.acpc import parse_acpc
-from subgame.solve.cfr import CFRSolver, read_checkpoint
+from subgame.solve.cfr import CFRSolver
+from subgame.solve.checkpoint import read_checkpoint
 from subgame.strategy import Strategy
 from subgame.tree.compile import compile_game
 from tests.conftest import compiled

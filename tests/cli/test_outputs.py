@@ -96,7 +96,7 @@ def test_a_scheduler_signal_keeps_the_run_and_it_resumes_bitwise(tmp_path, sig):
     _, err = child.communicate(timeout=60)
     assert child.returncode == 130, err
     assert "interrupted at iteration" in err and err.count("interrupted") == 1
-    from subgame.solve.cfr import read_checkpoint
+    from subgame.solve.checkpoint import read_checkpoint
 
     stopped = int(read_checkpoint(ckpt)[0]["iteration"])
     assert f"interrupted at iteration {stopped}" in err  # the checkpoint is of the iteration it stopped at

@@ -16,7 +16,8 @@ from subgame.games.poker.ranges import parse_board, parse_range
 from subgame.resolving.gadgets import ResolveGadget
 from subgame.resolving.spots import holdem_problem
 from subgame.solve import PRESET_HELP, preset
-from subgame.solve.cfr import CFR_PLUS, PCFR_PLUS, POSTFLOP_DCFR, PRESETS, CFRConfig, CFRSolver, read_checkpoint
+from subgame.solve.cfr import CFR_PLUS, PCFR_PLUS, POSTFLOP_DCFR, PRESETS, CFRConfig, CFRSolver
+from subgame.solve.checkpoint import read_checkpoint
 from subgame.solve.mccfr import EXTERNAL_SAMPLING, MCCFRSolver
 from subgame.solve.rules import update_rule
 from subgame.tree import kernels

@@ -52,8 +52,9 @@ from ..files import read_npz, write_npz
 from ..games.base import Game, game_fingerprint
 from ..games.poker import PokerGame
 from ..solve.abstraction import pool_rows
-from ..solve.cfr import LINEAR_CFR, CFRConfig, IterationPlan, average_rows
+from ..solve.cfr import LINEAR_CFR, CFRConfig
 from ..solve.mccfr import seeded_generator
+from ..solve.plan import IterationPlan, average_rows
 from ..solve.rules import accumulate_regrets, add_average, refuse, update_rule
 from ..strategy import Strategy, StrategyMeta
 from ..tree.board_cut import BoardCut, BoardForest

@@ -48,7 +48,8 @@ from ..eval.best_response import best_response_to_reach
 from ..files import read_npz, write_npz
 from ..games.base import Game, game_fingerprint
 from ..parallel import Executor, SerialExecutor
-from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver, read_checkpoint
+from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver
+from ..solve.checkpoint import read_checkpoint
 from ..strategy import Strategy, StrategyMeta
 from ..tree.part import place
 from ..tree.public_tree import PublicKey, PublicTree

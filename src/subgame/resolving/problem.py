@@ -21,8 +21,9 @@ import numpy as np
 
 from ..errors import SubgameError
 from ..eval.best_response import best_response_to_reach
-from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver, checked_iterations
+from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver
 from ..solve.driver import Budget, run
+from ..solve.plan import checked_iterations
 from ..solve.plugins import Leaf, RootGadget, plug_in_values
 from ..tree.part import Part
 from ..tree.public_tree import PublicKey, PublicTree

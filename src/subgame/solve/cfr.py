@@ -18,22 +18,24 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 import numpy as np
 
 from ..errors import GameDefinitionError, StrategyFileError
-from ..files import read_npz, write_npz
 from ..strategy import Strategy, StrategyMeta
 from ..tree import kernels, whole
 from ..tree.operators import SparseTerminal
 from ..tree.poker_layout import SUMS, PokerLayout, Source, cfr_pass, live_layout, usable
 from ..tree.public_tree import PublicTree
-from ..tree.sweep import backward_expected, forward_reach, regret_matching, row_sums, sequence_values, transition_weights
+from ..tree.sweep import backward_expected, forward_reach, regret_matching, sequence_values, transition_weights
 from .abstraction import Abstraction
+from .checkpoint import read_checkpoint, write_checkpoint
+from .plan import IterationPlan, average_rows, checked_iterations
 from .plugins import Leaf, RootGadget, counterfactual_leaf_values
+from .restriction import Restriction, checked_restrictions, checked_root_reach
 from .rules import (
     CFR,
     CFR_PLUS,
@@ -56,71 +58,8 @@ from .rules import (
 
 __all__ = [
     "CFR", "CFR_PLUS", "DCFR", "ENGINES", "LINEAR_CFR", "MODICUM", "PCFR_PLUS", "POSTFLOP_DCFR", "PRESETS", "PRESET_HELP",
-    "CFRConfig", "CFRSolver", "Engine", "IterationPlan", "Restriction", "UpdateRule", "average_rows", "checked_iterations",
-    "read_checkpoint",
+    "CFRConfig", "CFRSolver", "Engine", "UpdateRule",
 ]
-
-@dataclass(frozen=True, eq=False)
-class Restriction:
-    """Part of one player's play fixed to a model, without copying the tree.
-
-    With probability ``weight`` the player is a *restricted copy* of herself that plays
-    ``probs`` at the information sets in ``mask`` and her own strategy elsewhere; the other
-    player cannot tell the copies apart, so the reach he plays against is
-    ``(1 - weight) · own + weight · restricted`` (the restricted Nash response of Johanson
-    et al. 2008, whose chance node picks the fixed copy with probability p; Milec et al.
-    §4, "the reaches of the fixed strategy injected to the terminal nodes"). With
-    ``weight == 1`` the player simply plays ``probs`` at ``mask`` (frozen information sets:
-    the fixed opponent of a best response or CDBR, the fixed earlier play of the re-solver).
-    A masked copy and the free copy share her strategy at unmasked information sets.
-
-    Attributes:
-        player: whose play is restricted.
-        mask: [I] bool, the restricted information sets.
-        probs: [I, A] the fixed strategy there (rows outside ``mask`` are ignored).
-        weight: the probability of the restricted copy, in [0, 1].
-        root: [R] the restricted copy's reach at the root private states (``None``: the
-            same as the player's own, e.g. from a gadget).
-    """
-
-    player: int
-    mask: np.ndarray
-    probs: np.ndarray
-    weight: float = 1.0
-    root: np.ndarray | None = None
-
-
-PlannedSolver = TypeVar("PlannedSolver", bound="IterationPlan")
-
-
-class IterationPlan:
-    """:meth:`plan` and :meth:`run` of a solver whose ``step()`` is one iteration.
-
-    The plan (``horizon``, the run's total iterations) is what ``config.average_skip``
-    counts from; without one, the end of the first :meth:`run` is the plan and later runs
-    keep it.
-    """
-
-    iteration: int
-    horizon: int | None
-
-    def step(self) -> None:
-        raise NotImplementedError
-
-    def plan(self: PlannedSolver, total_iterations: int) -> PlannedSolver:
-        """Say how many iterations the run will have in all; replaces an earlier plan."""
-        self.horizon = checked_iterations(total_iterations)
-        return self
-
-    def run(self: PlannedSolver, iterations: int) -> PlannedSolver:
-        """Run ``iterations`` more iterations (budgets in seconds, evaluations, checkpoints: :func:`.driver.run`)."""
-        iterations = checked_iterations(iterations)
-        if self.horizon is None:
-            self.plan(self.iteration + iterations)
-        for _ in range(iterations):
-            self.step()
-        return self
-
 
 class CFRSolver(IterationPlan):
     """Mutable solver state over one compiled tree.
@@ -183,10 +122,10 @@ class CFRSolver(IterationPlan):
         self.leaves = tuple(leaves)
         self.gadget = gadget
         self.abstraction = abstraction
-        self.root_reach = tuple(_checked_root_reach(tree, p, r) for p, r in enumerate(root_reach))
+        self.root_reach = tuple(checked_root_reach(tree, p, r) for p, r in enumerate(root_reach))
         if gadget is not None and gadget.player not in (0, 1):
             raise GameDefinitionError(f"the gadget's player must be 0 or 1, got {gadget.player!r}")
-        self.restriction = _checked_restrictions(tree, restrictions)
+        self.restriction = checked_restrictions(tree, restrictions)
         self.iteration = 0
         self.horizon: int | None = None
         self._legal = [pa.legal for pa in tree.players]
@@ -599,13 +538,8 @@ class CFRSolver(IterationPlan):
         on this one (CFR-D keeps its average root values there). The file is replaced
         atomically, so an interruption while writing leaves the previous checkpoint intact.
         """
-        header = {"format": CHECKPOINT_FORMAT, "version": 1, "game_id": self.tree.game_id,
-                  "iteration": self.iteration, "config": asdict(self.config), **(extra_header or {})}
-        arrays = {"r0": self.regrets[0], "r1": self.regrets[1], "s0": self.strategy_sum[0], "s1": self.strategy_sum[1]}
-        if self.predicted is not None:
-            arrays.update(q0=self.predicted[0], q1=self.predicted[1])
-        arrays.update({f"extra_{k}": v for k, v in (extra or {}).items()})
-        return write_npz(path, header, arrays)
+        return write_checkpoint(path, self.tree.game_id, self.iteration, asdict(self.config), self.regrets,
+                                self.strategy_sum, self.predicted, extra, extra_header)
 
     def restore(self, header: dict[str, Any], arrays: dict[str, np.ndarray], source: str = "checkpoint") -> CFRSolver:
         """Load regrets, strategy sums (and predicted regrets) and the iteration count read by :func:`read_checkpoint`."""
@@ -638,20 +572,10 @@ class CFRSolver(IterationPlan):
         )
 
 
-CHECKPOINT_FORMAT = "subgame-cfr-checkpoint"
 #: The most iterations in one compiled call of :meth:`CFRSolver.run` (their update rules are made beforehand, six
 #: numbers each), and about the most private states all of them sweep (iterations × the tree's private states).
 RUN_CHUNK = 1024
 RUN_CALL_STATES = 1 << 22
-
-
-def read_checkpoint(path: str | Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """The header and arrays of a checkpoint file; ``extra_*`` arrays lose their prefix."""
-    header, arrays = read_npz(path, format=CHECKPOINT_FORMAT, version=1, kind="checkpoint", expected="a CFR checkpoint")
-    missing = {"r0", "r1", "s0", "s1"} - set(arrays)
-    if missing:
-        raise StrategyFileError(f"{path}: not a CFR checkpoint (arrays {sorted(missing)} missing)")
-    return header, {k.removeprefix("extra_"): v for k, v in arrays.items()}
 
 
 def _checked_engine(solver: CFRSolver, engine: Engine) -> Engine:
@@ -677,58 +601,3 @@ def _checked_dtype(dtype: str | type[np.floating[Any]]) -> type[np.floating[Any]
     if kind == np.float32:
         return np.float32
     raise GameDefinitionError(f"dtype must be float64 or float32, got {dtype!r}")
-
-
-def _checked_root_reach(tree: PublicTree, player: int, reach: np.ndarray | None) -> np.ndarray | None:
-    if reach is None:
-        return None
-    rs = tree.root_slice[player]
-    out = np.array(reach, dtype=np.float64)
-    if out.shape != (rs.stop - rs.start,):
-        raise GameDefinitionError(
-            f"root reach of player {player} has shape {out.shape}; the tree has {rs.stop - rs.start} root private states"
-        )
-    if not np.all(np.isfinite(out)) or out.min(initial=0.0) < 0:
-        raise GameDefinitionError(f"root reach of player {player} must be finite and non-negative")
-    return out
-
-
-def _checked_restrictions(
-    tree: PublicTree, restrictions: Sequence[Restriction]
-) -> tuple[Restriction | None, Restriction | None]:
-    out: list[Restriction | None] = [None, None]
-    for r in restrictions:
-        if not isinstance(r, Restriction) or r.player not in (0, 1):
-            raise GameDefinitionError(f"a restriction must be a Restriction of player 0 or 1, got {r!r}")
-        if out[r.player] is not None:
-            raise GameDefinitionError(f"player {r.player} has more than one restriction; merge their masks")
-        pa = tree.players[r.player]
-        if np.shape(r.mask) != (pa.num_infosets,) or np.shape(r.probs) != pa.legal.shape:
-            raise GameDefinitionError(
-                f"restriction of player {r.player}: mask {np.shape(r.mask)} and probs {np.shape(r.probs)} do not fit "
-                f"her {pa.num_infosets} information sets and {pa.legal.shape} strategy"
-            )
-        if not 0.0 <= r.weight <= 1.0:
-            raise GameDefinitionError(f"restriction of player {r.player}: weight must be in [0, 1], got {r.weight!r}")
-        if r.root is not None:
-            _checked_root_reach(tree, r.player, r.root)
-        out[r.player] = Restriction(r.player, np.asarray(r.mask, dtype=bool), np.asarray(r.probs, dtype=np.float64),
-                                    float(r.weight), r.root)
-    return out[0], out[1]
-
-
-def average_rows(strategy_sum: np.ndarray, legal: np.ndarray) -> np.ndarray:
-    """[I, A] the normalized rows of a strategy sum; uniform over the legal actions where a row's sum is zero."""
-    s = strategy_sum.astype(np.float64, copy=False)
-    tot = row_sums(s)[:, None]
-    unreached = ~(tot[:, 0] > 0)
-    avg: np.ndarray = s / np.where(unreached[:, None], 1.0, tot)
-    avg[unreached] = legal[unreached] / legal[unreached].sum(axis=1, keepdims=True)
-    return avg
-
-
-def checked_iterations(iterations: int, minimum: int = 0) -> int:
-    """``iterations`` as an int, or one clear error if it is not a whole number >= ``minimum``."""
-    if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < minimum:
-        raise GameDefinitionError(f"iterations must be a whole number >= {minimum}, got {iterations!r}")
-    return int(iterations)

@@ -73,7 +73,8 @@ from ..tree.sampled import (
     tree_part,
 )
 from .abstraction import Abstraction
-from .cfr import LINEAR_CFR, CFRConfig, CFRSolver, read_checkpoint
+from .cfr import LINEAR_CFR, CFRConfig, CFRSolver
+from .checkpoint import read_checkpoint
 from .rules import add_average, refuse
 
 if TYPE_CHECKING:

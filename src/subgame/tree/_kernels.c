@@ -125,7 +125,7 @@ typedef int64_t v2i __attribute__((vector_size(16)));
    regrets are T (float64, or float32 read as float64), the strategy float64. NAME_rows reads the regrets and legal
    masks of rows at[i] (the depth-first passes' live rows) into strategy row i. NAME_body runs for a = 2, ..., 8 with a
    constant count. With positive 0 (NAME_average) the rows are normalized as they are: the average strategy of
-   strategy sums (subgame.solve.cfr.average_rows). */
+   strategy sums (subgame.solve.plan.average_rows). */
 #define REGRET_MATCHING(NAME, T)                                                                                      \
     INLINE void NAME##_row(const T *restrict r, const uint8_t *restrict l, double *restrict s, int64_t a,             \
                            int positive) {                                                                            \
