@@ -77,6 +77,18 @@ def test_isomorphic_blueprint_pass_equals_the_pass_over_every_flop(small):
     assert [e.exploitability for e in iso.estimates] == pytest.approx([e.exploitability for e in plain.estimates], abs=1e-9)
 
 
+def test_every_flop_re_solved_once_per_suit_class_equals_every_flop_re_solved(small, exact):
+    """With isomorphism and every flop asked, one flop per suit class is re-solved and stands for its class's flops
+    (suit-permuted): the exploitability of every method is that of re-solving all 84 flops."""
+    game, tree, blueprint = small
+    iso = run_flop_job(game, TreeRows(tree, blueprint), blueprint_id="bp", methods=METHODS, iterations=ITERATIONS,
+                       isomorphic=True)
+    assert iso.exact and iso.flops == 84 and iso.classes < 84 // 2
+    assert [e.exploitability for e in iso.estimates] == pytest.approx([e.exploitability for e in exact[0].estimates],
+                                                                       rel=1e-9, abs=1e-12)
+    assert exact[0].classes == 84
+
+
 def test_bad_job_settings_are_refused_with_a_clear_message(small):
     game, tree, blueprint = small
     with pytest.raises(SubgameError, match="unknown flop re-solving method"):

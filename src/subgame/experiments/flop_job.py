@@ -180,11 +180,13 @@ class FlopJobResult:
     """What a job found: each method's exploitability, the flops it rests on, and the time it took."""
 
     estimates: tuple[FlopEstimate, ...]
-    flops: int  #: flops re-solved (sampled or all)
+    flops: int  #: flops whose re-solves the estimates rest on (sampled, or all)
     total_flops: int  #: flops dealt at the cut
     resumed: int  #: re-solved flops read back from the checkpoint folder
     seconds: float  #: wall time of this run
     seconds_per_flop: float  #: wall time per flop re-solved (and evaluated) in this run (0 if none)
+    classes: int  #: flops standing for every flop (one per suit class, or every flop without isomorphism): all that
+    #: re-solving every flop re-solves
 
     @property
     def exact(self) -> bool:
@@ -202,8 +204,9 @@ def _trunk_exploitability(cut: BoardCut, reach: tuple[np.ndarray, np.ndarray], t
     return Exploitability((br[0], br[1])).exploitability
 
 
-def _blueprint_totals(cut: BoardCut, classes: BoardClasses, values: Sequence[np.ndarray], p: int) -> np.ndarray:
-    """[C·H] the sum over every flop of player ``p``'s blueprint values, from the compiled flops' ``values``.
+def _class_totals(cut: BoardCut, classes: BoardClasses, values: Sequence[np.ndarray], p: int) -> np.ndarray:
+    """[C·H] the sum over every flop of player ``p``'s values (the blueprint's, or a re-solve's), from the compiled
+    flops' ``values``.
 
     A flop ``F`` with ``π_q(F) = F*`` has at hand ``h`` the values of ``π_q(h)`` at ``F*``
     (:class:`~subgame.eval.board_pass.BoardClasses`); without isomorphism every flop is compiled and ``q`` = 0.
@@ -256,9 +259,12 @@ def run_flop_job(
     Args:
         rows: the blueprint (picklable when ``workers`` > 1).
         blueprint_id: names the blueprint in the checkpoints, so that a folder is never resumed with another.
-        isomorphic: the blueprint's values at one flop per class of suit-isomorphic flops
+        isomorphic: the values at one flop per class of suit-isomorphic flops
             (:func:`~subgame.eval.board_pass.board_pass_exploitability`; the blueprint must be
-            suit-symmetric, which is checked); the re-solved flops are always the sampled ones.
+            suit-symmetric, which is checked): the blueprint's at every flop, and with every flop
+            asked (``flops`` None or all) the re-solves too, each a suit permutation of its class's
+            (a re-solve's inputs, the blueprint's reaches and values, are permuted alike); a sample
+            re-solves the sampled flops.
         checkpoint: folder of finished flops; a run with the same folder resumes.
         progress: called with (flops done, flops the job needs, estimated seconds left) after each batch of flops.
 
@@ -283,6 +289,9 @@ def run_flop_job(
     if isomorphic:
         check_reach_symmetry(cut, classes, reach)
         check_board_symmetry(cut, classes, rows, reach, 2, seed)
+    by_class = isomorphic and k == total  # every flop's re-solve from its class's
+    if by_class:
+        deals = classes.compiled
     identity = _identity(game, methods, iterations, blueprint_id)
     folder = None if checkpoint is None else Path(checkpoint)
     if folder is not None:
@@ -317,9 +326,14 @@ def run_flop_job(
     scale = total / k
     rng = np.random.default_rng(seed + 1)
     picks = [rng.integers(0, k, size=k) for _ in range(BOOTSTRAP)] if k < total else []
-    base = [_blueprint_totals(cut, classes, [done[int(d)][f"blueprint/{p}"] for d in classes.compiled], p) for p in (0, 1)]
+    base = [_class_totals(cut, classes, [done[int(d)][f"blueprint/{p}"] for d in classes.compiled], p) for p in (0, 1)]
     estimates = [FlopEstimate("blueprint", *(3 * (_trunk_exploitability(cut, reach, base),)))]
     for method in methods:
+        if by_class:
+            value = _trunk_exploitability(cut, reach, [_class_totals(cut, classes, [done[int(d)][f"{method}/{p}"]
+                                                                                    for d in deals], p) for p in (0, 1)])
+            estimates.append(FlopEstimate(method, value, value, value))
+            continue
         diff = [np.stack([done[int(d)][f"{method}/{p}"] - done[int(d)][f"blueprint/{p}"] for d in deals]) for p in (0, 1)]
         value = _trunk_exploitability(cut, reach, [base[p] + scale * diff[p].sum(axis=0) for p in (0, 1)])
         boot = [_trunk_exploitability(cut, reach, [base[p] + scale * diff[p][pick].sum(axis=0) for p in (0, 1)])
@@ -327,4 +341,5 @@ def run_flop_job(
         low, high = (2 * value - float(np.quantile(boot, 0.975)), 2 * value - float(np.quantile(boot, 0.025))) if boot \
             else (value, value)
         estimates.append(FlopEstimate(method, value, low, high))
-    return FlopJobResult(tuple(estimates), k, total, resumed, time.perf_counter() - started, per_flop)
+    return FlopJobResult(tuple(estimates), k, total, resumed, time.perf_counter() - started, per_flop,
+                         len(classes.compiled))

@@ -161,9 +161,10 @@ def nlfh_technique_table(
 
 def _job_note(name: str, count: int, job: FlopJobResult, setup_s: float, workers: int) -> str:
     """Where one line of the table comes from, and what re-solving every flop would take at the measured rate."""
-    what = "every flop (exact)" if job.exact else f"{job.flops} of {job.total_flops:,} flops (sampled)"
-    left = job.seconds_per_flop * job.total_flops / max(workers, 1)
-    rate = (f"{job.seconds_per_flop:.1f} s a re-solved flop, so every flop would take about {left / 3600:.1f} h at this rate"
+    what = (f"every flop (exact; one per suit class re-solved, {job.classes:,})" if job.exact
+            else f"{job.flops} of {job.total_flops:,} flops (sampled)")
+    left = job.seconds_per_flop * job.classes / max(workers, 1)
+    rate = (f"{job.seconds_per_flop:.1f} s a re-solved flop, so every flop (one per suit class) would take about {left / 3600:.1f} h at this rate"
             if job.seconds_per_flop else "no flop re-solved in this run")
     return (f"{name}, {count} buckets: {what}, {job.resumed} read back from the checkpoint; blueprint {setup_s:.0f} s; "
             f"job {job.seconds:.0f} s with {workers} worker(s), {rate}.")
