@@ -8,6 +8,7 @@ after limp, check, a 2c 7d 9h flop checked through and the Js turn, decides once
 Usage::
 
     python3 benchmarks/bench_hunl_turn.py --iterations 2000 --specs k1c1:10 k4c1:10 k4c4:10
+    python3 benchmarks/bench_hunl_turn.py --blueprint BP.npz BUCKETS.npz --specs k4c2:r3:50 k4s2:r3:50   # a kept one
 """
 
 from __future__ import annotations
@@ -41,14 +42,17 @@ def main() -> None:
     ap.add_argument("--buckets", default="169,8,8,8")
     ap.add_argument("--actions", default="50,100,allin/100,allin:3")
     ap.add_argument("--specs", nargs="+", default=["k1c1:10", "k4c1:10", "k4c4:10"])
+    ap.add_argument("--blueprint", nargs=2, metavar=("BP", "BUCKETS"), type=Path,
+                    help="a blueprint and its buckets of the HUNL game (e.g. modicum-table --full's) instead of a new one")
     args = ap.parse_args()
     game = load_game("poker", **HUNL)
     assert isinstance(game, PokerGame)
-    counts = tuple(int(x) for x in args.buckets.split(","))
-    buckets = FourRoundBuckets.build(Buckets4Config.of(game.spec, counts, rollouts=2, fit_boards=2))
-    solver = ImplicitMCCFR(game.spec, parse_actions(args.actions), buckets, ImplicitConfig(batch=1000), seed=1)
-    while solver.iteration < args.iterations:
-        solver.step()
+    if args.blueprint is None:
+        counts = tuple(int(x) for x in args.buckets.split(","))
+        buckets = FourRoundBuckets.build(Buckets4Config.of(game.spec, counts, rollouts=2, fit_boards=2))
+        solver = ImplicitMCCFR(game.spec, parse_actions(args.actions), buckets, ImplicitConfig(batch=1000), seed=1)
+        while solver.iteration < args.iterations:
+            solver.step()
     sizes: list[dict[str, object]] = []
     run = driver.run
 
@@ -61,9 +65,10 @@ def main() -> None:
 
     driver.run = measured  # type: ignore[assignment]
     with tempfile.TemporaryDirectory() as tmp:
-        bp, b4 = Path(tmp) / "bp.npz", Path(tmp) / "b4.npz"
-        Blueprint.of(solver).save(bp)
-        buckets.save(b4)
+        bp, b4 = args.blueprint or (Path(tmp) / "bp.npz", Path(tmp) / "b4.npz")
+        if args.blueprint is None:
+            Blueprint.of(solver).save(bp)
+            buckets.save(b4)
         for spec in args.specs:
             agent = load_agent(f"search:{bp}:{b4}:{spec}", None, game)  # type: ignore[arg-type]
             assert isinstance(agent, HunlSearchAgent)
