@@ -12,7 +12,13 @@ from subgame.blueprint.deal_abstraction import ExactCards
 from subgame.blueprint.implicit_mccfr import available
 from subgame.depthlimited.continuations import biased
 from subgame.depthlimited.leaf import MultiValuedLeaf
-from subgame.depthlimited.poker_leaf import CONTINUATIONS, PokerRoundValues, continuation_tables, sampled_cards
+from subgame.depthlimited.poker_leaf import (
+    CONTINUATIONS,
+    PokerRoundValues,
+    blueprint_root_values,
+    continuation_tables,
+    sampled_cards,
+)
 from subgame.errors import GameDefinitionError, SubgameError
 from subgame.games.poker.hands import hand_strength
 from subgame.tree import kernels
@@ -186,6 +192,62 @@ def test_a_sampled_iteration_changes_the_opponents_pick_at_the_sampled_leaf_stat
         mine = bound.rows(0, t)
         np.testing.assert_array_equal(leaf.values(0, reach, t), bound.player_values(
             reach[1][leaf.states[mine]][:, None] * leaf.choice()[mine], t))
+
+
+@pytest.mark.parametrize("best_response", [True, False])
+@pytest.mark.parametrize("player", [0, 1])
+def test_the_blueprints_values_at_a_river_root_equal_the_brute_force(player, best_response):
+    """A safe re-solve's alternative payoffs: the opponent's counterfactual value at each root hand against ρ's
+    blueprint from the root's node (best-responding at each of her information sets, or playing her blueprint),
+    walked hand by hand with the rules' hand strengths."""
+    game, bp = _game(), _blueprint()
+    river = TURN + ("c", "c", "Ks")
+    tree = subgame_at(game, river).tree
+    bt, node = bp.tree, 0
+    for name in river[2:]:
+        node = bt.child(node, name) if bt.child(node, name) >= 0 else node  # deals are not the blueprint's nodes
+    assert tuple(bt.contrib[node]) == (2, 2)  # no bet since the blinds: the values are the blueprint's, unscaled
+    reach = np.random.default_rng(player).random(3)
+    got = blueprint_root_values(game, tree, bp, ExactCards(game.spec), node, player, reach, best_response=best_response)
+    s, cards, opp = game.spec, ExactCards(game.spec), 1 - player
+    card = {game.cards_str((c,)): c for c in range(s.deck_size)}
+    board = tuple(card[c] for c in ("Jh", "Qs", "Ks"))
+    last = len(bp.num_buckets) - 1
+    rs = tree.root_slice
+    mine = [card[tree.players[player].label[h]] for h in range(rs[player].start, rs[player].stop)]
+
+    def bucket(c):
+        return int(cards.buckets(last, np.array([[c]]), np.array([board]))[0])
+
+    def opp_value(theirs, m, q):
+        """Her value below node m with her card ``theirs``, ρ's reach q[j] at each of his cards."""
+        if bt.kind[m] == TERMINAL:
+            total = 0.0
+            for j, c in enumerate(mine):
+                if c == theirs:  # no deal gives both the same card
+                    continue
+                hole = (theirs, c) if opp == 0 else (c, theirs)
+                strength = [hand_strength((hole[p],) + board, s.num_ranks, s.num_suits) for p in range(2)]
+                col = 0 if strength[0] > strength[1] else 1 if strength[0] < strength[1] else 2
+                v = bt.payoff[m, 0 if bt.folded[m] >= 0 else col]
+                total += q[j] * (v if opp == 0 else -v)
+            return total
+        names = bt.actions_of(m)
+        if int(bt.player[m]) == player:
+            rows = [bp.policy(m, np.array([bucket(c)])).astype(np.float64)[0] for c in mine]
+            return sum(opp_value(theirs, bt.child(m, a), [q[j] * rows[j][k] for j in range(len(mine))])
+                       for k, a in enumerate(names))
+        below = [opp_value(theirs, bt.child(m, a), q) for a in names]
+        row = bp.policy(m, np.array([bucket(theirs)])).astype(np.float64)[0]
+        return max(below) if best_response else sum(r * v for r, v in zip(row, below))
+
+    # the chance of the five cards dealt: 1 / (6 * 5 * 4 * 3 * 2)
+    want = [opp_value(card[tree.players[opp].label[g]], node, list(reach)) / 720.0
+            for g in range(rs[opp].start, rs[opp].stop)]
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-14)
+    assert np.abs(want).max() > 0
+    with pytest.raises(SubgameError, match="last round"):
+        blueprint_root_values(game, tree, bp, ExactCards(game.spec), 0, player, reach)
 
 
 def test_bad_continuations_and_memory_are_refused():

@@ -43,6 +43,7 @@ import logging
 import time
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from typing import Literal
 
 import numpy as np
 
@@ -50,9 +51,10 @@ from ..blueprint.actions import DECISION
 from ..blueprint.blueprint_file import Blueprint
 from ..blueprint.deal_abstraction import DealAbstraction
 from ..depthlimited.leaf import MultiValuedLeaf
-from ..depthlimited.poker_leaf import CONTINUATIONS, PokerRoundValues, sampled_cards
+from ..depthlimited.poker_leaf import CONTINUATIONS, PokerRoundValues, blueprint_root_values, sampled_cards
 from ..errors import SubgameError
 from ..games.poker.game import CALL, FOLD, PokerGame, PokerState
+from ..resolving.gadgets import MaxMarginGadget, ResolveGadget
 from ..solve import driver
 from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver
 from ..tree.public_state import LabeledValues, subgame_at
@@ -65,6 +67,8 @@ LOG = logging.getLogger(__name__)
 #: added to every hand of the agent's own range at a solve's root (times its largest weight): a hand the strategies
 #: so far never play this way still gets its own row of the average strategy, not the uniform one
 OWN_FLOOR = 1e-6
+#: the opponent's range at a last-round subgame's root (:attr:`HunlSearchConfig.root`)
+ROOTS = ("unsafe", "resolve", "maxmargin")
 
 
 @dataclass(frozen=True)
@@ -91,6 +95,12 @@ class HunlSearchConfig:
         raise_cap: the most bets and raises a betting round of a subgame offers (the subgame's action
             abstraction, as the paper's subgames keep the blueprint's few actions); the raises the
             round has had count, and a round that had more keeps them. ``None``: the game's own rule.
+        root: the opponent's range at the root of a last-round subgame: ``"unsafe"`` her Bayes range (unsafe
+            nested solving, as Modicum); ``"resolve"`` or ``"maxmargin"`` a safe re-solve's gadget whose
+            alternative payoffs are the blueprint's values at the root (safe-and-nested §4.2;
+            :func:`~subgame.depthlimited.poker_leaf.blueprint_root_values`), where the path to the root is on
+            the blueprint's tree (else unsafe, logged). Earlier rounds' subgames are always unsafe: the
+            blueprint's values there need its play of two rounds.
     """
 
     budget: driver.Budget = field(default_factory=lambda: driver.Budget(iterations=200))
@@ -103,6 +113,7 @@ class HunlSearchConfig:
     river_cards: int | None = None
     river_sample: int | None = None
     raise_cap: int | None = None
+    root: Literal["unsafe", "resolve", "maxmargin"] = "unsafe"
 
     def __post_init__(self) -> None:
         r = self.search_round
@@ -121,6 +132,8 @@ class HunlSearchConfig:
             raise SubgameError(f"raise_cap must be >= 1 or None, got {cap!r}")
         if not self.late_factor >= 1:
             raise SubgameError(f"late_factor must be >= 1, got {self.late_factor!r}")
+        if self.root not in ROOTS:
+            raise SubgameError(f"root must be one of {', '.join(ROOTS)}, got {self.root!r}")
 
 
 @dataclass(frozen=True)
@@ -436,7 +449,8 @@ class HunlSearchAgent:
                 self.player, cfg.num_values, factor=cfg.bias_factor, max_bytes=cfg.max_bytes,
                 per_iteration=cfg.river_sample, seed=self.seed)
             leaves = (MultiValuedLeaf(sub.tree, values),)
-        solver = CFRSolver(sub.tree, cfg.config, root_reach=sub.root_reach, leaves=leaves)
+        gadget = self._gadget(path, rnd, upto, game, sub.tree, sub.root_reach[self.player]) if not cut else None
+        solver = CFRSolver(sub.tree, cfg.config, root_reach=sub.root_reach, leaves=leaves, gadget=gadget)
         driver.run(solver, self.config.budget)
         avg = solver.average_strategy()
         out = _Solve(game, sub.tree, (avg.probs[0], avg.probs[1]), solver.iteration, time.perf_counter() - started)
@@ -446,6 +460,21 @@ class HunlSearchAgent:
                                f"budget of {seconds:g} s")
         self._solves[key] = out
         return out
+
+    def _gadget(self, path: _Path, rnd: int, upto: int, game: PokerGame, tree: PublicTree,
+                reach: np.ndarray) -> ResolveGadget | MaxMarginGadget | None:
+        """The safe root of a last-round subgame (:attr:`HunlSearchConfig.root`), or ``None`` (unsafe)."""
+        root = self.config.root
+        if root == "unsafe" or rnd != self.game.spec.num_rounds - 1:
+            return None
+        bt, node = self.base.blueprint.tree, 0
+        for a in (*(a for a in path.actions if a.round < rnd), *path.of_round(rnd)[:upto]):
+            node = -1 if a.node < 0 or node < 0 else bt.child(a.node, bt.actions_of(a.node)[a.index])
+        if node < 0 or bt.kind[node] != DECISION or int(bt.round[node]) != rnd:
+            LOG.info("%s: the path to the round %d subgame leaves the blueprint's tree: its root is unsafe", self.name, rnd)
+            return None
+        alt = blueprint_root_values(game, tree, self.base.blueprint, self.base.abstraction, node, self.player, reach)
+        return (ResolveGadget if root == "resolve" else MaxMarginGadget)(1 - self.player, alt)
 
     def _leaf_nodes(self, path: _Path, rnd: int, game: PokerGame, tree: PublicTree) -> dict[tuple[str, ...], int]:
         """The blueprint's node of each leaf sequence of a round's subgame: the round's betting translated from the

@@ -18,7 +18,8 @@ spec                           agent
                                per solve (default 200), or ``Ts`` for T seconds (``2s``); ``:kK``
                                before the budget searches the turn too, to its round's end with K
                                continuations at the leaves (``:k4c3``: 3 sampled river cards;
-                               ``:k4s2``: 2 of the river cards valued per iteration, a fresh sample)
+                               ``:k4s2``: 2 of the river cards valued per iteration, a fresh sample);
+                               ``:resolve`` or ``:maxmargin`` before the budget: safe river roots
 ``cdbr:MODEL[:DEPTH]``         continual depth-limited best response to an opponent model file,
                                DEPTH moves of look-ahead (default 1), solved exactly
 ``cdbr:BP[:BUCKETS][:DEPTH]``  the same against a blueprint of ``subgame blueprint`` as ``blueprint:BP``
@@ -65,7 +66,7 @@ from .baselines import CallAgent, RandomAgent
 from .beliefs import BlueprintModel
 from .blueprint import BlueprintAgent
 from .counter import CounterAgent
-from .hunl_search import HunlSearchAgent, HunlSearchConfig
+from .hunl_search import ROOTS, HunlSearchAgent, HunlSearchConfig
 from .lbr import FCPA, LBRConfig, LocalBestResponse
 from .resolving import ResolvingAgent, blueprint_source, cfr_d_source
 from .search import SearchAgent, SearchConfig
@@ -118,7 +119,7 @@ def _search(rest: str, spec: str, tree: PublicTree, game: Game | None) -> Agent:
 AGENT_KINDS: dict[str, AgentKind] = {
     "cfr-d": AgentKind("cfr-d:FILE[:N]", _cfr_d),
     "resolve": AgentKind("resolve:FILE:METHOD[:N]", _resolve),
-    "search": AgentKind("search:FILE[:BUCKETS][:kK[cR][sR]][:rN][:N|Ts]", _search),  # BUCKETS, kK, rN, Ts: a blueprint file only
+    "search": AgentKind("search:FILE[:BUCKETS][:kK[cR][sR]][:rN][:ROOT][:N|Ts]", _search),  # BUCKETS, kK, rN, Ts: a blueprint file only
     "cdbr": AgentKind("cdbr:MODEL[:BUCKETS][:DEPTH]", lambda rest, spec, tree, game: (  # BUCKETS: a blueprint only
         lbr_agent(spec, _needs(game, spec)) if is_blueprint_file(rest.split(":")[0]) else _counter("cdbr", rest, spec, tree))),
     "cdrnr": AgentKind("cdrnr:MODEL:P[:DEPTH]", lambda rest, spec, tree, game: _counter("cdrnr", rest, spec, tree)),
@@ -222,12 +223,13 @@ def lbr_agent(spec: str, game: Game) -> Agent:
 
 
 def hunl_search_agent(spec: str, game: Game, seconds: float | None = None) -> Agent:
-    """``search:BP[:BUCKETS][:kK[cR][sR]][:rN][:N|Ts]``: the search agent on an implicit blueprint; needs the game only (HUNL).
+    """``search:BP[:BUCKETS][:kK[cR][sR]][:rN][:ROOT][:N|Ts]``: the search agent on an implicit blueprint; needs the game only (HUNL).
 
     ``kK``: the turn too, solved to the end of its round with K continuations at its leaves (1 to
     4; ``cR``: R sampled river cards per leaf instead of all; ``sR``: R of the leaves' river cards
     valued per CFR iteration, a fresh sample each). ``rN``: at most N bets and raises a
-    round in the subgames (:attr:`HunlSearchConfig.raise_cap`). ``seconds``: the budget of every
+    round in the subgames (:attr:`HunlSearchConfig.raise_cap`). ``ROOT``: ``unsafe`` (the default), ``resolve`` or
+    ``maxmargin`` (:attr:`HunlSearchConfig.root`). ``seconds``: the budget of every
     solve where the spec names none (``--seconds-per-decision``); a budget in the spec wins.
     """
     if seconds is not None and not seconds > 0:
@@ -238,6 +240,8 @@ def hunl_search_agent(spec: str, game: Game, seconds: float | None = None) -> Ag
         text = parts.pop()
         budget = Budget(seconds=float(text[:-1])) if text.endswith("s") else Budget(iterations=int(text))
     config = HunlSearchConfig(budget=budget)
+    if len(parts) > 1 and parts[-1] in ROOTS:
+        config = replace(config, root=parts.pop())  # type: ignore[arg-type]
     if len(parts) > 1 and (m := re.fullmatch(r"r(\d+)", parts[-1])):
         parts.pop()
         config = replace(config, raise_cap=int(m.group(1)))

@@ -48,7 +48,7 @@ from ..tree import kernels
 from ..tree.poker_compile import board_hands, deal_hands
 from ..tree.poker_operators import CardRemoval, strength_keys
 from ..tree.poker_states import public_root
-from ..tree.public_tree import LEAF, PublicTree
+from ..tree.public_tree import CHANCE_NODE, LEAF, PublicTree
 from ..tree.threads import run_pieces
 from .continuations import biased
 from .leaf import BoundValues
@@ -134,6 +134,30 @@ class _Board:
     removal: CardRemoval
 
 
+def _buckets(game: PokerGame, abstraction: DealAbstraction, rnd: int, hands: np.ndarray, board: tuple[int, ...],
+             rows: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Per player the last-round bucket of each of her hands ``rows`` on ``board``."""
+    return tuple(abstraction.buckets(rnd, hands[r], np.broadcast_to(np.array(board, np.int64), (r.size, len(board))))
+                 for r in rows)  # type: ignore[return-value]
+
+
+def _board(game: PokerGame, hands: np.ndarray, board: tuple[int, ...], rows: tuple[np.ndarray, np.ndarray],
+           buckets: tuple[np.ndarray, np.ndarray], cover: tuple[np.ndarray, ...], nodes: np.ndarray, seq: np.ndarray,
+           weight: np.ndarray) -> _Board:
+    """The valued nodes ``nodes`` of one board: their tables' rows ``seq``, weights, hands and card removal."""
+    spec = game.spec
+    r0, r1 = rows
+    cards = hands[r0]
+    strength = strength_keys(np.concatenate([cards, np.broadcast_to(np.array(board), (r0.size, len(board)))], 1),
+                             spec.num_ranks, spec.num_suits)
+    if not np.array_equal(np.sort(r0), np.sort(r1)):
+        raise SubgameError(f"{game.name}: the players' hands differ at the leaves of board {list(board)}")
+    o = np.argsort(r1)
+    offset1 = o[np.searchsorted(r1[o], r0)]  # player 1's state of each hand, in player 0's order
+    bucket = (np.searchsorted(cover[0], buckets[0]), np.searchsorted(cover[1], buckets[1][offset1]))
+    return _Board(nodes, seq, weight, (np.arange(r0.size), offset1), bucket, CardRemoval.build(cards, strength))
+
+
 @dataclass(frozen=True, eq=False)
 class PokerRoundValues:
     """:class:`~.leaf.ContinuationValues` at the last-round leaves of a poker subgame; see the module docstring.
@@ -205,10 +229,7 @@ class PokerRoundValues:
         bt = blueprint.tree
         hands = deal_hands(game)
         rows = board_hands(game, boards)
-        bucket_of = []
-        for board, (r0, r1) in zip(boards, rows):
-            b = np.broadcast_to(np.array(board, np.int64), (r0.size, len(board)))
-            bucket_of.append((abstraction.buckets(rnd, hands[r0], b), abstraction.buckets(rnd, hands[r1], b)))
+        bucket_of = [_buckets(game, abstraction, rnd, hands, board, r) for board, r in zip(boards, rows)]
         cover = tuple(np.unique(np.concatenate([bb[p] for bb in bucket_of])) for p in range(2))
         need = 2 * 8 * len(seqs) * num_values * 4 * cover[0].size * cover[1].size  # the tables and their transposes
         if max_bytes is not None and need > max_bytes:
@@ -224,26 +245,14 @@ class PokerRoundValues:
             if board not in picked:
                 continue
             at = [i for i, (st, _, _) in enumerate(roots) if st.board == board]
-            nodes = leaves[at]
             weight = np.empty(len(at))
             seq = np.empty(len(at), dtype=np.int64)
             for j, i in enumerate(at):
                 st, _, prob = roots[i]
                 s = keys[i][:-1]
                 seq[j] = seq_index[s]
-                c_blue = float(bt.contrib[blueprint_node[s], 0])
-                weight[j] = prob * st.contrib[0] / c_blue * share
-            r0, r1 = rows[bi]
-            cards = hands[r0]
-            strength = strength_keys(np.concatenate([cards, np.broadcast_to(np.array(board), (r0.size, len(board)))], 1),
-                                     spec.num_ranks, spec.num_suits)
-            if not np.array_equal(np.sort(r0), np.sort(r1)):
-                raise SubgameError(f"{game.name}: the players' hands differ at the leaves of board {list(board)}")
-            o = np.argsort(r1)
-            offset1 = o[np.searchsorted(r1[o], r0)]  # player 1's state of each hand, in player 0's order
-            b0, b1 = bucket_of[bi]
-            bucket = (np.searchsorted(cover[0], b0), np.searchsorted(cover[1], b1[offset1]))
-            out.append(_Board(nodes, seq, weight, (np.arange(r0.size), offset1), bucket, CardRemoval.build(cards, strength)))
+                weight[j] = prob * st.contrib[0] / float(bt.contrib[blueprint_node[s], 0]) * share
+            out.append(_board(game, hands, board, rows[bi], bucket_of[bi], cover, leaves[at], seq, weight))
         if per_iteration is not None and per_iteration < 1:
             raise SubgameError(f"per_iteration must be >= 1 or None, got {per_iteration!r}")
         return PokerRoundValues(player, CONTINUATIONS[:num_values], tables, tuple(out), tree.game_id, per_iteration, seed)
@@ -353,3 +362,66 @@ class PokerRoundValues:
             return out
 
         return BoundValues(opponent_values, player_values, rows)
+
+
+
+def blueprint_root_values(game: PokerGame, tree: PublicTree, blueprint: Blueprint, abstraction: DealAbstraction,
+                          node: int, player: int, reach: np.ndarray, *, best_response: bool = True) -> np.ndarray:
+    """[R_o] the opponent's counterfactual value at each root private state of ``tree`` against ρ's blueprint from its
+    node ``node`` on, given ρ's root reach ``reach`` [R_ρ]: a safe re-solve's alternative payoffs.
+
+    With ``best_response`` the opponent best-responds at each of her information sets (her counterfactual
+    best-response values, the alternative payoffs that make Resolve and Maxmargin safe: safe-and-nested §4.2,
+    Burch et al. 2014); else she plays her blueprint too (the blueprint's values, an estimate). One walk down the
+    blueprint's last-round tree with vectors over the board's hands; each terminal's values by the card-removal sums
+    of the showdown operators; scaled by the ratio of the contributions, as the leaves are (:class:`PokerRoundValues`).
+
+    Raises:
+        SubgameError: ``node`` is not a decision of the blueprint's last round, the tree deals cards, or ``reach``
+            does not fit its root.
+    """
+    bt, rnd = blueprint.tree, len(blueprint.num_buckets) - 1
+    if not 0 <= node < bt.num_nodes or bt.kind[node] == TERMINAL or int(bt.round[node]) != rnd:
+        raise SubgameError(f"blueprint node {node} is not a decision of its last round {rnd}")
+    if (tree.kind == CHANCE_NODE).any():
+        raise SubgameError(f"{game.name}: the subgame deals cards below its root; give a subgame of the last round")
+    st, _, prob = public_root(game, tree.public_key[0], None)
+    hands = deal_hands(game)
+    (rows,) = board_hands(game, [st.board])
+    opp, rs = 1 - player, tree.root_slice
+    if reach.shape != (rs[player].stop - rs[player].start,) or rs[opp].stop - rs[opp].start != rows[opp].size:
+        raise SubgameError(f"{game.name}: a root reach of shape {reach.shape} or the root's hands do not fit the tree")
+    r0, r1 = rows
+    o = np.argsort(r1)
+    offset = (np.arange(r0.size), o[np.searchsorted(r1[o], r0)])  # each player's root state of each hand (r0's order)
+    cards = hands[r0]
+    board = np.broadcast_to(np.array(st.board, np.int64), (r0.size, len(st.board)))
+    removal = CardRemoval.build(cards, strength_keys(np.concatenate([cards, board], 1), game.spec.num_ranks,
+                                                     game.spec.num_suits))
+    buckets = abstraction.buckets(rnd, cards, board)
+    sign = 1.0 if opp == 0 else -1.0  # the payoffs are player 0's
+
+    def value(n: int, mine: np.ndarray) -> np.ndarray:
+        """[n] the opponent's value below blueprint node ``n`` at each hand, ρ's reach ``mine`` [n] there."""
+        if bt.kind[n] == TERMINAL:
+            y = mine[:, None]
+            if bt.folded[n] >= 0:
+                return sign * float(bt.payoff[n, 0]) * removal.disjoint_sum(y)[:, 0]
+            weaker, stronger = removal.weaker_stronger(y)
+            tied = removal.disjoint_sum(y) - weaker - stronger
+            won, lost = (weaker, stronger) if opp == 0 else (stronger, weaker)  # player 0 wins where her hand is stronger
+            return sign * (bt.payoff[n, 0] * won + bt.payoff[n, 1] * lost + bt.payoff[n, 2] * tied)[:, 0]
+        if int(bt.round[n]) != rnd:
+            raise SubgameError(f"blueprint node {n} below node {node} is in round {int(bt.round[n])}, not {rnd}")
+        p = int(bt.player[n])
+        policy = blueprint.policy(n, buckets).astype(np.float64)
+        children = [bt.child(n, a) for a in bt.actions_of(n)]
+        if p == player:
+            return sum((value(c, mine * policy[:, a]) for a, c in enumerate(children)), np.zeros(r0.size))
+        below = np.stack([value(c, mine) for c in children], axis=1)
+        return below.max(axis=1) if best_response else (below * policy).sum(axis=1)
+
+    scale = prob * st.contrib[0] / float(bt.contrib[node, 0])
+    out = np.empty(r0.size)
+    out[offset[opp]] = value(node, reach[offset[player]]) * scale
+    return out
