@@ -54,7 +54,7 @@ def main() -> None:
             lbr = behaviour(LocalBestResponse(game, model, name="lbr"), game, tree, seed)
             seats = [expected_value(tree, Strategy(tree.game_id, pair)) for pair in
                      ((played.probs[0], lbr.probs[1]), (lbr.probs[0], played.probs[1]))]
-            print(f"| {name} | {root} | {exploitability(tree, played).exploitability * scale:.1f} | "
+            print(f"| {name} | {root if AGENTS[name] is not None else '(no search)'} | {exploitability(tree, played).exploitability * scale:.1f} | "
                   f"{(seats[0] - seats[1]) / 2 * scale:+.1f} | {time.perf_counter() - started:.0f} |", flush=True)
 
 
