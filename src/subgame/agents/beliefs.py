@@ -92,16 +92,20 @@ class BlueprintModel:
     Args:
         game: the real no-limit game.
         blueprint, abstraction: the blueprint and its card abstraction.
+        rows: the blueprint's rows to share (e.g. a search agent's, :attr:`~.hunl_search.HunlSearchAgent.blueprint_rows`).
 
     Raises:
         GameDefinitionError: the blueprint is of other rules or another card abstraction.
     """
 
-    def __init__(self, game: PokerGame, blueprint: Blueprint, abstraction: DealAbstraction, *, name: str = "blueprint") -> None:
+    def __init__(self, game: PokerGame, blueprint: Blueprint, abstraction: DealAbstraction, *, name: str = "blueprint",
+                 rows: BlueprintRows | None = None) -> None:
         self.game, self.name = game, name
         self.agent = BlueprintAgent(game, blueprint, abstraction, name=name)
         self.hands = hand_cards(game.spec)
-        self.rows = BlueprintRows(blueprint, abstraction, self.hands)
+        if rows is not None and (rows.blueprint is not blueprint or rows.hands.shape != self.hands.shape):
+            raise SubgameError("the blueprint rows given are of another blueprint or other hands")
+        self.rows = rows or BlueprintRows(blueprint, abstraction, self.hands)
 
     def start(self, player: int) -> BlueprintBelief:
         """The belief about seat ``player`` after the deal (no public move yet): every hand equally likely."""

@@ -246,7 +246,7 @@ class HunlSearchAgent:
         return hands, tuple(self.game.cards_str(h) for h in hands.tolist())
 
     @cached_property
-    def _rows(self) -> BlueprintRows:
+    def blueprint_rows(self) -> BlueprintRows:
         """The blueprint's rows at every hand (Bayes' rule before the searched rounds)."""
         return BlueprintRows(self.base.blueprint, self.base.abstraction, self._hands[0])
 
@@ -407,7 +407,7 @@ class HunlSearchAgent:
                 break
             if a.node < 0:  # off the abstraction: the blueprint says nothing more
                 continue
-            reach[a.player] *= self._rows.at(a.node, a.board)[:, a.index]  # zero where the board blocks
+            reach[a.player] *= self.blueprint_rows.at(a.node, a.board)[:, a.index]  # zero where the board blocks
         blocked = np.isin(hands, path.boards[min(rnd, len(path.boards) - 1)]).any(axis=1)
         return reach[0] * ~blocked, reach[1] * ~blocked
 

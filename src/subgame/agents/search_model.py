@@ -44,7 +44,8 @@ class SearchModel:
         self.agent, self.seed, self.keep = agent, seed, keep
         self.name = name or agent.name
         self.game = agent.game
-        self.blueprint = BlueprintModel(agent.game, agent.base.blueprint, agent.base.abstraction, name=self.name)
+        self.blueprint = BlueprintModel(agent.game, agent.base.blueprint, agent.base.abstraction, name=self.name,
+                                        rows=agent.blueprint_rows)  # one cache of the blueprint's bucket rows
         self.hands = self.blueprint.hands
 
     def start(self, player: int) -> SearchBelief:
