@@ -11,6 +11,7 @@ Usage::
 
     python3 benchmarks/bench_hunl_search.py --hands 400 --budget 2s --out /tmp/hunl
     python3 benchmarks/bench_hunl_search.py --hands 100 --budget 20 --values k4c3 --out /tmp/hunl
+    python3 benchmarks/bench_hunl_search.py --hands 100 --budget 50 --values k4s2:r3 --blueprint BP BUCKETS --out /tmp/hunl
 """
 
 from __future__ import annotations
@@ -45,17 +46,22 @@ def main() -> None:
     ap.add_argument("--actions", default="50,100,allin/100,allin:3")
     ap.add_argument("--values", default="", help="kK or kKcR: the turn too, K continuations at its leaves (R river cards)")
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--blueprint", nargs=2, metavar=("BP", "BUCKETS"), type=Path,
+                    help="a blueprint and its buckets of HUNL (e.g. modicum-table --full's) instead of a new one")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     game = load_acpc_game(GAME)
-    counts = tuple(int(x) for x in args.buckets.split(","))
-    buckets = FourRoundBuckets.build(Buckets4Config.of(game.spec, counts, rollouts=2, fit_boards=2))
-    solver = ImplicitMCCFR(game.spec, parse_actions(args.actions), buckets, ImplicitConfig(batch=100), seed=1)
-    while solver.iteration < args.iterations:
-        solver.step()
-    bp, b4 = args.out / "bp.npz", args.out / "b4.npz"
-    Blueprint.of(solver).save(bp)
-    buckets.save(b4)
+    if args.blueprint is None:
+        counts = tuple(int(x) for x in args.buckets.split(","))
+        buckets = FourRoundBuckets.build(Buckets4Config.of(game.spec, counts, rollouts=2, fit_boards=2))
+        solver = ImplicitMCCFR(game.spec, parse_actions(args.actions), buckets, ImplicitConfig(batch=100), seed=1)
+        while solver.iteration < args.iterations:
+            solver.step()
+        bp, b4 = args.out / "bp.npz", args.out / "b4.npz"
+        Blueprint.of(solver).save(bp)
+        buckets.save(b4)
+    else:
+        bp, b4 = args.blueprint
     limited = f"{args.values}:" if args.values else ""
     search = load_agent(f"search:{bp}:{b4}:{limited}{args.budget}", None, game)  # type: ignore[arg-type]
     base = load_agent(f"blueprint:{bp}:{b4}", None, game)  # type: ignore[arg-type]
