@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import signal
+
 import pytest
 
 from subgame.errors import SubgameError
@@ -87,6 +90,23 @@ def test_every_flop_re_solved_once_per_suit_class_equals_every_flop_re_solved(sm
     assert [e.exploitability for e in iso.estimates] == pytest.approx([e.exploitability for e in exact[0].estimates],
                                                                        rel=1e-9, abs=1e-12)
     assert exact[0].classes == 84
+
+
+def test_a_stop_signal_ends_the_job_after_the_flops_under_way_and_it_resumes(small, exact, tmp_path):
+    """SIGTERM during a job: the flops finished are written, the job stops (KeyboardInterrupt) instead of going on, and
+    a run with the same folder resumes to the uninterrupted table."""
+    game, tree, blueprint = small
+    kw = {"blueprint_id": "bp", "methods": METHODS, "iterations": ITERATIONS, "checkpoint": tmp_path}
+
+    def stop_once(done, total, eta):
+        if done == 2:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    with pytest.raises(KeyboardInterrupt, match="stopped by signal"):
+        run_flop_job(game, TreeRows(tree, blueprint), progress=stop_once, **kw)
+    assert len(list(tmp_path.glob("flop-*.npz"))) == 2 and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+    again = run_flop_job(game, TreeRows(tree, blueprint), **kw)
+    assert again.resumed == 2 and again.estimates == pytest.approx(exact[0].estimates)
 
 
 def test_bad_job_settings_are_refused_with_a_clear_message(small):

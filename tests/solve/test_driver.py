@@ -16,7 +16,7 @@ from subgame.decompose import CFRDConfig, CFRDSolver, TrunkSplit
 from subgame.errors import SubgameError
 from subgame.games import load_game
 from subgame.solve.cfr import CFR_PLUS, DCFR, CFRSolver
-from subgame.solve.driver import STOP_SIGNALS, Budget, Cadence, Solver, TargetSchedule, run
+from subgame.solve.driver import STOP_SIGNALS, Budget, Cadence, Solver, TargetSchedule, deferred_stop_signals, run
 from tests.conftest import compiled
 
 
@@ -182,6 +182,18 @@ def test_interrupt_checkpoints_and_resumes_bitwise(kind, signum, tmp_path):
 def test_a_signal_at_the_last_iteration_does_not_make_a_finished_run_interrupted():
     result = run(CFRSolver(compiled("kuhn")), Budget(iterations=3), progress=_send_at(3, signal.SIGINT))
     assert result.stopped == "iterations" and result.signum is None
+
+
+def test_a_stop_signal_a_run_takes_is_passed_to_the_job_around_it():
+    """A run inside a job (a flop's re-solve, an agent's solve) stops at the signal and the job learns of it too,
+    even where the run had just finished its budget: the signal is never swallowed."""
+    for at, stopped in ((4, "interrupted"), (9, "iterations")):
+        with deferred_stop_signals() as job:
+            inner = run(CFRSolver(compiled("kuhn")), Budget(iterations=9), progress=_send_at(at, signal.SIGTERM))
+            assert inner.stopped == stopped and job.signum == signal.SIGTERM
+    alone = run(CFRSolver(compiled("kuhn")), Budget(iterations=9), progress=_send_at(9, signal.SIGINT))
+    assert alone.stopped == "iterations"  # no job around it: nothing to pass on, and the default handler is back
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 def test_off_the_main_thread_no_handler_is_installed():

@@ -58,6 +58,7 @@ from ..parallel import make_executor
 from ..resolving import GadgetSpec, SubgameProblem, resolve_subgame
 from ..resolving.problem import GadgetKind
 from ..solve.cfr import CFR_PLUS
+from ..solve.driver import deferred_stop_signals
 from ..strategy import Strategy
 from ..tree.board_cut import BoardCut, BoardForest
 from ..tree.part import Part
@@ -159,7 +160,10 @@ def _resolved_values(task: FlopTask, deal: int) -> dict[str, np.ndarray]:
         resolved = []
         for p in (0, 1):
             problem = SubgameProblem(whole, p, root[p], cbv[1 - p], GadgetSpec(FLOP_METHODS[method]), opponent_reach=root[1 - p])
-            resolved.append(resolve_subgame(problem, iterations=task.iterations, config=CFR_PLUS).probs)
+            solution = resolve_subgame(problem, iterations=task.iterations, config=CFR_PLUS)
+            if solution.iterations < task.iterations:  # a stop signal cut it: the flop is not finished, nor written
+                raise KeyboardInterrupt(f"flop {deal}: a stop signal ended its re-solve early")
+            resolved.append(solution.probs)
         v = _br_values(cut, part, resolved, root)
         values[f"{method}/0"], values[f"{method}/1"] = v[0], v[1]
     return values
@@ -271,6 +275,8 @@ def run_flop_job(
     Raises:
         SubgameError: an unknown method, ``flops`` or ``iterations`` < 1, ``workers`` < 1, or a
             checkpoint folder of another job.
+        KeyboardInterrupt: a stop signal (SIGINT, SIGTERM, SIGHUP) came: the job ends after the flops under way,
+            each finished one written (a re-solve the signal cut short is not).
     """
     unknown = [m for m in methods if m not in FLOP_METHODS]
     if unknown:
@@ -310,16 +316,20 @@ def run_flop_job(
     spent = {True: [0.0, 0], False: [0.0, 0]}  # seconds and flops, re-solved (True) or evaluated only
     pool = make_executor("serial" if workers == 1 else "process", workers)
     try:
-        for i in range(0, len(tasks), batch):
-            chunk = tasks[i : i + batch]
-            batch_started = time.perf_counter()
-            for task, values in zip(chunk, pool.map(flop_values, chunk)):
-                done.update(zip(task.deals, values))
-            kind = spent[any(t.methods for t in chunk)]
-            kind[0] += time.perf_counter() - batch_started
-            kind[1] += sum(len(t.deals) for t in chunk)
-            if progress is not None:
-                progress(len(done), len(needs), _seconds_left(spent, tasks[i + batch :]))
+        with deferred_stop_signals() as stop:  # a stop signal ends the job after the flops under way, each written
+            for i in range(0, len(tasks), batch):
+                chunk = tasks[i : i + batch]
+                batch_started = time.perf_counter()
+                for task, values in zip(chunk, pool.map(flop_values, chunk)):
+                    done.update(zip(task.deals, values))
+                kind = spent[any(t.methods for t in chunk)]
+                kind[0] += time.perf_counter() - batch_started
+                kind[1] += sum(len(t.deals) for t in chunk)
+                if progress is not None:
+                    progress(len(done), len(needs), _seconds_left(spent, tasks[i + batch :]))
+                if stop.signum is not None:
+                    raise KeyboardInterrupt(f"stopped by signal {stop.signum} after {len(done):,} of {len(needs):,} "
+                                            "flops; each finished flop is in the checkpoint folder")
     finally:
         pool.close()
     per_flop = spent[True][0] / spent[True][1] if spent[True][1] else 0.0

@@ -197,12 +197,13 @@ class _StopRequests:
 
 
 @contextmanager
-def _deferred_stop_signals() -> Iterator[_StopRequests]:
-    """Within the block, SIGINT/SIGTERM/SIGHUP only record a stop request.
+def deferred_stop_signals() -> Iterator[_StopRequests]:
+    """Within the block, SIGINT/SIGTERM/SIGHUP only record a stop request (``requests.signum``).
 
     The previous handlers come back on exit (a handler not installed from Python comes back
-    as the default one). Signals can be handled only in the main thread; elsewhere nothing
-    is installed and they act as they otherwise would.
+    as the default one). A request recorded here is passed on to an enclosing block's on exit
+    (a run inside a job: the job learns of it too, and stops). Signals can be handled only in
+    the main thread; elsewhere nothing is installed and they act as they otherwise would.
     """
     requests = _StopRequests()
     previous: dict[signal.Signals, Any] = {}
@@ -214,6 +215,10 @@ def _deferred_stop_signals() -> Iterator[_StopRequests]:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, signal.SIG_DFL if handler is None else handler)
+        outer = previous.get(signal.Signals(requests.signum)) if requests.signum is not None else None
+        owner = getattr(outer, "__self__", None)
+        if isinstance(owner, _StopRequests) and requests.signum is not None:
+            owner.handle(requests.signum, None)
 
 
 @overload
@@ -295,7 +300,7 @@ def run(
             written.append(solver.iteration)
             last_write = clock()
 
-    with _deferred_stop_signals() as requests:
+    with deferred_stop_signals() as requests:
         stopped: StopReason | None = None
         if budget.iterations is not None and solver.iteration >= budget.iterations:
             stopped = "iterations"
