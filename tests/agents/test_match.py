@@ -1,3 +1,6 @@
+import os
+import signal
+
 import numpy as np
 import pytest
 
@@ -141,6 +144,19 @@ def test_an_illegal_action_ends_the_match_cleanly_keeping_finished_deals():
     ref = play_match(game, tree, (RandomAgent(), _BreaksAfter(10**9)), result.deals, seed=3, chunk=7)
     assert np.array_equal(ref.per_deal[:, 0], result.per_deal[:, 0])
     assert result.to_json()["error"]["deal"] == result.deals
+
+
+def test_a_stop_signal_ends_the_match_after_the_block_under_way_keeping_finished_deals():
+    """SIGTERM mid-match (sent here after the first block): the match stops cleanly instead of dying or going on."""
+    game = load_game("kuhn")
+
+    def stop_once(partial):
+        if partial.deals == 10:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    result = play_match(game, None, (RandomAgent(), CallAgent()), 100, seed=1, chunk=10, progress=stop_once)
+    assert result.error is not None and "interrupted" in result.error.message and result.deals == 10
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
 
 
 def test_games_without_poker_units():

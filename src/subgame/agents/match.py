@@ -59,6 +59,7 @@ from ..eval.best_response import expected_value
 from ..games.base import CHANCE, TERMINAL, Game, game_fingerprint
 from ..games.poker.game import PokerGame
 from ..parallel import Executor, SerialExecutor
+from ..solve.driver import deferred_stop_signals
 from ..strategy import Strategy
 from ..tree.lookup import lookups
 from ..tree.public_tree import PublicTree
@@ -551,16 +552,19 @@ def play_match(
 
     step = max(1, executor.workers)
     try:
-        for i in range(0, len(tasks), step):
-            for r in executor.map(play_deals, tasks[i : i + step]):
-                rows.append(r.results)
-                if r.error is not None:
-                    error = r.error
+        with deferred_stop_signals() as stop:  # SIGINT/SIGTERM/SIGHUP (an agent's solve passes it on): after the block
+            for i in range(0, len(tasks), step):
+                for r in executor.map(play_deals, tasks[i : i + step]):
+                    rows.append(r.results)
+                    if r.error is not None:
+                        error = r.error
+                        break
+                if progress is not None:
+                    progress(result())
+                if error is not None:
                     break
-            if progress is not None:
-                progress(result())
-            if error is not None:
-                break
+                if stop.signum is not None:
+                    raise KeyboardInterrupt
     except KeyboardInterrupt:
         error = MatchError(sum(len(r) for r in rows), 0, -1, "", "interrupted; the finished deals are kept")
     finally:
