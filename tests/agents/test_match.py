@@ -154,9 +154,10 @@ def test_a_stop_signal_ends_the_match_after_the_block_under_way_keeping_finished
         if partial.deals == 10:
             os.kill(os.getpid(), signal.SIGTERM)
 
+    before = signal.getsignal(signal.SIGTERM)
     result = play_match(game, None, (RandomAgent(), CallAgent()), 100, seed=1, chunk=10, progress=stop_once)
     assert result.error is not None and "interrupted" in result.error.message and result.deals == 10
-    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+    assert signal.getsignal(signal.SIGTERM) == before
 
 
 def test_games_without_poker_units():
