@@ -202,15 +202,9 @@ class MultiValuedLeaf:
         tot = self.choice_sum.sum(axis=1, keepdims=True)
         return np.where(tot > 0, self.choice_sum / np.where(tot > 0, tot, 1.0), self.choice())
 
-    def continuation_values(self, reach_player: np.ndarray, iteration: int | None = None) -> np.ndarray:
-        """[L, K] the opponent's counterfactual value of each continuation at each leaf state (``iteration``: see
-        :class:`LeafProduct`)."""
-        b = self._bound
-        if iteration is not None and b.rows(1 - self.player, iteration) is not None:
-            out = np.zeros((self.states.size, len(self.leaf_values.names)))
-            out[b.rows(1 - self.player, iteration)] = b.opponent_values(reach_player, iteration)
-            return out
-        return b.opponent_values(reach_player, iteration)
+    def continuation_values(self, reach_player: np.ndarray) -> np.ndarray:
+        """[L, K] the opponent's counterfactual value of each continuation at each leaf state (every state, exact)."""
+        return self._bound.opponent_values(reach_player)
 
     def pick(self, reach_player: np.ndarray, how: Literal["best", "current", "average"]) -> np.ndarray:
         """[L, K] the opponent's pick on an evaluation: see the class docstring."""
@@ -239,21 +233,16 @@ class MultiValuedLeaf:
                 rows: np.ndarray | None = None) -> np.ndarray:
         """``x`` [L', K]: the opponent's pick at the leaf states ``rows`` (:class:`BoundValues`; ``None``: all L)."""
         rho, opp = self.player, 1 - self.player
-        states = self.states if rows is None else self.states[rows]
+        at = slice(None) if rows is None else rows
+        states = self.states[at]
         if player == opp:
             out = np.zeros(self.tree.players[player].num_states)
             w = self._bound.opponent_values(reach[rho], iteration)
             v = (w * x).sum(axis=1)
             out[states] = v
             if iteration is not None:  # her regrets and average pick change at the states valued, as chance-sampled CFR's
-                step = float(iteration) * reach[opp][states][:, None] * x
-                if rows is None:
-                    self.choice_sum += step
-                    self.regrets += w - v[:, None]
-                    np.maximum(self.regrets, 0.0, out=self.regrets)
-                else:
-                    self.choice_sum[rows] += step
-                    self.regrets[rows] = np.maximum(self.regrets[rows] + (w - v[:, None]), 0.0)
+                self.choice_sum[at] += float(iteration) * reach[opp][states][:, None] * x
+                self.regrets[at] = np.maximum(self.regrets[at] + (w - v[:, None]), 0.0)
             return out
         return self._bound.player_values(reach[opp][states][:, None] * x, iteration)
 

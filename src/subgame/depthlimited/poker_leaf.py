@@ -141,10 +141,10 @@ def _buckets(game: PokerGame, abstraction: DealAbstraction, rnd: int, hands: np.
                  for r in rows)  # type: ignore[return-value]
 
 
-def _board(game: PokerGame, hands: np.ndarray, board: tuple[int, ...], rows: tuple[np.ndarray, np.ndarray],
-           buckets: tuple[np.ndarray, np.ndarray], cover: tuple[np.ndarray, ...], nodes: np.ndarray, seq: np.ndarray,
-           weight: np.ndarray) -> _Board:
-    """The valued nodes ``nodes`` of one board: their tables' rows ``seq``, weights, hands and card removal."""
+def _hand_layout(game: PokerGame, hands: np.ndarray, board: tuple[int, ...],
+                 rows: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray, CardRemoval]:
+    """The hands of a node's block on ``board`` (player 0's order, ``rows`` per player as :func:`board_hands`
+    gives them): their cards [n, k], player 1's state of each, and their card removal on the board."""
     spec = game.spec
     r0, r1 = rows
     cards = hands[r0]
@@ -153,9 +153,16 @@ def _board(game: PokerGame, hands: np.ndarray, board: tuple[int, ...], rows: tup
     if not np.array_equal(np.sort(r0), np.sort(r1)):
         raise SubgameError(f"{game.name}: the players' hands differ at the leaves of board {list(board)}")
     o = np.argsort(r1)
-    offset1 = o[np.searchsorted(r1[o], r0)]  # player 1's state of each hand, in player 0's order
+    return cards, o[np.searchsorted(r1[o], r0)], CardRemoval.build(cards, strength)
+
+
+def _board(game: PokerGame, hands: np.ndarray, board: tuple[int, ...], rows: tuple[np.ndarray, np.ndarray],
+           buckets: tuple[np.ndarray, np.ndarray], cover: tuple[np.ndarray, ...], nodes: np.ndarray, seq: np.ndarray,
+           weight: np.ndarray) -> _Board:
+    """The valued nodes ``nodes`` of one board: their tables' rows ``seq``, weights, hands and card removal."""
+    _, offset1, removal = _hand_layout(game, hands, board, rows)
     bucket = (np.searchsorted(cover[0], buckets[0]), np.searchsorted(cover[1], buckets[1][offset1]))
-    return _Board(nodes, seq, weight, (np.arange(r0.size), offset1), bucket, CardRemoval.build(cards, strength))
+    return _Board(nodes, seq, weight, (np.arange(offset1.size), offset1), bucket, removal)
 
 
 @dataclass(frozen=True, eq=False)
@@ -297,11 +304,12 @@ class PokerRoundValues:
             out[:, lo:hi] = acc * g.weight[lo:hi][None, :, None]
         return out
 
-    def _sample(self, boards: int, iteration: int | None, receiver: int) -> tuple[range | list[int], float]:
-        """The boards valued for ``receiver`` at ``iteration`` and the weight of each (:attr:`per_iteration`)."""
+    def _sample(self, boards: int, iteration: int | None, receiver: int) -> tuple[list[int] | None, float]:
+        """The boards valued for ``receiver`` at ``iteration`` (``None``: every board) and the weight of each
+        (:attr:`per_iteration`)."""
         r = self.per_iteration
         if iteration is None or r is None or r >= boards:
-            return range(boards), 1.0
+            return None, 1.0
         rng = np.random.default_rng((self.seed, iteration, receiver))
         return sorted(int(i) for i in rng.choice(boards, size=r, replace=False)), boards / r
 
@@ -317,13 +325,8 @@ class PokerRoundValues:
         grids = [(g, self._grid(tree, g, rho), np.searchsorted(states, self._grid(tree, g, opp))) for g in self.boards]
         K, L, G = self.num_values, states.size, tree.players[rho].num_states
 
-        def picked(receiver: int, iteration: int | None) -> tuple[list[int] | None, float]:
-            """The boards valued and the weight of each; ``None``: every board, each at its own L rows."""
-            boards, share = self._sample(len(grids), iteration, receiver)
-            return (None if isinstance(boards, range) else boards), share
-
         def rows(receiver: int, iteration: int | None, /) -> np.ndarray | None:
-            boards, _ = picked(receiver, iteration)
+            boards, _ = self._sample(len(grids), iteration, receiver)
             return None if boards is None else np.concatenate([grids[i][2].ravel() for i in boards])
 
         def places(boards: list[int] | None) -> tuple[int, list[tuple[int, np.ndarray | slice]]]:
@@ -336,7 +339,7 @@ class PokerRoundValues:
 
         # each board's leaves are their own states: the boards are independent pieces of work (threads.run_pieces)
         def opponent_values(reach_player: np.ndarray, iteration: int | None = None, /) -> np.ndarray:
-            boards, share = picked(opp, iteration)
+            boards, share = self._sample(len(grids), iteration, opp)
             n, at = places(boards)
             out = np.zeros((n, K))
 
@@ -350,7 +353,7 @@ class PokerRoundValues:
 
         def player_values(split: np.ndarray, iteration: int | None = None, /) -> np.ndarray:
             out = np.zeros(G)
-            boards, share = picked(rho, iteration)
+            boards, share = self._sample(len(grids), iteration, rho)
             _, at = places(boards)
 
             def board(i: int, to: np.ndarray | slice) -> None:
@@ -391,18 +394,14 @@ def blueprint_root_values(game: PokerGame, tree: PublicTree, blueprint: Blueprin
     opp, rs = 1 - player, tree.root_slice
     if reach.shape != (rs[player].stop - rs[player].start,) or rs[opp].stop - rs[opp].start != rows[opp].size:
         raise SubgameError(f"{game.name}: a root reach of shape {reach.shape} or the root's hands do not fit the tree")
-    r0, r1 = rows
-    o = np.argsort(r1)
-    offset = (np.arange(r0.size), o[np.searchsorted(r1[o], r0)])  # each player's root state of each hand (r0's order)
-    cards = hands[r0]
-    board = np.broadcast_to(np.array(st.board, np.int64), (r0.size, len(st.board)))
-    removal = CardRemoval.build(cards, strength_keys(np.concatenate([cards, board], 1), game.spec.num_ranks,
-                                                     game.spec.num_suits))
-    buckets = abstraction.buckets(rnd, cards, board)
+    cards, offset1, removal = _hand_layout(game, hands, st.board, rows)
+    size = offset1.size
+    offset = (np.arange(size), offset1)  # each player's root state of each hand (player 0's order)
+    buckets = abstraction.buckets(rnd, cards, np.broadcast_to(np.array(st.board, np.int64), (size, len(st.board))))
     sign = 1.0 if opp == 0 else -1.0  # the payoffs are player 0's
 
     def value(n: int, mine: np.ndarray) -> np.ndarray:
-        """[n] the opponent's value below blueprint node ``n`` at each hand, ρ's reach ``mine`` [n] there."""
+        """[size] the opponent's value below blueprint node ``n`` at each hand, ρ's reach ``mine`` [size] there."""
         if bt.kind[n] == TERMINAL:
             y = mine[:, None]
             if bt.folded[n] >= 0:
@@ -417,11 +416,11 @@ def blueprint_root_values(game: PokerGame, tree: PublicTree, blueprint: Blueprin
         policy = blueprint.policy(n, buckets).astype(np.float64)
         children = [bt.child(n, a) for a in bt.actions_of(n)]
         if p == player:
-            return sum((value(c, mine * policy[:, a]) for a, c in enumerate(children)), np.zeros(r0.size))
+            return sum((value(c, mine * policy[:, a]) for a, c in enumerate(children)), np.zeros(size))
         below = np.stack([value(c, mine) for c in children], axis=1)
         return below.max(axis=1) if best_response else (below * policy).sum(axis=1)
 
     scale = prob * st.contrib[0] / float(bt.contrib[node, 0])
-    out = np.empty(r0.size)
+    out = np.empty(size)
     out[offset[opp]] = value(node, reach[offset[player]]) * scale
     return out

@@ -336,13 +336,16 @@ def run_flop_job(
     scale = total / k
     rng = np.random.default_rng(seed + 1)
     picks = [rng.integers(0, k, size=k) for _ in range(BOOTSTRAP)] if k < total else []
-    base = [_class_totals(cut, classes, [done[int(d)][f"blueprint/{p}"] for d in classes.compiled], p) for p in (0, 1)]
+
+    def totals(method: str) -> list[np.ndarray]:
+        """Per player the sum over every flop of ``method``'s values, from the compiled flops'."""
+        return [_class_totals(cut, classes, [done[int(d)][f"{method}/{p}"] for d in classes.compiled], p) for p in (0, 1)]
+
+    base = totals("blueprint")
     estimates = [FlopEstimate("blueprint", *(3 * (_trunk_exploitability(cut, reach, base),)))]
     for method in methods:
         if by_class:
-            value = _trunk_exploitability(cut, reach, [_class_totals(cut, classes, [done[int(d)][f"{method}/{p}"]
-                                                                                    for d in deals], p) for p in (0, 1)])
-            estimates.append(FlopEstimate(method, value, value, value))
+            estimates.append(FlopEstimate(method, *(3 * (_trunk_exploitability(cut, reach, totals(method)),))))
             continue
         diff = [np.stack([done[int(d)][f"{method}/{p}"] - done[int(d)][f"blueprint/{p}"] for d in deals]) for p in (0, 1)]
         value = _trunk_exploitability(cut, reach, [base[p] + scale * diff[p].sum(axis=0) for p in (0, 1)])
