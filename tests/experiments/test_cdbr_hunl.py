@@ -29,10 +29,10 @@ def _exact(cell: str) -> float:
 
 
 @pytest.mark.slow
-def test_same_table_twice_exact_and_no_responder_beats_the_best_response():
-    first = cdbr_hunl(setup=TINY, seed=2)
+def test_same_table_twice_exact_no_responder_beats_the_best_response_and_a_run_resumes(tmp_path):
+    setup = replace(TINY, deals=4)
+    first = cdbr_hunl(setup=setup, seed=2, checkpoint=tmp_path)
     assert EXPERIMENTS["cdbr-hunl"] is cdbr_hunl
-    assert [list(r) for r in first.rows] == [list(r) for r in cdbr_hunl(setup=TINY, seed=2).rows]
     rows = {r[0]: r for r in first.rows}
     best = float(rows["best response (exact)"][1])
     values = [_exact(rows[name][1]) for name in ("LBR = CDBR1 (FCPA)", "CDBR2 (FCPA)", "CDBR3 (FCPA)")]
@@ -41,23 +41,23 @@ def test_same_table_twice_exact_and_no_responder_beats_the_best_response():
         assert rows[name][2] == f"{100.0 * v / best:.1f} %" or abs(float(rows[name][2][:-2]) - 100 * v / best) < 0.1
     assert "+1,774 ± 137" in rows["CDBR3 (FCPA)"] and any("SlumBot" in n for n in first.notes)
 
-
-@pytest.mark.slow
-def test_a_run_with_a_checkpoint_folder_resumes_from_its_finished_matches(tmp_path):
-    first = cdbr_hunl(setup=replace(TINY, deals=4), seed=1, checkpoint=tmp_path)
     folder = next(tmp_path.iterdir())
     files = sorted(folder.glob("match-*.json"))
     assert len(files) == 3 and (folder / "lookup.npz").is_file()
-    files[0].unlink()  # as if the run had stopped before this match ended
+    # The same table again: the bot's blueprint trained anew, one match played again as if the run had stopped before
+    # it ended, one file of an earlier version played again, not read back, and one read back
+    for name in ("lookup.npz", "lookup-buckets.npz"):
+        (folder / name).unlink(missing_ok=True)
+    files[0].unlink()
     kept = json.loads(files[1].read_text())
     older = {k: v for k, v in json.loads(files[2].read_text()).items() if k != "format"}
-    files[2].write_text(json.dumps(older))  # a file of an earlier version: played again, not read back
+    files[2].write_text(json.dumps(older))
     again: list[str] = []
-    second = cdbr_hunl(setup=replace(TINY, deals=4), seed=1, checkpoint=tmp_path, progress=again.append)
+    second = cdbr_hunl(setup=setup, seed=2, checkpoint=tmp_path, progress=again.append)
     assert [list(r) for r in second.rows] == [list(r) for r in first.rows]
     assert sum("read from" in line for line in again) == 1 and json.loads(files[1].read_text()) == kept
     assert "format" in json.loads(files[2].read_text())
-    assert "blueprint read back" in second.notes[-1]
+    assert "blueprint read back" not in second.notes[-1] and (folder / "lookup.npz").is_file()
 
 
 @pytest.mark.slow

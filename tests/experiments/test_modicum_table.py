@@ -22,10 +22,11 @@ def _column(result, header):
 
 
 @pytest.mark.slow
-def test_same_table_twice_and_aivat_with_the_agents_own_strategies_is_exact(tmp_path):
-    first = modicum_table(setup=TINY, seed=3)
+def test_same_table_twice_aivat_exact_and_a_run_resumes_from_its_finished_matches(tmp_path):
+    setup = replace(TINY, deals=4)
+    done: list[str] = []
+    first = modicum_table(setup=setup, seed=3, checkpoint=tmp_path, progress=done.append)
     assert EXPERIMENTS["modicum-table"] is modicum_table
-    assert [list(r) for r in first.rows] == [list(r) for r in modicum_table(setup=TINY, seed=3).rows]
     # AIVAT with both players' exact behaviour strategies as its references removes all luck: every deal scores the
     # exact expected value, so its interval has no width and its mean is the exact head-to-head value
     for opponent in OPPONENTS:  # LBR's too: its model is the agent it plays (the blueprint's rows, a search twin)
@@ -40,19 +41,18 @@ def test_same_table_twice_and_aivat_with_the_agents_own_strategies_is_exact(tmp_
     assert "vs LBR (AIVAT; exact)" in first.headers and len(first.rows) == len(AGENTS) + 1
     assert any("Baby Tartanian8" in n for n in first.notes) and "-57 ± 13" in first.rows[0]
 
-
-@pytest.mark.slow
-def test_a_run_with_a_checkpoint_folder_resumes_from_its_finished_matches(tmp_path):
-    done = []
-    first = modicum_table(setup=replace(TINY, deals=4), seed=1, checkpoint=tmp_path, progress=done.append)
     folder = next(tmp_path.iterdir())
     files = sorted(p.name for p in folder.glob("match-*.json"))
     assert len(files) == len(AGENTS) * len(OPPONENTS) - 1 and (folder / "blueprint.npz").is_file()
-    (folder / files[0]).unlink()  # as if the run had stopped before its first match ended
+    # The same table again: the agents' blueprint trained anew (the exact columns computed again from it), the lookup
+    # bot's read back, and one match played again, as if the run had stopped before that match ended
+    for name in ("blueprint.npz", "blueprint-buckets.npz"):
+        (folder / name).unlink(missing_ok=True)
+    (folder / files[0]).unlink()
     cell = json.loads((folder / files[1]).read_text())
     again: list[str] = []
-    second = modicum_table(setup=replace(TINY, deals=4), seed=1, checkpoint=tmp_path, progress=again.append)
+    second = modicum_table(setup=setup, seed=3, checkpoint=tmp_path, progress=again.append)
     assert [list(r) for r in second.rows] == [list(r) for r in first.rows]
     assert sum("read from" in line for line in again) == len(files) - 1
     assert json.loads((folder / files[1]).read_text()) == cell
-    assert "blueprints read back" in second.notes[-1]
+    assert "training the blueprints" in second.notes[-1] and (folder / "blueprint.npz").is_file()
