@@ -149,34 +149,38 @@ typedef int64_t v2i __attribute__((vector_size(16)));
         }                                                                                                             \
     }                                                                                                                 \
     INLINE void NAME##_body(const T *restrict regrets, const uint8_t *restrict legal, double *restrict strategy,      \
-                            int64_t rows, int64_t a, const int64_t *restrict at, int positive) {                      \
+                            int64_t rows, int64_t n, int64_t a, const int64_t *restrict at, int positive) {           \
         for (int64_t i = 0; i < rows; i++) {                                                                          \
             const int64_t g = at ? at[i] : i;                                                                         \
-            NAME##_row(regrets + g * a, legal + g * a, strategy + i * a, a, positive);                                \
+            NAME##_row(regrets + g * a, legal + g * a, strategy + i * a, n, positive);                                \
         }                                                                                                             \
     }                                                                                                                 \
-    static void NAME##_at(const T *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,          \
-                          const int64_t *at, int positive) {                                                          \
-        switch (a) {                                                                                                  \
-        case 2: NAME##_body(regrets, legal, strategy, rows, 2, at, positive); break;                                  \
-        case 3: NAME##_body(regrets, legal, strategy, rows, 3, at, positive); break;                                  \
-        case 4: NAME##_body(regrets, legal, strategy, rows, 4, at, positive); break;                                  \
-        case 5: NAME##_body(regrets, legal, strategy, rows, 5, at, positive); break;                                  \
-        case 6: NAME##_body(regrets, legal, strategy, rows, 6, at, positive); break;                                  \
-        case 7: NAME##_body(regrets, legal, strategy, rows, 7, at, positive); break;                                  \
-        case 8: NAME##_body(regrets, legal, strategy, rows, 8, at, positive); break;                                  \
-        default: NAME##_body(regrets, legal, strategy, rows, a, at, positive);                                        \
+    static void NAME##_at(const T *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t n,          \
+                          int64_t a, const int64_t *at, int positive) {                                               \
+        switch (n) {                                                                                                  \
+        case 2: NAME##_body(regrets, legal, strategy, rows, 2, a, at, positive); break;                               \
+        case 3: NAME##_body(regrets, legal, strategy, rows, 3, a, at, positive); break;                               \
+        case 4: NAME##_body(regrets, legal, strategy, rows, 4, a, at, positive); break;                               \
+        case 5: NAME##_body(regrets, legal, strategy, rows, 5, a, at, positive); break;                               \
+        case 6: NAME##_body(regrets, legal, strategy, rows, 6, a, at, positive); break;                               \
+        case 7: NAME##_body(regrets, legal, strategy, rows, 7, a, at, positive); break;                               \
+        case 8: NAME##_body(regrets, legal, strategy, rows, 8, a, at, positive); break;                               \
+        default: NAME##_body(regrets, legal, strategy, rows, n, a, at, positive);                                     \
         }                                                                                                             \
     }                                                                                                                 \
     void NAME(const T *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a) {                    \
-        NAME##_at(regrets, legal, strategy, rows, a, NULL, 1);                                                        \
+        NAME##_at(regrets, legal, strategy, rows, a, a, NULL, 1);                                                     \
     }                                                                                                                 \
     void NAME##_rows(const T *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,               \
-                     const int64_t *at) {                                                                             \
-        NAME##_at(regrets, legal, strategy, rows, a, at, 1);                                                          \
+                     const int64_t *at, int64_t n) {                                                                  \
+        NAME##_at(regrets, legal, strategy, rows, n, a, at, 1);                                                       \
     }                                                                                                                 \
     void NAME##_average(const T *sums, const uint8_t *legal, double *strategy, int64_t rows, int64_t a) {             \
-        NAME##_at(sums, legal, strategy, rows, a, NULL, 0);                                                           \
+        NAME##_at(sums, legal, strategy, rows, a, a, NULL, 0);                                                        \
+    }                                                                                                                 \
+    void NAME##_average_rows(const T *sums, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,          \
+                             const int64_t *at, int64_t n) {                                                          \
+        NAME##_at(sums, legal, strategy, rows, n, a, at, 0);                                                          \
     }
 
 REGRET_MATCHING(regret_matching, double)
@@ -190,8 +194,9 @@ REGRET_MATCHING(regret_matching_f32, float)
  *   strategy_sum times `sum_discount` (flag 32), plus reach * strategy * weight (flag 16: strategy * weight).
  * Flags: 1 rm+, 2 and 8 the discounts (positive, negative), 4 scale, 16 no reach, 32 sum_discount. The values are
  * float64; the stored regrets and sums are T (float64, or float32 rounded after every step, as numpy's in-place
- * operations on a float32 array round them). NAME_rows updates the stored rows at[i] (and reads their legal masks)
- * from row i of seqv and strategy; infoset_priv NULL stands for 0, 1, ... NAME_body runs for the flags of the presets
+ * operations on a float32 array round them). NAME_rows updates the stored rows at[i] (at NULL: 0, 1, ...; and reads
+ * their legal masks) from row i of seqv and strategy, over the first n of each row's a slots (a node's own actions: the
+ * others, zero and illegal, would stay zero); infoset_priv NULL stands for 0, 1, ... NAME_body runs for the flags of the presets
  * (0 cfr, 1 cfr+ and pcfr+, 2 dcfr, 56 dcfr-postflop) with constant flags.
  */
 #define UPDATE_REGRETS(NAME, T)                                                                                        \
@@ -217,43 +222,45 @@ REGRET_MATCHING(regret_matching_f32, float)
     INLINE void NAME##_body(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v,            \
                             const double *reach, const double *strategy, const uint8_t *legal,                         \
                             const int64_t *infoset_priv, int64_t rows, int64_t a, int flags, double positive,          \
-                            double negative, double scale, double weight, double sum_discount, const int64_t *at) {    \
+                            double negative, double scale, double weight, double sum_discount, const int64_t *at,      \
+                            int64_t n) {                                                                               \
         for (int64_t i = 0; i < rows; i++) {                                                                           \
             const int64_t g = infoset_priv ? infoset_priv[i] : i, row = at ? at[i] : i;                                \
             NAME##_row(regrets + row * a, strategy_sum + row * a, predicted ? predicted + row * a : NULL,              \
-                       seqv + i * a, strategy + i * a, legal + row * a, a, v[g], (flags & 16) ? 1.0 : reach[g], flags, \
+                       seqv + i * a, strategy + i * a, legal + row * a, n, v[g], (flags & 16) ? 1.0 : reach[g], flags, \
                        positive, negative, scale, weight, sum_discount);                                               \
         }                                                                                                              \
     }                                                                                                                  \
     static void NAME##_at(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v,              \
                           const double *reach, const double *strategy, const uint8_t *legal,                           \
                           const int64_t *infoset_priv, int64_t rows, int64_t a, int flags, double positive,            \
-                          double negative, double scale, double weight, double sum_discount, const int64_t *at) {      \
+                          double negative, double scale, double weight, double sum_discount, const int64_t *at,        \
+                          int64_t n) {                                                                                 \
         switch (flags) {                                                                                               \
         case 0: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,   \
-                            0, positive, negative, scale, weight, sum_discount, at); break;                            \
+                            0, positive, negative, scale, weight, sum_discount, at, n); break;                            \
         case 1: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,   \
-                            1, positive, negative, scale, weight, sum_discount, at); break;                            \
+                            1, positive, negative, scale, weight, sum_discount, at, n); break;                            \
         case 2: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,   \
-                            2, positive, negative, scale, weight, sum_discount, at); break;                            \
+                            2, positive, negative, scale, weight, sum_discount, at, n); break;                            \
         case 56: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,  \
-                             56, positive, negative, scale, weight, sum_discount, at); break;                          \
+                             56, positive, negative, scale, weight, sum_discount, at, n); break;                          \
         default: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,  \
-                             flags, positive, negative, scale, weight, sum_discount, at);                              \
+                             flags, positive, negative, scale, weight, sum_discount, at, n);                           \
         }                                                                                                              \
     }                                                                                                                  \
     void NAME(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v, const double *reach,     \
               const double *strategy, const uint8_t *legal, const int64_t *infoset_priv, int64_t rows, int64_t a,       \
               int flags, double positive, double negative, double scale, double weight, double sum_discount) {          \
         NAME##_at(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a, flags,      \
-                  positive, negative, scale, weight, sum_discount, NULL);                                               \
+                  positive, negative, scale, weight, sum_discount, NULL, a);                                            \
     }                                                                                                                  \
     void NAME##_rows(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v,                   \
                      const double *reach, const double *strategy, const uint8_t *legal, const int64_t *infoset_priv,    \
                      int64_t rows, int64_t a, int flags, double positive, double negative, double scale, double weight, \
-                     double sum_discount, const int64_t *at) {                                                         \
+                     double sum_discount, const int64_t *at, int64_t n) {                                              \
         NAME##_at(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a, flags,      \
-                  positive, negative, scale, weight, sum_discount, at);                                                 \
+                  positive, negative, scale, weight, sum_discount, at, n);                                              \
     }
 
 UPDATE_REGRETS(update_regrets, double)
@@ -264,9 +271,9 @@ UPDATE_REGRETS(update_regrets_f32, float)
  * the hands sharing no card with hand i), by inclusion-exclusion over i's k <= 2 cards.
  * me(i, t) = me_local[i] + me_start[t], likewise opp(i, t); `mass` is scratch of `cards` doubles.
  */
-void fold_values(const double *opp, double *out, const int64_t *me_local, const int64_t *me_start,
-                 const int64_t *opp_local, const int64_t *opp_start, const double *value, const int64_t *hand_cards,
-                 int64_t n, int64_t k, int64_t c0, int64_t c1, double *mass, int64_t cards) {
+INLINE void fold_body(const double *opp, double *out, const int64_t *me_local, const int64_t *me_start,
+                      const int64_t *opp_local, const int64_t *opp_start, const double *value, const int64_t *hand_cards,
+                      int64_t n, int64_t k, int64_t c0, int64_t c1, double *mass, int64_t cards) {
     for (int64_t t = c0; t < c1; t++) {
         const double *r = opp + opp_start[t];
         double total = 0.0;
@@ -285,6 +292,13 @@ void fold_values(const double *opp, double *out, const int64_t *me_local, const 
     }
 }
 
+void fold_values(const double *opp, double *out, const int64_t *me_local, const int64_t *me_start,
+                 const int64_t *opp_local, const int64_t *opp_start, const double *value, const int64_t *hand_cards,
+                 int64_t n, int64_t k, int64_t c0, int64_t c1, double *mass, int64_t cards) {
+    if (k == 2) fold_body(opp, out, me_local, me_start, opp_local, opp_start, value, hand_cards, n, 2, c0, c1, mass, cards);
+    else fold_body(opp, out, me_local, me_start, opp_local, opp_start, value, hand_cards, n, k, c0, c1, mass, cards);
+}
+
 /*
  * Showdown terminals of one board, columns [c0, c1): with the hands in ascending strength (the ladder: their
  * cards, where each group of tied hands starts, each player's private-state position of them), the opponent's
@@ -292,10 +306,10 @@ void fold_values(const double *opp, double *out, const int64_t *me_local, const 
  * of the hand's cards; stronger hands likewise from the top. Player 0 gets win[t] * weaker + lose[t] * stronger,
  * player 1 minus lose[t] * weaker + win[t] * stronger. `scratch` holds cards + 2 n doubles.
  */
-void showdown_values(const double *opp, double *out, const int64_t *me_local, const int64_t *me_start,
-                     const int64_t *opp_local, const int64_t *opp_start, const double *win, const double *lose,
-                     const int64_t *hand_cards, const int64_t *ties, int64_t groups, int64_t n, int64_t k, int player,
-                     int64_t c0, int64_t c1, double *scratch, int64_t cards) {
+INLINE void showdown_body(const double *opp, double *out, const int64_t *me_local, const int64_t *me_start,
+                          const int64_t *opp_local, const int64_t *opp_start, const double *win, const double *lose,
+                          const int64_t *hand_cards, const int64_t *ties, int64_t groups, int64_t n, int64_t k,
+                          int player, int64_t c0, int64_t c1, double *scratch, int64_t cards) {
     double *mass = scratch, *weaker = scratch + cards, *x = scratch + cards + n;
     for (int64_t t = c0; t < c1; t++) {
         const double *r = opp + opp_start[t];
@@ -330,6 +344,18 @@ void showdown_values(const double *opp, double *out, const int64_t *me_local, co
             }
         }
     }
+}
+
+void showdown_values(const double *opp, double *out, const int64_t *me_local, const int64_t *me_start,
+                     const int64_t *opp_local, const int64_t *opp_start, const double *win, const double *lose,
+                     const int64_t *hand_cards, const int64_t *ties, int64_t groups, int64_t n, int64_t k, int player,
+                     int64_t c0, int64_t c1, double *scratch, int64_t cards) {
+    if (k == 2)
+        showdown_body(opp, out, me_local, me_start, opp_local, opp_start, win, lose, hand_cards, ties, groups, n, 2,
+                      player, c0, c1, scratch, cards);
+    else
+        showdown_body(opp, out, me_local, me_start, opp_local, opp_start, win, lose, hand_cards, ties, groups, n, k,
+                      player, c0, c1, scratch, cards);
 }
 
 /* leaf_values: the reach of the hands at ladder positions [q0, q1) added to the running sums per giver bucket

@@ -9,30 +9,23 @@
 #include <string.h>
 
 /* from _kernels.c */
-void regret_matching(const double *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a);
-void regret_matching_f32(const float *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a);
-void update_regrets(double *regrets, double *strategy_sum, double *predicted, const double *seqv, const double *v,
-                    const double *reach, const double *strategy, const uint8_t *legal, const int64_t *infoset_priv,
-                    int64_t rows, int64_t a, int flags, double positive, double negative, double scale, double weight,
-                    double sum_discount);
-void update_regrets_f32(float *regrets, float *strategy_sum, float *predicted, const double *seqv, const double *v,
-                        const double *reach, const double *strategy, const uint8_t *legal, const int64_t *infoset_priv,
-                        int64_t rows, int64_t a, int flags, double positive, double negative, double scale,
-                        double weight, double sum_discount);
-void regret_matching_average(const double *sums, const uint8_t *legal, double *strategy, int64_t rows, int64_t a);
-void regret_matching_f32_average(const float *sums, const uint8_t *legal, double *strategy, int64_t rows, int64_t a);
 void regret_matching_rows(const double *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,
-                          const int64_t *at);
+                          const int64_t *at, int64_t n);
 void regret_matching_f32_rows(const float *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,
-                              const int64_t *at);
+                              const int64_t *at, int64_t n);
+void regret_matching_average_rows(const double *sums, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,
+                                  const int64_t *at, int64_t n);
+void regret_matching_f32_average_rows(const float *sums, const uint8_t *legal, double *strategy, int64_t rows,
+                                      int64_t a, const int64_t *at, int64_t n);
 void update_regrets_rows(double *regrets, double *strategy_sum, double *predicted, const double *seqv, const double *v,
                          const double *reach, const double *strategy, const uint8_t *legal, const int64_t *infoset_priv,
                          int64_t rows, int64_t a, int flags, double positive, double negative, double scale,
-                         double weight, double sum_discount, const int64_t *at);
+                         double weight, double sum_discount, const int64_t *at, int64_t n);
 void update_regrets_f32_rows(float *regrets, float *strategy_sum, float *predicted, const double *seqv, const double *v,
                              const double *reach, const double *strategy, const uint8_t *legal,
                              const int64_t *infoset_priv, int64_t rows, int64_t a, int flags, double positive,
-                             double negative, double scale, double weight, double sum_discount, const int64_t *at);
+                             double negative, double scale, double weight, double sum_discount, const int64_t *at,
+                             int64_t n);
 void fold_values(const double *opp, double *out, const int64_t *me_local, const int64_t *me_start,
                  const int64_t *opp_local, const int64_t *opp_start, const double *value, const int64_t *hand_cards,
                  int64_t n, int64_t k, int64_t c0, int64_t c1, double *mass, int64_t cards);
@@ -241,32 +234,21 @@ static int fan_out(Pass *P, const int64_t *nd, int threads, int64_t width, const
     return 0;
 }
 
-/* the strategy of rows [lo, lo + rows) of player q into out [rows, a] */
-static void source_run(const Source *s, int64_t lo, int64_t rows, double *out) {
+/* the strategy of the rows `live` (NULL: 0, 1, ...) of a node whose first information set is inf and whose actions are
+   the first n of the a slots, into out [rows, a] (its other slots unwritten where n < a) */
+static void source_rows(const Source *s, int64_t inf, int64_t rows, const int64_t *live, int64_t n, double *out) {
     const int64_t a = s->a;
-    const uint8_t *legal = s->legal + lo * a;
-    if (s->kind == SRC_REGRETS) {
-        if (s->f32) regret_matching_f32((const float *)s->data + lo * a, legal, out, rows, a);
-        else regret_matching((const double *)s->data + lo * a, legal, out, rows, a);
-        return;
-    }
+    const uint8_t *legal = s->legal + inf * a;
     if (s->kind == SRC_PROBS) {
-        memcpy(out, (const double *)s->data + lo * a, (size_t)(rows * a) * sizeof(double));
-        return;
+        FOR_RUNS(live, rows, memcpy(out + run_at * a, (const double *)s->data + (inf + run_lo) * a,
+                                    (size_t)(run_len * a) * sizeof(double)));
+    } else if (s->kind == SRC_REGRETS) {
+        if (s->f32) regret_matching_f32_rows((const float *)s->data + inf * a, legal, out, rows, a, live, n);
+        else regret_matching_rows((const double *)s->data + inf * a, legal, out, rows, a, live, n);
+    } else { /* the normalized sums */
+        if (s->f32) regret_matching_f32_average_rows((const float *)s->data + inf * a, legal, out, rows, a, live, n);
+        else regret_matching_average_rows((const double *)s->data + inf * a, legal, out, rows, a, live, n);
     }
-    if (s->f32) regret_matching_f32_average((const float *)s->data + lo * a, legal, out, rows, a);
-    else regret_matching_average((const double *)s->data + lo * a, legal, out, rows, a); /* the normalized sums */
-}
-
-/* the strategy of the rows `live` (NULL: 0, 1, ...) of a node whose first information set is inf, into out [rows, a] */
-static void source_rows(const Source *s, int64_t inf, int64_t rows, const int64_t *live, double *out) {
-    const int64_t a = s->a;
-    if (s->kind == SRC_REGRETS && live) {
-        if (s->f32) regret_matching_f32_rows((const float *)s->data + inf * a, s->legal + inf * a, out, rows, a, live);
-        else regret_matching_rows((const double *)s->data + inf * a, s->legal + inf * a, out, rows, a, live);
-        return;
-    }
-    FOR_RUNS(live, rows, source_run(s, inf + run_lo, run_len, out + run_at * a));
 }
 
 /* whether two hands of k <= 2 cards share a card */
@@ -423,7 +405,7 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
     const int actor = (int)nd[NK_ACTOR];
     const Source *s = &P->src[actor];
     const int64_t a = s->a, inf = nd[NK_INF], *live = live_of(L, n, p);
-    const int64_t nc = hi - lo;
+    const int64_t nc = hi - lo, width = a < 8 ? nc : a; /* the slots read and written: a node's own actions */
     double *buf = malloc((size_t)(Hm * (4 * a + 1)) * sizeof(double));
     if (!buf) { P->failed = 1; return; }
     /* reaches: the reach of the actor's rows at each child, a row of H (or Hq) per child; vals: each child's values in a
@@ -431,7 +413,7 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
        (the traverser's: read into the slots in one pass over the rows) */
     double *sigma = buf, *slots = buf + Hm * a, *vals = buf + 2 * Hm * a, *reaches = buf + 3 * Hm * a;
     if (actor != p || P->mode != PASS_BEST) /* a best response reads no strategy of the traverser's */
-        source_rows(s, inf, actor == p ? H : Hq, live_of(L, n, actor), sigma);
+        source_rows(s, inf, actor == p ? H : Hq, live_of(L, n, actor), width, sigma);
     const double *from = actor == p ? own : opp; /* the reach the actor's strategy multiplies (own NULL: none) */
     const int64_t Ha = actor == p ? H : Hq;
     if (from)
@@ -491,11 +473,11 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
         if (s->f32)
             update_regrets_f32_rows((float *)u->regrets + at, (float *)u->sums + at, u->predicted ? (float *)u->predicted + at : NULL,
                                     slots, out, own, sigma, s->legal + at, NULL, H, a, u->flags, u->positive, u->negative,
-                                    u->scale, u->weight, u->sum_discount, live);
+                                    u->scale, u->weight, u->sum_discount, live, width);
         else
             update_regrets_rows((double *)u->regrets + at, (double *)u->sums + at, u->predicted ? (double *)u->predicted + at : NULL,
                                 slots, out, own, sigma, s->legal + at, NULL, H, a, u->flags, u->positive, u->negative,
-                                u->scale, u->weight, u->sum_discount, live);
+                                u->scale, u->weight, u->sum_discount, live, width);
     }
     free(buf);
 }
