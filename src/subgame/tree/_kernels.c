@@ -280,6 +280,7 @@ INLINE void fold_body(const double *opp, double *out, const int64_t *me_local, c
         memset(mass, 0, (size_t)cards * sizeof(double));
         for (int64_t i = 0; i < n; i++) {
             const double x = r[opp_local[i]];
+            if (x == 0.0) continue; /* adds nothing (both sums start at +0.0 and never hold -0.0) */
             total += x;
             for (int64_t j = 0; j < k; j++) mass[hand_cards[i * k + j]] += x;
         }
@@ -325,6 +326,7 @@ INLINE void showdown_body(const double *opp, double *out, const int64_t *me_loca
                 weaker[q] = m;
             }
             for (int64_t q = ties[g]; q < ties[g + 1]; q++) {
+                if (x[q] == 0.0) continue; /* adds nothing: see fold_body */
                 total += x[q];
                 for (int64_t j = 0; j < k; j++) mass[hand_cards[q * k + j]] += x[q];
             }
@@ -339,6 +341,7 @@ INLINE void showdown_body(const double *opp, double *out, const int64_t *me_loca
                 o[me_local[q]] = (player == 0 ? value : -value) + 0.0;
             }
             for (int64_t q = ties[g]; q < ties[g + 1]; q++) {
+                if (x[q] == 0.0) continue; /* adds nothing: see fold_body */
                 total += x[q];
                 for (int64_t j = 0; j < k; j++) mass[hand_cards[q * k + j]] += x[q];
             }

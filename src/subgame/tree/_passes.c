@@ -295,6 +295,7 @@ static void live_fold(const Layout *L, const int64_t *b, int p, double value, co
     for (int64_t j = 0; j < no; j++) {
         const int64_t i = theirs[j];
         const double x = opp[opp_local[i]];
+        if (x == 0.0) continue; /* adds nothing (fold_body) */
         total += x;
         for (int64_t c = 0; c < k; c++) mass[cards[i * k + c]] += x;
     }
@@ -321,6 +322,7 @@ static void live_showdown(const Layout *L, const int64_t *b, int p, const double
         for (; o < no && group[theirs[o]] < group[h]; o++) {
             const int64_t g = theirs[o];
             const double x = opp[opp_local[g]];
+            if (x == 0.0) continue; /* adds nothing (fold_body) */
             total += x;
             for (int64_t c = 0; c < k; c++) mass[cards[g * k + c]] += x;
         }
@@ -338,6 +340,7 @@ static void live_showdown(const Layout *L, const int64_t *b, int p, const double
             for (int64_t u = s; u <= o; u++) {
                 const int64_t g = theirs[u];
                 const double x = opp[opp_local[g]];
+                if (x == 0.0) continue; /* adds nothing (fold_body) */
                 total += x;
                 for (int64_t c = 0; c < k; c++) mass[cards[g * k + c]] += x;
             }
