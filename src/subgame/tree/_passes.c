@@ -67,10 +67,13 @@ typedef struct {
     const int64_t *live_node[2];           /* [N, 3] per player and node: rows, first of them in live_row, offset in maps */
     const int64_t *live_row[2];            /* each live row's row among all of the node's hands */
     const int64_t *mirror_map[2];          /* [E] per player: the offset in maps of a left-out deal's rows */
-    const int64_t *live_board[2];          /* [B, 2] per player and board: the first of its live hands in live_hand, their count */
-    const int64_t *live_hand[2];           /* each board's live hands (canonical positions on the board, ascending) */
-    const int64_t *live_ladder[2];         /* the same hands' positions in the board's ladder, ascending */
-    const int64_t *ladder_group;           /* [rows] the tie group of each ladder position on its board */
+    const int64_t *live_board[2];          /* [B, 2] per player and board: the first of its live hands below, their count */
+    const int64_t *live_hand_row[2];       /* each board's live hands in canonical order: their rows at its nodes */
+    const int64_t *live_hand_cards[2];     /* [., k] their cards */
+    const int64_t *live_hand_twin[2];      /* the other player's row of the same hand (-1: not live) */
+    const int64_t *live_ladder_row[2];     /* each board's live hands in ascending strength: their rows */
+    const int64_t *live_ladder_cards[2];   /* [., k] their cards */
+    const int64_t *live_ties[2];           /* per board (as ties): the live hands in ascending strength before each group */
 } Layout;
 
 /* player q's rows at node n, where they start in live_row (NULL: all rows, in order) and its map's offset */
@@ -285,71 +288,64 @@ static void matrix_row(const Layout *L, const int64_t *b, int p, int showdown, c
  * written for the traverser's only. The dropped hands add exactly zero to those sums, so skipping them leaves every
  * running sum and every value bitwise as the loops over all hands make them.
  */
-static void live_fold(const Layout *L, const int64_t *b, int p, double value, const double *opp, double *out, double *mass) {
-    const int64_t k = L->k, row = b[1], bi = (b - L->board) / 5, q = 1 - p;
-    const int64_t *cards = L->hand_cards + row * k, *me_local = L->local[p] + row, *opp_local = L->local[q] + row;
-    const int64_t *mine = L->live_hand[p] + L->live_board[p][2 * bi], *theirs = L->live_hand[q] + L->live_board[q][2 * bi];
+static inline __attribute__((always_inline)) void live_fold(const Layout *L, const int64_t k, const int64_t *b, int p,
+                                                            double value, const double *opp, double *out, double *mass) {
+    const int64_t bi = (b - L->board) / 5, q = 1 - p, mb = L->live_board[p][2 * bi], ob = L->live_board[q][2 * bi];
     const int64_t nm = L->live_board[p][2 * bi + 1], no = L->live_board[q][2 * bi + 1];
+    const int64_t *mrow = L->live_hand_row[p] + mb, *twin = L->live_hand_twin[p] + mb, *orow = L->live_hand_row[q] + ob;
+    const int64_t *mc = L->live_hand_cards[p] + mb * k, *oc = L->live_hand_cards[q] + ob * k;
     double total = 0.0;
     memset(mass, 0, (size_t)L->cards * sizeof(double));
     for (int64_t j = 0; j < no; j++) {
-        const int64_t i = theirs[j];
-        const double x = opp[opp_local[i]];
-        if (x == 0.0) continue; /* adds nothing (fold_body) */
+        const double x = opp[orow[j]];
         total += x;
-        for (int64_t c = 0; c < k; c++) mass[cards[i * k + c]] += x;
+        for (int64_t c = 0; c < k; c++) mass[oc[j * k + c]] += x;
     }
     for (int64_t j = 0; j < nm; j++) {
-        const int64_t i = mine[j];
-        double m = total - mass[cards[i * k]];
-        if (k == 2) m = (m - mass[cards[i * k + 1]]) + (opp_local[i] >= 0 ? opp[opp_local[i]] : 0.0);
-        out[me_local[i]] = value * m + 0.0;
+        double m = total - mass[mc[j * k]];
+        if (k == 2) m = (m - mass[mc[j * k + 1]]) + (twin[j] >= 0 ? opp[twin[j]] : 0.0);
+        out[mrow[j]] = value * m + 0.0;
     }
 }
 
-static void live_showdown(const Layout *L, const int64_t *b, int p, const double *t, const double *opp, double *out,
-                          double *scratch) {
-    const int64_t k = L->k, row = b[1], bi = (b - L->board) / 5, q = 1 - p;
-    const int64_t *cards = L->ladder_cards + row * k, *group = L->ladder_group + row;
-    const int64_t *me_local = L->ladder_local[p] + row, *opp_local = L->ladder_local[q] + row;
-    const int64_t *mine = L->live_ladder[p] + L->live_board[p][2 * bi], *theirs = L->live_ladder[q] + L->live_board[q][2 * bi];
-    const int64_t nm = L->live_board[p][2 * bi + 1], no = L->live_board[q][2 * bi + 1];
+/* showdown_values' two sweeps over the tie groups, each group's live hands of the traverser valued before the
+   opponent's are added */
+static inline __attribute__((always_inline)) void live_showdown(const Layout *L, const int64_t k, const int64_t *b, int p,
+                                                                const double *t, const double *opp, double *out,
+                                                                double *scratch) {
+    const int64_t bi = (b - L->board) / 5, q = 1 - p, mb = L->live_board[p][2 * bi], ob = L->live_board[q][2 * bi];
+    const int64_t *mrow = L->live_ladder_row[p] + mb, *orow = L->live_ladder_row[q] + ob;
+    const int64_t *mc = L->live_ladder_cards[p] + mb * k, *oc = L->live_ladder_cards[q] + ob * k;
+    const int64_t *mt = L->live_ties[p] + b[2], *ot = L->live_ties[q] + b[2], groups = b[3];
     const double w_below = p == 0 ? t[0] : t[1], w_above = p == 0 ? t[1] : t[0];
     double *mass = scratch, *weaker = scratch + L->cards, total = 0.0;
     memset(mass, 0, (size_t)L->cards * sizeof(double));
-    for (int64_t j = 0, o = 0; j < nm; j++) {
-        const int64_t h = mine[j];
-        for (; o < no && group[theirs[o]] < group[h]; o++) {
-            const int64_t g = theirs[o];
-            const double x = opp[opp_local[g]];
-            if (x == 0.0) continue; /* adds nothing (fold_body) */
-            total += x;
-            for (int64_t c = 0; c < k; c++) mass[cards[g * k + c]] += x;
+    for (int64_t g = 0; g < groups; g++) {
+        for (int64_t j = mt[g]; j < mt[g + 1]; j++) {
+            double m = total - mass[mc[j * k]];
+            if (k == 2) m -= mass[mc[j * k + 1]];
+            weaker[j] = m;
         }
-        double m = total - mass[cards[h * k]];
-        if (k == 2) m -= mass[cards[h * k + 1]];
-        weaker[j] = m;
+        for (int64_t u = ot[g]; u < ot[g + 1]; u++) {
+            const double x = opp[orow[u]];
+            total += x;
+            for (int64_t c = 0; c < k; c++) mass[oc[u * k + c]] += x;
+        }
     }
     total = 0.0;
     memset(mass, 0, (size_t)L->cards * sizeof(double));
-    for (int64_t j = nm - 1, o = no - 1; j >= 0; j--) {
-        const int64_t h = mine[j];
-        while (o >= 0 && group[theirs[o]] > group[h]) { /* a tie group at a time, in ascending order within it */
-            int64_t s = o;
-            while (s > 0 && group[theirs[s - 1]] == group[theirs[o]]) s--;
-            for (int64_t u = s; u <= o; u++) {
-                const int64_t g = theirs[u];
-                const double x = opp[opp_local[g]];
-                if (x == 0.0) continue; /* adds nothing (fold_body) */
-                total += x;
-                for (int64_t c = 0; c < k; c++) mass[cards[g * k + c]] += x;
-            }
-            o = s - 1;
+    for (int64_t g = groups - 1; g >= 0; g--) {
+        for (int64_t j = mt[g]; j < mt[g + 1]; j++) {
+            double m = total - mass[mc[j * k]];
+            if (k == 2) m -= mass[mc[j * k + 1]];
+            const double value = w_below * weaker[j] + w_above * m;
+            out[mrow[j]] = (p == 0 ? value : -value) + 0.0;
         }
-        double m = total - mass[cards[h * k]];
-        if (k == 2) m -= mass[cards[h * k + 1]];
-        const double value = w_below * weaker[j] + w_above * m;
-        out[me_local[h]] = (p == 0 ? value : -value) + 0.0;
+        for (int64_t u = ot[g]; u < ot[g + 1]; u++) {
+            const double x = opp[orow[u]];
+            total += x;
+            for (int64_t c = 0; c < k; c++) mass[oc[u * k + c]] += x;
+        }
     }
 }
 
@@ -358,9 +354,12 @@ static void terminal_row(Pass *P, const int64_t *nd, const double *opp, double *
     const int64_t *b = L->board + nd[NK_BOARD] * 5, row = b[1], n = b[0], k = L->k, q = 1 - P->p;
     const double *t = L->term + nd[NK_TERM] * 2;
     static const int64_t zero = 0;
-    if (L->live_node[0]) {
-        if (nd[NK_SHOWDOWN]) live_showdown(L, b, P->p, t, opp, out, P->scratch);
-        else live_fold(L, b, P->p, P->p == 0 ? t[0] : -1.0 * t[0], opp, out, P->scratch);
+    if (L->live_node[0]) { /* compiled for two-card hands, and for any k */
+        const double fold = P->p == 0 ? t[0] : -1.0 * t[0];
+        if (nd[NK_SHOWDOWN] && k == 2) live_showdown(L, 2, b, P->p, t, opp, out, P->scratch);
+        else if (nd[NK_SHOWDOWN]) live_showdown(L, k, b, P->p, t, opp, out, P->scratch);
+        else if (k == 2) live_fold(L, 2, b, P->p, fold, opp, out, P->scratch);
+        else live_fold(L, k, b, P->p, fold, opp, out, P->scratch);
     } else if (b[4]) {
         matrix_row(L, b, P->p, (int)nd[NK_SHOWDOWN], t, opp, out);
     } else if (nd[NK_SHOWDOWN]) {
@@ -420,8 +419,8 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
     const double *from = actor == p ? own : opp; /* the reach the actor's strategy multiplies (own NULL: none) */
     const int64_t Ha = actor == p ? H : Hq;
     if (from)
-        for (int64_t j = 0; j < Ha; j++)
-            for (int64_t k = 0; k < nc; k++) reaches[k * Ha + j] = from[j] * sigma[j * a + k];
+        for (int64_t k = 0; k < nc; k++)
+            for (int64_t j = 0; j < Ha; j++) reaches[k * Ha + j] = from[j] * sigma[j * a + k];
     if (P->moves && P->threads > 1 && nc > 1 && nd[NK_ROWS] >= P->min_fan)
         share_children(P, nd, P->threads, H, own, opp, reaches, vals);
     else

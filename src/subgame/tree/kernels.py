@@ -56,7 +56,8 @@ class _Layout(ctypes.Structure):
     _fields_ = [("node", _P), ("board", _P), ("hand_cards", _P), ("ladder_cards", _P), ("local", _P * 2),
                 ("ladder_local", _P * 2), ("hand_of_row", _P * 2), ("rank", _P), ("ties", _P), ("maps", _P * 2), ("mirror", _P),
                 ("term", _P), ("k", _I), ("cards", _I), ("live_node", _P * 2), ("live_row", _P * 2), ("mirror_map", _P * 2),
-                ("live_board", _P * 2), ("live_hand", _P * 2), ("live_ladder", _P * 2), ("ladder_group", _P)]
+                ("live_board", _P * 2), ("live_hand_row", _P * 2), ("live_hand_cards", _P * 2),
+                ("live_hand_twin", _P * 2), ("live_ladder_row", _P * 2), ("live_ladder_cards", _P * 2), ("live_ties", _P * 2)]
 
 
 class _Source(ctypes.Structure):
@@ -90,7 +91,7 @@ class Rule(Protocol):
 
 
 #: The signatures' version ``_kernels.c`` must report (``kernels_abi``); bumped with every change to them.
-ABI = 14
+ABI = 15
 
 
 def _load() -> ctypes.CDLL | None:
@@ -411,10 +412,10 @@ def _layout(L: Any) -> _Layout:
                                     _ptr(L.ties), (_P * 2)(_ptr(L.maps[0]), _ptr(L.maps[1])), _ptr(L.mirror), _ptr(L.term),
                                     L.hand_cards.shape[1], L.cards)
         if L.live_node is not None:  # rows of live hands only (poker_layout.live_layout)
-            (lay.live_node, lay.live_row, lay.mirror_map, lay.live_board, lay.live_hand,
-             lay.live_ladder) = ((_P * 2)(_ptr(x[0]), _ptr(x[1])) for x in (L.live_node, L.live_row, L.mirror_map, L.live_board,
-                                                                             L.live_hand, L.live_ladder))
-            lay.ladder_group = _ptr(L.ladder_group)
+            for name in ("live_node", "live_row", "mirror_map", "live_board", "live_hand_row", "live_hand_cards",
+                         "live_hand_twin", "live_ladder_row", "live_ladder_cards", "live_ties"):
+                x = getattr(L, name)
+                setattr(lay, name, (_P * 2)(_ptr(x[0]), _ptr(x[1])))
     return lay
 
 

@@ -79,10 +79,16 @@ class PokerLayout:
     live_node: np.ndarray | None = None
     live_row: np.ndarray | None = None  #: [2, L] int64, each kept row's row among all the hands of its node
     mirror_map: np.ndarray | None = None  #: [2, E] int64, per left-out deal the offset of its kept rows' map in ``maps``
-    live_board: np.ndarray | None = None  #: [2, B, 2] int64, per board the first of its kept hands in ``live_hand`` and their count
-    live_hand: np.ndarray | None = None  #: [2, H] int64, each board's kept hands: positions on it, ascending
-    live_ladder: np.ndarray | None = None  #: [2, H] int64, the same hands' positions in its ladder, ascending
-    ladder_group: np.ndarray | None = None  #: [R] int64, the tie group of each ladder position on its board
+    #: [2, B, 2] int64, per board the first of its kept hands in the ``live_hand_*`` and ``live_ladder_*`` rows
+    #: (each board's kept hands, in canonical order and in ascending strength) and their count
+    live_board: np.ndarray | None = None
+    live_hand_row: np.ndarray | None = None  #: [2, H] int64, each kept hand's row at the board's nodes, canonical order
+    live_hand_cards: np.ndarray | None = None  #: [2, H·k] int64, its cards
+    live_hand_twin: np.ndarray | None = None  #: [2, H] int64, the other player's row of the same hand (-1: not kept)
+    live_ladder_row: np.ndarray | None = None  #: [2, H] int64, each kept hand's row, ascending strength
+    live_ladder_cards: np.ndarray | None = None  #: [2, H·k] int64, its cards
+    #: [2, len(ties)] int64, per board and tie group (as ``ties``) the kept hands in ascending strength before it
+    live_ties: np.ndarray | None = None
 
     @cached_property
     def starts(self) -> np.ndarray:
@@ -117,7 +123,8 @@ class PokerLayout:
         return sum(int(a.nbytes) for a in (self.node, self.board, self.hand_cards, self.ladder_cards, self.local,
                                            self.ladder_local, self.hand_of_row, self.rank, self.ties, self.maps, self.mirror,
                                            self.term, self.live_node, self.live_row, self.mirror_map, self.live_board,
-                                           self.live_hand, self.live_ladder, self.ladder_group) if a is not None)
+                                           self.live_hand_row, self.live_hand_cards, self.live_hand_twin,
+                                           self.live_ladder_row, self.live_ladder_cards, self.live_ties) if a is not None)
 
 
 def live_layout(layout: PokerLayout, root_reach: tuple[np.ndarray, np.ndarray]) -> PokerLayout:
@@ -182,22 +189,30 @@ def live_layout(layout: PokerLayout, root_reach: tuple[np.ndarray, np.ndarray]) 
             local[p, lo:hi], ladder[p, lo:hi] = inv[layout.local[p, lo:hi]], inv[layout.ladder_local[p, lo:hi]]
         live_row.append(np.concatenate(kept))
         maps.append(np.concatenate(mapped) if mapped else np.zeros(0, dtype=np.int64))
-    board, ties = layout.board, layout.ties
+    board, ties, k = layout.board, layout.ties, layout.hand_cards.shape[1]
     live_board = np.empty((2, board.shape[0], 2), dtype=np.int64)
-    hands: list[list[np.ndarray]] = [[], []]
-    steps: list[list[np.ndarray]] = [[], []]
-    group = np.zeros(layout.rank.shape[0], dtype=np.int64)
+    live_ties = np.zeros((2, ties.shape[0]), dtype=np.int64)
+    parts: dict[str, list[list[np.ndarray]]] = {name: [[], []] for name in ("row", "cards", "twin", "ladder", "ladder_cards")}
     for b, (n_hands, lo, tie, groups, _) in enumerate(board.tolist()):
-        group[lo : lo + n_hands] = np.repeat(np.arange(groups), np.diff(ties[tie : tie + groups + 1]))
         for p in (0, 1):
-            hands[p].append(np.flatnonzero(local[p, lo : lo + n_hands] >= 0))
-            steps[p].append(np.flatnonzero(ladder[p, lo : lo + n_hands] >= 0))
-            live_board[p, b, 1] = hands[p][-1].size
+            hands = np.flatnonzero(local[p, lo : lo + n_hands] >= 0)
+            steps = np.flatnonzero(ladder[p, lo : lo + n_hands] >= 0)
+            parts["row"][p].append(local[p, lo + hands])
+            parts["cards"][p].append(layout.hand_cards[lo + hands].ravel())
+            parts["twin"][p].append(local[1 - p, lo + hands])
+            parts["ladder"][p].append(ladder[p, lo + steps])
+            parts["ladder_cards"][p].append(layout.ladder_cards[lo + steps].ravel())
+            kept_before = np.concatenate(([0], np.cumsum(ladder[p, lo : lo + n_hands] >= 0)))
+            live_ties[p, tie : tie + groups + 1] = kept_before[ties[tie : tie + groups + 1]]
+            live_board[p, b, 1] = hands.size
     live_board[:, :, 0] = np.cumsum(live_board[:, :, 1], axis=1) - live_board[:, :, 1]
+    row, cards, twin, steps, step_cards = (_padded([np.concatenate(x) for x in parts[name]])
+                                           for name in ("row", "cards", "twin", "ladder", "ladder_cards"))
+    assert cards.shape[1] >= k * live_board[:, :, 1].sum(axis=1).max()
     return replace(layout, local=local, ladder_local=ladder, maps=_padded(maps), live_node=live_node,
-                   live_row=_padded(live_row), mirror_map=mirror_map, live_board=live_board,
-                   live_hand=_padded([np.concatenate(h) for h in hands]), live_ladder=_padded([np.concatenate(s) for s in steps]),
-                   ladder_group=group)
+                   live_row=_padded(live_row), mirror_map=mirror_map, live_board=live_board, live_hand_row=row,
+                   live_hand_cards=cards, live_hand_twin=twin, live_ladder_row=steps, live_ladder_cards=step_cards,
+                   live_ties=live_ties)
 
 
 def _padded(rows: list[np.ndarray]) -> np.ndarray:
