@@ -124,7 +124,25 @@ typedef struct {
     int moves;                             /* whether decision nodes share theirs (no chance node has min_fan rows) */
     int failed;
     int64_t fans;                          /* nodes whose children went to threads */
+    double *arena;                         /* the nodes' buffers along the path being walked, a stack (need) */
+    int64_t arena_size, arena_top;
 } Pass;
+
+/* n doubles for a node's buffer: the top of the pass's stack, or (where it is full, or none was made) malloc's; NULL
+   where memory ran out. Buffers are given back in the reverse order (give). */
+static double *take(Pass *P, int64_t n) {
+    if (P->arena && P->arena_top + n <= P->arena_size) {
+        double *x = P->arena + P->arena_top;
+        P->arena_top += n;
+        return x;
+    }
+    return malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+}
+
+static void give(Pass *P, double *x, int64_t n) {
+    if (P->arena && x >= P->arena && x < P->arena + P->arena_size) P->arena_top -= n;
+    else free(x);
+}
 
 static void visit(Pass *P, int64_t n, const double *own, const double *opp, double *out);
 
@@ -172,7 +190,8 @@ static void fan_worker(void *arg) {
     const int64_t lo = F->nd[NK_CHILD_LO], nc = F->nd[NK_CHILD_HI] - lo;
     const int dealt = F->nd[NK_KIND] == K_CHANCE;
     Pass Q = *F->P;
-    Q.threads = 1, Q.failed = 0;
+    Q.threads = 1, Q.failed = 0, Q.arena_top = 0;
+    Q.arena = Q.arena_size ? malloc((size_t)Q.arena_size * sizeof(double)) : NULL;
     Q.scratch = malloc((size_t)Q.scratch_size * sizeof(double));
     double *rows = dealt ? malloc((size_t)(2 * F->width) * sizeof(double)) : NULL;
     if (!Q.scratch || (dealt && !rows)) Q.failed = 1;
@@ -184,7 +203,7 @@ static void fan_worker(void *arg) {
         else visit_move(&Q, F->nd, c, F->own, F->opp, F->reaches, F->vals + (c - lo) * F->width);
     }
     if (Q.failed) __atomic_store_n(&F->failed, 1, __ATOMIC_RELAXED);
-    free(Q.scratch), free(rows);
+    free(Q.scratch), free(rows), free(Q.arena);
 }
 
 /* node nd's children visited on up to `threads` threads (the caller's among them), child c's values into
@@ -213,17 +232,18 @@ static void share_children(Pass *P, const int64_t *nd, int threads, int64_t widt
 static int fan_out(Pass *P, const int64_t *nd, int threads, int64_t width, const double *own, const double *opp,
                    double *out) {
     const int64_t lo = nd[NK_CHILD_LO], hi = nd[NK_CHILD_HI], H = rows_of(P->L, (nd - P->L->node) / NK_COLS, P->p);
-    double *vals = malloc((size_t)((hi - lo) * width) * sizeof(double));
+    double *vals = take(P, (hi - lo) * width);
     if (!vals) return -1;
     share_children(P, nd, threads, width, own, opp, NULL, vals);
     for (int64_t j = 0; j < H; j++) out[j] = 0.0;
     for (int64_t c = lo; c < hi && !P->failed; c++) add_dealt(P, c, vals + (c - lo) * width, out);
     if (nd[NK_MIRROR_LO] < nd[NK_MIRROR_HI] && !P->failed) {
-        double *m = calloc((size_t)H, sizeof(double));
+        double *m = take(P, H);
         if (!m) {
-            free(vals);
+            give(P, vals, (hi - lo) * width);
             return -1;
         }
+        for (int64_t j = 0; j < H; j++) m[j] = 0.0;
         for (int64_t e = nd[NK_MIRROR_LO]; e < nd[NK_MIRROR_HI]; e++) {
             const int64_t c = P->L->mirror[2 * e], Hc = rows_of(P->L, c, P->p);
             const int64_t *mm = P->L->maps[P->p] + (P->L->live_node[0] ? P->L->mirror_map[P->p][e] : P->L->mirror[2 * e + 1]);
@@ -231,9 +251,9 @@ static int fan_out(Pass *P, const int64_t *nd, int threads, int64_t width, const
             for (int64_t j = 0; j < Hc; j++) m[mm[j]] += val[j] * 1.0;
         }
         for (int64_t j = 0; j < H; j++) out[j] += m[j];
-        free(m);
+        give(P, m, H);
     }
-    free(vals);
+    give(P, vals, (hi - lo) * width);
     return 0;
 }
 
@@ -393,7 +413,7 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
             if (fan_out(P, nd, shared ? P->threads : 1, width, own, opp, out) != 0) P->failed = 1;
             return;
         }
-        double *buf = malloc((size_t)(3 * width) * sizeof(double));
+        double *buf = take(P, 3 * width);
         if (!buf) { P->failed = 1; return; }
         double *val = buf + 2 * width;
         for (int64_t j = 0; j < H; j++) out[j] = 0.0;
@@ -401,14 +421,14 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
             visit_dealt(P, c, own, opp, buf, val);
             add_dealt(P, c, val, out);
         }
-        free(buf);
+        give(P, buf, 3 * width);
         return;
     }
     const int actor = (int)nd[NK_ACTOR];
     const Source *s = &P->src[actor];
     const int64_t a = s->a, inf = nd[NK_INF], *live = live_of(L, n, p);
     const int64_t nc = hi - lo, width = a < 8 ? nc : a; /* the slots read and written: a node's own actions */
-    double *buf = malloc((size_t)(Hm * (4 * a + 1)) * sizeof(double));
+    double *buf = take(P, Hm * (4 * a + 1));
     if (!buf) { P->failed = 1; return; }
     /* reaches: the reach of the actor's rows at each child, a row of H (or Hq) per child; vals: each child's values in a
        row of their own (so children on other threads write apart), added up in the children's order after the last
@@ -425,7 +445,7 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
         share_children(P, nd, P->threads, H, own, opp, reaches, vals);
     else
         for (int64_t c = lo; c < hi && !P->failed; c++) visit_move(P, nd, c, own, opp, reaches, vals + (c - lo) * H);
-    if (P->failed) { free(buf); return; }
+    if (P->failed) { give(P, buf, Hm * (4 * a + 1)); return; }
     if (actor == p) {
         /* slot k of row j = 0.0 + the child's value, the value summed from 0.0 in slot order times the strategy: the
            additions of the loops over the children that added them one child at a time (four rows at a time, whose
@@ -481,7 +501,29 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
                                 slots, out, own, sigma, s->legal + at, NULL, H, a, u->flags, u->positive, u->negative,
                                 u->scale, u->weight, u->sum_discount, live, width);
     }
-    free(buf);
+    give(P, buf, Hm * (4 * a + 1));
+}
+
+/* the doubles visit takes for its buffers on the deepest path from node n (what a pass's stack needs) */
+static int64_t need(const Pass *P, int64_t n) {
+    const Layout *L = P->L;
+    const int64_t *nd = L->node + n * NK_COLS, lo = nd[NK_CHILD_LO], hi = nd[NK_CHILD_HI];
+    if (nd[NK_KIND] == K_TERMINAL) return 0;
+    int64_t own, below = 0;
+    if (nd[NK_KIND] == K_CHANCE) {
+        int64_t width = 1;
+        for (int64_t c = lo; c < hi; c++) width = L->node[c * NK_COLS + NK_SIZE] > width ? L->node[c * NK_COLS + NK_SIZE] : width;
+        own = (hi - lo) * width + rows_of(L, n, P->p);
+        if (own < 3 * width) own = 3 * width;
+    } else {
+        const int64_t H = rows_of(L, n, P->p), Hq = rows_of(L, n, 1 - P->p);
+        own = (H > Hq ? H : Hq) * (4 * P->src[nd[NK_ACTOR]].a + 1);
+    }
+    for (int64_t c = lo; c < hi; c++) {
+        const int64_t x = need(P, c);
+        if (x > below) below = x;
+    }
+    return own + below;
 }
 
 /* whether a chance node at or below n has min_fan rows below it (then so have all the nodes above it) */
@@ -508,11 +550,17 @@ int64_t poker_pass(const Layout *L, int p, int mode, const Source *src0, const S
                    int64_t roots, const double *own, const double *opp, double *out, int64_t max_hands, int64_t threads,
                    int64_t min_fan) {
     Pass P = {L, p, mode, {*src0, *src1}, {0}, NULL, L->cards + 2 * max_hands + 1, threads > 1 ? (int)threads : 1,
-              min_fan, 1, 0, 0};
+              min_fan, 1, 0, 0, NULL, 0, 0};
     if (up) P.up = *up;
     for (int64_t r = 0; r < roots && P.moves; r++) P.moves = !fanning_chance(L, r, min_fan);
+    for (int64_t r = 0; r < roots; r++) {
+        const int64_t x = need(&P, r);
+        if (x > P.arena_size) P.arena_size = x;
+    }
+    P.arena = P.arena_size ? malloc((size_t)P.arena_size * sizeof(double)) : NULL; /* NULL: malloc node by node */
+    if (!P.arena) P.arena_size = 0;
     double *scratch = malloc((size_t)P.scratch_size * sizeof(double));
-    if (!scratch) return -1;
+    if (!scratch) { free(P.arena); return -1; }
     P.scratch = scratch;
     int64_t at = 0;
     double *rows = L->live_node[0] ? malloc((size_t)(3 * (max_hands > 0 ? max_hands : 1)) * sizeof(double)) : NULL;
@@ -531,7 +579,7 @@ int64_t poker_pass(const Layout *L, int p, int mode, const Source *src0, const S
         }
         at += H;
     }
-    free(scratch), free(rows);
+    free(scratch), free(rows), free(P.arena);
     return P.failed ? -1 : P.fans;
 }
 
