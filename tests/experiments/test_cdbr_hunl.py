@@ -29,7 +29,7 @@ def _exact(cell: str) -> float:
 
 
 @pytest.mark.slow
-def test_same_table_twice_exact_no_responder_beats_the_best_response_and_a_run_resumes(tmp_path):
+def test_exact_no_responder_beats_the_best_response_and_a_second_run_retraining_replaying_and_resuming_gives_the_same_table(tmp_path):
     setup = replace(TINY, deals=4)
     first = cdbr_hunl(setup=setup, seed=2, checkpoint=tmp_path)
     assert EXPERIMENTS["cdbr-hunl"] is cdbr_hunl

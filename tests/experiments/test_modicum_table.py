@@ -22,7 +22,7 @@ def _column(result, header):
 
 
 @pytest.mark.slow
-def test_same_table_twice_aivat_exact_and_a_run_resumes_from_its_finished_matches(tmp_path):
+def test_aivat_exact_and_a_second_run_retraining_replaying_and_resuming_gives_the_same_table(tmp_path):
     setup = replace(TINY, deals=4)
     done: list[str] = []
     first = modicum_table(setup=setup, seed=3, checkpoint=tmp_path, progress=done.append)
