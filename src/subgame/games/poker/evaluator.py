@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from itertools import combinations_with_replacement
+from itertools import chain, combinations_with_replacement
 
 import numpy as np
 
@@ -34,6 +34,7 @@ RANKS, SUITS = 13, 4
 DECK = RANKS * SUITS
 MIN_CARDS, MAX_CARDS = 5, 7
 _DIGIT = RANKS ** np.arange(4, -1, -1, dtype=np.int64)  # [5] place value of each deciding rank
+_BLOCK = 4096  #: rank multisets valued at once while the tables are built
 
 
 @dataclass(frozen=True, eq=False)
@@ -105,13 +106,17 @@ def _flush_values() -> np.ndarray:
 
 @cache
 def _tables(n: int) -> _Tables:
-    multisets = np.array(list(combinations_with_replacement(range(RANKS), n)), dtype=np.int64)  # [M', n]
-    counts = np.zeros((multisets.shape[0], RANKS), dtype=np.int64)
+    multisets = np.fromiter(chain.from_iterable(combinations_with_replacement(range(RANKS), n)), dtype=np.int8)
+    multisets = multisets.reshape(-1, n)  # [M', n]
+    counts = np.zeros((multisets.shape[0], RANKS), dtype=np.int8)
     np.add.at(counts, (np.arange(multisets.shape[0])[:, None], multisets), 1)
     counts = counts[counts.max(axis=1) <= SUITS]
-    codes = counts @ (5 ** np.arange(RANKS, dtype=np.int64))
+    codes = counts.astype(np.int64) @ (5 ** np.arange(RANKS, dtype=np.int64))
     order = np.argsort(codes)
-    return _Tables(codes[order], _plain_values(counts[order]), _flush_values())
+    # a block of rows at a time: the cases' [rows, 13] temporaries of all 49,205 seven-card multisets at once took
+    # some 30 MB, most of a small spot's peak memory
+    plain = np.concatenate([_plain_values(counts[order[i : i + _BLOCK]]) for i in range(0, order.size, _BLOCK)])
+    return _Tables(codes[order], plain, _flush_values())
 
 
 def checked_hands(cards: np.ndarray) -> np.ndarray:
