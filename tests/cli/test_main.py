@@ -33,6 +33,14 @@ def test_help_lists_every_command_without_loading_the_engine():
         assert name in listing
 
 
+def test_solving_a_holdem_spot_never_imports_scipy_sparse():
+    """Its sparse matrices serve the sweeps of small games; a spot's depth-first passes never need them (about 22 MB)."""
+    code = ("from subgame.cli.main import app\ntry:\n    app(['solve', '--board', 'Js Ks 5c Qs 7d', '--pot', '100', '--stack', "
+            "'100', '--bets', 'allin', '--iterations', '3', '--json'], prog_name='subgame')\nexcept SystemExit:\n    pass")
+    imported = _imported_by(code)
+    assert "subgame.tree.poker_layout" in imported and not [m for m in imported if m.startswith("scipy.sparse")]
+
+
 @pytest.mark.parametrize("name", list(COMMANDS))
 def test_each_summary_is_its_command_docstring_first_paragraph(name):
     doc = inspect.getdoc(command_function(name)) or ""

@@ -17,13 +17,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..errors import SubgameError
 from ..tree.public_tree import LEAF, PublicTree
+
+if TYPE_CHECKING:  # scipy.sparse is imported where used: about 22 MB that a hold'em spot never needs
+    import scipy.sparse as sp
 
 
 class LeafProduct(Protocol):
@@ -122,6 +124,7 @@ class LeafValues:
 
     def bind(self, tree: PublicTree, states: np.ndarray) -> BoundValues:
         """The products of :class:`ContinuationValues` as two stacked sparse operators."""
+        import scipy.sparse as sp
         if self.game_id != tree.game_id:
             raise SubgameError(f"the leaf values are of game {self.game_id!r}, the tree is {tree.game_id!r}")
         shape = (tree.players[0].num_states, tree.players[1].num_states)

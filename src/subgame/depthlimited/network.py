@@ -20,7 +20,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..errors import SubgameError
 from ..games.base import Game
@@ -142,6 +141,7 @@ class NetworkValues:
             raise SubgameError("the network needs hidden >= 1 units and epochs >= 1")
 
     def leaf_values(self, tree: PublicTree, continuations: Continuations) -> LeafValues:
+        import scipy.sparse as sp
         exact = ExactValues(self.game, self.full_tree, self.blueprint).leaf_values(tree, continuations)
         chance = leaf_chance(tree).tocoo()
         g0, g1, c = chance.row, chance.col, chance.data

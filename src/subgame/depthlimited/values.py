@@ -19,10 +19,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..errors import StrategyFileError, SubgameError
 from ..files import read_npz, write_npz
@@ -35,6 +34,9 @@ from ..tree.part import Part, place
 from ..tree.public_tree import LEAF, PublicKey, PublicTree
 from ..tree.sweep import forward_reach, transition_weights
 from .leaf import LeafValues
+
+if TYPE_CHECKING:  # scipy.sparse is imported where used: about 22 MB that a hold'em spot never needs
+    import scipy.sparse as sp
 
 TABLE_FORMAT = "subgame-leaf-values"
 
@@ -113,6 +115,7 @@ class ExactValues:
         return self._forests[keys]
 
     def leaf_values(self, tree: PublicTree, continuations: Continuations) -> LeafValues:
+        import scipy.sparse as sp
         _check_game(tree, self.full_tree)
         part = self._below(tree)
         below = part.tree
@@ -135,6 +138,7 @@ class ExactValues:
 
     def _reach_matrix(self, part: Part, player: int, probs: np.ndarray) -> sp.csr_matrix:
         """[R, G] player's own reach from each root private state of the part below the leaves to each private state under it."""
+        import scipy.sparse as sp
         below = part.tree
         sigma = np.ascontiguousarray(part.restrict(probs, player))
         reach = forward_reach(below, player, transition_weights(below, player, sigma))
@@ -190,6 +194,7 @@ class RolloutValues:
             raise SubgameError(f"rollouts must be a whole number >= 1, got {self.rollouts!r}")
 
     def leaf_values(self, tree: PublicTree, continuations: Continuations) -> LeafValues:
+        import scipy.sparse as sp
         _check_game(tree, self.full_tree)
         keys = _leaf_keys(tree)
         leaf_nodes = [int(n) for n in np.flatnonzero(tree.kind == LEAF)]
@@ -271,6 +276,7 @@ class LeafValueTable:
     @staticmethod
     def from_leaf_values(tree: PublicTree, lv: LeafValues) -> LeafValueTable:
         """The table of ``lv``'s values at ``tree``'s leaves."""
+        import scipy.sparse as sp
         pattern = sum((abs(m) for m in lv.matrices), sp.csr_matrix(lv.matrices[0].shape)).tocoo()
         r, c = pattern.row, pattern.col
         values = np.stack([np.asarray(m[r, c]).ravel() for m in lv.matrices])
@@ -282,6 +288,7 @@ class LeafValueTable:
 
     def leaf_values(self, tree: PublicTree) -> LeafValues:
         """The table's values as operators over ``tree`` (every leaf of the tree must be in the table)."""
+        import scipy.sparse as sp
         if tree.game_id != self.game_id:
             raise StrategyFileError(f"the leaf value table is for game {self.game_id!r}, not this tree's {tree.game_id!r}")
         have = set(self.keys)

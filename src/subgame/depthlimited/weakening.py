@@ -18,16 +18,21 @@ must be the blueprint.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import scipy.sparse as sp
 
 from ..errors import SubgameError
 from ..tree.public_tree import LEAF, PublicTree
 from .leaf import LeafValues
 
+if TYPE_CHECKING:  # scipy.sparse is imported where used: about 22 MB that a hold'em spot never needs
+    import scipy.sparse as sp
+
 
 def leaf_chance(tree: PublicTree) -> sp.csr_matrix:
     """[G0, G1] chance probability of the leaf histories at each pair of private states (needs ``leaf_histories=True``)."""
+    import scipy.sparse as sp
     nodes = [int(n) for n in np.flatnonzero(tree.kind == LEAF)]
     if not all(n in tree.leaf_data for n in nodes):
         raise SubgameError("weakening needs the leaf histories: compile the depth-limited tree with leaf_histories=True")
@@ -50,6 +55,7 @@ def weaken(tree: PublicTree, values: LeafValues, reach_player: np.ndarray, chanc
             (only her leaf states are read).
         chance: :func:`leaf_chance` of the tree, if already at hand.
     """
+    import scipy.sparse as sp
     c = leaf_chance(tree) if chance is None else chance
     opp = values.opponent
     states = np.flatnonzero(tree.kind[tree.players[opp].node] == LEAF)

@@ -36,7 +36,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..depthlimited import Continuations, ExactValues, LeafValues, MultiValuedLeaf, depth_limited_tree
 from ..depthlimited.solving import self_generative_continuations
@@ -300,6 +299,7 @@ def averaged_leaf_values(dl: PublicTree, start: PublicTree, values: LeafValues, 
     Raises:
         SubgameError: a leaf of ``dl`` matches no leaf below any target.
     """
+    import scipy.sparse as sp
     images = [_matching_leaves(dl, start, t) for t in targets]
     leaves = np.flatnonzero(dl.kind == LEAF)
     count: np.ndarray = (np.stack(images) >= 0).sum(axis=0).astype(np.float64)

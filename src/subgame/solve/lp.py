@@ -21,14 +21,17 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..errors import GameDefinitionError, InvalidRangeError
 from ..strategy import Strategy, StrategyMeta
 from ..tree.public_tree import LEAF, PublicTree, refuse_isomorphic
 from ..tree.sweep import forward_reach, transition_weights
+
+if TYPE_CHECKING:  # scipy.sparse is imported where used: about 22 MB that a hold'em spot never needs
+    import scipy.sparse as sp
 
 #: Default bound on the number of sequences of both players together. Solve time grows
 #: faster than linearly: Leduc (2,186 sequences) takes a tenth of a second, a 13-rank
@@ -62,6 +65,7 @@ class SequenceForm:
     @cached_property
     def state_map(self) -> sp.csr_matrix:
         """[G, S] 0/1 matrix mapping each private state to its last own sequence."""
+        import scipy.sparse as sp
         G, S = self.last_seq.shape[0], self.num_sequences
         return sp.csr_matrix((np.ones(G), (np.arange(G), self.last_seq)), shape=(G, S))
 
@@ -98,6 +102,7 @@ def sequence_form(tree: PublicTree, player: int) -> SequenceForm:
     ``child_seq``: a state reached by the player's own action ends with that action's
     sequence, any other state inherits its parent's; root states have the empty sequence.
     """
+    import scipy.sparse as sp
     if player not in (0, 1):
         raise GameDefinitionError(f"player must be 0 or 1, got {player!r}")
     pa = tree.players[player]
@@ -148,6 +153,7 @@ def realization_plan(tree: PublicTree, player: int, probs: np.ndarray) -> np.nda
 
 def terminal_matrix(tree: PublicTree) -> sp.csr_matrix:
     """[G0, G1] the chance-weighted payoff of player 0 summed over all terminal operators."""
+    import scipy.sparse as sp
     shape = (tree.players[0].num_states, tree.players[1].num_states)
     U = sp.csr_matrix(shape)
     for op in tree.terminals:
@@ -186,6 +192,7 @@ def _solve_side(A: sp.csr_matrix, sf_max: SequenceForm, sf_min: SequenceForm) ->
     Returns:
         The value, the maximizer's plan ``x`` and the minimizer's plan ``y`` read from the duals.
     """
+    import scipy.sparse as sp
     E, F = sf_max.E, sf_min.E
     nx, nv = E.shape[1], F.shape[0]
     c = np.concatenate([np.zeros(nx), -sf_min.e])

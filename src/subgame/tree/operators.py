@@ -10,9 +10,12 @@ are evaluated in a single sparse product per player.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
+
+if TYPE_CHECKING:  # scipy.sparse is imported where used: about 22 MB that a hold'em spot never needs
+    import scipy.sparse as sp
 
 
 @dataclass(frozen=True, eq=False)
@@ -24,6 +27,7 @@ class SparseTerminal:
 
     @staticmethod
     def from_entries(g0: np.ndarray, g1: np.ndarray, value: np.ndarray, shape: tuple[int, int]) -> SparseTerminal:
+        import scipy.sparse as sp
         u = sp.csr_matrix((value, (g0, g1)), shape=shape)
         u.sum_duplicates()
         return SparseTerminal(u, u.T.tocsr())

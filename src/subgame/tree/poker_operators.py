@@ -31,10 +31,9 @@ from dataclasses import dataclass
 from functools import cached_property, partial
 from itertools import combinations
 from math import comb
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..errors import GameDefinitionError
 from ..games.poker.evaluator import MAX_CARDS, MIN_CARDS, RANKS, SUITS, hand_values
@@ -51,6 +50,9 @@ from ..games.poker.hands import (
 )
 from . import kernels
 from .threads import run_pieces, thread_count
+
+if TYPE_CHECKING:  # scipy.sparse is imported where used: about 22 MB that a hold'em spot never needs
+    import scipy.sparse as sp
 
 
 # -- hand strength, vectorized ---------------------------------------------------------------
@@ -150,7 +152,8 @@ class CardRemoval:
 
     hand_cards: np.ndarray  #: [n, k] the cards of each hand, ascending
     strength: np.ndarray  #: [n] dense strength rank with the board (all zero where unused)
-    holders: tuple[sp.csr_matrix, ...]  #: per level j >= 1: [m_j, n] 1 where hand i holds j-card set m
+    #: per level j >= 1: [n, C(k, j)] the j-card sets each hand holds, numbered 0 .. m_j - 1 (:attr:`holders`)
+    held_sets: tuple[np.ndarray, ...]
     entry_hand: tuple[np.ndarray, ...]  #: per level j: [n·C(k,j)] hand of each entry
     group_lo: tuple[np.ndarray, ...]  #: per level j: [C(k,j), n] first entry of the group of each j-subset of each hand
     group_hi: tuple[np.ndarray, ...]  #: per level j: [C(k,j), n] one past the last entry of that group
@@ -168,15 +171,13 @@ class CardRemoval:
             dense = np.unique(np.asarray(strength), return_inverse=True)[1].reshape(n).astype(np.int64)
         span = int(dense.max(initial=0)) + 1
         levels: list[tuple[np.ndarray, ...]] = []
-        holders = []
+        held_sets = []
         for j in range(k):
             subsets = list(combinations(range(k), j))
             pick = np.array(subsets, dtype=np.int64).reshape(len(subsets), j)
             subset = colex_rank(hand_cards[:, pick]) if j else np.zeros((n, 1), dtype=np.int64)  # [n, C(k,j)]
             if j:
-                ids, col = np.unique(subset.ravel(), return_inverse=True)
-                rows = np.repeat(np.arange(n), len(subsets))
-                holders.append(sp.csr_matrix((np.ones(rows.size), (col.ravel(), rows)), shape=(ids.size, n)))
+                held_sets.append(np.unique(subset.ravel(), return_inverse=True)[1].reshape(n, len(subsets)))
             key = subset * span + dense[:, None]
             flat = key.ravel()
             order = np.argsort(flat, kind="stable")
@@ -189,11 +190,21 @@ class CardRemoval:
                 np.ascontiguousarray(np.searchsorted(srt, key, side="right").T),
             ))
         entry_hand, group_lo, group_hi, weaker_hi, stronger_lo = (tuple(x) for x in zip(*levels))
-        return CardRemoval(hand_cards, dense, tuple(holders), entry_hand, group_lo, group_hi, weaker_hi, stronger_lo)
+        return CardRemoval(hand_cards, dense, tuple(held_sets), entry_hand, group_lo, group_hi, weaker_hi, stronger_lo)
 
     @property
     def num_hands(self) -> int:
         return int(self.hand_cards.shape[0])
+
+    @cached_property
+    def holders(self) -> tuple[sp.csr_matrix, ...]:
+        """Per level j >= 1: [m_j, n] 1 where hand i holds j-card set m (made on first use: the depth-first passes
+        never ask, and scipy.sparse is not imported for them)."""
+        import scipy.sparse as sp
+
+        n = self.num_hands
+        return tuple(sp.csr_matrix((np.ones(sets.size), (sets.ravel(), np.repeat(np.arange(n), sets.shape[1]))),
+                                   shape=(int(sets.max(initial=-1)) + 1, n)) for sets in self.held_sets)
 
     @cached_property
     def ladder(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -376,6 +387,7 @@ class ShowdownGroup:
 
 
 def _entries_matrix(groups: Sequence[FoldGroup | ShowdownGroup], num_states: tuple[int, int]) -> sp.csr_matrix:
+    import scipy.sparse as sp
     parts = [g.entries() for g in groups]
     if not parts:
         return sp.csr_matrix(num_states)

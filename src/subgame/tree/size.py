@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..errors import GameDefinitionError
 from .lazy import MadeOnFirstUse
@@ -28,6 +27,7 @@ def array_bytes(obj: Any) -> int:
     Walks dataclasses (their fields and computed properties already cached on them),
     tuples, lists and dict values (with their containers' own size); numbers count nothing.
     """
+    sparse = sys.modules.get("scipy.sparse")  # no object is a sparse matrix where scipy.sparse was never imported
     seen: set[int] = set()
     total = 0
     stack = [obj]
@@ -38,7 +38,7 @@ def array_bytes(obj: Any) -> int:
         seen.add(id(x))
         if isinstance(x, np.ndarray):
             total += x.nbytes
-        elif sp.issparse(x):
+        elif sparse is not None and sparse.issparse(x):
             stack.extend(getattr(x, name) for name in ("data", "indices", "indptr", "row", "col") if hasattr(x, name))
         elif isinstance(x, MadeOnFirstUse):
             stack.extend(x.stored)
