@@ -189,7 +189,7 @@ def live_layout(layout: PokerLayout, root_reach: tuple[np.ndarray, np.ndarray]) 
             local[p, lo:hi], ladder[p, lo:hi] = inv[layout.local[p, lo:hi]], inv[layout.ladder_local[p, lo:hi]]
         live_row.append(np.concatenate(kept))
         maps.append(np.concatenate(mapped) if mapped else np.zeros(0, dtype=np.int64))
-    board, ties, k = layout.board, layout.ties, layout.hand_cards.shape[1]
+    board, ties = layout.board, layout.ties
     live_board = np.empty((2, board.shape[0], 2), dtype=np.int64)
     live_ties = np.zeros((2, ties.shape[0]), dtype=np.int64)
     parts: dict[str, list[list[np.ndarray]]] = {name: [[], []] for name in ("row", "cards", "twin", "ladder", "ladder_cards")}
@@ -208,7 +208,6 @@ def live_layout(layout: PokerLayout, root_reach: tuple[np.ndarray, np.ndarray]) 
     live_board[:, :, 0] = np.cumsum(live_board[:, :, 1], axis=1) - live_board[:, :, 1]
     row, cards, twin, steps, step_cards = (_padded([np.concatenate(x) for x in parts[name]])
                                            for name in ("row", "cards", "twin", "ladder", "ladder_cards"))
-    assert cards.shape[1] >= k * live_board[:, :, 1].sum(axis=1).max()
     return replace(layout, local=local, ladder_local=ladder, maps=_padded(maps), live_node=live_node,
                    live_row=_padded(live_row), mirror_map=mirror_map, live_board=live_board, live_hand_row=row,
                    live_hand_cards=cards, live_hand_twin=twin, live_ladder_row=steps, live_ladder_cards=step_cards,
