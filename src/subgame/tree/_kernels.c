@@ -22,7 +22,7 @@ typedef int32_t idx_t;
 
 /* The version of these functions' signatures: subgame.tree.kernels refuses a library built from another one (bump
    both together whenever a signature changes, so that a stale build left in place falls back to numpy). */
-int64_t kernels_abi(void) { return 15; }
+int64_t kernels_abi(void) { return 16; }
 
 /* numpy's maximum: the second argument unless the first is larger or NaN (so max(-0.0, 0.0) is 0.0) */
 static inline double np_max(double a, double b) { return (a > b || a != a) ? a : b; }
@@ -196,8 +196,8 @@ REGRET_MATCHING(regret_matching_f32, float)
  * float64; the stored regrets and sums are T (float64, or float32 rounded after every step, as numpy's in-place
  * operations on a float32 array round them). NAME_rows updates the stored rows at[i] (at NULL: 0, 1, ...; and reads
  * their legal masks) from row i of seqv and strategy, over the first n of each row's a slots (a node's own actions: the
- * others, zero and illegal, would stay zero); infoset_priv NULL stands for 0, 1, ... NAME_body runs for the flags of the presets
- * (0 cfr, 1 cfr+ and pcfr+, 2 dcfr, 56 dcfr-postflop) with constant flags.
+ * others, zero and illegal, would stay zero); infoset_priv NULL stands for 0, 1, ... NAME_body runs for the flags of
+ * the presets (0 cfr, 1 cfr+ and pcfr+, 2 dcfr, 56 dcfr-postflop) with constant flags.
  */
 #define UPDATE_REGRETS(NAME, T)                                                                                        \
     INLINE void NAME##_row(T *restrict rg, T *restrict sm, T *restrict pr, const double *restrict sq,                 \
@@ -238,13 +238,13 @@ REGRET_MATCHING(regret_matching_f32, float)
                           int64_t n) {                                                                                 \
         switch (flags) {                                                                                               \
         case 0: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,   \
-                            0, positive, negative, scale, weight, sum_discount, at, n); break;                            \
+                            0, positive, negative, scale, weight, sum_discount, at, n); break;                          \
         case 1: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,   \
-                            1, positive, negative, scale, weight, sum_discount, at, n); break;                            \
+                            1, positive, negative, scale, weight, sum_discount, at, n); break;                          \
         case 2: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,   \
-                            2, positive, negative, scale, weight, sum_discount, at, n); break;                            \
+                            2, positive, negative, scale, weight, sum_discount, at, n); break;                          \
         case 56: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,  \
-                             56, positive, negative, scale, weight, sum_discount, at, n); break;                          \
+                             56, positive, negative, scale, weight, sum_discount, at, n); break;                        \
         default: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,  \
                              flags, positive, negative, scale, weight, sum_discount, at, n);                           \
         }                                                                                                              \
@@ -301,64 +301,68 @@ void fold_values(const double *opp, double *out, const int64_t *me_local, const 
 }
 
 /*
- * Showdown terminals of one board, columns [c0, c1): with the hands in ascending strength (the ladder: their
- * cards, where each group of tied hands starts, each player's private-state position of them), the opponent's
- * reach over disjoint weaker hands is a running sum over the groups already passed less what those hands hold
- * of the hand's cards; stronger hands likewise from the top. Player 0 gets win[t] * weaker + lose[t] * stronger,
- * player 1 minus lose[t] * weaker + win[t] * stronger. `scratch` holds cards + 2 n doubles.
+ * One showdown of one board by its ladder: the traverser's hands in ascending strength (their rows mrow in `out`,
+ * cards mc, [k] each; tie group g's hands at mt[g] .. mt[g+1] - 1) against the opponent's (reach opp[orow[u]], cards
+ * oc, groups at ot). The opponent's reach over disjoint weaker hands is a running sum over the groups already passed
+ * less what those hands hold of the hand's cards; stronger hands likewise from the top. out[mrow[j]] = w_below *
+ * weaker + w_above * stronger, negated where `negate`. `scratch` holds cards + the traverser's hands doubles.
  */
-INLINE void showdown_body(const double *opp, double *out, const int64_t *me_local, const int64_t *me_start,
-                          const int64_t *opp_local, const int64_t *opp_start, const double *win, const double *lose,
-                          const int64_t *hand_cards, const int64_t *ties, int64_t groups, int64_t n, int64_t k,
-                          int player, int64_t c0, int64_t c1, double *scratch, int64_t cards) {
-    double *mass = scratch, *weaker = scratch + cards, *x = scratch + cards + n;
-    for (int64_t t = c0; t < c1; t++) {
-        const double *r = opp + opp_start[t];
-        double *o = out + me_start[t];
-        const double w_below = player == 0 ? win[t] : lose[t], w_above = player == 0 ? lose[t] : win[t];
-        for (int64_t q = 0; q < n; q++) x[q] = r[opp_local[q]];
-        double total = 0.0;
-        memset(mass, 0, (size_t)cards * sizeof(double));
-        for (int64_t g = 0; g < groups; g++) {
-            for (int64_t q = ties[g]; q < ties[g + 1]; q++) {
-                double m = total - mass[hand_cards[q * k]];
-                if (k == 2) m -= mass[hand_cards[q * k + 1]];
-                weaker[q] = m;
-            }
-            for (int64_t q = ties[g]; q < ties[g + 1]; q++) {
-                if (x[q] == 0.0) continue; /* adds nothing: see fold_body */
-                total += x[q];
-                for (int64_t j = 0; j < k; j++) mass[hand_cards[q * k + j]] += x[q];
-            }
+INLINE void ladder_body(const double *opp, double *out, const int64_t *mrow, const int64_t *mc, const int64_t *mt,
+                        const int64_t *orow, const int64_t *oc, const int64_t *ot, int64_t groups, int64_t k,
+                        double w_below, double w_above, int negate, double *scratch, int64_t cards) {
+    double *mass = scratch, *weaker = scratch + cards, total = 0.0;
+    memset(mass, 0, (size_t)cards * sizeof(double));
+    for (int64_t g = 0; g < groups; g++) {
+        for (int64_t j = mt[g]; j < mt[g + 1]; j++) {
+            double m = total - mass[mc[j * k]];
+            if (k == 2) m -= mass[mc[j * k + 1]];
+            weaker[j] = m;
         }
-        total = 0.0;
-        memset(mass, 0, (size_t)cards * sizeof(double));
-        for (int64_t g = groups - 1; g >= 0; g--) {
-            for (int64_t q = ties[g]; q < ties[g + 1]; q++) {
-                double m = total - mass[hand_cards[q * k]];
-                if (k == 2) m -= mass[hand_cards[q * k + 1]];
-                const double value = w_below * weaker[q] + w_above * m;
-                o[me_local[q]] = (player == 0 ? value : -value) + 0.0;
-            }
-            for (int64_t q = ties[g]; q < ties[g + 1]; q++) {
-                if (x[q] == 0.0) continue; /* adds nothing: see fold_body */
-                total += x[q];
-                for (int64_t j = 0; j < k; j++) mass[hand_cards[q * k + j]] += x[q];
-            }
+        for (int64_t u = ot[g]; u < ot[g + 1]; u++) {
+            const double x = opp[orow[u]];
+            if (x == 0.0) continue; /* adds nothing: see fold_body */
+            total += x;
+            for (int64_t c = 0; c < k; c++) mass[oc[u * k + c]] += x;
+        }
+    }
+    total = 0.0;
+    memset(mass, 0, (size_t)cards * sizeof(double));
+    for (int64_t g = groups - 1; g >= 0; g--) {
+        for (int64_t j = mt[g]; j < mt[g + 1]; j++) {
+            double m = total - mass[mc[j * k]];
+            if (k == 2) m -= mass[mc[j * k + 1]];
+            const double value = w_below * weaker[j] + w_above * m;
+            out[mrow[j]] = (negate ? -value : value) + 0.0;
+        }
+        for (int64_t u = ot[g]; u < ot[g + 1]; u++) {
+            const double x = opp[orow[u]];
+            if (x == 0.0) continue; /* adds nothing: see fold_body */
+            total += x;
+            for (int64_t c = 0; c < k; c++) mass[oc[u * k + c]] += x;
         }
     }
 }
 
+void ladder_values(const double *opp, double *out, const int64_t *mrow, const int64_t *mc, const int64_t *mt,
+                   const int64_t *orow, const int64_t *oc, const int64_t *ot, int64_t groups, int64_t k, double w_below,
+                   double w_above, int negate, double *scratch, int64_t cards) {
+    if (k == 2) ladder_body(opp, out, mrow, mc, mt, orow, oc, ot, groups, 2, w_below, w_above, negate, scratch, cards);
+    else ladder_body(opp, out, mrow, mc, mt, orow, oc, ot, groups, k, w_below, w_above, negate, scratch, cards);
+}
+
+/*
+ * Showdown terminals of one board, columns [c0, c1), by ladder_values over the board's ladder (both players' hands,
+ * each player's private-state position of them). Player 0 gets win[t] * weaker + lose[t] * stronger, player 1 minus
+ * lose[t] * weaker + win[t] * stronger. `scratch` holds cards + n doubles.
+ */
 void showdown_values(const double *opp, double *out, const int64_t *me_local, const int64_t *me_start,
                      const int64_t *opp_local, const int64_t *opp_start, const double *win, const double *lose,
-                     const int64_t *hand_cards, const int64_t *ties, int64_t groups, int64_t n, int64_t k, int player,
-                     int64_t c0, int64_t c1, double *scratch, int64_t cards) {
-    if (k == 2)
-        showdown_body(opp, out, me_local, me_start, opp_local, opp_start, win, lose, hand_cards, ties, groups, n, 2,
-                      player, c0, c1, scratch, cards);
-    else
-        showdown_body(opp, out, me_local, me_start, opp_local, opp_start, win, lose, hand_cards, ties, groups, n, k,
-                      player, c0, c1, scratch, cards);
+                     const int64_t *hand_cards, const int64_t *ties, int64_t groups, int64_t k, int player, int64_t c0,
+                     int64_t c1, double *scratch, int64_t cards) {
+    for (int64_t t = c0; t < c1; t++)
+        ladder_values(opp + opp_start[t], out + me_start[t], me_local, hand_cards, ties, opp_local, hand_cards, ties,
+                      groups, k, player == 0 ? win[t] : lose[t], player == 0 ? lose[t] : win[t], player != 0, scratch,
+                      cards);
 }
 
 /* leaf_values: the reach of the hands at ladder positions [q0, q1) added to the running sums per giver bucket

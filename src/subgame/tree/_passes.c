@@ -29,10 +29,9 @@ void update_regrets_f32_rows(float *regrets, float *strategy_sum, float *predict
 void fold_values(const double *opp, double *out, const int64_t *me_local, const int64_t *me_start,
                  const int64_t *opp_local, const int64_t *opp_start, const double *value, const int64_t *hand_cards,
                  int64_t n, int64_t k, int64_t c0, int64_t c1, double *mass, int64_t cards);
-void showdown_values(const double *opp, double *out, const int64_t *me_local, const int64_t *me_start,
-                     const int64_t *opp_local, const int64_t *opp_start, const double *win, const double *lose,
-                     const int64_t *hand_cards, const int64_t *ties, int64_t groups, int64_t n, int64_t k, int player,
-                     int64_t c0, int64_t c1, double *scratch, int64_t cards);
+void ladder_values(const double *opp, double *out, const int64_t *mrow, const int64_t *mc, const int64_t *mt,
+                   const int64_t *orow, const int64_t *oc, const int64_t *ot, int64_t groups, int64_t k, double w_below,
+                   double w_above, int negate, double *scratch, int64_t cards);
 /* from _pool.c */
 int pool_run(void (*work)(void *), void *arg, int extra);
 /*
@@ -304,7 +303,7 @@ static void matrix_row(const Layout *L, const int64_t *b, int p, int showdown, c
 }
 
 /*
- * fold_values and showdown_values over live rows: the opponent's reach summed over her live hands only, the values
+ * fold_values and the showdowns over live rows: the opponent's reach summed over her live hands only, the values
  * written for the traverser's only. The dropped hands add exactly zero to those sums, so skipping them leaves every
  * running sum and every value bitwise as the loops over all hands make them.
  */
@@ -328,45 +327,12 @@ static inline __attribute__((always_inline)) void live_fold(const Layout *L, con
     }
 }
 
-/* showdown_values' two sweeps over the tie groups, each group's live hands of the traverser valued before the
-   opponent's are added */
-static inline __attribute__((always_inline)) void live_showdown(const Layout *L, const int64_t k, const int64_t *b, int p,
-                                                                const double *t, const double *opp, double *out,
-                                                                double *scratch) {
+static void live_showdown(const Layout *L, const int64_t *b, int p, const double *t, const double *opp, double *out,
+                          double *scratch) {
     const int64_t bi = (b - L->board) / 5, q = 1 - p, mb = L->live_board[p][2 * bi], ob = L->live_board[q][2 * bi];
-    const int64_t *mrow = L->live_ladder_row[p] + mb, *orow = L->live_ladder_row[q] + ob;
-    const int64_t *mc = L->live_ladder_cards[p] + mb * k, *oc = L->live_ladder_cards[q] + ob * k;
-    const int64_t *mt = L->live_ties[p] + b[2], *ot = L->live_ties[q] + b[2], groups = b[3];
-    const double w_below = p == 0 ? t[0] : t[1], w_above = p == 0 ? t[1] : t[0];
-    double *mass = scratch, *weaker = scratch + L->cards, total = 0.0;
-    memset(mass, 0, (size_t)L->cards * sizeof(double));
-    for (int64_t g = 0; g < groups; g++) {
-        for (int64_t j = mt[g]; j < mt[g + 1]; j++) {
-            double m = total - mass[mc[j * k]];
-            if (k == 2) m -= mass[mc[j * k + 1]];
-            weaker[j] = m;
-        }
-        for (int64_t u = ot[g]; u < ot[g + 1]; u++) {
-            const double x = opp[orow[u]];
-            total += x;
-            for (int64_t c = 0; c < k; c++) mass[oc[u * k + c]] += x;
-        }
-    }
-    total = 0.0;
-    memset(mass, 0, (size_t)L->cards * sizeof(double));
-    for (int64_t g = groups - 1; g >= 0; g--) {
-        for (int64_t j = mt[g]; j < mt[g + 1]; j++) {
-            double m = total - mass[mc[j * k]];
-            if (k == 2) m -= mass[mc[j * k + 1]];
-            const double value = w_below * weaker[j] + w_above * m;
-            out[mrow[j]] = (p == 0 ? value : -value) + 0.0;
-        }
-        for (int64_t u = ot[g]; u < ot[g + 1]; u++) {
-            const double x = opp[orow[u]];
-            total += x;
-            for (int64_t c = 0; c < k; c++) mass[oc[u * k + c]] += x;
-        }
-    }
+    ladder_values(opp, out, L->live_ladder_row[p] + mb, L->live_ladder_cards[p] + mb * L->k, L->live_ties[p] + b[2],
+                  L->live_ladder_row[q] + ob, L->live_ladder_cards[q] + ob * L->k, L->live_ties[q] + b[2], b[3], L->k,
+                  p == 0 ? t[0] : t[1], p == 0 ? t[1] : t[0], p != 0, scratch, L->cards);
 }
 
 static void terminal_row(Pass *P, const int64_t *nd, const double *opp, double *out) {
@@ -374,17 +340,17 @@ static void terminal_row(Pass *P, const int64_t *nd, const double *opp, double *
     const int64_t *b = L->board + nd[NK_BOARD] * 5, row = b[1], n = b[0], k = L->k, q = 1 - P->p;
     const double *t = L->term + nd[NK_TERM] * 2;
     static const int64_t zero = 0;
-    if (L->live_node[0]) { /* compiled for two-card hands, and for any k */
+    if (L->live_node[0]) { /* the fold compiled for two-card hands, and for any k */
         const double fold = P->p == 0 ? t[0] : -1.0 * t[0];
-        if (nd[NK_SHOWDOWN] && k == 2) live_showdown(L, 2, b, P->p, t, opp, out, P->scratch);
-        else if (nd[NK_SHOWDOWN]) live_showdown(L, k, b, P->p, t, opp, out, P->scratch);
+        if (nd[NK_SHOWDOWN]) live_showdown(L, b, P->p, t, opp, out, P->scratch);
         else if (k == 2) live_fold(L, 2, b, P->p, fold, opp, out, P->scratch);
         else live_fold(L, k, b, P->p, fold, opp, out, P->scratch);
     } else if (b[4]) {
         matrix_row(L, b, P->p, (int)nd[NK_SHOWDOWN], t, opp, out);
     } else if (nd[NK_SHOWDOWN]) {
-        showdown_values(opp, out, L->ladder_local[P->p] + row, &zero, L->ladder_local[q] + row, &zero, t, t + 1,
-                        L->ladder_cards + row * k, L->ties + b[2], b[3], n, k, P->p, 0, 1, P->scratch, L->cards);
+        const int64_t *cards = L->ladder_cards + row * k, *ties = L->ties + b[2];
+        ladder_values(opp, out, L->ladder_local[P->p] + row, cards, ties, L->ladder_local[q] + row, cards, ties, b[3], k,
+                      P->p == 0 ? t[0] : t[1], P->p == 0 ? t[1] : t[0], P->p != 0, P->scratch, L->cards);
     } else {
         const double value = P->p == 0 ? t[0] : -1.0 * t[0];
         fold_values(opp, out, L->local[P->p] + row, &zero, L->local[q] + row, &zero, &value, L->hand_cards + row * k, n, k,

@@ -45,7 +45,7 @@ _SIGNATURES: dict[str, list[Any]] = {
     "update_regrets": [_P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, ctypes.c_int, _D, _D, _D, _D, _D],
     "update_regrets_f32": [_P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, ctypes.c_int, _D, _D, _D, _D, _D],
     "fold_values": [_P, _P, _P, _P, _P, _P, _P, _P, _I, _I, _I, _I, _P, _I],
-    "showdown_values": [_P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, _I, ctypes.c_int, _I, _I, _P, _I],
+    "showdown_values": [_P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, ctypes.c_int, _I, _I, _P, _I],
     "leaf_values": [_P, _P, _P, _P, _P, _P, _P, _I, _P, _I, _P, _P, _I, _I, _I, _I, _I, _I, _P],
 }
 
@@ -91,7 +91,7 @@ class Rule(Protocol):
 
 
 #: The signatures' version ``_kernels.c`` must report (``kernels_abi``); bumped with every change to them.
-ABI = 15
+ABI = 16
 
 
 def _load() -> ctypes.CDLL | None:
@@ -371,11 +371,11 @@ def showdown_values(
     """
     n, k = hand_cards.shape
     cards = int(hand_cards.max(initial=0)) + 1
-    scratch = np.empty(cards + 2 * n)
+    scratch = np.empty(cards + n)
     idx, vals = _i64(*me, *them, hand_cards, ties), _f64(win, lose)
     _lib.showdown_values(  # type: ignore[union-attr]
         _ptr(opp), _ptr(out), *(_ptr(x) for x in idx[:4]), *(_ptr(x) for x in vals), _ptr(idx[4]), _ptr(idx[5]),
-        ties.shape[0] - 1, n, k, player, cols.start, cols.stop, _ptr(scratch), cards,
+        ties.shape[0] - 1, k, player, cols.start, cols.stop, _ptr(scratch), cards,
     )
 
 
