@@ -267,37 +267,48 @@ UPDATE_REGRETS(update_regrets, double)
 UPDATE_REGRETS(update_regrets_f32, float)
 
 /*
- * Fold terminals of one board, columns [c0, c1): out[me(i, t)] = value[t] * (the opponent's reach over
- * the hands sharing no card with hand i), by inclusion-exclusion over i's k <= 2 cards.
- * me(i, t) = me_local[i] + me_start[t], likewise opp(i, t); `mass` is scratch of `cards` doubles.
+ * One fold of one board: out[mrow[i]] = value * (the opponent's reach over her hands sharing no card with the
+ * traverser's hand i), for the traverser's nm hands (rows mrow in `out`, cards mc, [k] each) against the opponent's no
+ * hands (reach opp[orow[u]], cards oc), by inclusion-exclusion over i's k <= 2 cards: with two cards the hand itself,
+ * subtracted twice, is added back (twin[i]: the opponent's row of it, -1 where she has none). `mass` is scratch of
+ * `cards` doubles.
  */
-INLINE void fold_body(const double *opp, double *out, const int64_t *me_local, const int64_t *me_start,
-                      const int64_t *opp_local, const int64_t *opp_start, const double *value, const int64_t *hand_cards,
-                      int64_t n, int64_t k, int64_t c0, int64_t c1, double *mass, int64_t cards) {
-    for (int64_t t = c0; t < c1; t++) {
-        const double *r = opp + opp_start[t];
-        double total = 0.0;
-        memset(mass, 0, (size_t)cards * sizeof(double));
-        for (int64_t i = 0; i < n; i++) {
-            const double x = r[opp_local[i]];
-            if (x == 0.0) continue; /* adds nothing (both sums start at +0.0 and never hold -0.0) */
-            total += x;
-            for (int64_t j = 0; j < k; j++) mass[hand_cards[i * k + j]] += x;
-        }
-        double *o = out + me_start[t];
-        for (int64_t i = 0; i < n; i++) {
-            double m = total - mass[hand_cards[i * k]];
-            if (k == 2) m = (m - mass[hand_cards[i * k + 1]]) + r[opp_local[i]];
-            o[me_local[i]] = value[t] * m + 0.0;
-        }
+INLINE void removal_body(const double *opp, double *out, const int64_t *mrow, const int64_t *mc, const int64_t *twin,
+                         int64_t nm, const int64_t *orow, const int64_t *oc, int64_t no, int64_t k, double value,
+                         double *mass, int64_t cards) {
+    double total = 0.0;
+    memset(mass, 0, (size_t)cards * sizeof(double));
+    for (int64_t u = 0; u < no; u++) {
+        const double x = opp[orow[u]];
+        if (x == 0.0) continue; /* adds nothing (both sums start at +0.0 and never hold -0.0) */
+        total += x;
+        for (int64_t c = 0; c < k; c++) mass[oc[u * k + c]] += x;
+    }
+    for (int64_t i = 0; i < nm; i++) {
+        double m = total - mass[mc[i * k]];
+        if (k == 2) m = (m - mass[mc[i * k + 1]]) + (twin[i] >= 0 ? opp[twin[i]] : 0.0);
+        out[mrow[i]] = value * m + 0.0;
     }
 }
 
+void removal_values(const double *opp, double *out, const int64_t *mrow, const int64_t *mc, const int64_t *twin,
+                    int64_t nm, const int64_t *orow, const int64_t *oc, int64_t no, int64_t k, double value, double *mass,
+                    int64_t cards) {
+    if (k == 2) removal_body(opp, out, mrow, mc, twin, nm, orow, oc, no, 2, value, mass, cards);
+    else removal_body(opp, out, mrow, mc, twin, nm, orow, oc, no, k, value, mass, cards);
+}
+
+/*
+ * Fold terminals of one board, columns [c0, c1), by removal_values over the board's hands (both players hold all of
+ * them; me_local and opp_local their private-state positions): out[me(i, t)] = value[t] * (the opponent's reach over
+ * the hands sharing no card with hand i), me(i, t) = me_local[i] + me_start[t], likewise opp(i, t).
+ */
 void fold_values(const double *opp, double *out, const int64_t *me_local, const int64_t *me_start,
                  const int64_t *opp_local, const int64_t *opp_start, const double *value, const int64_t *hand_cards,
                  int64_t n, int64_t k, int64_t c0, int64_t c1, double *mass, int64_t cards) {
-    if (k == 2) fold_body(opp, out, me_local, me_start, opp_local, opp_start, value, hand_cards, n, 2, c0, c1, mass, cards);
-    else fold_body(opp, out, me_local, me_start, opp_local, opp_start, value, hand_cards, n, k, c0, c1, mass, cards);
+    for (int64_t t = c0; t < c1; t++)
+        removal_values(opp + opp_start[t], out + me_start[t], me_local, hand_cards, opp_local, n, opp_local, hand_cards,
+                       n, k, value[t], mass, cards);
 }
 
 /*
@@ -320,7 +331,7 @@ INLINE void ladder_body(const double *opp, double *out, const int64_t *mrow, con
         }
         for (int64_t u = ot[g]; u < ot[g + 1]; u++) {
             const double x = opp[orow[u]];
-            if (x == 0.0) continue; /* adds nothing: see fold_body */
+            if (x == 0.0) continue; /* adds nothing: see removal_body */
             total += x;
             for (int64_t c = 0; c < k; c++) mass[oc[u * k + c]] += x;
         }
@@ -336,7 +347,7 @@ INLINE void ladder_body(const double *opp, double *out, const int64_t *mrow, con
         }
         for (int64_t u = ot[g]; u < ot[g + 1]; u++) {
             const double x = opp[orow[u]];
-            if (x == 0.0) continue; /* adds nothing: see fold_body */
+            if (x == 0.0) continue; /* adds nothing: see removal_body */
             total += x;
             for (int64_t c = 0; c < k; c++) mass[oc[u * k + c]] += x;
         }

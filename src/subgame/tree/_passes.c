@@ -26,9 +26,9 @@ void update_regrets_f32_rows(float *regrets, float *strategy_sum, float *predict
                              const int64_t *infoset_priv, int64_t rows, int64_t a, int flags, double positive,
                              double negative, double scale, double weight, double sum_discount, const int64_t *at,
                              int64_t n);
-void fold_values(const double *opp, double *out, const int64_t *me_local, const int64_t *me_start,
-                 const int64_t *opp_local, const int64_t *opp_start, const double *value, const int64_t *hand_cards,
-                 int64_t n, int64_t k, int64_t c0, int64_t c1, double *mass, int64_t cards);
+void removal_values(const double *opp, double *out, const int64_t *mrow, const int64_t *mc, const int64_t *twin,
+                    int64_t nm, const int64_t *orow, const int64_t *oc, int64_t no, int64_t k, double value, double *mass,
+                    int64_t cards);
 void ladder_values(const double *opp, double *out, const int64_t *mrow, const int64_t *mc, const int64_t *mt,
                    const int64_t *orow, const int64_t *oc, const int64_t *ot, int64_t groups, int64_t k, double w_below,
                    double w_above, int negate, double *scratch, int64_t cards);
@@ -303,28 +303,16 @@ static void matrix_row(const Layout *L, const int64_t *b, int p, int showdown, c
 }
 
 /*
- * fold_values and the showdowns over live rows: the opponent's reach summed over her live hands only, the values
- * written for the traverser's only. The dropped hands add exactly zero to those sums, so skipping them leaves every
- * running sum and every value bitwise as the loops over all hands make them.
+ * A fold or a showdown over live rows: removal_values and ladder_values over each player's live hands only (the
+ * opponent's reach summed over hers, the values written for the traverser's). The dropped hands add exactly zero to
+ * those sums, so leaving them out leaves every running sum and every value bitwise as the loops over all hands make them.
  */
-static inline __attribute__((always_inline)) void live_fold(const Layout *L, const int64_t k, const int64_t *b, int p,
-                                                            double value, const double *opp, double *out, double *mass) {
+static void live_fold(const Layout *L, const int64_t *b, int p, double value, const double *opp, double *out,
+                      double *mass) {
     const int64_t bi = (b - L->board) / 5, q = 1 - p, mb = L->live_board[p][2 * bi], ob = L->live_board[q][2 * bi];
-    const int64_t nm = L->live_board[p][2 * bi + 1], no = L->live_board[q][2 * bi + 1];
-    const int64_t *mrow = L->live_hand_row[p] + mb, *twin = L->live_hand_twin[p] + mb, *orow = L->live_hand_row[q] + ob;
-    const int64_t *mc = L->live_hand_cards[p] + mb * k, *oc = L->live_hand_cards[q] + ob * k;
-    double total = 0.0;
-    memset(mass, 0, (size_t)L->cards * sizeof(double));
-    for (int64_t j = 0; j < no; j++) {
-        const double x = opp[orow[j]];
-        total += x;
-        for (int64_t c = 0; c < k; c++) mass[oc[j * k + c]] += x;
-    }
-    for (int64_t j = 0; j < nm; j++) {
-        double m = total - mass[mc[j * k]];
-        if (k == 2) m = (m - mass[mc[j * k + 1]]) + (twin[j] >= 0 ? opp[twin[j]] : 0.0);
-        out[mrow[j]] = value * m + 0.0;
-    }
+    removal_values(opp, out, L->live_hand_row[p] + mb, L->live_hand_cards[p] + mb * L->k, L->live_hand_twin[p] + mb,
+                   L->live_board[p][2 * bi + 1], L->live_hand_row[q] + ob, L->live_hand_cards[q] + ob * L->k,
+                   L->live_board[q][2 * bi + 1], L->k, value, mass, L->cards);
 }
 
 static void live_showdown(const Layout *L, const int64_t *b, int p, const double *t, const double *opp, double *out,
@@ -339,12 +327,9 @@ static void terminal_row(Pass *P, const int64_t *nd, const double *opp, double *
     const Layout *L = P->L;
     const int64_t *b = L->board + nd[NK_BOARD] * 5, row = b[1], n = b[0], k = L->k, q = 1 - P->p;
     const double *t = L->term + nd[NK_TERM] * 2;
-    static const int64_t zero = 0;
-    if (L->live_node[0]) { /* the fold compiled for two-card hands, and for any k */
-        const double fold = P->p == 0 ? t[0] : -1.0 * t[0];
+    if (L->live_node[0]) {
         if (nd[NK_SHOWDOWN]) live_showdown(L, b, P->p, t, opp, out, P->scratch);
-        else if (k == 2) live_fold(L, 2, b, P->p, fold, opp, out, P->scratch);
-        else live_fold(L, k, b, P->p, fold, opp, out, P->scratch);
+        else live_fold(L, b, P->p, P->p == 0 ? t[0] : -1.0 * t[0], opp, out, P->scratch);
     } else if (b[4]) {
         matrix_row(L, b, P->p, (int)nd[NK_SHOWDOWN], t, opp, out);
     } else if (nd[NK_SHOWDOWN]) {
@@ -352,9 +337,9 @@ static void terminal_row(Pass *P, const int64_t *nd, const double *opp, double *
         ladder_values(opp, out, L->ladder_local[P->p] + row, cards, ties, L->ladder_local[q] + row, cards, ties, b[3], k,
                       P->p == 0 ? t[0] : t[1], P->p == 0 ? t[1] : t[0], P->p != 0, P->scratch, L->cards);
     } else {
-        const double value = P->p == 0 ? t[0] : -1.0 * t[0];
-        fold_values(opp, out, L->local[P->p] + row, &zero, L->local[q] + row, &zero, &value, L->hand_cards + row * k, n, k,
-                    0, 1, P->scratch, L->cards);
+        const int64_t *cards = L->hand_cards + row * k, *mine = L->local[P->p] + row, *theirs = L->local[q] + row;
+        removal_values(opp, out, mine, cards, theirs, n, theirs, cards, n, k, P->p == 0 ? t[0] : -1.0 * t[0], P->scratch,
+                       L->cards);
     }
 }
 
