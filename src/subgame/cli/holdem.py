@@ -55,6 +55,7 @@ class HoldemOptions:
     isomorphism: bool = True
     dtype: str = "float64"  #: the precision of the stored regrets and average (also taken by other CFR solves)
     drop_zero_weight: bool = False  #: rows only of the hands in the ranges (the same average strategy)
+    compact: bool = False  #: regrets and average per node over its own actions only
 
     def given(self) -> list[str]:
         names = {"board": "--board", "pot": "--pot", "stack": "--stack", "starting_stack": "--starting-stack",
@@ -133,7 +134,7 @@ def solve_holdem(game: str, opts: HoldemOptions, algo: str, iterations: int, out
     with _progress(iterations, not as_json) as update:
         solved = solve_spot(problem, PRESETS[algo], target_pct_pot=target, iterations=iterations, seconds=opts.seconds,
                             evaluate_every=opts.evaluate_every, progress=update, dtype=opts.dtype,
-                            drop_zero_weight=opts.drop_zero_weight)
+                            drop_zero_weight=opts.drop_zero_weight, compact=opts.compact)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
     if out is not None:
         avg = solved.strategy
@@ -157,6 +158,7 @@ def solve_holdem(game: str, opts: HoldemOptions, algo: str, iterations: int, out
         "loops": solved.solver.loops,
         "dtype": opts.dtype,
         "drop_zero_weight": opts.drop_zero_weight,
+        "compact": opts.compact,
     }
     if as_json:
         echo_json(record)

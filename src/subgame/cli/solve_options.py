@@ -63,6 +63,7 @@ class SolveOptions:
     boards_per_pass: int
     dtype: str
     drop_zero_weight: bool
+    compact: bool
     as_json: bool
 
     @staticmethod

@@ -17,7 +17,7 @@ from ..errors import GameDefinitionError, InvalidRangeError, StrategyFileError
 from ..solve.plugins import Leaf, counterfactual_leaf_values, plug_in_values
 from ..strategy import Strategy
 from ..tree import whole
-from ..tree.poker_layout import BEST_RESPONSE, PROBS, VALUES, Source, root_values, usable
+from ..tree.poker_layout import BEST_RESPONSE, PROBS, VALUES, PokerLayout, Source, root_values, usable
 from ..tree.public_tree import PublicTree
 from ..tree.sweep import backward_best, backward_expected, forward_reach, leaf_values, transition_weights
 
@@ -155,15 +155,17 @@ def _profile_value(tree: PublicTree, sws: Sequence[np.ndarray], reach: tuple[np.
 
 
 def layout_exploitability(tree: PublicTree, sources: tuple[Source, Source],
-                          root_reach: tuple[np.ndarray | None, np.ndarray | None]) -> Exploitability:
+                          root_reach: tuple[np.ndarray | None, np.ndarray | None],
+                          layout: PokerLayout | None = None) -> Exploitability:
     """:func:`exploitability` from depth-first passes over the tree's poker layout (:mod:`~subgame.tree.poker_layout`).
 
     Three passes (each player's best response, player 0's values) that keep rows along
     the path walked instead of arrays over every private state; the strategies come from
     ``sources``: given behaviour strategies, or a solver's strategy sums read as their
-    average without making it (:meth:`~subgame.solve.cfr.CFRSolver.exploitability`).
+    average without making it (:meth:`~subgame.solve.cfr.CFRSolver.exploitability`), laid out on ``layout`` (the
+    tree's where ``None``; a solver's :attr:`~subgame.solve.cfr.CFRSolver.sources_layout`).
     """
-    layout = tree.layout
+    layout = tree.layout if layout is None else layout
     if layout is None:
         raise GameDefinitionError("layout_exploitability needs a tree with a poker layout (compile_poker without leaves)")
     rs = tree.root_slice

@@ -174,17 +174,19 @@ class HoldemProblem:
         """Per player [R_p] her range at her root private states, in tree order."""
         return self.subgame.root_reach
 
-    def solver(self, config: CFRConfig = CFR_PLUS, dtype: str = "float64", drop_zero_weight: bool = False) -> CFRSolver:
-        """A CFR solver of the spot, the ranges as root reach, its regrets and average in ``dtype`` (``drop_zero_weight``:
-        :class:`~subgame.solve.cfr.CFRSolver`'s option)."""
-        return CFRSolver(self.tree, config, root_reach=self.root_reach, dtype=dtype, drop_zero_weight=drop_zero_weight)
+    def solver(self, config: CFRConfig = CFR_PLUS, dtype: str = "float64", drop_zero_weight: bool = False,
+               compact: bool = False) -> CFRSolver:
+        """A CFR solver of the spot, the ranges as root reach, its regrets and average in ``dtype`` (``drop_zero_weight``
+        and ``compact``: :class:`~subgame.solve.cfr.CFRSolver`'s options)."""
+        return CFRSolver(self.tree, config, root_reach=self.root_reach, dtype=dtype, drop_zero_weight=drop_zero_weight,
+                         compact=compact)
 
     def exploitability(self, strategy: Strategy | CFRSolver) -> SpotExploitability:
         """NashConv / 2 of ``strategy`` (or of a solver's average strategy) under the ranges, in chips per deal and in % of the pot."""
         if isinstance(strategy, CFRSolver):
             sources = strategy.average_sources()
             if sources is not None:  # read from the strategy sums: no copy of the average
-                ex = layout_exploitability(self.tree, sources, self.root_reach)
+                ex = layout_exploitability(self.tree, sources, self.root_reach, strategy.sources_layout)
             else:
                 ex = exploitability(self.tree, strategy.average_strategy(), root_reach=self.root_reach)
         else:
@@ -327,6 +329,7 @@ def solve_spot(
     progress: Callable[[SpotPoint], None] | None = None,
     dtype: str = "float64",
     drop_zero_weight: bool = False,
+    compact: bool = False,
 ) -> SpotSolve:
     """Run CFR (``config``) on the spot until its exploitability is at most ``target_pct_pot`` % of the pot.
 
@@ -337,13 +340,14 @@ def solve_spot(
     is evaluated at the end too. The run stops at the target, after ``iterations`` or after
     ``seconds``, whichever comes first, or cleanly on Ctrl-C (:func:`~subgame.solve.driver.run`).
     ``dtype`` is the precision of the stored regrets and average (``"float32"``: half the memory);
-    ``drop_zero_weight`` keeps only the hands of the ranges in the passes' rows (the same average strategy).
+    ``drop_zero_weight`` keeps only the hands of the ranges in the passes' rows (the same average strategy);
+    ``compact`` stores per node only its own actions (and kept rows) (:class:`~subgame.solve.cfr.CFRSolver`).
     """
     if evaluate_every < 1:
         raise GameDefinitionError(f"evaluate_every must be at least 1, got {evaluate_every}")
     if target_pct_pot is not None and not target_pct_pot > 0:
         raise GameDefinitionError(f"the target must be a positive percentage of the pot, got {target_pct_pot}")
-    solver = problem.solver(config, dtype, drop_zero_weight).plan(iterations)
+    solver = problem.solver(config, dtype, drop_zero_weight, compact).plan(iterations)
     started = time.perf_counter()
     schedule = None if target_pct_pot is None else driver.TargetSchedule(target_pct_pot, evaluate_every)
 

@@ -85,9 +85,14 @@ class CFRSolver(IterationPlan):
         drop_zero_weight: the depth-first passes keep only the hands of nonzero root reach
             (:func:`~subgame.tree.poker_layout.live_layout`): every strategy sum bitwise, the
             dropped hands' regrets left at zero. The other loops keep every row.
+        compact: store the regrets and strategy sums per decision node as its rows × its own actions
+            (:class:`~subgame.tree.poker_layout.CompactRows`, postflop-solver's layout), only the kept
+            rows with ``drop_zero_weight``, instead of [I, A]; needs the depth-first passes. The same
+            strategies (bitwise where the tree has fewer than eight actions), in the memory of the
+            slots a node uses; :meth:`padded` gives an array as [I, A].
 
     Attributes:
-        regrets: per player [I, A] cumulative regrets ([B, A] over buckets with an abstraction).
+        regrets: per player [I, A] cumulative regrets ([B, A] over buckets with an abstraction; [S] compact).
         strategy_sum: per player [I, A] (or [B, A]) weighted sum of reach × strategy.
         predicted: per player [I, A] the regrets plus the prediction (R_t + m_{t+1}), which the
             current strategy is matched from, under a predictive rule; ``None`` otherwise.
@@ -107,6 +112,7 @@ class CFRSolver(IterationPlan):
         dtype: str | type[np.floating[Any]] = np.float64,
         engine: Engine = "auto",
         drop_zero_weight: bool = False,
+        compact: bool = False,
     ) -> None:
         if not isinstance(tree, PublicTree):
             raise GameDefinitionError(f"CFRSolver needs a compiled PublicTree (compile_game(game)), got {type(tree).__name__}")
@@ -131,6 +137,11 @@ class CFRSolver(IterationPlan):
         self._legal = [pa.legal for pa in tree.players]
         if abstraction is not None:
             self._legal = [abstraction.pool(p, pa.legal.astype(float)) > 0 for p, pa in enumerate(tree.players)]
+        self.drop_zero_weight = drop_zero_weight
+        self._live: PokerLayout | None = None
+        self.compact = _checked_compact(self, compact)
+        if self.compact:  # a poker node's own actions are legal at each of its rows
+            self._legal = [np.ones(c.size, dtype=bool) for c in self._pass_layout().compact]
         self.regrets = [np.zeros(legal.shape, dtype=self.dtype) for legal in self._legal]
         self.strategy_sum = [np.zeros(legal.shape, dtype=self.dtype) for legal in self._legal]
         self.predicted = None if config.prediction == "none" else [np.zeros(lg.shape, dtype=self.dtype) for lg in self._legal]
@@ -139,8 +150,6 @@ class CFRSolver(IterationPlan):
         self.root_range_weight = 0.0
         self._buffers: dict[tuple[str, int, tuple[int, ...]], np.ndarray] = {}
         self.engine = _checked_engine(self, engine)
-        self.drop_zero_weight = drop_zero_weight
-        self._live: PokerLayout | None = None
         self._whole: whole.PassIterations | whole.SweepIterations | None = None
         self._whole_for: tuple[Any, ...] = ()  # what self._whole was decided for (_whole_key)
 
@@ -184,7 +193,8 @@ class CFRSolver(IterationPlan):
         return self.regrets[p] if self.predicted is None else self.predicted[p]
 
     def _current(self, p: int, out: np.ndarray | None = None) -> np.ndarray:
-        sigma = self._lift(p, regret_matching(self._matched(p), self._legal[p], out=out))  # float32 regrets matched in float64
+        legal = self.tree.players[p].legal if self.compact else self._legal[p]
+        sigma = self._lift(p, regret_matching(self.padded(p, self._matched(p)), legal, out=out))  # float32 matched in float64
         r = self.restriction[p]
         if r is not None and r.weight == 1.0:
             sigma = np.where(r.mask[:, None], r.probs, sigma)
@@ -200,17 +210,52 @@ class CFRSolver(IterationPlan):
         usually an evaluation, which needs the memory more (the next iteration allocates them again).
         """
         self._buffers.clear()
-        out = [self._lift(p, average_rows(self.strategy_sum[p], legal)) for p, legal in enumerate(self._legal)]
+        legal = [pa.legal for pa in self.tree.players] if self.compact else self._legal
+        out = [self._lift(p, average_rows(self.padded(p, self.strategy_sum[p]), legal[p])) for p in (0, 1)]
         return Strategy(self.tree.game_id, (out[0], out[1]), StrategyMeta(iterations=self.iteration, config=asdict(self.config)))
 
     def average_sources(self) -> tuple[Source, Source] | None:
-        """The average strategy as the depth-first passes read it, straight from the strategy sums (no [I, A] copy).
+        """The average strategy as the depth-first passes over :attr:`sources_layout` read it, straight from the
+        strategy sums (no [I, A] copy).
 
         ``None`` where those passes do not apply (no poker layout, an abstraction, restrictions).
         """
-        if self.abstraction is not None or not usable(self.tree.layout, self._fewest_states, *self.strategy_sum, *self._legal):
+        if not self.compact and (self.abstraction is not None
+                                 or not usable(self.tree.layout, self._fewest_states, *self.strategy_sum, *self._legal)):
             return None
-        return (Source(SUMS, self.strategy_sum[0], self._legal[0]), Source(SUMS, self.strategy_sum[1], self._legal[1]))
+        compact = self.sources_layout.compact if self.compact else (None, None)
+        return (Source(SUMS, self.strategy_sum[0], self._legal[0], compact[0]),
+                Source(SUMS, self.strategy_sum[1], self._legal[1], compact[1]))
+
+    @property
+    def sources_layout(self) -> PokerLayout | None:
+        """The layout :meth:`average_sources` are laid out on: the passes' (kept rows only with ``drop_zero_weight``) in
+        compact storage, else the tree's."""
+        return self._pass_layout() if self.compact else self.tree.layout
+
+    def padded(self, p: int, x: np.ndarray) -> np.ndarray:
+        """Player p's array ``x`` (her regrets, strategy sums, ...) as [I, A]: itself, or compact storage laid out in
+        [I, A] (zero at the slots it has none for: other actions, dropped hands)."""
+        if not self.compact:
+            return x
+        legal = self.tree.players[p].legal
+        out = np.zeros(legal.shape, dtype=x.dtype)
+        out.ravel()[self._slots(p)] = x
+        return out
+
+    def _slots(self, p: int) -> np.ndarray:
+        """[S] each of player p's compact slots' index in her flattened [I, A] arrays."""
+        layout = self._pass_layout()
+        return layout.compact[p].slots(layout, p, self.tree.players[p].legal.shape[1])
+
+    def _pass_layout(self) -> PokerLayout:
+        """The layout the depth-first passes run on: the tree's, or its kept rows (the root reach is fixed without a
+        gadget: one layout of its live rows)."""
+        layout = self.tree.layout
+        assert layout is not None  # only where the passes run
+        if self.drop_zero_weight:
+            layout = self._live = self._live or live_layout(layout, (self._root_rows(0), self._root_rows(1)))
+        return layout
 
     def average_root_range(self) -> np.ndarray:
         """[R] the gadget player's root range averaged like the strategies (t^γ weights).
@@ -319,8 +364,8 @@ class CFRSolver(IterationPlan):
         compiled sweeps where one compiled call runs whole iterations (one sparse payoff matrix,
         float64, no plug-ins: :meth:`run`), which there are the numpy sweeps bit for bit.
         """
-        if self.engine != "auto":
-            return self.engine
+        if self.engine != "auto" or self.compact:
+            return "passes" if self.compact else self.engine
         if self._passes_possible() and usable(self.tree.layout, self._fewest_states, *self._pass_arrays()):
             return "passes"
         return "compiled" if kernels.active(self._fewest_states) or self._sweeps_in_one_call() else "numpy"
@@ -332,11 +377,14 @@ class CFRSolver(IterationPlan):
 
     def why_not_passes(self) -> str | None:
         """Why the depth-first passes cannot run this solver's iterations, or ``None`` where they can."""
+        return self._why_not(not kernels.takes(*self._pass_arrays()))
+
+    def _why_not(self, scattered: bool) -> str | None:
         reasons = [(self.tree.layout is None, "the tree has no poker layout (a poker game compiled whole or a spot)"),
                    (not self.config.alternating, "simultaneous updates"), (bool(self.leaves), "depth-limit leaves"),
                    (self.gadget is not None, "a root gadget"), (self.abstraction is not None, "a card abstraction"),
                    (self.restriction != (None, None), "restrictions"),
-                   (not kernels.takes(*self._pass_arrays()), "non-contiguous regrets or strategy sums")]
+                   (scattered, "non-contiguous regrets or strategy sums")]
         found = [why for bad, why in reasons if bad]
         return None if not found else ", ".join(found)
 
@@ -350,17 +398,14 @@ class CFRSolver(IterationPlan):
 
     def _layout_step(self, t: int) -> None:
         """Iteration t as two depth-first passes (:attr:`loops` ``"passes"``)."""
-        layout = self.tree.layout
-        assert layout is not None  # checked by why_not_passes
+        layout = self._pass_layout()
         rule = self._rule(t)
         roots = (self._root_rows(0), self._root_rows(1))
-        if self.drop_zero_weight:  # the root reach is fixed without a gadget: one layout of its live rows
-            layout = self._live = self._live or live_layout(layout, roots)
         matched = (self._matched(0), self._matched(1))
         for p in (0, 1):
             cfr_pass(layout, p, matched, self.regrets[p], self.strategy_sum[p],
                      None if self.predicted is None else self.predicted[p], (self._legal[0], self._legal[1]), roots, rule,
-                     self._dropped(p, roots[1 - p].shape[0]))
+                     self._dropped(p, roots[1 - p].shape[0]), self.compact)
 
     def _dropped(self, p: int, n: int) -> np.ndarray:
         """Where player p's CFR pass writes her values at the n root rows (this solver's own: see ``cfr_pass``)."""
@@ -451,11 +496,8 @@ class CFRSolver(IterationPlan):
             return None
         loops, kept = self.loops, self._whole
         if loops == "passes":
-            layout = self.tree.layout
-            assert layout is not None  # the passes run
+            layout = self._pass_layout()
             roots = (self._root_rows(0), self._root_rows(1))
-            if self.drop_zero_weight:  # as _layout_step
-                layout = self._live = self._live or live_layout(layout, roots)
             matched = (self._matched(0), self._matched(1))
             state = self._updated()
             legal = (self._legal[0], self._legal[1])
@@ -464,7 +506,8 @@ class CFRSolver(IterationPlan):
                 return kept
             if not kernels.takes_values(*roots):
                 return None
-            self._whole = whole.PassIterations(layout, matched, legal, state, roots, self._rule(self.iteration + 1))
+            self._whole = whole.PassIterations(layout, matched, legal, state, roots, self._rule(self.iteration + 1),
+                                               self.compact)
             return self._whole
         if loops != "compiled" or not self._sweeps_in_one_call():
             return None
@@ -550,6 +593,12 @@ class CFRSolver(IterationPlan):
             raise StrategyFileError(f"{source}: checkpoint without predicted regrets (written without prediction); "
                                     f"resume it with its own config {header.get('config')}")
         loaded = [arrays[k] for k in names]
+        if self.compact:  # one written in [I, A]: its slots
+            loaded = [a.ravel()[self._slots(i % 2)] if a.shape == self.tree.players[i % 2].legal.shape else a
+                      for i, a in enumerate(loaded)]
+        elif any(a.ndim == 1 for a in loaded):
+            raise StrategyFileError(f"{source}: checkpoint in compact storage; resume it with a compact solver "
+                                    "(CFRSolver(..., compact=True), the same ranges and zero-weight option)")
         if any(a.shape != r.shape for a, r in zip(loaded, self.regrets + self.strategy_sum + (self.predicted or []))):
             raise StrategyFileError(f"{source}: checkpoint arrays do not fit this tree and abstraction")
         self.iteration = int(header["iteration"])
@@ -584,10 +633,25 @@ def _checked_engine(solver: CFRSolver, engine: Engine) -> Engine:
         raise GameDefinitionError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
     if engine in ("compiled", "passes") and not kernels.available():
         raise GameDefinitionError(f"engine {engine!r} needs the compiled loops, which are not built here; use 'numpy' or 'auto'")
+    if solver.compact and engine in ("numpy", "compiled"):
+        raise GameDefinitionError(f"engine {engine!r} cannot run compact storage (the depth-first passes do); use 'auto' or 'passes'")
     why = solver.why_not_passes() if engine == "passes" else None
     if why is not None:
         raise GameDefinitionError(f"engine 'passes' cannot run this solver ({why}); use 'auto', 'compiled' or 'numpy'")
     return engine
+
+
+def _checked_compact(solver: CFRSolver, compact: bool) -> bool:
+    """``compact`` where the depth-first passes can run the solver's iterations; else one clear error saying why."""
+    if not compact:
+        return False
+    why = solver._why_not(False)
+    if why is None and not kernels.available():
+        why = "the compiled loops, which are not built here"
+    if why is not None:
+        raise GameDefinitionError(f"compact storage needs the depth-first passes, which cannot run this solver ({why}); "
+                                  "leave compact off")
+    return True
 
 
 def _checked_dtype(dtype: str | type[np.floating[Any]]) -> type[np.floating[Any]]:

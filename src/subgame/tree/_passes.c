@@ -100,10 +100,25 @@ static inline int64_t map_of(const Layout *L, int64_t n, int q) {
 
 typedef struct {
     int kind, f32;                         /* SRC_*; float32 regrets or sums */
-    const void *data;                      /* [I, a] regrets, sums (T) or probabilities (float64) */
-    const uint8_t *legal;                  /* [I, a] */
+    const void *data;                      /* [I, a] regrets, sums (T) or probabilities (float64); or compact (offset) */
+    const uint8_t *legal;                  /* laid out as data */
     int64_t a;
+    /* NULL: data is [I, a], a node's row j information set inf + j. Else compact: per node the first slot of its rows,
+       each of the node's own actions only (nc slots), only its rows in the pass's layout (live rows where it has them) */
+    const int64_t *offset;
 } Source;
+
+/* Where a node's rows are stored in a Source: the first slot, the slots a row takes (also the stride of the node's
+   buffers, which the row kernels share), and the row of each of the pass's rows (NULL: the i-th is the i-th) */
+typedef struct {
+    int64_t base, stride;
+    const int64_t *at;
+} Rows;
+
+static inline Rows rows_in(const Source *s, int64_t n, int64_t inf, int64_t nc, const int64_t *live) {
+    if (s->offset) return (Rows){s->offset[n], nc, NULL};
+    return (Rows){inf * s->a, s->a, live};
+}
 
 typedef struct {
     void *regrets, *sums, *predicted;      /* the traverser's (predicted: NULL, or what her Source matches from) */
@@ -256,20 +271,20 @@ static int fan_out(Pass *P, const int64_t *nd, int threads, int64_t width, const
     return 0;
 }
 
-/* the strategy of the rows `live` (NULL: 0, 1, ...) of a node whose first information set is inf and whose actions are
-   the first n of the a slots, into out [rows, a] (its other slots unwritten where n < a) */
-static void source_rows(const Source *s, int64_t inf, int64_t rows, const int64_t *live, int64_t n, double *out) {
-    const int64_t a = s->a;
-    const uint8_t *legal = s->legal + inf * a;
+/* the strategy of a node's `rows` rows stored at r, whose actions are the first n of each row's r.stride slots, into out
+   [rows, r.stride] (its other slots unwritten where n < r.stride) */
+static void source_rows(const Source *s, Rows r, int64_t rows, int64_t n, double *out) {
+    const int64_t a = r.stride, *live = r.at;
+    const uint8_t *legal = s->legal + r.base;
     if (s->kind == SRC_PROBS) {
-        FOR_RUNS(live, rows, memcpy(out + run_at * a, (const double *)s->data + (inf + run_lo) * a,
+        FOR_RUNS(live, rows, memcpy(out + run_at * a, (const double *)s->data + r.base + run_lo * a,
                                     (size_t)(run_len * a) * sizeof(double)));
     } else if (s->kind == SRC_REGRETS) {
-        if (s->f32) regret_matching_f32_rows((const float *)s->data + inf * a, legal, out, rows, a, live, n);
-        else regret_matching_rows((const double *)s->data + inf * a, legal, out, rows, a, live, n);
+        if (s->f32) regret_matching_f32_rows((const float *)s->data + r.base, legal, out, rows, a, live, n);
+        else regret_matching_rows((const double *)s->data + r.base, legal, out, rows, a, live, n);
     } else { /* the normalized sums */
-        if (s->f32) regret_matching_f32_average_rows((const float *)s->data + inf * a, legal, out, rows, a, live, n);
-        else regret_matching_average_rows((const double *)s->data + inf * a, legal, out, rows, a, live, n);
+        if (s->f32) regret_matching_f32_average_rows((const float *)s->data + r.base, legal, out, rows, a, live, n);
+        else regret_matching_average_rows((const double *)s->data + r.base, legal, out, rows, a, live, n);
     }
 }
 
@@ -377,8 +392,10 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
     }
     const int actor = (int)nd[NK_ACTOR];
     const Source *s = &P->src[actor];
-    const int64_t a = s->a, inf = nd[NK_INF], *live = live_of(L, n, p);
-    const int64_t nc = hi - lo, width = a < 8 ? nc : a; /* the slots read and written: a node's own actions */
+    const int64_t a = s->a, nc = hi - lo;
+    const Rows R = rows_in(s, n, nd[NK_INF], nc, live_of(L, n, actor));
+    /* the slots read and written: a node's own actions (all a of a padded row from 8 on: numpy's order of its sum) */
+    const int64_t st = R.stride, width = s->offset || a < 8 ? nc : a;
     double *buf = take(P, Hm * (4 * a + 1));
     if (!buf) { P->failed = 1; return; }
     /* reaches: the reach of the actor's rows at each child, a row of H (or Hq) per child; vals: each child's values in a
@@ -386,12 +403,12 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
        (the traverser's: read into the slots in one pass over the rows) */
     double *sigma = buf, *slots = buf + Hm * a, *vals = buf + 2 * Hm * a, *reaches = buf + 3 * Hm * a;
     if (actor != p || P->mode != PASS_BEST) /* a best response reads no strategy of the traverser's */
-        source_rows(s, inf, actor == p ? H : Hq, live_of(L, n, actor), width, sigma);
+        source_rows(s, R, actor == p ? H : Hq, width, sigma);
     const double *from = actor == p ? own : opp; /* the reach the actor's strategy multiplies (own NULL: none) */
     const int64_t Ha = actor == p ? H : Hq;
     if (from)
         for (int64_t k = 0; k < nc; k++)
-            for (int64_t j = 0; j < Ha; j++) reaches[k * Ha + j] = from[j] * sigma[j * a + k];
+            for (int64_t j = 0; j < Ha; j++) reaches[k * Ha + j] = from[j] * sigma[j * st + k];
     if (P->moves && P->threads > 1 && nc > 1 && nd[NK_ROWS] >= P->min_fan)
         share_children(P, nd, P->threads, H, own, opp, reaches, vals);
     else
@@ -406,21 +423,21 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
             for (; j + 4 <= H; j += 4) {
                 double acc0 = 0.0, acc1 = 0.0, acc2 = 0.0, acc3 = 0.0;
                 for (int64_t k = 0; k < nc; k++) {
-                    const double *v = vals + k * H + j, *sj = sigma + j * a + k;
-                    acc0 += v[0] * sj[0], acc1 += v[1] * sj[a], acc2 += v[2] * sj[2 * a], acc3 += v[3] * sj[3 * a];
+                    const double *v = vals + k * H + j, *sj = sigma + j * st + k;
+                    acc0 += v[0] * sj[0], acc1 += v[1] * sj[st], acc2 += v[2] * sj[2 * st], acc3 += v[3] * sj[3 * st];
                 }
                 out[j] = 0.0 + acc0, out[j + 1] = 0.0 + acc1, out[j + 2] = 0.0 + acc2, out[j + 3] = 0.0 + acc3;
             }
         if (P->mode != PASS_BEST)
             for (; j < H; j++) {
                 double acc = 0.0;
-                for (int64_t k = 0; k < nc; k++) acc += vals[k * H + j] * sigma[j * a + k];
+                for (int64_t k = 0; k < nc; k++) acc += vals[k * H + j] * sigma[j * st + k];
                 out[j] = 0.0 + acc;
             }
         for (int64_t r = 0; r < H; r++) {
-            double *x = slots + r * a;
+            double *x = slots + r * st;
             for (int64_t k = 0; k < nc; k++) x[k] = 0.0 + vals[k * H + r];
-            for (int64_t k = nc; k < a; k++) x[k] = 0.0;
+            for (int64_t k = nc; k < st; k++) x[k] = 0.0;
         }
     } else {
         double *acc = slots;
@@ -431,10 +448,10 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
     }
     if (actor == p && P->mode == PASS_BEST) {
         for (int64_t j = 0; j < H; j++) {
-            const uint8_t *l = s->legal + (inf + (live ? live[j] : j)) * a;
+            const uint8_t *l = s->legal + R.base + (R.at ? R.at[j] : j) * st;
             double top = -INFINITY;
-            for (int64_t k = 0; k < a; k++) {
-                const double y = l[k] ? slots[j * a + k] + 0.0 : -INFINITY;
+            for (int64_t k = 0; k < st; k++) {
+                const double y = l[k] ? slots[j * st + k] + 0.0 : -INFINITY;
                 if (y > top) top = y;
             }
             out[j] = top;
@@ -442,15 +459,15 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
     }
     if (actor == p && P->mode == PASS_CFR) {
         const Update *u = &P->up;
-        const size_t at = (size_t)(inf * a);
+        const size_t at = (size_t)R.base;
         if (s->f32)
             update_regrets_f32_rows((float *)u->regrets + at, (float *)u->sums + at, u->predicted ? (float *)u->predicted + at : NULL,
-                                    slots, out, own, sigma, s->legal + at, NULL, H, a, u->flags, u->positive, u->negative,
-                                    u->scale, u->weight, u->sum_discount, live, width);
+                                    slots, out, own, sigma, s->legal + at, NULL, H, st, u->flags, u->positive, u->negative,
+                                    u->scale, u->weight, u->sum_discount, R.at, width);
         else
             update_regrets_rows((double *)u->regrets + at, (double *)u->sums + at, u->predicted ? (double *)u->predicted + at : NULL,
-                                slots, out, own, sigma, s->legal + at, NULL, H, a, u->flags, u->positive, u->negative,
-                                u->scale, u->weight, u->sum_discount, live, width);
+                                slots, out, own, sigma, s->legal + at, NULL, H, st, u->flags, u->positive, u->negative,
+                                u->scale, u->weight, u->sum_discount, R.at, width);
     }
     give(P, buf, Hm * (4 * a + 1));
 }

@@ -61,7 +61,7 @@ class _Layout(ctypes.Structure):
 
 
 class _Source(ctypes.Structure):
-    _fields_ = [("kind", ctypes.c_int), ("f32", ctypes.c_int), ("data", _P), ("legal", _P), ("a", _I)]
+    _fields_ = [("kind", ctypes.c_int), ("f32", ctypes.c_int), ("data", _P), ("legal", _P), ("a", _I), ("offset", _P)]
 
 
 class _Update(ctypes.Structure):
@@ -91,7 +91,7 @@ class Rule(Protocol):
 
 
 #: The signatures' version ``_kernels.c`` must report (``kernels_abi``); bumped with every change to them.
-ABI = 16
+ABI = 17
 
 
 def _load() -> ctypes.CDLL | None:
@@ -480,11 +480,17 @@ def _pass_args(layout: Any, player: int, mode: int, sources: tuple[Any, Any], up
     where none); ``ctypes.byref`` keeps the structs alive."""
     lay = _layout(layout)
     src = []
-    for s in sources:
+    for q, s in enumerate(sources):
         if not (s.data.flags.c_contiguous and s.legal.flags.c_contiguous and s.legal.dtype == np.bool_
                 and s.data.dtype in (np.float64, np.float32) and s.data.shape == s.legal.shape):
             raise GameDefinitionError("poker_pass: strategies must be contiguous [I, A] float64 or float32 arrays with their legal masks")
-        src.append(_Source(s.kind, int(s.data.dtype == np.float32), _kept_ptr(s.data), _kept_ptr(s.legal), s.data.shape[1]))
+        if s.compact is None and s.data.ndim != 2:
+            raise GameDefinitionError("poker_pass: a strategy of one dimension is compact storage; give its CompactRows")
+        if s.compact is not None and not (s.compact is layout.compact[q] and s.data.shape == (s.compact.size,)):
+            raise GameDefinitionError("poker_pass: compact storage of another layout (all rows or kept rows) or size")
+        a = s.data.shape[1] if s.compact is None else s.compact.actions
+        src.append(_Source(s.kind, int(s.data.dtype == np.float32), _kept_ptr(s.data), _kept_ptr(s.legal), a,
+                           None if s.compact is None else _kept_ptr(s.compact.offset)))
     up = None
     if update is not None:
         regrets, sums = update[0], update[1]

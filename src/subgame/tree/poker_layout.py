@@ -115,6 +115,11 @@ class PokerLayout:
         return a
 
     @cached_property
+    def compact(self) -> tuple[CompactRows, CompactRows]:
+        """Per player the compact storage of her regrets and strategy sums over this layout's rows (:class:`CompactRows`)."""
+        return compact_rows(self, 0), compact_rows(self, 1)
+
+    @cached_property
     def max_hands(self) -> int:
         return int(self.node[:, SIZE].max(initial=1))
 
@@ -265,13 +270,76 @@ def mirror_edges(layout: PokerLayout, player: int) -> tuple[np.ndarray, np.ndarr
     return np.concatenate(child), np.concatenate(parent)
 
 
+@dataclass(frozen=True, eq=False)
+class CompactRows:
+    """A player's regrets or strategy sums stored per decision node as its rows × its own actions.
+
+    postflop-solver's layout: a node of ``nc`` actions and ``h`` rows takes ``h · nc`` slots, where
+    the [I, A] arrays take ``h · A`` with A the tree's largest action count, and over a layout of
+    kept rows (:func:`live_layout`) only the kept hands have slots. Over the same rows the depth-first passes
+    give bitwise the [I, A] arrays' own slots wherever A < 8 (from 8 on, a padded row is summed in numpy's order
+    over all A slots and a compact one left to right over ``nc``: equal to rounding).
+    """
+
+    offset: np.ndarray  #: [N] int64, each of the player's decision nodes' first slot (0 at the other nodes)
+    size: int  #: slots in all
+    actions: int  #: the largest own-action count of her nodes (what a pass's buffers are sized for)
+
+    def slots(self, layout: PokerLayout, player: int, a: int) -> np.ndarray:
+        """[size] each compact slot's index in the flattened [I, a] array over ``layout``'s rows (its node's first
+        information set plus its row among all of the node's hands, times a, plus the action)."""
+        node = layout.node
+        ns = _decisions(layout, player)
+        rows, nc = _rows_at(layout, ns, player), node[ns, CHILD_HI] - node[ns, CHILD_LO]
+        dtype = np.int32 if int(node[:, INFOSET].max(initial=0) + node[:, SIZE].max(initial=0)) * a < 2**31 else np.int64
+        row = _counting(rows, dtype)  # each stored row's place among its node's stored rows
+        if layout.live_node is not None:
+            row = layout.live_row[player][np.repeat(layout.live_node[player][ns, 1], rows) + row].astype(dtype)
+        row += np.repeat(node[ns, INFOSET].astype(dtype), rows)  # its information set
+        row *= a
+        out = np.repeat(row, np.repeat(nc, rows))
+        out += _counting(np.repeat(nc, rows), dtype)
+        return out
+
+
+def _counting(counts: np.ndarray, dtype: type[np.signedinteger[Any]]) -> np.ndarray:
+    """0, 1, ..., c - 1 for each count c, one after another."""
+    out = np.arange(int(counts.sum()), dtype=dtype)
+    out -= np.repeat((np.cumsum(counts) - counts).astype(dtype), counts)
+    return out
+
+
+def _decisions(layout: PokerLayout, player: int) -> np.ndarray:
+    """The player's decision nodes in the order of their first information sets."""
+    node = layout.node
+    ns = np.flatnonzero((node[:, KIND] == 0) & (node[:, ACTOR] == player) & (node[:, INFOSET] >= 0))
+    return ns[np.argsort(node[ns, INFOSET], kind="stable")]
+
+
+def _rows_at(layout: PokerLayout, nodes: np.ndarray, player: int) -> np.ndarray:
+    """The player's rows at ``nodes`` in the layout (its kept rows, or every hand of the node's board)."""
+    return layout.node[nodes, SIZE] if layout.live_node is None else layout.live_node[player][nodes, 0]
+
+
+def compact_rows(layout: PokerLayout, player: int) -> CompactRows:
+    """The :class:`CompactRows` of ``player`` over ``layout``'s rows: her nodes in the order of their information sets."""
+    node = layout.node
+    ns = _decisions(layout, player)
+    width = _rows_at(layout, ns, player) * (node[ns, CHILD_HI] - node[ns, CHILD_LO])
+    offset = np.zeros(node.shape[0], dtype=np.int64)
+    offset[ns] = np.cumsum(width) - width
+    actions = int((node[ns, CHILD_HI] - node[ns, CHILD_LO]).max(initial=1))
+    return CompactRows(offset, int(width.sum()), actions)
+
+
 @dataclass(frozen=True)
 class Source:
     """Where a pass reads a player's strategy: her regrets (regret matching), a strategy, or strategy sums (the average)."""
 
     kind: int  #: REGRETS, PROBS or SUMS
-    data: np.ndarray  #: [I, A] float64 (or float32 regrets and sums)
-    legal: np.ndarray  #: [I, A] bool
+    data: np.ndarray  #: [I, A] float64 (or float32 regrets and sums), or [S] in ``compact`` storage
+    legal: np.ndarray  #: bool, laid out as ``data``
+    compact: CompactRows | None = None  #: the layout's ``compact[player]`` where ``data`` is compact
 
 
 def usable(layout: PokerLayout | None, num_states: int, *arrays: np.ndarray) -> bool:
@@ -286,7 +354,8 @@ def usable(layout: PokerLayout | None, num_states: int, *arrays: np.ndarray) -> 
 
 def cfr_pass(layout: PokerLayout, player: int, matched: tuple[np.ndarray, np.ndarray], regrets: np.ndarray,
              strategy_sum: np.ndarray, predicted: np.ndarray | None, legal: tuple[np.ndarray, np.ndarray],
-             root_reach: tuple[np.ndarray, np.ndarray], rule: kernels.Rule, dropped: np.ndarray) -> None:
+             root_reach: tuple[np.ndarray, np.ndarray], rule: kernels.Rule, dropped: np.ndarray, compact: bool = False,
+             ) -> None:
     """One CFR update of ``player``'s regrets and strategy sums (in place), both players playing regret matching.
 
     Each player's strategy is matched from ``matched`` (her regrets, or her predicted regrets
@@ -296,9 +365,17 @@ def cfr_pass(layout: PokerLayout, player: int, matched: tuple[np.ndarray, np.nda
     :class:`~subgame.solve.rules.UpdateRule` (:func:`~subgame.tree.kernels.update_regrets`).
     ``dropped`` [R] takes her values at the root rows, which the pass computes and the root's regret update reads
     back: the caller's own array, as two passes at once (two solvers of one tree on Python threads) must not share it.
+    ``compact``: every array is in the layout's :attr:`~PokerLayout.compact` storage.
     """
-    sources = (Source(REGRETS, matched[0], legal[0]), Source(REGRETS, matched[1], legal[1]))
+    sources = regret_sources(layout, matched, legal, compact)
     kernels.poker_pass(layout, player, CFR_UPDATE, sources, (regrets, strategy_sum, predicted, rule), root_reach, dropped)
+
+
+def regret_sources(layout: PokerLayout, matched: tuple[np.ndarray, np.ndarray], legal: tuple[np.ndarray, np.ndarray],
+                   compact: bool) -> tuple[Source, Source]:
+    """Both players' strategies as regret matching of ``matched`` (in the layout's compact storage where ``compact``)."""
+    return (Source(REGRETS, matched[0], legal[0], layout.compact[0] if compact else None),
+            Source(REGRETS, matched[1], legal[1], layout.compact[1] if compact else None))
 
 
 def root_values(layout: PokerLayout, player: int, mode: int, sources: tuple[Source, Source],

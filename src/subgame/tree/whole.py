@@ -31,7 +31,7 @@ from .kernels import (
     takes,
     takes_values,
 )
-from .poker_layout import BEST_RESPONSE, CFR_UPDATE, REGRETS, Source
+from .poker_layout import BEST_RESPONSE, CFR_UPDATE, regret_sources
 from .threads import thread_count
 
 
@@ -59,8 +59,8 @@ class PassIterations:
 
     def __init__(self, layout: Any, matched: tuple[np.ndarray, np.ndarray], legal: tuple[np.ndarray, np.ndarray],
                  state: tuple[tuple[np.ndarray, np.ndarray, np.ndarray | None], ...], root_reach: tuple[np.ndarray, np.ndarray],
-                 rule: Rule) -> None:
-        sources = (Source(REGRETS, matched[0], legal[0]), Source(REGRETS, matched[1], legal[1]))
+                 rule: Rule, compact: bool = False) -> None:
+        sources = regret_sources(layout, matched, legal, compact)
         outs = [np.empty(root_reach[1 - p].shape[0]) for p in (0, 1)]  # its own: two solvers may run at once
         made = [_pass_args(layout, p, CFR_UPDATE, sources, (*state[p], rule), root_reach, outs[p]) for p in (0, 1)]
         (a0, up0), (a1, up1) = made
