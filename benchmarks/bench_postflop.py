@@ -86,7 +86,7 @@ def write_spot(spot: Spot, endgames: Path, out: Path) -> None:
     out.write_text("\n".join(lines) + "\n")
 
 
-def ours_command(spot: Spot, endgames: Path, dtype: str, drop_zero_weight: bool = False) -> list[str]:
+def ours_command(spot: Spot, endgames: Path, dtype: str, drop_zero_weight: bool = False, compact: bool = False) -> list[str]:
     if spot.source == "flop":
         board, pot, stack = FLOP
         game = ["holdem-subgame", "--board", board, "--pot", str(pot), "--stack", str(stack), "--ranges", "uniform"]
@@ -94,7 +94,7 @@ def ours_command(spot: Spot, endgames: Path, dtype: str, drop_zero_weight: bool 
         game = [str(endgames / spot.source)]
     return [sys.executable, "-m", "subgame.cli", "solve", *game, "--bets", ",".join(spot.bets), "--raise-cap",
             str(spot.raise_cap), "--algo", "dcfr", "--target", "0.5%pot", "--dtype", dtype, "--json",
-            *(["--drop-zero-weight"] if drop_zero_weight else [])]
+            *(["--drop-zero-weight"] if drop_zero_weight else []), *(["--compact"] if compact else [])]
 
 
 GNU_TIME = Path("/usr/bin/time")
@@ -155,6 +155,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2, help="threads of each system (default 2)")
     parser.add_argument("--dtype", default="float64", choices=("float64", "float32"), help="our storage (default float64)")
     parser.add_argument("--drop-zero-weight", action="store_true", help="ours keeps rows only of the hands in the ranges, as postflop-solver does")
+    parser.add_argument("--compact", action="store_true", help="ours stores a node's own actions only, as postflop-solver does")
     args = parser.parse_args()
     binary = driver(args.pfs) if args.pfs is not None else None
     if binary is None:
@@ -177,7 +178,7 @@ def main() -> None:
             spot_file = Path(tmp) / f"{name}.spot"
             write_spot(spot, args.endgames or Path(), spot_file)
             theirs_cmd = [*pin, str(binary), str(spot_file), pfs_bets(spot.bets), "0.5", "1000", str(spot.raise_cap)]
-            ours_cmd = pin + ours_command(spot, args.endgames or Path(), args.dtype, args.drop_zero_weight)
+            ours_cmd = pin + ours_command(spot, args.endgames or Path(), args.dtype, args.drop_zero_weight, args.compact)
             ours, theirs = [], []
             for _ in range(args.reps):
                 ours.append(run(ours_cmd, env))
