@@ -55,14 +55,15 @@ class HoldemOptions:
     isomorphism: bool = True
     dtype: str = "float64"  #: the precision of the stored regrets and average (also taken by other CFR solves)
     drop_zero_weight: bool = False  #: rows only of the hands in the ranges (the same average strategy)
-    compact: bool = False  #: regrets and average per node over its own actions only
+    compact: bool = True  #: regrets and average per node over its own actions only
 
     def given(self) -> list[str]:
         names = {"board": "--board", "pot": "--pot", "stack": "--stack", "starting_stack": "--starting-stack",
                  "ranges": "--ranges", "bets": "--bets", "target": "--target", "seconds": "--time", "grid": "--grid"}
         out = [flag for field, flag in names.items() if getattr(self, field) is not None]
         out += ["--raise-cap"] * (self.raise_cap != 3) + ["--evaluate-every"] * (self.evaluate_every != 10)
-        out += ["--no-isomorphism"] * (not self.isomorphism)
+        out += ["--no-isomorphism"] * (not self.isomorphism) + ["--drop-zero-weight"] * self.drop_zero_weight
+        out += ["--no-compact"] * (not self.compact)
         return out
 
 

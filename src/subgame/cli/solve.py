@@ -187,9 +187,9 @@ def solve_command(
     drop_zero_weight: Annotated[bool, typer.Option(help="Hold'em spots: the depth-first passes keep rows only for the hands "
                                                         "the ranges hold (the same average strategy; faster, less memory).")] = False,
     compact: Annotated[bool, typer.Option(help="Hold'em spots: store regrets and average per node only for its own actions "
-                                               "(and only its kept hands with --drop-zero-weight), not padded to the "
-                                               "tree's most actions: less memory, the same strategy (bit for bit below "
-                                               "eight actions, to rounding from eight on).")] = False,
+                                               "(and only its kept hands with --drop-zero-weight), as postflop-solver "
+                                               "does; --no-compact pads every node to the tree's most actions. The same "
+                                               "strategy: bit for bit below eight actions, to rounding from eight on.")] = True,
     as_json: JsonOption = False,
 ) -> None:
     """Solve GAME and write the average strategy; prints exploitability at log-spaced iterations.

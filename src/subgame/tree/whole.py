@@ -54,7 +54,8 @@ class PassIterations:
 
     Bitwise :func:`~subgame.tree.poker_layout.cfr_pass` for player 0 then player 1 per
     iteration; the call reads and writes the arrays given here, so it stays valid while
-    they are the solver's (:meth:`fits`).
+    they are the solver's (:meth:`fits`). ``compact``: the arrays are in the layout's
+    :attr:`~subgame.tree.poker_layout.PokerLayout.compact` storage.
     """
 
     def __init__(self, layout: Any, matched: tuple[np.ndarray, np.ndarray], legal: tuple[np.ndarray, np.ndarray],
