@@ -200,10 +200,10 @@ REGRET_MATCHING(regret_matching_f32, float)
  * the presets (0 cfr, 1 cfr+ and pcfr+, 2 dcfr, 56 dcfr-postflop) with constant flags.
  */
 #define UPDATE_REGRETS(NAME, T)                                                                                        \
-    INLINE void NAME##_row(T *restrict rg, T *restrict sm, T *restrict pr, const double *restrict sq,                  \
-                           const double *restrict st, const uint8_t *restrict lg, int64_t a, double vi, double ri,     \
-                           int flags, double positive, double negative, double scale, double weight,                   \
-                           double sum_discount) {                                                                      \
+    INLINE void NAME##_row(T *restrict rg, T *restrict sm, T *restrict pr, const double *restrict sq,                 \
+                           const double *restrict st, const uint8_t *restrict lg, int64_t a, double vi, double ri,      \
+                           int flags, double positive, double negative, double scale, double weight,                    \
+                           double sum_discount) {                                                                       \
         for (int64_t k = 0; k < a; k++) {                                                                              \
             const double inst = (sq[k] - vi) * (double)lg[k];                                                          \
             T r = rg[k];                                                                                               \
@@ -231,54 +231,36 @@ REGRET_MATCHING(regret_matching_f32, float)
                        positive, negative, scale, weight, sum_discount);                                               \
         }                                                                                                              \
     }                                                                                                                  \
-    INLINE void NAME##_sized(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v,           \
-                             const double *reach, const double *strategy, const uint8_t *legal,                        \
-                             const int64_t *infoset_priv, int64_t rows, int64_t a, int flags, double positive,         \
-                             double negative, double scale, double weight, double sum_discount, const int64_t *at,     \
-                             int64_t n) {                                                                              \
-        switch (n) {                                                                                                   \
-        case 2: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,  \
-                            flags, positive, negative, scale, weight, sum_discount, at, 2); break;                     \
-        case 3: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,  \
-                            flags, positive, negative, scale, weight, sum_discount, at, 3); break;                     \
-        case 4: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,  \
-                            flags, positive, negative, scale, weight, sum_discount, at, 4); break;                     \
-        case 5: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,  \
-                            flags, positive, negative, scale, weight, sum_discount, at, 5); break;                     \
-        default: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a, \
-                             flags, positive, negative, scale, weight, sum_discount, at, n);                           \
-        }                                                                                                              \
-    }                                                                                                                  \
     static void NAME##_at(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v,              \
                           const double *reach, const double *strategy, const uint8_t *legal,                           \
                           const int64_t *infoset_priv, int64_t rows, int64_t a, int flags, double positive,            \
                           double negative, double scale, double weight, double sum_discount, const int64_t *at,        \
                           int64_t n) {                                                                                 \
         switch (flags) {                                                                                               \
-        case 0: NAME##_sized(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a, \
-                            0, positive, negative, scale, weight, sum_discount, at, n); break;                         \
-        case 1: NAME##_sized(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a, \
-                            1, positive, negative, scale, weight, sum_discount, at, n); break;                         \
-        case 2: NAME##_sized(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a, \
-                            2, positive, negative, scale, weight, sum_discount, at, n); break;                         \
-        case 56: NAME##_sized(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a, \
-                             56, positive, negative, scale, weight, sum_discount, at, n); break;                       \
-        default: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a, \
+        case 0: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,   \
+                            0, positive, negative, scale, weight, sum_discount, at, n); break;                          \
+        case 1: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,   \
+                            1, positive, negative, scale, weight, sum_discount, at, n); break;                          \
+        case 2: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,   \
+                            2, positive, negative, scale, weight, sum_discount, at, n); break;                          \
+        case 56: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,  \
+                             56, positive, negative, scale, weight, sum_discount, at, n); break;                        \
+        default: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,  \
                              flags, positive, negative, scale, weight, sum_discount, at, n);                           \
         }                                                                                                              \
     }                                                                                                                  \
     void NAME(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v, const double *reach,     \
-              const double *strategy, const uint8_t *legal, const int64_t *infoset_priv, int64_t rows, int64_t a,      \
-              int flags, double positive, double negative, double scale, double weight, double sum_discount) {         \
-        NAME##_at(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a, flags,     \
-                  positive, negative, scale, weight, sum_discount, NULL, a);                                           \
+              const double *strategy, const uint8_t *legal, const int64_t *infoset_priv, int64_t rows, int64_t a,       \
+              int flags, double positive, double negative, double scale, double weight, double sum_discount) {          \
+        NAME##_at(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a, flags,      \
+                  positive, negative, scale, weight, sum_discount, NULL, a);                                            \
     }                                                                                                                  \
     void NAME##_rows(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v,                   \
-                     const double *reach, const double *strategy, const uint8_t *legal, const int64_t *infoset_priv,   \
+                     const double *reach, const double *strategy, const uint8_t *legal, const int64_t *infoset_priv,    \
                      int64_t rows, int64_t a, int flags, double positive, double negative, double scale, double weight, \
                      double sum_discount, const int64_t *at, int64_t n) {                                              \
-        NAME##_at(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a, flags,     \
-                  positive, negative, scale, weight, sum_discount, at, n);                                             \
+        NAME##_at(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a, flags,      \
+                  positive, negative, scale, weight, sum_discount, at, n);                                              \
     }
 
 UPDATE_REGRETS(update_regrets, double)
