@@ -86,7 +86,7 @@ def write_spot(spot: Spot, endgames: Path, out: Path) -> None:
     out.write_text("\n".join(lines) + "\n")
 
 
-def ours_command(spot: Spot, endgames: Path, dtype: str, drop_zero_weight: bool = False, compact: bool = True) -> list[str]:
+def ours_command(spot: Spot, endgames: Path, dtype: str, drop_zero_weight: bool = True, compact: bool = True) -> list[str]:
     if spot.source == "flop":
         board, pot, stack = FLOP
         game = ["holdem-subgame", "--board", board, "--pot", str(pot), "--stack", str(stack), "--ranges", "uniform"]
@@ -94,7 +94,7 @@ def ours_command(spot: Spot, endgames: Path, dtype: str, drop_zero_weight: bool 
         game = [str(endgames / spot.source)]
     return [sys.executable, "-m", "subgame.cli", "solve", *game, "--bets", ",".join(spot.bets), "--raise-cap",
             str(spot.raise_cap), "--algo", "dcfr", "--target", "0.5%pot", "--dtype", dtype, "--json",
-            *(["--drop-zero-weight"] if drop_zero_weight else []), *([] if compact else ["--no-compact"])]
+            *([] if drop_zero_weight else ["--keep-zero-weight"]), *([] if compact else ["--no-compact"])]
 
 
 GNU_TIME = Path("/usr/bin/time")
@@ -154,7 +154,8 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3, help="alternated runs of each system per spot (default 3)")
     parser.add_argument("--threads", type=int, default=2, help="threads of each system (default 2)")
     parser.add_argument("--dtype", default="float64", choices=("float64", "float32"), help="our storage (default float64)")
-    parser.add_argument("--drop-zero-weight", action="store_true", help="ours keeps rows only of the hands in the ranges, as postflop-solver does")
+    parser.add_argument("--keep-zero-weight", dest="drop_zero_weight", action="store_false",
+                        help="ours keeps a row for every hand (default: only the hands in the ranges, as postflop-solver)")
     parser.add_argument("--no-compact", dest="compact", action="store_false",
                         help="ours pads each node's regrets to the tree's most actions (default: its own actions only, as postflop-solver)")
     args = parser.parse_args()

@@ -54,7 +54,7 @@ class HoldemOptions:
     grid: Path | None = None
     isomorphism: bool = True
     dtype: str = "float64"  #: the precision of the stored regrets and average (also taken by other CFR solves)
-    drop_zero_weight: bool = False  #: rows only of the hands in the ranges (the same average strategy)
+    drop_zero_weight: bool = True  #: rows only of the hands in the ranges (the same average strategy)
     compact: bool = True  #: regrets and average per node over its own actions only
 
     def given(self) -> list[str]:
@@ -62,7 +62,7 @@ class HoldemOptions:
                  "ranges": "--ranges", "bets": "--bets", "target": "--target", "seconds": "--time", "grid": "--grid"}
         out = [flag for field, flag in names.items() if getattr(self, field) is not None]
         out += ["--raise-cap"] * (self.raise_cap != 3) + ["--evaluate-every"] * (self.evaluate_every != 10)
-        out += ["--no-isomorphism"] * (not self.isomorphism) + ["--drop-zero-weight"] * self.drop_zero_weight
+        out += ["--no-isomorphism"] * (not self.isomorphism) + ["--keep-zero-weight"] * (not self.drop_zero_weight)
         out += ["--no-compact"] * (not self.compact)
         return out
 

@@ -184,12 +184,15 @@ def solve_command(
     dtype: Annotated[Precision, typer.Option(help="CFR presets and hold'em spots: float32 stores the regrets and "
                                              "average strategy in half the memory (the sweeps still compute in float64); a "
                                              "resumed run keeps its checkpoint's precision.")] = "float64",
-    drop_zero_weight: Annotated[bool, typer.Option(help="Hold'em spots: the depth-first passes keep rows only for the hands "
-                                                        "the ranges hold (the same average strategy; faster, less memory).")] = False,
+    drop_zero_weight: Annotated[bool, typer.Option(
+        "--drop-zero-weight/--keep-zero-weight",
+        help="Hold'em spots: the depth-first passes keep rows only for the hands the ranges hold, as postflop-solver "
+             "does (the same average strategy bit for bit, faster, less memory); --keep-zero-weight keeps every hand's "
+             "row.")] = True,
     compact: Annotated[bool, typer.Option(help="Hold'em spots: store regrets and average per node only for its own actions "
-                                               "(and only its kept hands with --drop-zero-weight), as postflop-solver "
-                                               "does; --no-compact pads every node to the tree's most actions. The same "
-                                               "strategy: bit for bit below eight actions, to rounding from eight on.")] = True,
+                                               "and kept hands, as postflop-solver does; --no-compact pads every node to "
+                                               "the tree's most actions. The same strategy: bit for bit below eight "
+                                               "actions, to rounding from eight on.")] = True,
     as_json: JsonOption = False,
 ) -> None:
     """Solve GAME and write the average strategy; prints exploitability at log-spaced iterations.
