@@ -190,7 +190,7 @@ def restrict(
                     kept = abstraction.kept_names(st)
                     mask[n, : len(pa.action_names[i])] = [nm in kept for nm in pa.action_names[i]]
             legal &= mask[nodes]
-        new_players.append(replace(pa, legal=legal))
+        new_players.append(replace(pa, stored_legal=legal))
     return replace(tree, players=(new_players[0], new_players[1]))
 
 

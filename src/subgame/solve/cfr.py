@@ -134,14 +134,12 @@ class CFRSolver(IterationPlan):
         self.restriction = checked_restrictions(tree, restrictions)
         self.iteration = 0
         self.horizon: int | None = None
-        self._legal = [pa.legal for pa in tree.players]
-        if abstraction is not None:
-            self._legal = [abstraction.pool(p, pa.legal.astype(float)) > 0 for p, pa in enumerate(tree.players)]
         self.drop_zero_weight = drop_zero_weight
         self._live: PokerLayout | None = None
         self.compact = _checked_compact(self, compact)
-        if self.compact:  # a poker node's own actions are legal at each of its rows
-            self._legal = [np.ones(c.size, dtype=bool) for c in self._pass_layout().compact]
+        self._legal = [self._compact_legal(p) if self.compact else pa.legal for p, pa in enumerate(tree.players)]
+        if abstraction is not None:
+            self._legal = [abstraction.pool(p, pa.legal.astype(float)) > 0 for p, pa in enumerate(tree.players)]
         self.regrets = [np.zeros(legal.shape, dtype=self.dtype) for legal in self._legal]
         self.strategy_sum = [np.zeros(legal.shape, dtype=self.dtype) for legal in self._legal]
         self.predicted = None if config.prediction == "none" else [np.zeros(lg.shape, dtype=self.dtype) for lg in self._legal]
@@ -223,7 +221,7 @@ class CFRSolver(IterationPlan):
         if not self.compact and (self.abstraction is not None
                                  or not usable(self.tree.layout, self._fewest_states, *self.strategy_sum, *self._legal)):
             return None
-        compact = self.sources_layout.compact if self.compact else (None, None)
+        compact = self._pass_layout().compact if self.compact else (None, None)
         return (Source(SUMS, self.strategy_sum[0], self._legal[0], compact[0]),
                 Source(SUMS, self.strategy_sum[1], self._legal[1], compact[1]))
 
@@ -242,6 +240,14 @@ class CFRSolver(IterationPlan):
         out = np.zeros(legal.shape, dtype=x.dtype)
         out.ravel()[self._slots(p)] = x
         return out
+
+    def _compact_legal(self, p: int) -> np.ndarray:
+        """[S] player p's legal masks in compact storage: all legal, as a poker tree's own actions are at every row,
+        unless the tree says otherwise (an action abstraction's restricted tree)."""
+        pa = self.tree.players[p]
+        if pa.stored_legal is None:
+            return np.ones(self._pass_layout().compact[p].size, dtype=bool)
+        return np.ascontiguousarray(pa.stored_legal.ravel()[self._slots(p)])
 
     def _slots(self, p: int) -> np.ndarray:
         """[S] each of player p's compact slots' index in her flattened [I, A] arrays."""
@@ -364,8 +370,10 @@ class CFRSolver(IterationPlan):
         compiled sweeps where one compiled call runs whole iterations (one sparse payoff matrix,
         float64, no plug-ins: :meth:`run`), which there are the numpy sweeps bit for bit.
         """
-        if self.engine != "auto" or self.compact:
-            return "passes" if self.compact else self.engine
+        if self.compact:
+            return "passes"
+        if self.engine != "auto":
+            return self.engine
         if self._passes_possible() and usable(self.tree.layout, self._fewest_states, *self._pass_arrays()):
             return "passes"
         return "compiled" if kernels.active(self._fewest_states) or self._sweeps_in_one_call() else "numpy"

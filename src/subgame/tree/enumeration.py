@@ -308,7 +308,7 @@ class _Compiler:
                                          seq, np.asarray(self.inf_priv[p], dtype=np.int64)),
                     label=tuple(self.p_label[p]),
                     level_bounds=np.asarray(self.level_bounds[p], dtype=np.int64),
-                    legal=legal,
+                    stored_legal=legal,
                     action_rows=ids,
                     action_names=tuple(self.inf_names[p]),
                 )

@@ -518,22 +518,18 @@ class _Builder:
         make = partial(pl.state_arrays, layout, p, A, index_dtype(G, len(nodes), n_inf * A), n_inf)
         states = StateIndex(G, make=make) if lazy else StateIndex(G, arrays=make())
         board_id = {cards: i for i, cards in enumerate(self.boards)}
-        legal = np.zeros((n_inf, A), dtype=bool)
         # the action ids are the same at every information set of a public node: one row per acting node
         ids = np.full((len(acting), A), -1, dtype=index_dtype(max((max(nodes[n].actions) for n in acting), default=0) + 1))
         for r, n in enumerate(acting):
             nd = nodes[n]
-            size, L = nd.board.hands.size, len(nd.actions)
-            rows = slice(nd.inf_start, nd.inf_start + size)
-            legal[rows, :L] = True
-            ids[r, :L] = nd.actions
+            ids[r, : len(nd.actions)] = nd.actions
         boards = list(self.boards.values())
         return PlayerArrays(
             states=states,
             label=BlockSequence([nd.start[p] for nd in nodes] + [G], [board_id[nd.board.cards] for nd in nodes],
                                 [b.labels[p] for b in boards]),
             level_bounds=np.asarray(self.level_bounds[p], dtype=np.int64),
-            legal=legal,
+            stored_legal=None,  # ids >= 0 row by row, expanded when first asked
             action_rows=ids,
             action_names=BlockSequence([nodes[n].inf_start for n in acting] + [n_inf], range(len(acting)),
                                        [Repeat(nodes[n].names, nodes[n].board.hands.size) for n in acting]),

@@ -293,7 +293,7 @@ class CompactRows:
         rows, nc = _rows_at(layout, ns, player), node[ns, CHILD_HI] - node[ns, CHILD_LO]
         dtype = np.int32 if int(node[:, INFOSET].max(initial=0) + node[:, SIZE].max(initial=0)) * a < 2**31 else np.int64
         row = _counting(rows, dtype)  # each stored row's place among its node's stored rows
-        if layout.live_node is not None:
+        if layout.live_node is not None and layout.live_row is not None:
             row = layout.live_row[player][np.repeat(layout.live_node[player][ns, 1], rows) + row].astype(dtype)
         row += np.repeat(node[ns, INFOSET].astype(dtype), rows)  # its information set
         row *= a

@@ -181,7 +181,9 @@ class PlayerArrays:
     states: StateIndex  #: node, parent and own action of each private state, state of each infoset (stored or made when first used)
     label: tuple[str, ...] | BlockSequence[str]  #: [G] her private observations leading there (stored or computed on demand)
     level_bounds: np.ndarray  #: [D+2] private states of depth d are level_bounds[d]:level_bounds[d+1]
-    legal: np.ndarray  #: [I, A] bool, action slot k legal at infoset I
+    #: [I, A] bool, action slot k legal at infoset I; ``None`` where it is ``action_rows >= 0`` row by row (a poker
+    #: tree: :attr:`legal` expands it when first asked, which the depth-first passes over compact storage never do)
+    stored_legal: np.ndarray | None
     action_rows: np.ndarray  #: [R, A] the game's action ids of the slots of each row, -1 where illegal
     action_names: tuple[tuple[str, ...], ...] | BlockSequence[tuple[str, ...]]  #: [I][k] names of the legal actions
     #: [R+1] information sets action_row_bounds[r]:action_row_bounds[r+1] share row r of ``action_rows``
@@ -209,6 +211,15 @@ class PlayerArrays:
         return self.states.arrays[3]
 
     @cached_property
+    def legal(self) -> np.ndarray:
+        """[I, A] bool, action slot k legal at information set I."""
+        if self.stored_legal is not None:
+            return self.stored_legal
+        out: np.ndarray = self.action_ids >= 0 if self.action_row_bounds is None else np.repeat(
+            self.action_rows >= 0, np.diff(self.action_row_bounds), axis=0)
+        return out
+
+    @cached_property
     def action_ids(self) -> np.ndarray:
         """[I, A] the game's action id of each slot, -1 where illegal (expanded from the rows when first asked)."""
         if self.action_row_bounds is None:
@@ -222,11 +233,13 @@ class PlayerArrays:
 
     @property
     def num_infosets(self) -> int:
+        if self.stored_legal is None and self.action_row_bounds is not None:
+            return int(self.action_row_bounds[-1])
         return int(self.legal.shape[0])
 
     @property
     def max_actions(self) -> int:
-        return int(self.legal.shape[1])
+        return int(self.action_rows.shape[1])
 
 
 @dataclass(frozen=True)
