@@ -40,7 +40,7 @@ from ..games import load_game
 from ..games.poker.game import PokerGame
 from ..strategy import Strategy
 from ..tree.compile import compile_game
-from .hunl_matches import behaviour, estimate_cell, play_table, run_folder, trained_blueprint
+from .hunl_matches import behaviour, estimate_cell, estimate_header, play_table, run_folder, trained_blueprint
 from .modicum_table import SETUPS as TABLE_SETUPS
 from .report import ExperimentResult, Series
 
@@ -133,7 +133,7 @@ def cdbr_hunl(
                        {(row, BOT): (behaviours[row], behaviours[BOT]) for row in rows if row in behaviours},
                        setup.deals, seed, folder, workers, say)
     exact = tree is not None
-    headers = ["responder", f"vs {BOT} ({'AIVAT; exact' if exact else 'AIVAT'})"]
+    headers = ["responder", f"vs {BOT} ({estimate_header(exact)})"]
     if exact:
         headers.append("share of the best response's gain, exact")
     headers.append("paper: vs SlumBot")
@@ -169,7 +169,8 @@ def cdbr_hunl(
         ("Exact values: each responder's behaviour strategy asked at every information set of the compiled game; AIVAT "
          "takes it and the bot's as its reference. The best response's gain is the most any responder can win."
          if exact else "No tree of HUNL is built: AIVAT takes the value of the cards as its value function (the pot "
-         "called down with both hands known)."),
+         "called down with both hands known); the second interval is the luck-adjusted estimate, its chance "
+         "corrections alone."),
         f"Wall time {seconds:.0f} s on {workers} process(es)"
         + (f", of which {train_seconds:.1f} s training the bot's blueprint." if trained else ", blueprint read back.")
         + " Wall times are not deterministic; every other number is, for a seed.",

@@ -39,13 +39,13 @@ HUNL = dict(num_ranks=13, num_suits=4, hole_cards=2, board_cards=(0, 3, 1, 1), b
 REDUCED = dict(num_ranks=3, num_suits=2, hole_cards=1, board_cards=(0, 1, 1, 1), betting="nolimit", ante=0,
                blinds=(2, 1), stack=6, bet_fractions=(1.0,), all_in=True, first_player=(1, 0, 0, 0), raise_cap=1)
 
-#: One match of a table: its mean and 95 % half-width per estimate ("plain", "aivat"), "exact", "seconds", "hands".
+#: One match of a table: its mean and 95 % half-width per estimate ("plain", "luck", "aivat"), "exact", "seconds", "hands".
 Cell = dict[str, float]
 #: The two behaviour strategies of a match on a compiled tree (row agent's, column agent's).
 Pair = tuple[Strategy, Strategy]
 #: The version of a match file; a file of another version (estimated otherwise, or LBR with another model of the
-#: agent: 3) is played again, never read back.
-CELL_FORMAT = 3
+#: agent: 3; without the luck-adjusted estimate: 4) is played again, never read back.
+CELL_FORMAT = 4
 
 
 def run_folder(checkpoint: Path | None, experiment: str, key: object) -> Path | None:
@@ -141,8 +141,8 @@ def _play_table(game: PokerGame, tree: PublicTree | None, todo: Sequence[tuple[s
         cell: Cell = {"format": CELL_FORMAT, "plain": plain.mean, "plain_ci": plain.half_width,
                       "seconds": time.perf_counter() - t0, "hands": result.hands}
         if result.has_aivat:
-            aivat = result.estimate("aivat")
-            cell |= {"aivat": aivat.mean, "aivat_ci": aivat.half_width}
+            aivat, luck = result.estimate("aivat"), result.estimate("luck")
+            cell |= {"aivat": aivat.mean, "aivat_ci": aivat.half_width, "luck": luck.mean, "luck_ci": luck.half_width}
         if tree is not None and reference is not None:
             cell["exact"] = exact_value(tree, *reference) * scale
         cells[a, o] = cell
@@ -153,7 +153,16 @@ def _play_table(game: PokerGame, tree: PublicTree | None, todo: Sequence[tuple[s
 
 
 def estimate_cell(cell: Cell) -> str:
-    """A match's cell: AIVAT where it was scored so (and the exact value where known), else the plain estimate."""
+    """A match's cell: AIVAT where it was scored so, then the exact value where known (a tree) or else the luck-adjusted
+    estimate (the chance corrections alone: without the agents' strategies AIVAT's action terms add noise); without
+    AIVAT, the plain estimate."""
     key = "aivat" if "aivat" in cell else "plain"
     text = interval(cell[key], cell[f"{key}_ci"])
-    return f"{text}; {cell['exact']:+.1f}" if "exact" in cell else text
+    if "exact" in cell:
+        return f"{text}; {cell['exact']:+.1f}"
+    return f"{text}; {interval(cell['luck'], cell['luck_ci'])}" if "luck" in cell else text
+
+
+def estimate_header(exact: bool) -> str:
+    """What :func:`estimate_cell` gives, for a column's header."""
+    return "AIVAT; exact" if exact else "AIVAT; luck-adjusted"

@@ -50,7 +50,18 @@ from ..games.poker.game import PokerGame
 from ..solve.driver import Budget
 from ..strategy import Strategy
 from ..tree.compile import compile_game
-from .hunl_matches import HUNL, REDUCED, Cell, Pair, behaviour, estimate_cell, play_table, run_folder, trained_blueprint
+from .hunl_matches import (
+    HUNL,
+    REDUCED,
+    Cell,
+    Pair,
+    behaviour,
+    estimate_cell,
+    estimate_header,
+    play_table,
+    run_folder,
+    trained_blueprint,
+)
 from .report import ExperimentResult, Series
 from .search_agent import PAPER_TABLE_1
 
@@ -202,7 +213,7 @@ def _result(setup: TableSetup, seed: int, workers: int, bps: _Blueprints,
     exact = bool(exploit)
     headers = ["agent"]
     for o in OPPONENTS:
-        headers.append(f"vs {o} ({'AIVAT; exact' if exact else 'AIVAT'})")
+        headers.append(f"vs {o} ({estimate_header(exact)})")
     if exact:
         headers.append("exploitability, exact")
     headers += ["paper: vs Baby Tartanian8", "paper: vs Slumbot"]
@@ -250,7 +261,8 @@ def _result(setup: TableSetup, seed: int, workers: int, bps: _Blueprints,
          if exact else
          "No tree of HUNL is built: AIVAT takes the value of the cards as its value function (the pot called down "
          "with both hands known; the agents' strategies are not known on a tree), and LBR stands in for "
-         "exploitability."),
+         "exploitability. The second interval is the luck-adjusted estimate, AIVAT's chance corrections alone: "
+         "both are unbiased, and without the agents' strategies the action corrections add variance."),
         f"Wall time {seconds:.0f} s on {workers} process(es)"
         + (f", of which {bps.seconds:.1f} s training the blueprints." if bps.seconds else ", blueprints read back.")
         + " Wall times are not deterministic; every other number is, for a seed.",

@@ -236,8 +236,8 @@ class CFRSolver(IterationPlan):
         [I, A] (zero at the slots it has none for: other actions, dropped hands)."""
         if not self.compact:
             return x
-        legal = self.tree.players[p].legal
-        out = np.zeros(legal.shape, dtype=x.dtype)
+        pa = self.tree.players[p]
+        out = np.zeros((pa.num_infosets, pa.max_actions), dtype=x.dtype)
         out.ravel()[self._slots(p)] = x
         return out
 
@@ -252,7 +252,7 @@ class CFRSolver(IterationPlan):
     def _slots(self, p: int) -> np.ndarray:
         """[S] each of player p's compact slots' index in her flattened [I, A] arrays."""
         layout = self._pass_layout()
-        return layout.compact[p].slots(layout, p, self.tree.players[p].legal.shape[1])
+        return layout.compact[p].slots(layout, p, self.tree.players[p].max_actions)
 
     def _pass_layout(self) -> PokerLayout:
         """The layout the depth-first passes run on: the tree's, or its kept rows (the root reach is fixed without a

@@ -146,7 +146,7 @@ def live_layout(layout: PokerLayout, root_reach: tuple[np.ndarray, np.ndarray]) 
     Raises:
         GameDefinitionError: a board valued by its payoff matrix (Kuhn, Leduc), which needs every row.
     """
-    if layout.board[:, 4].any():
+    if not droppable(layout):
         raise GameDefinitionError("dropping zero-weight hands needs card-removal terminals, not a small board's payoff matrix")
     node, size = layout.node, layout.node[:, SIZE]
     n = node.shape[0]
@@ -217,6 +217,11 @@ def live_layout(layout: PokerLayout, root_reach: tuple[np.ndarray, np.ndarray]) 
                    live_row=_padded(live_row), mirror_map=mirror_map, live_board=live_board, live_hand_row=row,
                    live_hand_cards=cards, live_hand_twin=twin, live_ladder_row=steps, live_ladder_cards=step_cards,
                    live_ties=live_ties)
+
+
+def droppable(layout: PokerLayout | None) -> bool:
+    """Whether :func:`live_layout` can drop zero-weight rows of ``layout``: no board is valued by its payoff matrix."""
+    return layout is not None and not layout.board[:, 4].any()
 
 
 def _padded(rows: list[np.ndarray]) -> np.ndarray:
