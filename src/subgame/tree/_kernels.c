@@ -22,7 +22,7 @@ typedef int32_t idx_t;
 
 /* The version of these functions' signatures: subgame.tree.kernels refuses a library built from another one (bump
    both together whenever a signature changes, so that a stale build left in place falls back to numpy). */
-int64_t kernels_abi(void) { return 17; }
+int64_t kernels_abi(void) { return 18; }
 
 /* numpy's maximum: the second argument unless the first is larger or NaN (so max(-0.0, 0.0) is 0.0) */
 static inline double np_max(double a, double b) { return (a > b || a != a) ? a : b; }
@@ -273,8 +273,8 @@ UPDATE_REGRETS(update_regrets_f32, float)
  * subtracted twice, is added back (twin[i]: the opponent's row of it, -1 where she has none). `mass` is scratch of
  * `cards` doubles.
  */
-INLINE void removal_body(const double *opp, double *out, const int64_t *mrow, const int64_t *mc, const int64_t *twin,
-                         int64_t nm, const int64_t *orow, const int64_t *oc, int64_t no, int64_t k, double value,
+INLINE void removal_body(const double *opp, double *out, const int64_t *mrow, const uint8_t *mc, const int64_t *twin,
+                         int64_t nm, const int64_t *orow, const uint8_t *oc, int64_t no, int64_t k, double value,
                          double *mass, int64_t cards) {
     double total = 0.0;
     memset(mass, 0, (size_t)cards * sizeof(double));
@@ -291,8 +291,8 @@ INLINE void removal_body(const double *opp, double *out, const int64_t *mrow, co
     }
 }
 
-void removal_values(const double *opp, double *out, const int64_t *mrow, const int64_t *mc, const int64_t *twin,
-                    int64_t nm, const int64_t *orow, const int64_t *oc, int64_t no, int64_t k, double value, double *mass,
+void removal_values(const double *opp, double *out, const int64_t *mrow, const uint8_t *mc, const int64_t *twin,
+                    int64_t nm, const int64_t *orow, const uint8_t *oc, int64_t no, int64_t k, double value, double *mass,
                     int64_t cards) {
     if (k == 2) removal_body(opp, out, mrow, mc, twin, nm, orow, oc, no, 2, value, mass, cards);
     else removal_body(opp, out, mrow, mc, twin, nm, orow, oc, no, k, value, mass, cards);
@@ -304,7 +304,7 @@ void removal_values(const double *opp, double *out, const int64_t *mrow, const i
  * the hands sharing no card with hand i), me(i, t) = me_local[i] + me_start[t], likewise opp(i, t).
  */
 void fold_values(const double *opp, double *out, const int64_t *me_local, const int64_t *me_start,
-                 const int64_t *opp_local, const int64_t *opp_start, const double *value, const int64_t *hand_cards,
+                 const int64_t *opp_local, const int64_t *opp_start, const double *value, const uint8_t *hand_cards,
                  int64_t n, int64_t k, int64_t c0, int64_t c1, double *mass, int64_t cards) {
     for (int64_t t = c0; t < c1; t++)
         removal_values(opp + opp_start[t], out + me_start[t], me_local, hand_cards, opp_local, n, opp_local, hand_cards,
@@ -318,8 +318,8 @@ void fold_values(const double *opp, double *out, const int64_t *me_local, const 
  * less what those hands hold of the hand's cards; stronger hands likewise from the top. out[mrow[j]] = w_below *
  * weaker + w_above * stronger, negated where `negate`. `scratch` holds cards + the traverser's hands doubles.
  */
-INLINE void ladder_body(const double *opp, double *out, const int64_t *mrow, const int64_t *mc, const int64_t *mt,
-                        const int64_t *orow, const int64_t *oc, const int64_t *ot, int64_t groups, int64_t k,
+INLINE void ladder_body(const double *opp, double *out, const int64_t *mrow, const uint8_t *mc, const int64_t *mt,
+                        const int64_t *orow, const uint8_t *oc, const int64_t *ot, int64_t groups, int64_t k,
                         double w_below, double w_above, int negate, double *scratch, int64_t cards) {
     double *mass = scratch, *weaker = scratch + cards, total = 0.0;
     memset(mass, 0, (size_t)cards * sizeof(double));
@@ -354,8 +354,8 @@ INLINE void ladder_body(const double *opp, double *out, const int64_t *mrow, con
     }
 }
 
-void ladder_values(const double *opp, double *out, const int64_t *mrow, const int64_t *mc, const int64_t *mt,
-                   const int64_t *orow, const int64_t *oc, const int64_t *ot, int64_t groups, int64_t k, double w_below,
+void ladder_values(const double *opp, double *out, const int64_t *mrow, const uint8_t *mc, const int64_t *mt,
+                   const int64_t *orow, const uint8_t *oc, const int64_t *ot, int64_t groups, int64_t k, double w_below,
                    double w_above, int negate, double *scratch, int64_t cards) {
     if (k == 2) ladder_body(opp, out, mrow, mc, mt, orow, oc, ot, groups, 2, w_below, w_above, negate, scratch, cards);
     else ladder_body(opp, out, mrow, mc, mt, orow, oc, ot, groups, k, w_below, w_above, negate, scratch, cards);
@@ -368,7 +368,7 @@ void ladder_values(const double *opp, double *out, const int64_t *mrow, const in
  */
 void showdown_values(const double *opp, double *out, const int64_t *me_local, const int64_t *me_start,
                      const int64_t *opp_local, const int64_t *opp_start, const double *win, const double *lose,
-                     const int64_t *hand_cards, const int64_t *ties, int64_t groups, int64_t k, int player, int64_t c0,
+                     const uint8_t *hand_cards, const int64_t *ties, int64_t groups, int64_t k, int player, int64_t c0,
                      int64_t c1, double *scratch, int64_t cards) {
     for (int64_t t = c0; t < c1; t++)
         ladder_values(opp + opp_start[t], out + me_start[t], me_local, hand_cards, ties, opp_local, hand_cards, ties,

@@ -26,11 +26,11 @@ void update_regrets_f32_rows(float *regrets, float *strategy_sum, float *predict
                              const int64_t *infoset_priv, int64_t rows, int64_t a, int flags, double positive,
                              double negative, double scale, double weight, double sum_discount, const int64_t *at,
                              int64_t n);
-void removal_values(const double *opp, double *out, const int64_t *mrow, const int64_t *mc, const int64_t *twin,
-                    int64_t nm, const int64_t *orow, const int64_t *oc, int64_t no, int64_t k, double value, double *mass,
+void removal_values(const double *opp, double *out, const int64_t *mrow, const uint8_t *mc, const int64_t *twin,
+                    int64_t nm, const int64_t *orow, const uint8_t *oc, int64_t no, int64_t k, double value, double *mass,
                     int64_t cards);
-void ladder_values(const double *opp, double *out, const int64_t *mrow, const int64_t *mc, const int64_t *mt,
-                   const int64_t *orow, const int64_t *oc, const int64_t *ot, int64_t groups, int64_t k, double w_below,
+void ladder_values(const double *opp, double *out, const int64_t *mrow, const uint8_t *mc, const int64_t *mt,
+                   const int64_t *orow, const uint8_t *oc, const int64_t *ot, int64_t groups, int64_t k, double w_below,
                    double w_above, int negate, double *scratch, int64_t cards);
 /* from _pool.c */
 int pool_run(void (*work)(void *), void *arg, int extra);
@@ -50,8 +50,8 @@ enum { PASS_CFR = 0, PASS_BEST = 1, PASS_VALUES = 2 };
 typedef struct {
     const int64_t *node;                   /* [N, NK_COLS] */
     const int64_t *board;                  /* [B, 5]: hands n, first row of its hands, first tie, tie groups, by matrix */
-    const int64_t *hand_cards;             /* [rows, k] each board's hands in canonical order */
-    const int64_t *ladder_cards;           /* [rows, k] in ascending strength */
+    const uint8_t *hand_cards;             /* [rows, k] each board's hands in canonical order */
+    const uint8_t *ladder_cards;           /* [rows, k] in ascending strength */
     const int64_t *local[2];               /* [rows] each player's row of each canonical hand */
     const int64_t *ladder_local[2];        /* [rows] the same in ascending strength */
     const int64_t *hand_of_row[2];         /* [rows] each player's canonical hand of each of her rows */
@@ -61,17 +61,17 @@ typedef struct {
     const int64_t *mirror;                 /* [E, 2] a left-out deal's canonical child and offset of its rows' map */
     const double *term;                    /* [T, 2] fold: (player 0's value, 0); showdown: (win, lose) */
     int64_t k, cards;
-    /* Rows of live hands only (NULL: every hand's row). A live layout's local, ladder_local and maps are of these rows
-       (local -1: a hand left out) and its mirror's offsets are mirror_map's. */
+    /* Rows of live hands only (NULL: every hand's row). A live layout's maps are of these rows and its mirror's
+       offsets are mirror_map's; its terminals read the live_hand_* and live_ladder_* lists, never local or ladder_local. */
     const int64_t *live_node[2];           /* [N, 3] per player and node: rows, first of them in live_row, offset in maps */
     const int64_t *live_row[2];            /* each live row's row among all of the node's hands */
     const int64_t *mirror_map[2];          /* [E] per player: the offset in maps of a left-out deal's rows */
     const int64_t *live_board[2];          /* [B, 2] per player and board: the first of its live hands below, their count */
     const int64_t *live_hand_row[2];       /* each board's live hands in canonical order: their rows at its nodes */
-    const int64_t *live_hand_cards[2];     /* [., k] their cards */
+    const uint8_t *live_hand_cards[2];     /* [., k] their cards */
     const int64_t *live_hand_twin[2];      /* the other player's row of the same hand (-1: not live) */
     const int64_t *live_ladder_row[2];     /* each board's live hands in ascending strength: their rows */
-    const int64_t *live_ladder_cards[2];   /* [., k] their cards */
+    const uint8_t *live_ladder_cards[2];   /* [., k] their cards */
     const int64_t *live_ties[2];           /* per board (as ties): the live hands in ascending strength before each group */
 } Layout;
 
@@ -289,7 +289,7 @@ static void source_rows(const Source *s, Rows r, int64_t rows, int64_t n, double
 }
 
 /* whether two hands of k <= 2 cards share a card */
-static inline int share(const int64_t *x, const int64_t *y, int64_t k) {
+static inline int share(const uint8_t *x, const uint8_t *y, int64_t k) {
     return k == 1 ? x[0] == y[0] : (x[0] == y[0] || x[0] == y[1] || x[1] == y[0] || x[1] == y[1]);
 }
 
@@ -303,7 +303,8 @@ static void matrix_row(const Layout *L, const int64_t *b, int p, int showdown, c
                        double *out) {
     const int64_t n = b[0], row = b[1], k = L->k;
     const int64_t *mine = L->hand_of_row[p] + row, *theirs = L->hand_of_row[1 - p] + row;
-    const int64_t *cards = L->hand_cards + row * k, *rank = L->rank + row;
+    const uint8_t *cards = L->hand_cards + row * k;
+    const int64_t *rank = L->rank + row;
     for (int64_t r = 0; r < n; r++) {
         const int64_t h = mine[r];
         double s = 0.0;
@@ -348,11 +349,13 @@ static void terminal_row(Pass *P, const int64_t *nd, const double *opp, double *
     } else if (b[4]) {
         matrix_row(L, b, P->p, (int)nd[NK_SHOWDOWN], t, opp, out);
     } else if (nd[NK_SHOWDOWN]) {
-        const int64_t *cards = L->ladder_cards + row * k, *ties = L->ties + b[2];
+        const uint8_t *cards = L->ladder_cards + row * k;
+        const int64_t *ties = L->ties + b[2];
         ladder_values(opp, out, L->ladder_local[P->p] + row, cards, ties, L->ladder_local[q] + row, cards, ties, b[3], k,
                       P->p == 0 ? t[0] : t[1], P->p == 0 ? t[1] : t[0], P->p != 0, P->scratch, L->cards);
     } else {
-        const int64_t *cards = L->hand_cards + row * k, *mine = L->local[P->p] + row, *theirs = L->local[q] + row;
+        const uint8_t *cards = L->hand_cards + row * k;
+        const int64_t *mine = L->local[P->p] + row, *theirs = L->local[q] + row;
         removal_values(opp, out, mine, cards, theirs, n, theirs, cards, n, k, P->p == 0 ? t[0] : -1.0 * t[0], P->scratch,
                        L->cards);
     }

@@ -91,7 +91,7 @@ class Rule(Protocol):
 
 
 #: The signatures' version ``_kernels.c`` must report (``kernels_abi``); bumped with every change to them.
-ABI = 17
+ABI = 18
 
 
 def _load() -> ctypes.CDLL | None:
@@ -221,6 +221,11 @@ def _kept_ptr(a: np.ndarray) -> int:
 def _i64(*arrays: np.ndarray) -> list[np.ndarray]:
     """The index arrays as the contiguous int64 the operator loops read (no copy where they are already)."""
     return [np.ascontiguousarray(a, dtype=np.int64) for a in arrays]
+
+
+def _cards(hand_cards: np.ndarray) -> np.ndarray:
+    """Hands' cards as the card-removal loops read them: contiguous uint8 (no copy where they are already)."""
+    return np.ascontiguousarray(hand_cards, dtype=np.uint8)
 
 
 def _f64(*arrays: np.ndarray) -> list[np.ndarray]:
@@ -354,9 +359,9 @@ def fold_values(
     n, k = hand_cards.shape
     cards = int(hand_cards.max(initial=0)) + 1
     mass = np.empty(cards)
-    idx, (v,) = _i64(*me, *them, hand_cards), _f64(value)
+    idx, (v,), held = _i64(*me, *them), _f64(value), _cards(hand_cards)
     _lib.fold_values(  # type: ignore[union-attr]
-        _ptr(opp), _ptr(out), *(_ptr(x) for x in idx[:4]), _ptr(v), _ptr(idx[4]), n, k, cols.start, cols.stop, _ptr(mass), cards,
+        _ptr(opp), _ptr(out), *(_ptr(x) for x in idx), _ptr(v), _ptr(held), n, k, cols.start, cols.stop, _ptr(mass), cards,
     )
 
 
@@ -372,9 +377,9 @@ def showdown_values(
     n, k = hand_cards.shape
     cards = int(hand_cards.max(initial=0)) + 1
     scratch = np.empty(cards + n)
-    idx, vals = _i64(*me, *them, hand_cards, ties), _f64(win, lose)
+    idx, vals, held = _i64(*me, *them, ties), _f64(win, lose), _cards(hand_cards)
     _lib.showdown_values(  # type: ignore[union-attr]
-        _ptr(opp), _ptr(out), *(_ptr(x) for x in idx[:4]), *(_ptr(x) for x in vals), _ptr(idx[4]), _ptr(idx[5]),
+        _ptr(opp), _ptr(out), *(_ptr(x) for x in idx[:4]), *(_ptr(x) for x in vals), _ptr(held), _ptr(idx[4]),
         ties.shape[0] - 1, k, player, cols.start, cols.stop, _ptr(scratch), cards,
     )
 
@@ -407,6 +412,9 @@ def _layout(L: Any) -> _Layout:
     """The ``Layout`` struct of a :class:`~subgame.tree.poker_layout.PokerLayout`."""
     lay = _layouts.get(L)
     if lay is None:
+        cards = [L.hand_cards, L.ladder_cards, *((L.live_hand_cards, L.live_ladder_cards) if L.live_node is not None else ())]
+        if any(c.dtype != np.uint8 or not c.flags.c_contiguous for c in cards):
+            raise GameDefinitionError("a poker layout's hands' cards must be contiguous uint8 (compile_poker makes them so)")
         pair = [(_P * 2)(_ptr(x[0]), _ptr(x[1])) for x in (L.local, L.ladder_local, L.hand_of_row)]
         lay = _layouts[L] = _Layout(_ptr(L.node), _ptr(L.board), _ptr(L.hand_cards), _ptr(L.ladder_cards), *pair, _ptr(L.rank),
                                     _ptr(L.ties), (_P * 2)(_ptr(L.maps[0]), _ptr(L.maps[1])), _ptr(L.mirror), _ptr(L.term),

@@ -457,8 +457,8 @@ class _Builder:
             node=table,
             board=np.array([[r.num_hands, first_row[i], ties_at[i], r.ladder[2].size - 1, by_matrix[i]]
                             for i, r in enumerate(removal)], dtype=np.int64).reshape(-1, 5),
-            hand_cards=_int64_rows([r.hand_cards for r in removal], k),
-            ladder_cards=_int64_rows([r.ladder[1] for r in removal], k),
+            hand_cards=_int64_rows([r.hand_cards for r in removal], k).astype(np.uint8),
+            ladder_cards=_int64_rows([r.ladder[1] for r in removal], k).astype(np.uint8),
             local=np.stack([_int64_rows(local[p]) for p in range(2)]),
             ladder_local=np.stack([_int64_rows([loc[r.ladder[0]] for loc, r in zip(local[p], removal)]) for p in range(2)]),
             hand_of_row=np.stack([_int64_rows([np.argsort(loc) for loc in local[p]]) for p in range(2)]),

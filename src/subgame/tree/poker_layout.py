@@ -60,8 +60,8 @@ class PokerLayout:
     #: [B, 5] int64: hands n, first of its rows in the per-hand arrays, first tie, tie groups, and 1 where the sweeps
     #: value its terminals by a sparse payoff matrix (:class:`~.operators.SparseTerminal`; the passes then follow its order)
     board: np.ndarray
-    hand_cards: np.ndarray  #: [R, k] int64, each board's hands in canonical order
-    ladder_cards: np.ndarray  #: [R, k] int64, each board's hands in ascending strength
+    hand_cards: np.ndarray  #: [R, k] uint8, each board's hands' cards in canonical order
+    ladder_cards: np.ndarray  #: [R, k] uint8, each board's hands' cards in ascending strength
     local: np.ndarray  #: [2, R] int64, each player's row of each canonical hand
     ladder_local: np.ndarray  #: [2, R] int64, the same in ascending strength
     hand_of_row: np.ndarray  #: [2, R] int64, each player's canonical hand of each of her rows (``local`` inverted)
@@ -83,10 +83,10 @@ class PokerLayout:
     #: (each board's kept hands, in canonical order and in ascending strength) and their count
     live_board: np.ndarray | None = None
     live_hand_row: np.ndarray | None = None  #: [2, H] int64, each kept hand's row at the board's nodes, canonical order
-    live_hand_cards: np.ndarray | None = None  #: [2, H·k] int64, its cards
+    live_hand_cards: np.ndarray | None = None  #: [2, H·k] uint8, its cards
     live_hand_twin: np.ndarray | None = None  #: [2, H] int64, the other player's row of the same hand (-1: not kept)
     live_ladder_row: np.ndarray | None = None  #: [2, H] int64, each kept hand's row, ascending strength
-    live_ladder_cards: np.ndarray | None = None  #: [2, H·k] int64, its cards
+    live_ladder_cards: np.ndarray | None = None  #: [2, H·k] uint8, its cards
     #: [2, len(ties)] int64, per board and tie group (as ``ties``) the kept hands in ascending strength before it
     live_ties: np.ndarray | None = None
 
@@ -140,8 +140,10 @@ def live_layout(layout: PokerLayout, root_reach: tuple[np.ndarray, np.ndarray]) 
     pass over this layout gives bitwise the other hands' regrets and every strategy sum of a
     pass over all rows (postflop-solver's rows hold only the hands of each range). What it does
     not give is the regrets of the dropped hands, which stay where they were; a pass writes
-    zero as their root values. Chance maps, terminals' local rows (-1: dropped) and the
-    left-out deals' maps are those of the kept rows.
+    zero as their root values. Chance maps and the left-out deals' maps are those of the kept
+    rows; each board's kept hands are listed in canonical and in strength order (``live_hand_*``,
+    ``live_ladder_*``), which is all its terminals read, so ``local`` and ``ladder_local`` stay the
+    whole layout's (shared, not copied).
 
     Raises:
         GameDefinitionError: a board valued by its payoff matrix (Kuhn, Leduc), which needs every row.
@@ -163,30 +165,49 @@ def live_layout(layout: PokerLayout, root_reach: tuple[np.ndarray, np.ndarray]) 
     for p in (0, 1):
         rows: dict[int, np.ndarray] = {}
         inverse: dict[int, np.ndarray] = {}
+        row_of: dict[int, int] = {}  # each head's entry of the table
         kept, kept_at, mapped, mapped_at = [], 0, [], 0
         root_at = np.concatenate(([0], np.cumsum(size[: layout.roots])))
         table = np.empty((len(heads), 3), dtype=np.int64)
+        # A deal's kept rows follow from its parent's kept rows and the deal's map: one entry of kept rows and map for
+        # every (parent's kept rows, map), shared by the chance nodes of every betting line that deal it.
+        ident: dict[int, int] = {}  # each head's kept rows, numbered
+        met: dict[tuple[int, ...], int] = {}  # (parent's kept rows, map offset) -> the first head of that deal
         for i, h in enumerate(heads):
             if h < layout.roots:
                 live = np.asarray(root_reach[p][root_at[h] : root_at[h + 1]]) != 0
             else:
+                key = (ident[int(group[node[h, PARENT]])], int(node[h, MAP]))
+                same = met.setdefault(key, h)
+                if same != h:
+                    rows[h], inverse[h], ident[h] = rows[same], inverse[same], ident[same]
+                    table[i] = table[row_of[same]]
+                    continue
                 up = inverse[int(group[node[h, PARENT]])]
                 full = layout.maps[p, node[h, MAP] : node[h, MAP] + size[h]]
                 live = up[full] >= 0
             rows[h] = r = np.flatnonzero(live)
             inverse[h] = inv = np.full(size[h], -1, dtype=np.int64)
             inv[r] = np.arange(r.size)
+            ident[h] = len(met) + layout.roots if h >= layout.roots else h
             at = -1
             if h >= layout.roots:
                 at, mapped_at = mapped_at, mapped_at + r.size
                 mapped.append(up[full[r]])
             table[i] = (r.size, kept_at, at)
+            row_of[h] = i
             kept.append(r)
             kept_at += r.size
         live_node[p] = table[np.searchsorted(heads, group)]
+        mirrored: dict[tuple[int, ...], int] = {}  # (parent's kept rows, map offset, child's kept rows) -> its map
         for e, (c, off) in enumerate(layout.mirror.tolist()):
+            key = (ident[int(group[node[c, PARENT]])], off, ident[c])
+            if key in mirrored:
+                mirror_map[p, e] = mirrored[key]
+                continue
             up = inverse[int(group[node[c, PARENT]])]
-            mirror_map[p, e], mapped_at = mapped_at, mapped_at + rows[c].size
+            mirror_map[p, e] = mirrored[key] = mapped_at
+            mapped_at += rows[c].size
             mapped.append(up[layout.maps[p, off : off + size[c]][rows[c]]])
         for b, t in zip(boards.tolist(), terminals[first].tolist()):
             lo, hi = layout.board[b, 1], layout.board[b, 1] + layout.board[b, 0]
@@ -211,9 +232,10 @@ def live_layout(layout: PokerLayout, root_reach: tuple[np.ndarray, np.ndarray]) 
             live_ties[p, tie : tie + groups + 1] = kept_before[ties[tie : tie + groups + 1]]
             live_board[p, b, 1] = hands.size
     live_board[:, :, 0] = np.cumsum(live_board[:, :, 1], axis=1) - live_board[:, :, 1]
-    row, cards, twin, steps, step_cards = (_padded([np.concatenate(x) for x in parts[name]])
+    row, cards, twin, steps, step_cards = (_padded([np.concatenate(x) for x in parts[name]], np.uint8 if "cards" in name else np.int64)
                                            for name in ("row", "cards", "twin", "ladder", "ladder_cards"))
-    return replace(layout, local=local, ladder_local=ladder, maps=_padded(maps), live_node=live_node,
+    del local, ladder  # the kept rows' positions served only to list each board's kept hands above
+    return replace(layout, maps=_padded(maps), live_node=live_node,
                    live_row=_padded(live_row), mirror_map=mirror_map, live_board=live_board, live_hand_row=row,
                    live_hand_cards=cards, live_hand_twin=twin, live_ladder_row=steps, live_ladder_cards=step_cards,
                    live_ties=live_ties)
@@ -224,9 +246,9 @@ def droppable(layout: PokerLayout | None) -> bool:
     return layout is not None and not layout.board[:, 4].any()
 
 
-def _padded(rows: list[np.ndarray]) -> np.ndarray:
-    """Two int64 rows of unequal length as one [2, L] array (zero after the shorter's end)."""
-    out = np.zeros((2, max(max(r.size for r in rows), 1)), dtype=np.int64)
+def _padded(rows: list[np.ndarray], dtype: type[np.integer[Any]] = np.int64) -> np.ndarray:
+    """Two rows of unequal length as one [2, L] array of ``dtype`` (zero after the shorter's end)."""
+    out = np.zeros((2, max(max(r.size for r in rows), 1)), dtype=dtype)
     for i, r in enumerate(rows):
         out[i, : r.size] = r
     return out
