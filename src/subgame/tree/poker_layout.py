@@ -201,12 +201,12 @@ def live_layout(layout: PokerLayout, root_reach: tuple[np.ndarray, np.ndarray]) 
         live_node[p] = table[np.searchsorted(heads, group)]
         mirrored: dict[tuple[int, ...], int] = {}  # (parent's kept rows, map offset, child's kept rows) -> its map
         for e, (c, off) in enumerate(layout.mirror.tolist()):
-            key = (ident[int(group[node[c, PARENT]])], off, ident[c])
-            if key in mirrored:
-                mirror_map[p, e] = mirrored[key]
+            deal = (ident[int(group[node[c, PARENT]])], off, ident[c])
+            if deal in mirrored:
+                mirror_map[p, e] = mirrored[deal]
                 continue
             up = inverse[int(group[node[c, PARENT]])]
-            mirror_map[p, e] = mirrored[key] = mapped_at
+            mirror_map[p, e] = mirrored[deal] = mapped_at
             mapped_at += rows[c].size
             mapped.append(up[layout.maps[p, off : off + size[c]][rows[c]]])
         for b, t in zip(boards.tolist(), terminals[first].tolist()):
