@@ -14,7 +14,7 @@ from subgame.resolving.spots import holdem_problem
 from subgame.solve.cfr import CFR_PLUS, DCFR, CFRSolver
 from subgame.tree import kernels
 from subgame.tree.compile import compile_game
-from subgame.tree.poker_layout import ACTOR, INFOSET, live_layout
+from subgame.tree.poker_layout import ACTOR, INFOSET, MAP, SIZE, live_layout
 from subgame.tree.threads import set_threads
 from tests.tree.test_kernels import POKER, REQUIRED, poker_tree
 from tests.tree.test_poker_layout import isomorphic_tree, roots
@@ -98,3 +98,22 @@ def test_small_boards_valued_by_their_payoff_matrix_are_refused():
     solver = CFRSolver(compile_game(load_game("leduc")), CFR_PLUS, engine="passes", drop_zero_weight=True)
     with pytest.raises(GameDefinitionError, match="payoff matrix"):
         solver.step()
+
+
+def test_the_deals_of_every_betting_line_share_their_kept_rows():
+    """A river card dealt after several turn lines keeps the same hands after each: one entry of kept rows and map."""
+    board = parse_cards("Ts 6h Ah 7c")
+    rng = np.random.default_rng(5)
+    allowed = Range.uniform(board).weights > 0
+    ranges = tuple(Range(np.where(allowed & (rng.random(1326) < 0.35), rng.random(1326), 0.0)) for _ in range(2))
+    problem = holdem_problem(HoldemSpot(board, 4780, 2000, BetSizing.parse("0.5,allin")), ranges)
+    layout = problem.tree.layout
+    assert layout is not None
+    live = live_layout(layout, problem.root_reach)
+    assert live.live_node is not None
+    dealt = np.flatnonzero(layout.node[:, MAP] >= 0)
+    maps = {int(layout.node[c, MAP]) for c in dealt}
+    assert len(dealt) > len(maps)  # several betting lines deal each river card
+    for p in (0, 1):
+        assert len({int(x) for x in live.live_node[p, dealt, 2]}) == len(maps)  # one kept-rows map a deal
+        assert live.maps[p].size <= sum(int(layout.node[layout.node[:, MAP] == m, SIZE][0]) for m in maps)
