@@ -138,3 +138,18 @@ def test_the_header_names_the_spot_once():
     assert result.exit_code == 0, result.output
     header = result.output.splitlines()[0]
     assert header.startswith("holdem-subgame: river Js Ks 5c Qs 7d") and header.count("Js Ks 5c Qs 7d") == 1, header
+
+
+@pytest.mark.skipif(not ENDGAMES.is_dir(), reason="the Libratus endgame fixtures are not beside the repository")
+def test_a_spot_solves_in_compact_kept_rows_by_default_and_as_padded_rows_on_request():
+    """The default stores each node's own actions for the ranges' hands (as postflop-solver); --keep-zero-weight
+    --no-compact pads every hand's row to the tree's most actions: the same iterations to the same exploitability."""
+    args = ("solve", ENDGAMES / "subgame4.txt", "--bets", "1,allin", "--raise-cap", "2", "--algo", "dcfr",
+            "--iterations", "30")
+    lean, padded = ok_json(*args), ok_json(*args, "--keep-zero-weight", "--no-compact")
+    available = kernels.available()
+    assert (lean["compact"], lean["drop_zero_weight"]) == (available, True)
+    assert (padded["compact"], padded["drop_zero_weight"]) == (False, False)
+    assert lean["exploitability_pct_pot"] == padded["exploitability_pct_pot"]  # bit for bit below eight actions
+    misplaced = invoke("solve", "kuhn", "--no-compact", "--out", "k.npz")
+    assert misplaced.exit_code == 2 and "--no-compact" in misplaced.output
