@@ -28,7 +28,7 @@ from ..errors import GameDefinitionError, StrategyFileError
 from ..strategy import Strategy, StrategyMeta
 from ..tree import kernels, whole
 from ..tree.operators import SparseTerminal
-from ..tree.poker_layout import SUMS, PokerLayout, Source, cfr_pass, live_layout, usable
+from ..tree.poker_layout import SUMS, PokerLayout, Source, cfr_pass, droppable, live_layout, usable
 from ..tree.public_tree import PublicTree
 from ..tree.sweep import backward_expected, forward_reach, regret_matching, sequence_values, transition_weights
 from .abstraction import Abstraction
@@ -260,7 +260,11 @@ class CFRSolver(IterationPlan):
         layout = self.tree.layout
         assert layout is not None  # only where the passes run
         if self.drop_zero_weight:
-            layout = self._live = self._live or live_layout(layout, (self._root_rows(0), self._root_rows(1)))
+            if self._live is None:
+                roots = (self._root_rows(0), self._root_rows(1))
+                none = droppable(layout) and all(r.all() for r in roots)  # nothing to drop: the same rows
+                self._live = layout if none else live_layout(layout, roots)
+            layout = self._live
         return layout
 
     def average_root_range(self) -> np.ndarray:
