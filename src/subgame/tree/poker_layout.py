@@ -22,6 +22,10 @@ card-removal loops on boards of more than ``sparse_threshold`` hands and by one 
 payoff matrix on smaller ones; the passes do the same per board (the ``board`` table's last
 column), summing a small board's payoffs in the matrix's order, so the two agree bit for bit
 on every tree, not only to rounding (which CFR+'s clipping at zero would amplify).
+
+A pass reads and writes a player's regrets and strategy sums either as [I, A] arrays or in
+:class:`CompactRows` storage (a node's rows × its own actions, only the kept rows of
+:func:`live_layout`), postflop-solver's layout, which :attr:`PokerLayout.compact` lays out.
 """
 
 from __future__ import annotations
