@@ -152,23 +152,25 @@ class CardRemoval:
 
     hand_cards: np.ndarray  #: [n, k] the cards of each hand, ascending
     strength: np.ndarray  #: [n] dense strength rank with the board (all zero where unused)
-    #: per level j >= 1: [n, C(k, j)] the j-card sets each hand holds, numbered 0 .. m_j - 1 (:attr:`holders`)
-    held_sets: tuple[np.ndarray, ...]
-    entry_hand: tuple[np.ndarray, ...]  #: per level j: [n·C(k,j)] hand of each entry
-    group_lo: tuple[np.ndarray, ...]  #: per level j: [C(k,j), n] first entry of the group of each j-subset of each hand
-    group_hi: tuple[np.ndarray, ...]  #: per level j: [C(k,j), n] one past the last entry of that group
-    weaker_hi: tuple[np.ndarray, ...]  #: per level j: [C(k,j), n] one past the group's last entry weaker than the hand
-    stronger_lo: tuple[np.ndarray, ...]  #: per level j: [C(k,j), n] the group's first entry stronger than the hand
 
     @staticmethod
     def build(hand_cards: np.ndarray, strength: np.ndarray | None = None) -> CardRemoval:
-        """Sort once (O(n log n)); ``strength`` [n] is any integer key, higher is better."""
+        """The hands and their dense strength ranks (``strength`` [n]: any integer key, higher is better); the levels'
+        index arrays are sorted (O(n log n)) the first time a sum asks for them, which the compiled loops never do."""
         hand_cards = np.asarray(hand_cards, dtype=np.int64)
-        n, k = hand_cards.shape
+        n = hand_cards.shape[0]
         if strength is None:
             dense = np.zeros(n, dtype=np.int64)
         else:
             dense = np.unique(np.asarray(strength), return_inverse=True)[1].reshape(n).astype(np.int64)
+        return CardRemoval(hand_cards, dense)
+
+    @cached_property
+    def _levels(self) -> tuple[tuple[np.ndarray, ...], ...]:
+        """Per level j: the j-card sets each hand holds (j >= 1), then each entry's hand, and per j-subset of each hand
+        its group's first and one-past-last entry, one past its last weaker entry and its first stronger entry."""
+        hand_cards, dense = self.hand_cards, self.strength
+        n, k = hand_cards.shape
         span = int(dense.max(initial=0)) + 1
         levels: list[tuple[np.ndarray, ...]] = []
         held_sets = []
@@ -189,8 +191,37 @@ class CardRemoval:
                 np.ascontiguousarray(np.searchsorted(srt, key, side="left").T),
                 np.ascontiguousarray(np.searchsorted(srt, key, side="right").T),
             ))
-        entry_hand, group_lo, group_hi, weaker_hi, stronger_lo = (tuple(x) for x in zip(*levels))
-        return CardRemoval(hand_cards, dense, tuple(held_sets), entry_hand, group_lo, group_hi, weaker_hi, stronger_lo)
+        return (tuple(held_sets), *(tuple(x) for x in zip(*levels)))
+
+    @property
+    def held_sets(self) -> tuple[np.ndarray, ...]:
+        """Per level j >= 1: [n, C(k, j)] the j-card sets each hand holds, numbered 0 .. m_j - 1 (:attr:`holders`)."""
+        return self._levels[0]
+
+    @property
+    def entry_hand(self) -> tuple[np.ndarray, ...]:
+        """Per level j: [n·C(k,j)] the hand of each entry."""
+        return self._levels[1]
+
+    @property
+    def group_lo(self) -> tuple[np.ndarray, ...]:
+        """Per level j: [C(k,j), n] the first entry of the group of each j-subset of each hand."""
+        return self._levels[2]
+
+    @property
+    def group_hi(self) -> tuple[np.ndarray, ...]:
+        """Per level j: [C(k,j), n] one past the last entry of that group."""
+        return self._levels[3]
+
+    @property
+    def weaker_hi(self) -> tuple[np.ndarray, ...]:
+        """Per level j: [C(k,j), n] one past the group's last entry weaker than the hand."""
+        return self._levels[4]
+
+    @property
+    def stronger_lo(self) -> tuple[np.ndarray, ...]:
+        """Per level j: [C(k,j), n] the group's first entry stronger than the hand."""
+        return self._levels[5]
 
     @property
     def num_hands(self) -> int:
