@@ -57,8 +57,6 @@ from ..games.poker.game import CALL, FOLD, PokerGame, PokerState
 from ..resolving.gadgets import MaxMarginGadget, ResolveGadget
 from ..solve import driver
 from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver
-from ..tree import kernels
-from ..tree.poker_layout import droppable
 from ..tree.public_state import LabeledValues, subgame_at
 from ..tree.public_tree import LEAF, PublicTree
 from .base import Decision, View
@@ -452,10 +450,9 @@ class HunlSearchAgent:
                 per_iteration=cfg.river_sample, seed=self.seed)
             leaves = (MultiValuedLeaf(sub.tree, values),)
         gadget = self._gadget(path, rnd, upto, game, sub.tree, sub.root_reach[self.player]) if not cut else None
-        # to the end of the game from fixed ranges: the depth-first passes over the ranges' hands in compact storage
-        lean = not leaves and gadget is None and cfg.config.alternating and kernels.available() and droppable(sub.tree.layout)
+        # where it is solved to the end of the game from fixed ranges: the passes over the ranges' hands, compact
         solver = CFRSolver(sub.tree, cfg.config, root_reach=sub.root_reach, leaves=leaves, gadget=gadget,
-                           drop_zero_weight=lean, compact=lean)
+                           drop_zero_weight=None, compact=None)
         driver.run(solver, self.config.budget)
         avg = solver.average_strategy()
         out = _Solve(game, sub.tree, (avg.probs[0], avg.probs[1]), solver.iteration, time.perf_counter() - started)

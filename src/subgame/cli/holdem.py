@@ -30,7 +30,6 @@ from ..resolving.spot_resolve import RISE_TOLERANCE_PCT_POT, SPOT_METHODS, resol
 from ..resolving.spots import HandGrid, SpotPoint, hand_grid, holdem_problem, solve_spot
 from ..solve.cfr import PRESETS
 from ..strategy import Strategy
-from ..tree import kernels
 from ..tree.isomorphism import SuitClasses
 from ..tree.size import gib_to_bytes
 from .app import PLAIN_PROGRESS_SECONDS, CommandLineError, echo_json, exit_if_interrupted, save_strategy, show
@@ -133,11 +132,11 @@ def solve_holdem(game: str, opts: HoldemOptions, algo: str, iterations: int, out
         show(f"{label}: {spot.describe()}; {problem.tree.num_nodes:,} public nodes, "
              f"{problem.tree.players[0].num_states + problem.tree.players[1].num_states:,} private states "
              f"(built in {compiled:.2f} s; {_suits_text(problem.suits)})")
-    compact = opts.compact and kernels.available()  # the depth-first passes it needs are compiled code
     with _progress(iterations, not as_json) as update:
         solved = solve_spot(problem, PRESETS[algo], target_pct_pot=target, iterations=iterations, seconds=opts.seconds,
                             evaluate_every=opts.evaluate_every, progress=update, dtype=opts.dtype,
-                            drop_zero_weight=opts.drop_zero_weight, compact=compact)
+                            drop_zero_weight=None if opts.drop_zero_weight else False,
+                            compact=None if opts.compact else False)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
     if out is not None:
         avg = solved.strategy
@@ -160,8 +159,8 @@ def solve_holdem(game: str, opts: HoldemOptions, algo: str, iterations: int, out
         "private_states": problem.tree.num_private_states,
         "loops": solved.solver.loops,
         "dtype": opts.dtype,
-        "drop_zero_weight": opts.drop_zero_weight,
-        "compact": compact,
+        "drop_zero_weight": solved.solver.drop_zero_weight,
+        "compact": solved.solver.compact,
     }
     if as_json:
         echo_json(record)

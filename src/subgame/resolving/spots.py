@@ -39,7 +39,6 @@ from ..tree.compile import compile_game
 from ..tree.estimate import SPARSE_THRESHOLD, SizeEstimate, poker_estimate, poker_state_bytes
 from ..tree.isomorphism import SuitClasses, canonical_deals, suit_classes
 from ..tree.poker_compile import compile_poker
-from ..tree.poker_layout import droppable
 from ..tree.public_state import PublicStateSubgame
 from ..tree.public_tree import PublicTree
 from ..tree.size import available_bytes, gib
@@ -175,8 +174,8 @@ class HoldemProblem:
         """Per player [R_p] her range at her root private states, in tree order."""
         return self.subgame.root_reach
 
-    def solver(self, config: CFRConfig = CFR_PLUS, dtype: str = "float64", drop_zero_weight: bool = False,
-               compact: bool = False) -> CFRSolver:
+    def solver(self, config: CFRConfig = CFR_PLUS, dtype: str = "float64", drop_zero_weight: bool | None = False,
+               compact: bool | None = False) -> CFRSolver:
         """A CFR solver of the spot, the ranges as root reach, its regrets and average in ``dtype`` (``drop_zero_weight``
         and ``compact``: :class:`~subgame.solve.cfr.CFRSolver`'s options)."""
         return CFRSolver(self.tree, config, root_reach=self.root_reach, dtype=dtype, drop_zero_weight=drop_zero_weight,
@@ -343,16 +342,14 @@ def solve_spot(
     ``dtype`` is the precision of the stored regrets and average (``"float32"``: half the memory);
     ``drop_zero_weight`` keeps only the hands of the ranges in the passes' rows (the same average strategy);
     ``compact`` stores per node only its own actions (and kept rows) (:class:`~subgame.solve.cfr.CFRSolver`).
-    ``None``, the default of both: wherever the tree and the compiled passes allow it, as postflop-solver does
-    and ``subgame solve`` by default.
+    ``None``, the default of both: wherever the solver can (:class:`~subgame.solve.cfr.CFRSolver`), as
+    postflop-solver does and ``subgame solve`` by default.
     """
     if evaluate_every < 1:
         raise GameDefinitionError(f"evaluate_every must be at least 1, got {evaluate_every}")
     if target_pct_pot is not None and not target_pct_pot > 0:
         raise GameDefinitionError(f"the target must be a positive percentage of the pot, got {target_pct_pot}")
-    drop = droppable(problem.tree.layout) if drop_zero_weight is None else drop_zero_weight
-    solver = problem.solver(config, dtype, drop, kernels.available() if compact is None else compact)
-    solver.plan(iterations)
+    solver = problem.solver(config, dtype, drop_zero_weight, compact).plan(iterations)
     started = time.perf_counter()
     schedule = None if target_pct_pot is None else driver.TargetSchedule(target_pct_pot, evaluate_every)
 

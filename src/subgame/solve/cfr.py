@@ -84,12 +84,14 @@ class CFRSolver(IterationPlan):
             passes; refused, with the reason, where they cannot run). :attr:`loops` says which run.
         drop_zero_weight: the depth-first passes keep only the hands of nonzero root reach
             (:func:`~subgame.tree.poker_layout.live_layout`): every strategy sum bitwise, the
-            dropped hands' regrets left at zero. The other loops keep every row.
+            dropped hands' regrets left at zero. The other loops keep every row. ``None``: wherever the tree
+            allows it (no board valued by its payoff matrix).
         compact: store the regrets and strategy sums per decision node as its rows × its own actions
             (:class:`~subgame.tree.poker_layout.CompactRows`, postflop-solver's layout), only the kept
             rows with ``drop_zero_weight``, instead of [I, A]; needs the depth-first passes. The same
             strategies (bitwise where the tree has fewer than eight actions), in the memory of the
-            slots a node uses; :meth:`padded` gives an array as [I, A].
+            slots a node uses; :meth:`padded` gives an array as [I, A]. ``None``: wherever the passes can run
+            this solver (a poker layout, the compiled loops, no plug-ins), as postflop-solver does.
 
     Attributes:
         regrets: per player [I, A] cumulative regrets ([B, A] over buckets with an abstraction; [S] compact).
@@ -111,8 +113,8 @@ class CFRSolver(IterationPlan):
         restrictions: Sequence[Restriction] = (),
         dtype: str | type[np.floating[Any]] = np.float64,
         engine: Engine = "auto",
-        drop_zero_weight: bool = False,
-        compact: bool = False,
+        drop_zero_weight: bool | None = False,
+        compact: bool | None = False,
     ) -> None:
         if not isinstance(tree, PublicTree):
             raise GameDefinitionError(f"CFRSolver needs a compiled PublicTree (compile_game(game)), got {type(tree).__name__}")
@@ -134,7 +136,7 @@ class CFRSolver(IterationPlan):
         self.restriction = checked_restrictions(tree, restrictions)
         self.iteration = 0
         self.horizon: int | None = None
-        self.drop_zero_weight = drop_zero_weight
+        self.drop_zero_weight = droppable(tree.layout) if drop_zero_weight is None else drop_zero_weight
         self._live: PokerLayout | None = None
         self.compact = _checked_compact(self, compact)
         self._legal = [self._compact_legal(p) if self.compact else pa.legal for p, pa in enumerate(tree.players)]
@@ -653,13 +655,16 @@ def _checked_engine(solver: CFRSolver, engine: Engine) -> Engine:
     return engine
 
 
-def _checked_compact(solver: CFRSolver, compact: bool) -> bool:
-    """``compact`` where the depth-first passes can run the solver's iterations; else one clear error saying why."""
-    if not compact:
+def _checked_compact(solver: CFRSolver, compact: bool | None) -> bool:
+    """``compact`` where the depth-first passes can run the solver's iterations (``None``: whether they can); else one
+    clear error saying why."""
+    if compact is False:
         return False
     why = solver._why_not(False)
     if why is None and not kernels.available():
         why = "the compiled loops, which are not built here"
+    if compact is None:
+        return why is None
     if why is not None:
         raise GameDefinitionError(f"compact storage needs the depth-first passes, which cannot run this solver ({why}); "
                                   "leave compact off")
