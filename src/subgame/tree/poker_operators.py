@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from functools import cached_property, partial
 from itertools import combinations
 from math import comb
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 import numpy as np
 
@@ -139,6 +139,17 @@ def colex_rank(cards: np.ndarray) -> np.ndarray:
     return out
 
 
+class RemovalLevels(NamedTuple):
+    """:class:`CardRemoval`'s index arrays, per level ``j`` of card sets."""
+
+    held_sets: tuple[np.ndarray, ...]  #: per j >= 1: [n, C(k, j)] the j-card sets each hand holds, numbered 0 .. m_j - 1
+    entry_hand: tuple[np.ndarray, ...]  #: per j: [n·C(k,j)] the hand of each entry
+    group_lo: tuple[np.ndarray, ...]  #: per j: [C(k,j), n] the first entry of the group of each j-subset of each hand
+    group_hi: tuple[np.ndarray, ...]  #: per j: [C(k,j), n] one past the last entry of that group
+    weaker_hi: tuple[np.ndarray, ...]  #: per j: [C(k,j), n] one past the group's last entry weaker than the hand
+    stronger_lo: tuple[np.ndarray, ...]  #: per j: [C(k,j), n] the group's first entry stronger than the hand
+
+
 @dataclass(frozen=True, eq=False)
 class CardRemoval:
     """Index arrays that sum a reach over the hands sharing no card with each hand, on one board.
@@ -166,13 +177,12 @@ class CardRemoval:
         return CardRemoval(hand_cards, dense)
 
     @cached_property
-    def _levels(self) -> tuple[tuple[np.ndarray, ...], ...]:
-        """Per level j: the j-card sets each hand holds (j >= 1), then each entry's hand, and per j-subset of each hand
-        its group's first and one-past-last entry, one past its last weaker entry and its first stronger entry."""
+    def levels(self) -> RemovalLevels:
+        """The levels' index arrays (:class:`RemovalLevels`), sorted on first use."""
         hand_cards, dense = self.hand_cards, self.strength
         n, k = hand_cards.shape
         span = int(dense.max(initial=0)) + 1
-        levels: list[tuple[np.ndarray, ...]] = []
+        parts: list[tuple[np.ndarray, ...]] = []
         held_sets = []
         for j in range(k):
             subsets = list(combinations(range(k), j))
@@ -184,44 +194,14 @@ class CardRemoval:
             flat = key.ravel()
             order = np.argsort(flat, kind="stable")
             srt = flat[order]
-            levels.append((
+            parts.append((
                 (order // len(subsets)).astype(np.intp),
                 np.ascontiguousarray(np.searchsorted(srt, subset * span, side="left").T),
                 np.ascontiguousarray(np.searchsorted(srt, subset * span + span, side="left").T),
                 np.ascontiguousarray(np.searchsorted(srt, key, side="left").T),
                 np.ascontiguousarray(np.searchsorted(srt, key, side="right").T),
             ))
-        return (tuple(held_sets), *(tuple(x) for x in zip(*levels)))
-
-    @property
-    def held_sets(self) -> tuple[np.ndarray, ...]:
-        """Per level j >= 1: [n, C(k, j)] the j-card sets each hand holds, numbered 0 .. m_j - 1 (:attr:`holders`)."""
-        return self._levels[0]
-
-    @property
-    def entry_hand(self) -> tuple[np.ndarray, ...]:
-        """Per level j: [n·C(k,j)] the hand of each entry."""
-        return self._levels[1]
-
-    @property
-    def group_lo(self) -> tuple[np.ndarray, ...]:
-        """Per level j: [C(k,j), n] the first entry of the group of each j-subset of each hand."""
-        return self._levels[2]
-
-    @property
-    def group_hi(self) -> tuple[np.ndarray, ...]:
-        """Per level j: [C(k,j), n] one past the last entry of that group."""
-        return self._levels[3]
-
-    @property
-    def weaker_hi(self) -> tuple[np.ndarray, ...]:
-        """Per level j: [C(k,j), n] one past the group's last entry weaker than the hand."""
-        return self._levels[4]
-
-    @property
-    def stronger_lo(self) -> tuple[np.ndarray, ...]:
-        """Per level j: [C(k,j), n] the group's first entry stronger than the hand."""
-        return self._levels[5]
+        return RemovalLevels(tuple(held_sets), *(tuple(x) for x in zip(*parts)))
 
     @property
     def num_hands(self) -> int:
@@ -235,7 +215,7 @@ class CardRemoval:
 
         n = self.num_hands
         return tuple(sp.csr_matrix((np.ones(sets.size), (sets.ravel(), np.repeat(np.arange(n), sets.shape[1]))),
-                                   shape=(int(sets.max(initial=-1)) + 1, n)) for sets in self.held_sets)
+                                   shape=(int(sets.max(initial=-1)) + 1, n)) for sets in self.levels.held_sets)
 
     @cached_property
     def ladder(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -267,8 +247,8 @@ class CardRemoval:
         """[n, T] twice: the reach of disjoint hands strictly weaker, and strictly stronger, than each hand."""
         n, T = reach.shape
         cs = self._prefix(0, reach)
-        weaker = np.take(cs, self.weaker_hi[0][0], axis=0)
-        stronger = cs[-1] - np.take(cs, self.stronger_lo[0][0], axis=0)
+        weaker = np.take(cs, self.levels.weaker_hi[0][0], axis=0)
+        stronger = cs[-1] - np.take(cs, self.levels.stronger_lo[0][0], axis=0)
         for j in range(1, self.hand_cards.shape[1]):
             cs = self._prefix(j, reach)
             add = np.add if j % 2 == 0 else np.subtract  # the sign (-1)^j of inclusion–exclusion
@@ -280,13 +260,13 @@ class CardRemoval:
                     out += np.take(cs, r, axis=0)
                 return out
 
-            add(weaker, np.subtract(total(self.weaker_hi[j]), total(self.group_lo[j])), out=weaker)
-            add(stronger, np.subtract(total(self.group_hi[j]), total(self.stronger_lo[j])), out=stronger)
+            add(weaker, np.subtract(total(self.levels.weaker_hi[j]), total(self.levels.group_lo[j])), out=weaker)
+            add(stronger, np.subtract(total(self.levels.group_hi[j]), total(self.levels.stronger_lo[j])), out=stronger)
         return weaker, stronger
 
     def _prefix(self, j: int, reach: np.ndarray) -> np.ndarray:
         """[L_j + 1, T] prefix sums of the reach of the level-j entries, from a zero row."""
-        vals = np.take(reach, self.entry_hand[j], axis=0)
+        vals = np.take(reach, self.levels.entry_hand[j], axis=0)
         out = np.empty((vals.shape[0] + 1, vals.shape[1]))
         out[0] = 0.0
         np.cumsum(vals, axis=0, out=out[1:])
