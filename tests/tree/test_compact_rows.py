@@ -19,18 +19,14 @@ from subgame.tree import kernels
 from subgame.tree.compile import compile_game
 from subgame.tree.poker_layout import SUMS, Source, root_values
 from subgame.tree.threads import set_threads
+from tests.tree import test_live_rows
 from tests.tree.test_kernels import POKER, REQUIRED, poker_tree
-from tests.tree.test_poker_layout import isomorphic_tree, roots
+from tests.tree.test_poker_layout import isomorphic_tree, narrow_spot, roots
+
+everywhere = test_live_rows.everywhere  # the passes on trees of any size, children shared among threads
 
 pytestmark = pytest.mark.skipif(not kernels.available() and not REQUIRED,
                                 reason="the compiled extension was not built (no C compiler at install)")
-
-
-@pytest.fixture
-def everywhere(monkeypatch):
-    """The compiled passes on trees of any size, children shared among threads from the first row."""
-    monkeypatch.setattr(kernels, "MIN_STATES", 0)
-    monkeypatch.setattr(kernels, "MIN_FAN_ROWS", 0)
 
 
 def check_same(padded: CFRSolver, compact: CFRSolver) -> None:
@@ -73,11 +69,7 @@ def test_compact_kept_rows_are_bitwise_on_any_thread_count(everywhere, threads):
 @pytest.fixture(scope="module")
 def turn():
     """A 52-card turn whose ranges hold about a third of the hands."""
-    board = parse_cards("Ts 6h Ah 7c")
-    rng = np.random.default_rng(3)
-    allowed = Range.uniform(board).weights > 0
-    ranges = tuple(Range(np.where(allowed & (rng.random(1326) < 0.35), rng.random(1326), 0.0)) for _ in range(2))
-    return holdem_problem(HoldemSpot(board, 4780, 2000, BetSizing.parse("allin")), ranges)
+    return narrow_spot("Ts 6h Ah 7c", 4780, 2000, "allin", 3, 0.35)
 
 
 def test_a_turn_spot_reads_its_exploitability_from_the_compact_kept_rows(turn):

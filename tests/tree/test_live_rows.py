@@ -8,16 +8,13 @@ import pytest
 from subgame.errors import GameDefinitionError
 from subgame.eval.best_response import exploitability
 from subgame.games import load_game
-from subgame.games.poker.holdem import BetSizing, HoldemSpot
-from subgame.games.poker.ranges import Range, parse_cards
-from subgame.resolving.spots import holdem_problem
 from subgame.solve.cfr import CFR_PLUS, DCFR, CFRSolver
 from subgame.tree import kernels
 from subgame.tree.compile import compile_game
 from subgame.tree.poker_layout import ACTOR, INFOSET, MAP, SIZE, live_layout
 from subgame.tree.threads import set_threads
 from tests.tree.test_kernels import POKER, REQUIRED, poker_tree
-from tests.tree.test_poker_layout import isomorphic_tree, roots
+from tests.tree.test_poker_layout import isomorphic_tree, narrow_spot, roots
 
 pytestmark = pytest.mark.skipif(not kernels.available() and not REQUIRED,
                                 reason="the compiled extension was not built (no C compiler at install)")
@@ -96,11 +93,7 @@ def test_with_every_hand_in_the_ranges_the_passes_keep_the_whole_layout(everywhe
 
 def test_a_turn_spot_with_narrow_ranges_solves_the_same():
     """A 52-card turn whose ranges hold a third of the hands: the same iterations to the same exploitability."""
-    board = parse_cards("Ts 6h Ah 7c")
-    rng = np.random.default_rng(3)
-    allowed = Range.uniform(board).weights > 0
-    ranges = tuple(Range(np.where(allowed & (rng.random(1326) < 0.35), rng.random(1326), 0.0)) for _ in range(2))
-    problem = holdem_problem(HoldemSpot(board, 4780, 2000, BetSizing.parse("allin")), ranges)
+    problem = narrow_spot("Ts 6h Ah 7c", 4780, 2000, "allin", 3, 0.35)
     full, dropped = problem.solver(DCFR).run(5), problem.solver(DCFR, drop_zero_weight=True).run(5)
     check_same(full, dropped)
     assert problem.exploitability(full) == problem.exploitability(dropped)
@@ -114,11 +107,7 @@ def test_small_boards_valued_by_their_payoff_matrix_are_refused():
 
 def test_the_deals_of_every_betting_line_share_their_kept_rows():
     """A river card dealt after several turn lines keeps the same hands after each: one entry of kept rows and map."""
-    board = parse_cards("Ts 6h Ah 7c")
-    rng = np.random.default_rng(5)
-    allowed = Range.uniform(board).weights > 0
-    ranges = tuple(Range(np.where(allowed & (rng.random(1326) < 0.35), rng.random(1326), 0.0)) for _ in range(2))
-    problem = holdem_problem(HoldemSpot(board, 4780, 2000, BetSizing.parse("0.5,allin")), ranges)
+    problem = narrow_spot("Ts 6h Ah 7c", 4780, 2000, "0.5,allin", 5, 0.35)
     layout = problem.tree.layout
     assert layout is not None
     live = live_layout(layout, problem.root_reach)

@@ -143,14 +143,19 @@ def test_a_turn_spot_solves_by_passes_with_its_exploitability():
     assert problem.exploitability(passes) == problem.exploitability(swept.average_strategy())
 
 
+def narrow_spot(board: str, pot: int, stack: int, bets: str, seed: int, share: float):
+    """A 52-card spot whose ranges hold about ``share`` of the hands, each with a random weight."""
+    cards = parse_cards(board)
+    rng = np.random.default_rng(seed)
+    allowed = Range.uniform(cards).weights > 0
+    ranges = tuple(Range(np.where(allowed & (rng.random(1326) < share), rng.random(1326), 0.0)) for _ in range(2))
+    return holdem_problem(HoldemSpot(cards, pot, stack, BetSizing.parse(bets)), ranges)
+
+
 @pytest.fixture(scope="module")
 def river():
     """A river spot (no chance node) of the subgame4 endgame's board and pot, random ranges over half the hands."""
-    board = parse_cards("Js Ks 5c Qs 7d")
-    rng = np.random.default_rng(4)
-    allowed = Range.uniform(board).weights > 0
-    ranges = tuple(Range(np.where(allowed & (rng.random(1326) < 0.5), rng.random(1326), 0.0)) for _ in range(2))
-    return holdem_problem(HoldemSpot(board, 3750, 18125, BetSizing.parse("0.5,1,allin")), ranges)
+    return narrow_spot("Js Ks 5c Qs 7d", 3750, 18125, "0.5,1,allin", 4, 0.5)
 
 
 @pytest.mark.parametrize("preset", PRESETS)

@@ -181,13 +181,13 @@ def live_layout(layout: PokerLayout, root_reach: tuple[np.ndarray, np.ndarray]) 
             if h < layout.roots:
                 live = np.asarray(root_reach[p][root_at[h] : root_at[h + 1]]) != 0
             else:
-                key = (ident[int(group[node[h, PARENT]])], int(node[h, MAP]))
-                same = met.setdefault(key, h)
+                parent = int(group[node[h, PARENT]])
+                same = met.setdefault((ident[parent], int(node[h, MAP])), h)
                 if same != h:
                     rows[h], inverse[h], ident[h] = rows[same], inverse[same], ident[same]
                     table[i] = table[row_of[same]]
                     continue
-                up = inverse[int(group[node[h, PARENT]])]
+                up = inverse[parent]
                 full = layout.maps[p, node[h, MAP] : node[h, MAP] + size[h]]
                 live = up[full] >= 0
             rows[h] = r = np.flatnonzero(live)
@@ -205,11 +205,12 @@ def live_layout(layout: PokerLayout, root_reach: tuple[np.ndarray, np.ndarray]) 
         live_node[p] = table[np.searchsorted(heads, group)]
         mirrored: dict[tuple[int, ...], int] = {}  # (parent's kept rows, map offset, child's kept rows) -> its map
         for e, (c, off) in enumerate(layout.mirror.tolist()):
-            deal = (ident[int(group[node[c, PARENT]])], off, ident[c])
+            parent = int(group[node[c, PARENT]])
+            deal = (ident[parent], off, ident[c])
             if deal in mirrored:
                 mirror_map[p, e] = mirrored[deal]
                 continue
-            up = inverse[int(group[node[c, PARENT]])]
+            up = inverse[parent]
             mirror_map[p, e] = mirrored[deal] = mapped_at
             mapped_at += rows[c].size
             mapped.append(up[layout.maps[p, off : off + size[c]][rows[c]]])
