@@ -98,7 +98,7 @@ class ActionAbstraction:
         for r in range(spec.num_rounds):
             sizes: tuple[Size, ...] = tuple(spec.fractions(r)) + ((ALL_IN,) if spec.all_in else ())
             rounds.append((sizes,))
-        return ActionAbstraction(tuple(rounds), (spec.raise_cap,) * spec.num_rounds)
+        return ActionAbstraction(tuple(rounds), tuple(spec.cap(r) for r in range(spec.num_rounds)))
 
     def text(self) -> str:
         """The abstraction in the ``--actions`` form (:func:`parse_actions` reads it back)."""

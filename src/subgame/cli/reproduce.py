@@ -22,8 +22,9 @@ def reproduce_command(
     seed: Annotated[int, typer.Option(help="Seed of every random choice; one seed prints one table.")] = 0,
     out_dir: Annotated[Path, typer.Option(help="Folder for NAME.md and NAME.png.")] = Path("out"),
     workers: Annotated[int, typer.Option(help="Processes, for experiments that run in parallel (cfr-d).")] = 1,
-    game: Annotated[str | None, typer.Option(help="The game, for experiments that have several (technique-table: nlfh).")] = None,
-    flops: Annotated[int | None, typer.Option(min=1, help="Flops re-solved, sampled (nlfh; default: 6, --full: all).")] = None,
+    game: Annotated[str | None, typer.Option(help="The game, for experiments that have several (technique-table, nested-table: nlfh).")] = None,
+    flops: Annotated[int | None, typer.Option(min=1, help="Flops re-solved, sampled (nlfh; default: 6 for technique-table, 4 for "
+                                                                                 "nested-table; --full: all).")] = None,
     checkpoint_dir: Annotated[Path | None, typer.Option(help="Folder of finished work; a run with it resumes (nlfh, "
                                                                   "modicum-table).")] = None,
     deals: Annotated[int | None, typer.Option(min=1, help="Duplicate deals per match (modicum-table).")] = None,

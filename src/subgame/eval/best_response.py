@@ -83,6 +83,10 @@ def _checked(tree: PublicTree, strategy: Strategy) -> Strategy:
     return strategy
 
 
+def _checked_roots(tree: PublicTree, reach: tuple[np.ndarray | None, np.ndarray | None]) -> tuple[np.ndarray | None, np.ndarray | None]:
+    return _checked_root(tree, 0, reach[0]), _checked_root(tree, 1, reach[1])
+
+
 def _checked_root(tree: PublicTree, player: int, reach: np.ndarray | None) -> np.ndarray | None:
     if reach is None:
         return None
@@ -100,14 +104,16 @@ def _checked_player(player: int) -> int:
     return int(player)
 
 
-def best_response(tree: PublicTree, strategy: Strategy, player: int, *, leaves: Sequence[Leaf] = ()) -> BestResponse:
+def best_response(tree: PublicTree, strategy: Strategy, player: int, *, leaves: Sequence[Leaf] = (),
+                  root_reach: tuple[np.ndarray | None, np.ndarray | None] = (None, None)) -> BestResponse:
     """The best response of ``player`` to ``strategy.probs[1 - player]``.
 
     ``leaves`` give values at the tree's depth-limit leaves (evaluated at the reaches of
-    ``strategy``, never changing a leaf's state).
+    ``strategy``, never changing a leaf's state). ``root_reach`` gives each player's reach
+    of the root private states of a part (ones where None).
     """
     player = _checked_player(player)
-    _, reach = _reaches(tree, _checked(tree, strategy))
+    _, reach = _reaches(tree, _checked(tree, strategy), _checked_roots(tree, root_reach))
     return best_response_to_reach(tree, player, reach[1 - player], leaf_cfv=plug_in_values(player, reach, leaves, None))
 
 
@@ -128,9 +134,11 @@ def best_response_to_reach(
     return BestResponse(player, float(v[tree.root_slice[player]].sum()), v, best, tree.players[player].max_actions)
 
 
-def counterfactual_values(tree: PublicTree, strategy: Strategy, *, leaves: Sequence[Leaf] = ()) -> tuple[np.ndarray, np.ndarray]:
-    """Each player's counterfactual value [G_p] of every private state under ``strategy``."""
-    sws, reach = _reaches(tree, _checked(tree, strategy))
+def counterfactual_values(tree: PublicTree, strategy: Strategy, *, leaves: Sequence[Leaf] = (),
+                          root_reach: tuple[np.ndarray | None, np.ndarray | None] = (None, None)) -> tuple[np.ndarray, np.ndarray]:
+    """Each player's counterfactual value [G_p] of every private state under ``strategy`` (``root_reach`` as in
+    :func:`best_response`)."""
+    sws, reach = _reaches(tree, _checked(tree, strategy), _checked_roots(tree, root_reach))
     return (backward_expected(tree, 0, counterfactual_leaf_values(tree, 0, reach, leaves, None), sws[0]),
             backward_expected(tree, 1, counterfactual_leaf_values(tree, 1, reach, leaves, None), sws[1]))
 

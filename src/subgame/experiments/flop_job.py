@@ -38,7 +38,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -92,16 +92,87 @@ class TreeRows:
 EVALUATION_BATCH = 8
 
 
+@runtime_checkable
+class FlopMethods(Protocol):
+    """What a flop job measures at each flop, the plug-in of :func:`run_flop_job`.
+
+    Called with a flop's forest and both players' reaches of its roots, it returns per player
+    ``p`` her best-response values at the roots, by (chance node, hand) ([C·H],
+    :func:`br_values`), against the blueprint (``"blueprint/p"``) and against each method
+    asked (``"METHOD/p"``). The values must depend only on the flop and those reaches, so that
+    a suit-permuted flop has permuted values (:class:`~subgame.eval.board_pass.BoardClasses`).
+    A stop signal that cuts a computation short raises :class:`KeyboardInterrupt`.
+    """
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The methods, in table order."""
+
+    @property
+    def identity(self) -> list[Any]:
+        """What names this computation in the checkpoints (JSON), so that a folder is never resumed with another."""
+
+    @property
+    def rows_blueprint(self) -> bool:
+        """Whether the blueprint at a flop is the job's row source's (then the board pass evaluates it, flops batched)."""
+
+    def __call__(self, cut: BoardCut, part: BoardForest, root: Sequence[np.ndarray], rows: RowSource,
+                 methods: tuple[str, ...]) -> dict[str, np.ndarray]: ...
+
+
+@dataclass(frozen=True)
+class GadgetResolves:
+    """Each flop re-solved for both players with a root gadget from the blueprint's values (module docstring)."""
+
+    methods: tuple[str, ...]
+    iterations: int
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self.methods
+
+    @property
+    def identity(self) -> list[Any]:
+        return [list(self.methods), self.iterations]
+
+    @property
+    def rows_blueprint(self) -> bool:
+        return True
+
+    def __call__(self, cut: BoardCut, part: BoardForest, root: Sequence[np.ndarray], rows: RowSource,
+                 methods: tuple[str, ...]) -> dict[str, np.ndarray]:
+        forest = part.tree
+        blueprint = [rows(forest, p) for p in (0, 1)]
+        bp = br_values(cut, part, blueprint, root)
+        values = {"blueprint/0": bp[0], "blueprint/1": bp[1]}
+        cbv = []
+        for p in (0, 1):
+            reach_o = forward_reach(forest, 1 - p, transition_weights(forest, 1 - p, blueprint[1 - p]), root[1 - p])
+            cbv.append(best_response_to_reach(forest, p, reach_o, want_policy=False).cbv[forest.root_slice[p]])
+        whole = Part.whole(forest)
+        for method in methods:
+            resolved = []
+            for p in (0, 1):
+                problem = SubgameProblem(whole, p, root[p], cbv[1 - p], GadgetSpec(FLOP_METHODS[method]), opponent_reach=root[1 - p])
+                solution = resolve_subgame(problem, iterations=self.iterations, config=CFR_PLUS)
+                if solution.iterations < self.iterations:  # a stop signal cut it: the flop is not finished, nor written
+                    raise KeyboardInterrupt("a stop signal ended a re-solve early")
+                resolved.append(solution.probs)
+            v = br_values(cut, part, resolved, root)
+            values[f"{method}/0"], values[f"{method}/1"] = v[0], v[1]
+        return values
+
+
 @dataclass(frozen=True, eq=False)
 class FlopTask:
-    """Re-solve the subgames below one flop with every method, or evaluate the blueprint at several flops (no methods)."""
+    """Measure every method at one flop, or the blueprint alone at one or (a row-source blueprint) several flops."""
 
     cut: BoardCut
     rows: RowSource  #: the blueprint, picklable (e.g. :class:`TreeRows`, a bucket blueprint's rows)
     reach: tuple[np.ndarray, np.ndarray]  #: per player [G_p] of the trunk, the blueprint's reach
-    deals: tuple[int, ...]  #: indices of the flops in ``cut.deals``: one to re-solve, or a batch to evaluate
-    methods: tuple[str, ...]
-    iterations: int
+    deals: tuple[int, ...]  #: indices of the flops in ``cut.deals``: one to measure, or a batch to evaluate
+    plugin: FlopMethods
+    methods: tuple[str, ...]  #: the plug-in's methods to measure here (none: the blueprint alone)
     folder: Path | None  #: where each finished flop is written, or None
     header: dict[str, Any]  #: the job's identity, written with each flop
 
@@ -113,7 +184,7 @@ def _root_values(cut: BoardCut, part: BoardForest, p: int, cbv: np.ndarray) -> n
     return np.bincount(cut.cells[p][part.gather[p]], weights=cbv[rs], minlength=C * H)
 
 
-def _br_values(cut: BoardCut, part: BoardForest, rows: Sequence[np.ndarray], root: Sequence[np.ndarray]) -> list[np.ndarray]:
+def br_values(cut: BoardCut, part: BoardForest, rows: Sequence[np.ndarray], root: Sequence[np.ndarray]) -> list[np.ndarray]:
     """Per player [C·H] her best-response values at the roots against the other's ``rows`` in the forest."""
     forest = part.tree
     out = []
@@ -127,8 +198,8 @@ def _br_values(cut: BoardCut, part: BoardForest, rows: Sequence[np.ndarray], roo
 def flop_values(task: FlopTask) -> list[dict[str, np.ndarray]]:
     """Per flop of the task ``{"METHOD/p": [C·H]}`` for the blueprint and every method (module docstring); each written."""
     cut = task.cut
-    if task.methods:
-        out = [_resolved_values(task, task.deals[0])]
+    if task.methods or not task.plugin.rows_blueprint:
+        out = [_measured(task, deal) for deal in task.deals]
     else:
         values, _ = _board_values(cut, [cut.deals[d] for d in task.deals], task.rows, task.reach)
         out = [{"blueprint/0": values[0][i], "blueprint/1": values[1][i]} for i in range(len(task.deals))]
@@ -139,34 +210,18 @@ def flop_values(task: FlopTask) -> list[dict[str, np.ndarray]]:
     return out
 
 
-def _resolved_values(task: FlopTask, deal: int) -> dict[str, np.ndarray]:
-    """The best responders' root values at one flop against the blueprint and against each method's re-solve."""
+def _measured(task: FlopTask, deal: int) -> dict[str, np.ndarray]:
+    """The plug-in's values at one flop (zeros where the trunk holds every subgame of the flop: all-in before it)."""
     cut = task.cut
     C, H = cut.state_at[0].shape
     part = cut.forest([cut.deals[deal]])
-    if part is None:  # the trunk holds every subgame of this flop (all-in before it)
+    if part is None:
         return {f"{m}/{p}": np.zeros(C * H) for m in ("blueprint", *task.methods) for p in (0, 1)}
-    forest = part.tree
-    blueprint = [task.rows(forest, p) for p in (0, 1)]
     root = [task.reach[p][part.gather[p]] for p in (0, 1)]
-    bp = _br_values(cut, part, blueprint, root)
-    values = {"blueprint/0": bp[0], "blueprint/1": bp[1]}
-    cbv = []
-    for p in (0, 1):
-        reach_o = forward_reach(forest, 1 - p, transition_weights(forest, 1 - p, blueprint[1 - p]), root[1 - p])
-        cbv.append(best_response_to_reach(forest, p, reach_o, want_policy=False).cbv[forest.root_slice[p]])
-    whole = Part.whole(forest)
-    for method in task.methods:
-        resolved = []
-        for p in (0, 1):
-            problem = SubgameProblem(whole, p, root[p], cbv[1 - p], GadgetSpec(FLOP_METHODS[method]), opponent_reach=root[1 - p])
-            solution = resolve_subgame(problem, iterations=task.iterations, config=CFR_PLUS)
-            if solution.iterations < task.iterations:  # a stop signal cut it: the flop is not finished, nor written
-                raise KeyboardInterrupt(f"flop {deal}: a stop signal ended its re-solve early")
-            resolved.append(solution.probs)
-        v = _br_values(cut, part, resolved, root)
-        values[f"{method}/0"], values[f"{method}/1"] = v[0], v[1]
-    return values
+    try:
+        return task.plugin(cut, part, root, task.rows, task.methods)
+    except KeyboardInterrupt as stop:
+        raise KeyboardInterrupt(f"flop {deal}: {stop}") from None
 
 
 @dataclass(frozen=True)
@@ -227,9 +282,9 @@ def _seconds_left(spent: dict[bool, list[float]], left: Sequence[FlopTask]) -> f
     return sum(len(t.deals) * (resolve if t.methods else rate.get(False, resolve)) for t in left)
 
 
-def _identity(game: PokerGame, methods: Sequence[str], iterations: int, blueprint_id: str) -> dict[str, Any]:
-    key = json.dumps([game.name, repr(game.spec), list(methods), iterations, blueprint_id], sort_keys=True)
-    return {"job": hashlib.sha256(key.encode()).hexdigest()[:16], "methods": list(methods), "iterations": iterations}
+def _identity(game: PokerGame, plugin: FlopMethods, blueprint_id: str) -> dict[str, Any]:
+    key = json.dumps([game.name, game.params, plugin.identity, blueprint_id], sort_keys=True, default=list)
+    return {"job": hashlib.sha256(key.encode()).hexdigest()[:16], "methods": list(plugin.names), "identity": repr(plugin.identity)}
 
 
 def _read_done(folder: Path, identity: dict[str, Any]) -> dict[int, dict[str, np.ndarray]]:
@@ -238,8 +293,8 @@ def _read_done(folder: Path, identity: dict[str, Any]) -> dict[int, dict[str, np
         header, arrays = read_npz(path, format=FLOP_FORMAT, version=FLOP_VERSION, kind="flop checkpoint",
                                   expected="a finished flop of a re-solving job")
         if header.get("job") != identity["job"]:
-            raise SubgameError(f"{folder}: holds flops of another job (methods {header.get('methods')}, iterations "
-                               f"{header.get('iterations')}, or another game or blueprint); give another checkpoint folder")
+            raise SubgameError(f"{folder}: holds flops of another job (methods {header.get('methods')}, "
+                               f"{header.get('identity')}, or another game or blueprint); give another checkpoint folder")
         done[int(header["deal"])] = arrays
     return done
 
@@ -249,7 +304,7 @@ def run_flop_job(
     rows: RowSource,
     *,
     blueprint_id: str,
-    methods: Sequence[str] = tuple(FLOP_METHODS),
+    methods: Sequence[str] | FlopMethods = tuple(FLOP_METHODS),
     iterations: int = 200,
     flops: int | None = None,
     isomorphic: bool = False,
@@ -261,7 +316,10 @@ def run_flop_job(
     """Re-solve every flop (or a seeded sample of ``flops``) with each method; the combined strategies' exploitability.
 
     Args:
-        rows: the blueprint (picklable when ``workers`` > 1).
+        rows: the blueprint (picklable when ``workers`` > 1): in the trunk, and at the flops unless the plug-in
+            computes its own there.
+        methods: names of :data:`FLOP_METHODS`, each flop re-solved by them with ``iterations`` of CFR+
+            (:class:`GadgetResolves`), or any :class:`FlopMethods` plug-in (``iterations`` is then its own).
         blueprint_id: names the blueprint in the checkpoints, so that a folder is never resumed with another.
         isomorphic: the values at one flop per class of suit-isomorphic flops
             (:func:`~subgame.eval.board_pass.board_pass_exploitability`; the blueprint must be
@@ -278,9 +336,14 @@ def run_flop_job(
         KeyboardInterrupt: a stop signal (SIGINT, SIGTERM, SIGHUP) came: the job ends after the flops under way,
             each finished one written (a re-solve the signal cut short is not).
     """
-    unknown = [m for m in methods if m not in FLOP_METHODS]
-    if unknown:
-        raise SubgameError(f"unknown flop re-solving method(s) {unknown}; methods are: {', '.join(FLOP_METHODS)}")
+    if isinstance(methods, FlopMethods):
+        plugin = methods
+    else:
+        unknown = [m for m in methods if m not in FLOP_METHODS]
+        if unknown:
+            raise SubgameError(f"unknown flop re-solving method(s) {unknown}; methods are: {', '.join(FLOP_METHODS)}")
+        plugin = GadgetResolves(tuple(methods), iterations)
+    names = plugin.names
     if iterations < 1 or workers < 1 or (flops is not None and flops < 1):
         raise SubgameError(f"iterations, workers and flops must be >= 1, got {iterations}, {workers} and {flops}")
     started = time.perf_counter()
@@ -294,24 +357,26 @@ def run_flop_job(
     classes = BoardClasses.of(cut, isomorphic)
     if isomorphic:
         check_reach_symmetry(cut, classes, reach)
-        check_board_symmetry(cut, classes, rows, reach, 2, seed)
+        if plugin.rows_blueprint:  # a blueprint the plug-in solves at each flop is as symmetric as the flop's reaches
+            check_board_symmetry(cut, classes, rows, reach, 2, seed)
     by_class = isomorphic and k == total  # every flop's re-solve from its class's
     if by_class:
         deals = classes.compiled
-    identity = _identity(game, methods, iterations, blueprint_id)
+    identity = _identity(game, plugin, blueprint_id)
     folder = None if checkpoint is None else Path(checkpoint)
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)
     sampled = set(deals.tolist())
-    needs = {d: tuple(methods) if d in sampled else () for d in sorted(sampled | set(classes.compiled.tolist()))}
+    needs = {d: names if d in sampled else () for d in sorted(sampled | set(classes.compiled.tolist()))}
     done = {} if folder is None else {d: v for d, v in _read_done(folder, identity).items()
                                       if d in needs and all(f"{m}/0" in v for m in needs[d])}
     resumed = sum(d in sampled for d in done)
     resolve = [d for d in sorted(sampled) if d not in done]
     evaluate = [d for d in sorted(needs) if d not in done and d not in sampled]
-    tasks = [FlopTask(cut, rows, reach, (d,), tuple(methods), iterations, folder, identity) for d in resolve]  # first
-    tasks += [FlopTask(cut, rows, reach, tuple(evaluate[i : i + EVALUATION_BATCH]), (), iterations, folder, identity)
-              for i in range(0, len(evaluate), EVALUATION_BATCH)]
+    tasks = [FlopTask(cut, rows, reach, (d,), plugin, names, folder, identity) for d in resolve]  # first
+    step = EVALUATION_BATCH if plugin.rows_blueprint else 1
+    tasks += [FlopTask(cut, rows, reach, tuple(evaluate[i : i + step]), plugin, (), folder, identity)
+              for i in range(0, len(evaluate), step)]
     batch = max(2 * workers, 1)
     spent = {True: [0.0, 0], False: [0.0, 0]}  # seconds and flops, re-solved (True) or evaluated only
     pool = make_executor("serial" if workers == 1 else "process", workers)
@@ -343,7 +408,7 @@ def run_flop_job(
 
     base = totals("blueprint")
     estimates = [FlopEstimate("blueprint", *(3 * (_trunk_exploitability(cut, reach, base),)))]
-    for method in methods:
+    for method in names:
         if by_class:
             estimates.append(FlopEstimate(method, *(3 * (_trunk_exploitability(cut, reach, totals(method)),))))
             continue

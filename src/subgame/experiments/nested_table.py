@@ -16,7 +16,8 @@ has no abstract size above it).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -66,21 +67,34 @@ def nested_game(num_ranks: int = 3, stack: int = 20) -> PokerGame:
 def nested_table(
     *, full: bool = False, seed: int = 0, num_ranks: int | None = None, stack: int | None = None,
     blueprint_iterations: int | None = None, subgame_iterations: int | None = None, rows: Sequence[str] = tuple(ROWS),
+    game: str = "leduc", flops: int | None = None, workers: int = 1, checkpoint: str | Path | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> ExperimentResult:
     """Table 2 of the safe-and-nested paper: nested solving against action translation.
 
     Default: 3 ranks × 2 suits, stacks of 10 big blinds, a 1,000-iteration CFR+ blueprint
     and 500 CFR+ iterations per subgame; ``full``: 4 ranks, 12 big blinds, 3,000 and 1,000.
-    The run is deterministic (``seed`` is recorded only).
+    The run is deterministic (``seed`` is recorded only). ``game="nlfh"`` runs the 52-card
+    form as a job over flops (:func:`~.nested_flops.nlfh_nested_table`: ``flops`` sampled,
+    ``workers`` processes, resumable from ``checkpoint``, ``progress`` lines with an ETA).
     """
+    if game == "nlfh":
+        from .nested_flops import nlfh_nested_table
+
+        return nlfh_nested_table(full=full, seed=seed, flops=flops, workers=workers, checkpoint=checkpoint,
+                                 blueprint_iterations=blueprint_iterations, subgame_iterations=subgame_iterations,
+                                 progress=progress)
+    if game != "leduc" or flops is not None or checkpoint is not None or workers != 1:
+        raise GameDefinitionError(f"nested-table runs on leduc (the default) or nlfh, got {game!r}; --flops, "
+                                  "--checkpoint-dir and --workers are for nlfh")
     ranks = num_ranks or (4 if full else 3)
     chips = stack or (24 if full else 20)
     bp_its = blueprint_iterations or (3000 if full else 1000)
     sub_its = subgame_iterations or (1000 if full else 500)
-    game = nested_game(ranks, chips)
-    tree = compile_game(game)
-    abstraction = BetAbstraction(game, (0.5, 1.0), True)
-    abstract = restrict(game, tree, abstraction)
+    real = nested_game(ranks, chips)
+    tree = compile_game(real)
+    abstraction = BetAbstraction(real, (0.5, 1.0), True)
+    abstract = restrict(real, tree, abstraction)
     blueprint = CFRSolver(abstract, CFR_PLUS).run(bp_its).average_strategy()
     equilibrium = CFRSolver(tree, CFR_PLUS).run(bp_its).average_strategy()
 
@@ -91,11 +105,11 @@ def nested_table(
     for name in rows:
         how = ROWS[name]
         if how is None:
-            value = mbb((translation_strategy(game, tree, abstraction, blueprint, 0),
-                         translation_strategy(game, tree, abstraction, blueprint, 1)))
+            value = mbb((translation_strategy(real, tree, abstraction, blueprint, 0),
+                         translation_strategy(real, tree, abstraction, blueprint, 1)))
             subgames, levels = 0, 0
         else:
-            res = [nested_strategy(game, tree, abstraction, blueprint, p, how[0], root=how[1], iterations=sub_its)
+            res = [nested_strategy(real, tree, abstraction, blueprint, p, how[0], root=how[1], iterations=sub_its)
                    for p in (0, 1)]
             value = mbb((res[0].probs, res[1].probs))
             subgames, levels = res[0].subgames + res[1].subgames, max(r.levels for r in res)

@@ -71,12 +71,14 @@ class NestedResult:
             best-response value in the real game exceeds her best-response value against
             the blueprint in the abstraction by at most this (plus the gifts of the reach
             methods), by induction over the levels: the guarantee §6 keeps with C̃BV.
+        cut_short: a stop signal ended a re-solve before its iterations (the strategy is not the one asked for).
     """
 
     probs: np.ndarray
     subgames: int
     levels: int
     slack: float = 0.0
+    cut_short: bool = False
 
 
 def reachable(tree: PublicTree) -> np.ndarray:
@@ -122,11 +124,14 @@ def nested_strategy(
     root: Root = "inexpensive",
     iterations: int = 500,
     config: CFRConfig = CFR_PLUS,
+    root_reach: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
 ) -> NestedResult:
     """The real-game strategy of ``responder`` who answers every off-tree action by nested solving.
 
     Args:
-        game, tree: the real game and its compiled tree.
+        game, tree: the real game and its compiled tree, or a part of it (a forest: each
+            flop's subgames of a game cut at the flop) with each player's ``root_reach`` of
+            its root private states under the blueprint above it.
         abstraction: the bet abstraction ``blueprint`` was solved in.
         blueprint: a strategy on ``tree`` playing only abstract actions (both players).
         responder: the player who uses the abstraction and re-solves.
@@ -148,14 +153,14 @@ def nested_strategy(
     blueprint.check(base)
     sigma = [blueprint.probs[0].copy(), blueprint.probs[1].copy()]
     opened: set[PublicKey] = set()
-    solved, level, slack = 0, 0, 0.0
+    solved, level, slack, ran = 0, 0, 0.0, iterations
     while True:
         current = restrict(game, tree, abstraction, open_at=opened)
         points = off_tree_points(tree, current, opp)
         if not points:
             break
         level += 1
-        bv = blueprint_values(current, Strategy(tree.game_id, (sigma[0], sigma[1])))
+        bv = blueprint_values(current, Strategy(tree.game_id, (sigma[0], sigma[1])), root_reach)
         waves = [points] if root == "inexpensive" else _antichains(tree, points)
         gifts = None
         if spec.gifts != "none":
@@ -163,6 +168,7 @@ def nested_strategy(
         for wave in waves:
             problem = _wave_problem(game, tree, abstraction, bv, gifts, wave, opened, responder, spec.gadget, root)
             sol = resolve_subgame(problem, iterations=iterations, config=config)
+            ran = min(ran, sol.iterations)
             if spec.gadget != "unsafe":
                 slack += float(np.maximum(0.0, -sol.margins).sum())
             below = [c for _, cs in wave for c in cs]
@@ -171,10 +177,11 @@ def nested_strategy(
                 mirror = SubgameProblem(problem.part, opp, problem.opponent_reach, np.full(len(problem.root_reach), np.nan),  # type: ignore[arg-type]
                                         GadgetSpec("unsafe"), opponent_reach=problem.root_reach)
                 osol = resolve_subgame(mirror, iterations=iterations, config=config)
+                ran = min(ran, osol.iterations)
                 _write(sigma, opp, osol.probs, problem.part, below, [h for h, _ in wave])
             solved += len(wave)
         opened |= {tree.public_key[h] for h, _ in points}
-    return NestedResult(sigma[responder], solved, level, slack)
+    return NestedResult(sigma[responder], solved, level, slack, ran < iterations)
 
 
 def _wave_problem(

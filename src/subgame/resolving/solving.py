@@ -120,12 +120,15 @@ class BlueprintValues:
     gift: tuple[np.ndarray, np.ndarray]  #: [I, A] lower bound of each action's gift, §5
 
 
-def blueprint_values(tree: PublicTree, blueprint: Strategy) -> BlueprintValues:
+def blueprint_values(tree: PublicTree, blueprint: Strategy,
+                     root_reach: tuple[np.ndarray | None, np.ndarray | None] = (None, None)) -> BlueprintValues:
+    """The blueprint's reaches and values on ``tree``; on a part of a game (a forest), from each player's
+    ``root_reach`` of its root private states (the reaches and chance above it)."""
     blueprint.check(tree)
     sw = [transition_weights(tree, p, blueprint.probs[p]) for p in (0, 1)]
-    reach = (forward_reach(tree, 0, sw[0]), forward_reach(tree, 1, sw[1]))
-    cfv = counterfactual_values(tree, blueprint)
-    cbv = (best_response(tree, blueprint, 0).cbv, best_response(tree, blueprint, 1).cbv)
+    reach = (forward_reach(tree, 0, sw[0], root_reach[0]), forward_reach(tree, 1, sw[1], root_reach[1]))
+    cfv = counterfactual_values(tree, blueprint, root_reach=root_reach)
+    cbv = (best_response(tree, blueprint, 0, root_reach=root_reach).cbv, best_response(tree, blueprint, 1, root_reach=root_reach).cbv)
     gifts = []
     for p, pa in enumerate(tree.players):
         action_cbv = sequence_values(tree, p, cbv[p])

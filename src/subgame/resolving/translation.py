@@ -23,13 +23,14 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cache, cached_property
 
 import numpy as np
 
 from ..errors import GameDefinitionError, SubgameError
 from ..games.base import CHANCE, Game
 from ..games.poker.game import CALL, FOLD, PokerGame, PokerState
+from ..games.poker.hands import card_name
 from ..strategy import Strategy
 from ..tree.lookup import InfosetLookup, label_array, states_named
 from ..tree.public_tree import CHANCE_NODE, DECISION, PublicKey, PublicTree
@@ -85,7 +86,8 @@ class BetAbstraction:
 
     Attributes:
         game: the real game (no-limit, poker family).
-        fractions: the pot fractions kept, a subset of ``game.spec.bet_fractions``.
+        fractions: the pot fractions kept, a subset of the game's (in any round: a game that sizes its
+            rounds apart keeps in each round the kept sizes it has there).
         all_in: whether all-in is kept (only if the real game has it).
     """
 
@@ -96,7 +98,8 @@ class BetAbstraction:
     def __post_init__(self) -> None:
         if not isinstance(self.game, PokerGame) or self.game.spec.betting != "nolimit":
             raise GameDefinitionError("a bet abstraction needs a no-limit game of the poker family")
-        real = self.game.spec.bet_fractions
+        spec = self.game.spec
+        real = sorted({f for r in range(spec.num_rounds) for f in spec.fractions(r)})
         extra = [f for f in self.fractions if f not in real]
         if extra:
             raise GameDefinitionError(f"abstract bet sizes {extra} are not bet sizes of the game ({list(real)})")
@@ -105,8 +108,11 @@ class BetAbstraction:
 
     @cached_property
     def abstract_game(self) -> PokerGame:
-        """The game with only the abstraction's bet sizes (same rules otherwise)."""
-        return PokerGame(replace(self.game.spec, bet_fractions=tuple(self.fractions), all_in=self.all_in), self.game.name)
+        """The game with only the abstraction's bet sizes (same rules otherwise; per round where the game sizes its rounds)."""
+        spec = self.game.spec
+        rounds = tuple(tuple(f for f in fs if f in self.fractions) for fs in spec.round_bet_fractions)
+        kept = tuple(f for f in spec.bet_fractions if f in self.fractions) if rounds else tuple(self.fractions)
+        return PokerGame(replace(spec, bet_fractions=kept, round_bet_fractions=rounds, all_in=self.all_in), self.game.name)
 
     def kept_names(self, st: PokerState) -> frozenset[str]:
         """Names of the actions the abstraction has at real state ``st`` (bets named by chip amount)."""
@@ -139,10 +145,32 @@ def _replay(game: PokerGame, st: PokerState | None, obs: Sequence[str]) -> Poker
     for o in obs:
         if st is None or game.actor(st) < CHANCE:
             return None
+        deal = _board_deal(game, st, o) if game.actor(st) == CHANCE else None
+        if deal is not None:
+            st = game.next_state(st, deal)
+            continue
         acts = game.legal_actions(st) if game.actor(st) != CHANCE else [a for a, _ in game.chance_outcomes(st)]
         nxt = [a for a in acts if game.observations(st, a)[0] == o]
         st = game.next_state(st, nxt[0]) if nxt else None
     return st
+
+
+@cache
+def _card_codes(num_ranks: int, num_suits: int) -> dict[str, int]:
+    return {card_name(c, num_ranks, num_suits): c for c in range(num_ranks * num_suits)}
+
+
+def _board_deal(game: PokerGame, st: PokerState, name: str) -> int | None:
+    """The chance action dealing the board cards ``name`` at ``st`` (a flop: one of 22,100), read from the cards'
+    names instead of naming every outcome; None where ``name`` is not such a deal."""
+    spec = game.spec
+    codes = _card_codes(spec.num_ranks, spec.num_suits)
+    width = len(next(iter(codes)))
+    cards = [codes.get(name[i : i + width], -1) for i in range(0, len(name), width)]
+    if not cards or min(cards) < 0 or cards != sorted(set(cards)) or set(cards) & set(st.board):
+        return None
+    action = sum(c * spec.deck_size**i for i, c in enumerate(cards))
+    return action if game.observations(st, action)[0] == name else None
 
 
 def bet_fraction(st: PokerState, name: str) -> float:
@@ -273,7 +301,8 @@ def translation_strategy(game: Game, tree: PublicTree, abstraction: BetAbstracti
     lookup = InfosetLookup(tree, responder)
     key_node = tree.node_of_key
     branches: list[list[tuple[int, float]]] = [[] for _ in range(tree.num_nodes)]
-    branches[int(np.flatnonzero(tree.parent < 0)[0])] = [(int(np.flatnonzero(tree.parent < 0)[0]), 1.0)]
+    for root in map(int, np.flatnonzero(tree.parent < 0)):  # one, or each subgame's of a forest
+        branches[root] = [(root, 1.0)]
     for n in range(tree.num_nodes):
         here = branches[n]
         if not here or tree.kind[n] not in (DECISION, CHANCE_NODE):

@@ -22,7 +22,7 @@ from .spec import PokerSpec
 
 FOLD, CALL, RAISE = 0, 1, 2
 #: Spec fields added after strategy files first recorded game fingerprints, with their defaults.
-_LATER_FIELDS: dict[str, Any] = {"board": (), "raise_cap": 0, "round_bet_fractions": ()}
+_LATER_FIELDS: dict[str, Any] = {"board": (), "raise_cap": 0, "round_bet_fractions": (), "round_raise_caps": ()}
 
 
 class PokerState(NamedTuple):
@@ -194,7 +194,8 @@ def _betting_actions(
             if spec.stack <= 0 or amount <= spec.stack:
                 out.append((RAISE, amount))
         return tuple(out)
-    if top >= spec.stack or (spec.raise_cap and raises >= spec.raise_cap):
+    cap = spec.cap(rnd)
+    if top >= spec.stack or (cap and raises >= cap):
         return tuple(out)
     pot = contrib[0] + contrib[1]
     min_to = top + max(last_raise, 1)

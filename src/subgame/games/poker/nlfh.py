@@ -23,7 +23,8 @@ from .spec import PokerSpec
 
 GAME_NAME = "nlfh"
 #: Defaults of :func:`nlfh`: the full deck, 200 big blinds of 100 chips, one pot-sized bet
-#: or all-in preflop, half-pot, pot or all-in on the flop, two bets or raises per round.
+#: or all-in preflop, half-pot, pot or all-in on the flop, two bets or raises per round (``round_raise_caps``:
+#: a cap per round instead).
 DEFAULTS: dict[str, Any] = {
     "num_ranks": 13,
     "num_suits": 4,
@@ -34,6 +35,7 @@ DEFAULTS: dict[str, Any] = {
     "flop_fractions": (0.5, 1.0),
     "all_in": True,
     "raise_cap": 2,
+    "round_raise_caps": (),
 }
 
 
@@ -47,8 +49,12 @@ def nlfh_spec(
     flop_fractions: tuple[float, ...] = (0.5, 1.0),
     all_in: bool = True,
     raise_cap: int = 2,
+    round_raise_caps: tuple[int, ...] = (),
 ) -> PokerSpec:
     """The :class:`PokerSpec` of NLFH (see the module docstring); the spec validates the other values.
+
+    ``round_raise_caps`` (preflop, flop) replaces ``raise_cap`` where given: the paper's Table 2
+    game allows one bet preflop and three on the flop, ``(1, 3)``.
 
     Raises:
         GameDefinitionError: the small blind is larger than the big blind, or the spec refuses a value.
@@ -60,6 +66,7 @@ def nlfh_spec(
         num_ranks=num_ranks, num_suits=num_suits, hole_cards=2, board_cards=(0, 3), betting="nolimit", ante=0,
         blinds=(big_blind, small_blind), stack=stack, bet_fractions=tuple(preflop_fractions), all_in=all_in,
         first_player=(1, 0), raise_cap=raise_cap, round_bet_fractions=(tuple(preflop_fractions), tuple(flop_fractions)),
+        round_raise_caps=tuple(round_raise_caps),
     )
 
 

@@ -37,6 +37,8 @@ class PokerSpec:
         raise_cap: no-limit: the most bets and raises in one round (0: no cap).
         round_bet_fractions: no-limit: the pot fractions of each round, replacing
             ``bet_fractions`` (empty: ``bet_fractions`` in every round).
+        round_raise_caps: no-limit: the cap of each round, replacing ``raise_cap`` (empty:
+            ``raise_cap`` in every round; 0: no cap in that round).
     """
 
     num_ranks: int = 3
@@ -55,6 +57,7 @@ class PokerSpec:
     board: tuple[int, ...] = ()
     raise_cap: int = 0
     round_bet_fractions: tuple[tuple[float, ...], ...] = ()
+    round_raise_caps: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         def bad(msg: str) -> GameDefinitionError:
@@ -92,8 +95,8 @@ class PokerSpec:
                 raise bad(f"raise sizes must be positive and raise caps non-negative, got {self.raise_sizes}, {self.max_raises}")
             if self.stack < 0:
                 raise bad(f"stack must be non-negative (0 means unlimited in limit games), got {self.stack}")
-            if self.raise_cap or self.round_bet_fractions:
-                raise bad("raise_cap and round_bet_fractions are no-limit parameters; limit games use max_raises")
+            if self.raise_cap or self.round_bet_fractions or self.round_raise_caps:
+                raise bad("raise_cap, round_bet_fractions and round_raise_caps are no-limit parameters; limit games use max_raises")
         else:
             if self.stack <= 0:
                 raise bad(f"no-limit betting needs a positive stack, got stack={self.stack}")
@@ -105,6 +108,8 @@ class PokerSpec:
                 raise bad("no-limit betting needs at least one bet fraction or all_in=True")
             if self.raise_cap < 0:
                 raise bad(f"raise_cap must be non-negative (0: no cap), got {self.raise_cap}")
+            if self.round_raise_caps and (len(self.round_raise_caps) != rounds or min(self.round_raise_caps) < 0):
+                raise bad(f"round_raise_caps needs one non-negative cap per round ({rounds}; 0: no cap), got {self.round_raise_caps}")
             if self.round_bet_fractions:
                 if len(self.round_bet_fractions) != rounds:
                     raise bad(f"round_bet_fractions needs one tuple of pot fractions per round ({rounds}), "
@@ -130,6 +135,10 @@ class PokerSpec:
     def fractions(self, rnd: int) -> tuple[float, ...]:
         """No-limit: the pot fractions bettable in round ``rnd``."""
         return self.round_bet_fractions[rnd] if self.round_bet_fractions else self.bet_fractions
+
+    def cap(self, rnd: int) -> int:
+        """No-limit: the most bets and raises in round ``rnd`` (0: no cap)."""
+        return self.round_raise_caps[rnd] if self.round_raise_caps else self.raise_cap
 
     @property
     def num_hands(self) -> int:
