@@ -24,7 +24,7 @@ def small():
     return game, tree, CFRSolver(tree, CFR_PLUS).run(30).average_strategy()
 
 
-METHODS, ITERATIONS = ("unsafe", "resolve"), 20
+METHODS, ITERATIONS = ("unsafe", "resolve", "distributional"), 20  # the CBV and the blueprint-value alternatives
 
 
 @pytest.fixture(scope="module")

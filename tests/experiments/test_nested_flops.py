@@ -10,6 +10,7 @@ from subgame.errors import GameDefinitionError, SubgameError
 from subgame.eval import exploitability
 from subgame.experiments.flop_job import TreeRows, run_flop_job
 from subgame.experiments.nested_flops import ABSTRACT_FRACTIONS, NESTED_ROWS, NestedResponses, nested_game
+from subgame.experiments.nested_flops import nlfh_nested_table as nested_table_nlfh
 from subgame.experiments.nested_table import nested_table
 from subgame.resolving import BetAbstraction, nested_strategy, restrict, translation_strategy
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
@@ -97,3 +98,18 @@ def test_the_leduc_form_refuses_the_job_options():
         nested_table(flops=3)
     with pytest.raises(GameDefinitionError, match="unknown nested-table rows"):
         NestedResponses(BetAbstraction(nested_game(**SMALL), ABSTRACT_FRACTIONS, all_in=False), ("bogus",), 5)
+
+
+@pytest.mark.slow
+def test_the_nlfh_table_on_a_small_deck_samples_flops_and_prints_the_same_table_again(tmp_path):
+    options = {"num_ranks": 4, "num_suits": 2, "round_raise_caps": (1, 1), "flops": 3, "flop_buckets": 20,
+               "blueprint_passes": 50, "blueprint_iterations": 5, "subgame_iterations": 5, "rows": ("translation", "resolve")}
+    first = nested_table_nlfh(checkpoint=tmp_path, **options)
+    assert [row[0] for row in first.rows] == ["blueprint (in its abstraction)", "randomized pseudo-harmonic translation", "resolve"]
+    blueprint, *sampled = first.rows
+    assert blueprint[1] == blueprint[2] == blueprint[3]  # the blueprint's values at every flop: exact
+    assert all(low < high for _, _, low, high, _ in sampled)  # sampled: an interval
+    assert [row[4] for row in sampled] == [1465.0, 150.2] and "3 of 56 flops sampled" in first.setup[2]
+    assert "ours does not" in first.setup[0] and "no card abstraction on the flop" in first.setup[1]
+    again = nested_table_nlfh(checkpoint=tmp_path, **options)
+    assert again.rows == first.rows and "read back" in again.notes[0] and " 3 flop(s) read back" in again.notes[0]

@@ -27,7 +27,11 @@ quantiles, which corrects for that bias. The estimate is exact when K = N.
 Each re-solve is the one the paper describes: the re-solver's root range is her blueprint
 reach, the opponent's alternative payoffs are her counterfactual best-response values
 against the blueprint at the flop roots (chance from the game's root included), and the
-gadget is unsafe (the opponent's range fixed at her blueprint reach), resolve or maxmargin.
+gadget is unsafe (the opponent's range fixed at her blueprint reach), resolve or maxmargin;
+estimate and distributional start from her counterfactual values under the blueprint instead
+(§5, Appendix C). Each problem is :func:`~subgame.resolving.solving.blueprint_problem`'s from
+the blueprint's values on the flop's forest. Other plug-ins (:class:`FlopMethods`) measure
+other strategies the same way, such as nested solving (:mod:`.nested_flops`).
 """
 
 from __future__ import annotations
@@ -55,8 +59,8 @@ from ..eval.board_pass import (
 from ..files import read_npz, write_npz
 from ..games.poker import PokerGame
 from ..parallel import make_executor
-from ..resolving import GadgetSpec, SubgameProblem, resolve_subgame
-from ..resolving.problem import GadgetKind
+from ..resolving import resolve_subgame
+from ..resolving.solving import METHODS, blueprint_problem, blueprint_values
 from ..solve.cfr import CFR_PLUS
 from ..solve.driver import deferred_stop_signals
 from ..strategy import Strategy
@@ -65,8 +69,9 @@ from ..tree.part import Part
 from ..tree.public_tree import PublicTree
 from ..tree.sweep import forward_reach, transition_weights
 
-#: The methods a flop is re-solved with, by the name the tables print.
-FLOP_METHODS: dict[str, GadgetKind] = {"unsafe": "unsafe", "resolve": "resolve", "maxmargin": "maxmargin"}
+#: The methods a flop is re-solved with (:data:`~subgame.resolving.solving.METHODS`): those whose alternative payoffs
+#: come from the flop's own values. The reach methods add the gifts of the opponent's preflop actions, a trunk value.
+FLOP_METHODS: tuple[str, ...] = tuple(name for name, m in METHODS.items() if m.gifts == "none")
 FLOP_FORMAT, FLOP_VERSION = "subgame-flop-values", 1
 #: Bootstrap resamples of the sampled flops behind an estimate's interval.
 BOOTSTRAP = 200
@@ -145,16 +150,14 @@ class GadgetResolves:
         blueprint = [rows(forest, p) for p in (0, 1)]
         bp = br_values(cut, part, blueprint, root)
         values = {"blueprint/0": bp[0], "blueprint/1": bp[1]}
-        cbv = []
-        for p in (0, 1):
-            reach_o = forward_reach(forest, 1 - p, transition_weights(forest, 1 - p, blueprint[1 - p]), root[1 - p])
-            cbv.append(best_response_to_reach(forest, p, reach_o, want_policy=False).cbv[forest.root_slice[p]])
+        if not methods:
+            return values
+        bv = blueprint_values(forest, Strategy(forest.game_id, (blueprint[0], blueprint[1])), (root[0], root[1]))
         whole = Part.whole(forest)
         for method in methods:
             resolved = []
             for p in (0, 1):
-                problem = SubgameProblem(whole, p, root[p], cbv[1 - p], GadgetSpec(FLOP_METHODS[method]), opponent_reach=root[1 - p])
-                solution = resolve_subgame(problem, iterations=self.iterations, config=CFR_PLUS)
+                solution = resolve_subgame(blueprint_problem(bv, whole, p, method), iterations=self.iterations, config=CFR_PLUS)
                 if solution.iterations < self.iterations:  # a stop signal cut it: the flop is not finished, nor written
                     raise KeyboardInterrupt("a stop signal ended a re-solve early")
                 resolved.append(solution.probs)

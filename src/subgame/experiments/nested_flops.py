@@ -170,6 +170,7 @@ def nlfh_nested_table(
     checkpoint: str | Path | None = None,
     num_ranks: int = 13,
     num_suits: int = 4,
+    round_raise_caps: tuple[int, int] = (1, 3),
     rows: Sequence[str] = tuple(NESTED_ROWS),
     flop_buckets: int = 200,
     blueprint_passes: int | None = None,
@@ -188,7 +189,7 @@ def nlfh_nested_table(
     bp_its = blueprint_iterations or (300 if full else 50)
     its = subgame_iterations or (200 if full else 100)
     k = flops if flops is not None or full else 4
-    game = nested_game(num_ranks, num_suits)
+    game = nested_game(num_ranks, num_suits, round_raise_caps=round_raise_caps)
     abstraction = BetAbstraction(game, ABSTRACT_FRACTIONS, all_in=False)
     folder = None if checkpoint is None else Path(checkpoint)
     if folder is not None:
@@ -221,9 +222,9 @@ def nlfh_nested_table(
         table,
         (Series("ours", xs, [float(r[1]) for r in table[1:]]), Series("paper (NLFH)", xs, [PAPER_TABLE_2[r[0]] for r in table[1:]])),
         "row of the table (1 = translation)", "exploitability (mbb/hand)", logx=False, logy=True,
-        setup=(f"Game: NLFH, {num_ranks} ranks × {num_suits} suits, 200 big blinds, no all-in; one bet preflop (0.5 or "
-               "1 pot), three bets on the flop (0.5, 0.75 or 1 pot). The paper also bets 0.75 preflop; ours does not "
-               "(a preflop off-tree re-solve would hold every flop).",
+        setup=(f"Game: NLFH, {num_ranks} ranks × {num_suits} suits, 200 big blinds, no all-in; at most "
+               f"{round_raise_caps[0]} bet(s) preflop (0.5 or 1 pot), {round_raise_caps[1]} on the flop (0.5, 0.75 or 1 "
+               "pot). The paper also bets 0.75 preflop; ours does not (a preflop off-tree re-solve would hold every flop).",
                f"Blueprint in the abstraction without 0.75, no card abstraction on the flop, by decomposition: preflop "
                f"from {passes:,} passes of board sampling (169 lossless preflop and {flop_buckets} OCHS flop buckets, "
                f"seed {seed}); each flop CFR+ {bp_its} iterations over every hand from the preflop's reaches. Each "

@@ -14,7 +14,8 @@ by each technique, the combined strategy's exact exploitability in the real game
   linear weighting, one flop per pass) for a fixed number of passes: the sampled solver
   converges where whole-abstraction CFR+ does not fit.
 * **Re-solving**: every flop (or a seeded sample of K flops) as one task of
-  :func:`~.flop_job.run_flop_job`, with unsafe, resolve and maxmargin re-solving; the
+  :func:`~.flop_job.run_flop_job`, with unsafe, resolve, maxmargin, estimate and
+  distributional (estimate + distributional) re-solving; the
   blueprint's own values at one flop per suit class (the buckets are suit-invariant).
 
 Everything (buckets, blueprint, finished flops) is kept in the checkpoint folder, so a run
@@ -51,6 +52,7 @@ PAPER_BUCKETS = (200, 2000, 30000)
 #: Safe-and-nested paper, Table 1, NLFH small and large (mbb/hand), for the methods a flop job runs.
 PAPER_NLFH: dict[str, tuple[float, float]] = {
     "blueprint": (91.28, 41.41), "unsafe": (5.514, 396.8), "resolve": (54.07, 23.11), "maxmargin": (43.43, 19.50),
+    "estimate": (24.23, 30.09), "distributional": (34.30, 10.54),
 }
 
 
@@ -154,7 +156,9 @@ def nlfh_technique_table(
                "was re-solved; else the sampled estimate and its 95% interval (blueprint values at every flop as "
                "control variate).",
                "Differs from the paper: our action sets; fewer blueprint iterations; only the methods that need no "
-               "preflop values (unsafe, resolve, maxmargin) — the reach and estimate methods are in the Leduc form."),
+               "preflop values (unsafe, resolve, maxmargin, estimate, estimate + distributional, the last our reading "
+               "of Appendix C, not in our extract) — the reach methods, whose gifts are the opponent's preflop "
+               "actions', are in the Leduc form."),
         notes=(*notes, f"Wall time {time.perf_counter() - started:.0f} s."),
     )
 
