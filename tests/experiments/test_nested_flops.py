@@ -91,6 +91,9 @@ def test_the_real_game_bets_once_preflop_and_three_times_on_the_flop_and_the_abs
     assert abstract.spec.round_bet_fractions == ((0.5, 1.0), (0.5, 1.0)) and abstract.spec.round_raise_caps == (1, 3)
     with pytest.raises(GameDefinitionError, match="round_raise_caps needs one"):
         nested_game(round_raise_caps=(1, 3, 3))
+    with pytest.raises(GameDefinitionError, match="round_raise_caps needs one whole"):
+        nested_game(round_raise_caps=(1, 2.5))
+    assert nested_game(round_raise_caps=(1.0, 3.0)).params == nested_game().params  # `-p round_raise_caps=1,3`: one game
 
 
 def test_the_leduc_form_refuses_the_job_options():

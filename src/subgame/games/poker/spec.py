@@ -108,8 +108,11 @@ class PokerSpec:
                 raise bad("no-limit betting needs at least one bet fraction or all_in=True")
             if self.raise_cap < 0:
                 raise bad(f"raise_cap must be non-negative (0: no cap), got {self.raise_cap}")
-            if self.round_raise_caps and (len(self.round_raise_caps) != rounds or min(self.round_raise_caps) < 0):
-                raise bad(f"round_raise_caps needs one non-negative cap per round ({rounds}; 0: no cap), got {self.round_raise_caps}")
+            if self.round_raise_caps:
+                caps = self.round_raise_caps
+                if len(caps) != rounds or any(float(c) != int(c) or c < 0 for c in caps):
+                    raise bad(f"round_raise_caps needs one whole, non-negative cap per round ({rounds}; 0: no cap), got {caps}")
+                object.__setattr__(self, "round_raise_caps", tuple(int(c) for c in caps))  # 1,3 read as floats: one game
             if self.round_bet_fractions:
                 if len(self.round_bet_fractions) != rounds:
                     raise bad(f"round_bet_fractions needs one tuple of pot fractions per round ({rounds}), "
