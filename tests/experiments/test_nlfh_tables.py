@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from subgame.eval.board_pass import board_pass_exploitability
-from subgame.experiments.nlfh_tables import ACTION_SETS, BucketRows, nlfh_blueprint, nlfh_technique_table
+from subgame.experiments.nlfh_tables import ACTION_SETS, TABLE_1_METHODS, BucketRows, nlfh_blueprint, nlfh_technique_table
 from subgame.games import load_game
 from tests.cli.test_cli import invoke
 
@@ -19,13 +19,13 @@ def test_nlfh_technique_table_on_a_small_deck_resumes_to_the_same_table(tmp_path
     assert (tmp_path / "small-200" / "blueprint.npz").exists() and len(list((tmp_path / "small-200" / "flops").iterdir())) > 6
     assert progress and "flops evaluated" in progress[-1] and "min left" in progress[-1]
     by = {row[2]: row for row in first.rows}
-    assert set(by) == {"blueprint", "unsafe", "resolve", "maxmargin", "estimate", "distributional"}
+    assert set(by) == {"blueprint", *TABLE_1_METHODS} and len(TABLE_1_METHODS) == 9
     game = load_game("nlfh", num_ranks=3, num_suits=3, **ACTION_SETS["small"])
     exact = board_pass_exploitability(game, BucketRows(game, nlfh_blueprint(game, 200, 100, 0, None))).exploitability
     assert by["blueprint"][3] == pytest.approx(1000 * exact.exploitability / 100, abs=1e-6)  # mbb/hand, exact
-    for method in ("unsafe", "resolve", "maxmargin", "estimate", "distributional"):
+    for method in TABLE_1_METHODS:
         assert by[method][4] < by[method][5]  # sampled: an interval (a basic bootstrap's need not hold its estimate)
-    assert by["blueprint"][6] == 91.28 and by["estimate"][6] == 24.23 and by["distributional"][6] == 34.30
+    assert by["blueprint"][6] == 91.28 and by["estimate"][6] == 24.23 and by["reach-estimate-distributional-nosplit"][6] == 17.33
     assert "6 of 84 flops (sampled)" in first.notes[0]
     again = nlfh_technique_table(checkpoint=tmp_path, **SMALL)
     assert again.rows == first.rows and "6 read back from the checkpoint" in again.notes[0]

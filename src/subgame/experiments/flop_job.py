@@ -41,6 +41,7 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from math import comb
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -60,7 +61,7 @@ from ..files import read_npz, write_npz
 from ..games.poker import PokerGame
 from ..parallel import make_executor
 from ..resolving import resolve_subgame
-from ..resolving.solving import METHODS, blueprint_problem, blueprint_values
+from ..resolving.solving import METHODS, action_gifts, blueprint_problem, blueprint_values, path_gifts
 from ..solve.cfr import CFR_PLUS
 from ..solve.driver import deferred_stop_signals
 from ..strategy import Strategy
@@ -69,9 +70,12 @@ from ..tree.part import Part
 from ..tree.public_tree import PublicTree
 from ..tree.sweep import forward_reach, transition_weights
 
-#: The methods a flop is re-solved with (:data:`~subgame.resolving.solving.METHODS`): those whose alternative payoffs
-#: come from the flop's own values. The reach methods add the gifts of the opponent's preflop actions, a trunk value.
-FLOP_METHODS: tuple[str, ...] = tuple(name for name, m in METHODS.items() if m.gifts == "none")
+#: The methods a flop is re-solved with: every one of :data:`~subgame.resolving.solving.METHODS`. The reach methods'
+#: gifts are the opponent's preflop actions', from the blueprint's values at every flop (:func:`trunk_gifts`).
+FLOP_METHODS: tuple[str, ...] = tuple(METHODS)
+#: Per gift mode of :class:`~subgame.resolving.solving.Method` ("split", "whole"), per player [C·H] her gifts above the
+#: flop at each (chance node, hand) of the trunk.
+TrunkGifts = dict[str, tuple[np.ndarray, np.ndarray]]
 FLOP_FORMAT, FLOP_VERSION = "subgame-flop-values", 1
 #: Bootstrap resamples of the sampled flops behind an estimate's interval.
 BOOTSTRAP = 200
@@ -121,8 +125,13 @@ class FlopMethods(Protocol):
     def rows_blueprint(self) -> bool:
         """Whether the blueprint at a flop is the job's row source's (then the board pass evaluates it, flops batched)."""
 
+    @property
+    def gift_modes(self) -> tuple[str, ...]:
+        """The gift modes ("split", "whole") its methods take from the trunk: the job then evaluates the blueprint at
+        every flop first and passes :func:`trunk_gifts` to each call."""
+
     def __call__(self, cut: BoardCut, part: BoardForest, root: Sequence[np.ndarray], rows: RowSource,
-                 methods: tuple[str, ...]) -> dict[str, np.ndarray]: ...
+                 methods: tuple[str, ...], gifts: TrunkGifts | None = None) -> dict[str, np.ndarray]: ...
 
 
 @dataclass(frozen=True)
@@ -144,8 +153,12 @@ class GadgetResolves:
     def rows_blueprint(self) -> bool:
         return True
 
+    @property
+    def gift_modes(self) -> tuple[str, ...]:
+        return tuple(sorted({METHODS[m].gifts for m in self.methods} - {"none"}))
+
     def __call__(self, cut: BoardCut, part: BoardForest, root: Sequence[np.ndarray], rows: RowSource,
-                 methods: tuple[str, ...]) -> dict[str, np.ndarray]:
+                 methods: tuple[str, ...], gifts: TrunkGifts | None = None) -> dict[str, np.ndarray]:
         forest = part.tree
         blueprint = [rows(forest, p) for p in (0, 1)]
         bp = br_values(cut, part, blueprint, root)
@@ -155,9 +168,14 @@ class GadgetResolves:
         bv = blueprint_values(forest, Strategy(forest.game_id, (blueprint[0], blueprint[1])), (root[0], root[1]))
         whole = Part.whole(forest)
         for method in methods:
+            mode = METHODS[method].gifts
+            if mode != "none" and (gifts is None or mode not in gifts):
+                raise SubgameError(f"{method}: its gifts are the preflop's; the job gives them (trunk_gifts)")
             resolved = []
             for p in (0, 1):
-                solution = resolve_subgame(blueprint_problem(bv, whole, p, method), iterations=self.iterations, config=CFR_PLUS)
+                above = None if mode == "none" else gifts[mode][1 - p][cut.cells[1 - p][part.gather[1 - p]]]  # type: ignore[index]
+                problem = blueprint_problem(bv, whole, p, method, gifts_above=above)
+                solution = resolve_subgame(problem, iterations=self.iterations, config=CFR_PLUS)
                 if solution.iterations < self.iterations:  # a stop signal cut it: the flop is not finished, nor written
                     raise KeyboardInterrupt("a stop signal ended a re-solve early")
                 resolved.append(solution.probs)
@@ -178,6 +196,7 @@ class FlopTask:
     methods: tuple[str, ...]  #: the plug-in's methods to measure here (none: the blueprint alone)
     folder: Path | None  #: where each finished flop is written, or None
     header: dict[str, Any]  #: the job's identity, written with each flop
+    gifts: TrunkGifts | None = None  #: the trunk's gifts, for methods that take them
 
 
 def _root_values(cut: BoardCut, part: BoardForest, p: int, cbv: np.ndarray) -> np.ndarray:
@@ -222,7 +241,7 @@ def _measured(task: FlopTask, deal: int) -> dict[str, np.ndarray]:
         return {f"{m}/{p}": np.zeros(C * H) for m in ("blueprint", *task.methods) for p in (0, 1)}
     root = [task.reach[p][part.gather[p]] for p in (0, 1)]
     try:
-        return task.plugin(cut, part, root, task.rows, task.methods)
+        return task.plugin(cut, part, root, task.rows, task.methods, task.gifts)
     except KeyboardInterrupt as stop:
         raise KeyboardInterrupt(f"flop {deal}: {stop}") from None
 
@@ -253,6 +272,36 @@ class FlopJobResult:
     @property
     def exact(self) -> bool:
         return self.flops == self.total_flops
+
+
+def trunk_gifts(cut: BoardCut, reach: tuple[np.ndarray, np.ndarray], base: Sequence[np.ndarray],
+                modes: Sequence[str]) -> TrunkGifts:
+    """Per gift mode, per player [C·H]: the gifts of her preflop actions on the path to each (chance node, hand) (§5, eq. 1).
+
+    Her counterfactual best-response values in the trunk come from one best-response pass with
+    ``base[p]`` (her values against the blueprint summed over every flop) at the chance nodes,
+    as the whole game's would; each action's gift is :func:`~subgame.resolving.solving.action_gifts`'.
+    Split, a gift is shared among every flop subgame's root information set below it: a
+    chance-node state stands for one per flop its hand leaves (:func:`~subgame.resolving.solving.path_gifts`).
+    """
+    trunk, spec = cut.trunk, cut.game.spec
+    flops_per_hand = comb(spec.deck_size - len(spec.board) - spec.hole_cards, cut.size)
+    roots = cut.chance[~cut.trunk_holds(cut.deals[0])]  # after an all-in the trunk holds the showdowns: no subgames
+    out: TrunkGifts = {}
+    for mode in modes:
+        per = []
+        for p in (0, 1):
+            leaf = np.zeros(trunk.players[p].num_states)
+            valid = cut.state_at[p] >= 0
+            leaf[cut.state_at[p][valid]] = base[p].reshape(cut.state_at[p].shape)[valid]
+            cbv = best_response_to_reach(trunk, p, reach[1 - p], leaf_cfv=leaf, want_policy=False).cbv
+            total = path_gifts(trunk, action_gifts(trunk, p, cbv), p, roots, split=mode == "split", scale=None,
+                               per_root=flops_per_hand)
+            cells = np.zeros(cut.state_at[p].size)
+            cells[np.flatnonzero(valid.ravel())] = total[cut.state_at[p][valid]]
+            per.append(cells)
+        out[mode] = (per[0], per[1])
+    return out
 
 
 def _trunk_exploitability(cut: BoardCut, reach: tuple[np.ndarray, np.ndarray], totals: Sequence[np.ndarray]) -> float:
@@ -371,35 +420,54 @@ def run_flop_job(
         folder.mkdir(parents=True, exist_ok=True)
     sampled = set(deals.tolist())
     needs = {d: names if d in sampled else () for d in sorted(sampled | set(classes.compiled.tolist()))}
-    done = {} if folder is None else {d: v for d, v in _read_done(folder, identity).items()
-                                      if d in needs and all(f"{m}/0" in v for m in needs[d])}
-    resumed = sum(d in sampled for d in done)
-    resolve = [d for d in sorted(sampled) if d not in done]
-    evaluate = [d for d in sorted(needs) if d not in done and d not in sampled]
-    tasks = [FlopTask(cut, rows, reach, (d,), plugin, names, folder, identity) for d in resolve]  # first
+    stored = {} if folder is None else {d: v for d, v in _read_done(folder, identity).items() if d in needs}
+
+    def finished(d: int) -> bool:
+        return d in stored and all(f"{m}/0" in stored[d] for m in needs[d])
+
+    resumed = sum(d in sampled and finished(d) for d in needs)
     step = EVALUATION_BATCH if plugin.rows_blueprint else 1
-    tasks += [FlopTask(cut, rows, reach, tuple(evaluate[i : i + step]), plugin, (), folder, identity)
-              for i in range(0, len(evaluate), step)]
+
+    def evaluations(flops: list[int]) -> list[FlopTask]:
+        return [FlopTask(cut, rows, reach, tuple(flops[i : i + step]), plugin, (), folder, identity)
+                for i in range(0, len(flops), step)]
+
     batch = max(2 * workers, 1)
     spent = {True: [0.0, 0], False: [0.0, 0]}  # seconds and flops, re-solved (True) or evaluated only
     pool = make_executor("serial" if workers == 1 else "process", workers)
+
+    def run(tasks: list[FlopTask], later: list[FlopTask], stop: Any) -> None:
+        """Run ``tasks`` in batches over the pool, keeping each flop's values (``later``: the tasks to come after them)."""
+        for i in range(0, len(tasks), batch):
+            chunk = tasks[i : i + batch]
+            batch_started = time.perf_counter()
+            for task, values in zip(chunk, pool.map(flop_values, chunk)):
+                stored.update(zip(task.deals, values))
+            kind = spent[any(t.methods for t in chunk)]
+            kind[0] += time.perf_counter() - batch_started
+            kind[1] += sum(len(t.deals) for t in chunk)
+            done = sum(map(finished, needs))
+            if progress is not None:
+                progress(done, len(needs), _seconds_left(spent, tasks[i + batch :] + later))
+            if stop.signum is not None:
+                raise KeyboardInterrupt(f"stopped by signal {stop.signum} after {done:,} of {len(needs):,} "
+                                        "flops; each finished flop is in the checkpoint folder")
+
+    gifts = None
     try:
         with deferred_stop_signals() as stop:  # a stop signal ends the job after the flops under way, each written
-            for i in range(0, len(tasks), batch):
-                chunk = tasks[i : i + batch]
-                batch_started = time.perf_counter()
-                for task, values in zip(chunk, pool.map(flop_values, chunk)):
-                    done.update(zip(task.deals, values))
-                kind = spent[any(t.methods for t in chunk)]
-                kind[0] += time.perf_counter() - batch_started
-                kind[1] += sum(len(t.deals) for t in chunk)
-                if progress is not None:
-                    progress(len(done), len(needs), _seconds_left(spent, tasks[i + batch :]))
-                if stop.signum is not None:
-                    raise KeyboardInterrupt(f"stopped by signal {stop.signum} after {len(done):,} of {len(needs):,} "
-                                            "flops; each finished flop is in the checkpoint folder")
+            resolves = [d for d in sorted(sampled) if not finished(d)]
+            if plugin.gift_modes:  # the blueprint at every flop first: the trunk's gifts rest on its values there
+                run(evaluations([d for d in needs if d not in stored]),
+                    [FlopTask(cut, rows, reach, (d,), plugin, names, folder, identity) for d in resolves], stop)
+                base = [_class_totals(cut, classes, [stored[int(d)][f"blueprint/{p}"] for d in classes.compiled], p)
+                        for p in (0, 1)]
+                gifts = trunk_gifts(cut, reach, base, plugin.gift_modes)
+            tasks = [FlopTask(cut, rows, reach, (d,), plugin, names, folder, identity, gifts) for d in resolves]  # first
+            run(tasks + evaluations([d for d in needs if not finished(d) and d not in sampled]), [], stop)
     finally:
         pool.close()
+    done = stored
     per_flop = spent[True][0] / spent[True][1] if spent[True][1] else 0.0
     scale = total / k
     rng = np.random.default_rng(seed + 1)

@@ -53,7 +53,7 @@ from ..solve.cfr import CFR_PLUS, CFRSolver
 from ..strategy import Strategy
 from ..tree.board_cut import BoardCut, BoardForest
 from ..tree.public_tree import PublicTree
-from .flop_job import br_values, run_flop_job
+from .flop_job import TrunkGifts, br_values, run_flop_job
 from .nested_table import PAPER_TABLE_2
 from .nlfh_tables import nlfh_blueprint
 from .report import ExperimentResult, Series
@@ -109,8 +109,12 @@ class NestedResponses:
     def rows_blueprint(self) -> bool:
         return self.blueprint_iterations is None
 
+    @property
+    def gift_modes(self) -> tuple[str, ...]:
+        return ()  # a flop's nested solving counts the flop's gifts alone (module docstring)
+
     def __call__(self, cut: BoardCut, part: BoardForest, root: Sequence[np.ndarray], rows: RowSource,
-                 methods: tuple[str, ...]) -> dict[str, np.ndarray]:
+                 methods: tuple[str, ...], gifts: TrunkGifts | None = None) -> dict[str, np.ndarray]:
         game, forest = cut.game, part.tree
         abstract = restrict(game, forest, self.abstraction)
         reach = (root[0], root[1])

@@ -129,35 +129,45 @@ def blueprint_values(tree: PublicTree, blueprint: Strategy,
     reach = (forward_reach(tree, 0, sw[0], root_reach[0]), forward_reach(tree, 1, sw[1], root_reach[1]))
     cfv = counterfactual_values(tree, blueprint, root_reach=root_reach)
     cbv = (best_response(tree, blueprint, 0, root_reach=root_reach).cbv, best_response(tree, blueprint, 1, root_reach=root_reach).cbv)
-    gifts = []
-    for p, pa in enumerate(tree.players):
-        action_cbv = sequence_values(tree, p, cbv[p])
-        flat = np.zeros(pa.legal.size, dtype=bool)
-        idx, seq = tree.plan.actor_idx[p], tree.plan.actor_seq[p]
-        flat[seq] = tree.kind[pa.node[idx]] == TERMINAL_NODE
-        to_terminal = flat.reshape(pa.legal.shape)
-        best_terminal = np.where(to_terminal & pa.legal, action_cbv, -np.inf).max(axis=1, keepdims=True)
-        gift = np.where(pa.legal, np.maximum(best_terminal, action_cbv) - action_cbv, 0.0)
-        gifts.append(gift)
-    return BlueprintValues(tree, blueprint, reach, cfv, cbv, (gifts[0], gifts[1]))
+    return BlueprintValues(tree, blueprint, reach, cfv, cbv, (action_gifts(tree, 0, cbv[0]), action_gifts(tree, 1, cbv[1])))
+
+
+def action_gifts(tree: PublicTree, player: int, cbv: np.ndarray) -> np.ndarray:
+    """[I, A] a lower bound of the gift of each of ``player``'s actions (§5): what her best action into a terminal
+    node is worth above it, by her counterfactual best-response values ``cbv`` [G_player]."""
+    pa = tree.players[player]
+    action_cbv = sequence_values(tree, player, cbv)
+    flat = np.zeros(pa.legal.size, dtype=bool)
+    idx, seq = tree.plan.actor_idx[player], tree.plan.actor_seq[player]
+    flat[seq] = tree.kind[pa.node[idx]] == TERMINAL_NODE
+    to_terminal = flat.reshape(pa.legal.shape)
+    best_terminal = np.where(to_terminal & pa.legal, action_cbv, -np.inf).max(axis=1, keepdims=True)
+    return np.where(pa.legal, np.maximum(best_terminal, action_cbv) - action_cbv, 0.0)
 
 
 def gift_totals(bv: BlueprintValues, player: int, roots: Sequence[int] | np.ndarray, split: bool, scale: float | None) -> np.ndarray:
-    """[G_player] sum of the gifts on the path to each private state (eq. 1 of §5).
+    """[G_player] sum of the gifts on the path to each private state (eq. 1 of §5): :func:`path_gifts` of ``bv``."""
+    return path_gifts(bv.tree, bv.gift[player], player, roots, split, scale)
+
+
+def path_gifts(tree: PublicTree, gift: np.ndarray, player: int, roots: Sequence[int] | np.ndarray, split: bool,
+               scale: float | None, per_root: float = 1.0) -> np.ndarray:
+    """[G_player] sum of the gifts ``gift`` [I, A] (:func:`action_gifts`) on the path to each private state.
 
     With ``split`` the gift of an earlier action is shared equally among the root
     information sets (of all ``roots``) that descend from it, so the raised alternative
     payoffs can never add up to more than the gift; without it each descendant gets the
-    whole gift (or ``scale`` times its share).
+    whole gift (or ``scale`` times its share). ``per_root``: root information sets each
+    private state at a root stands for (a trunk's chance-node state stands for one per board).
     """
-    tree, pa = bv.tree, bv.tree.players[player]
+    pa = tree.players[player]
     plan = tree.plan
-    at_root = np.isin(pa.node, np.asarray(roots)).astype(float)
+    at_root = per_root * np.isin(pa.node, np.asarray(roots)).astype(float)
     below = at_root.copy()
     for lv in reversed(plan.levels[player]):
         below[lv.plo : lv.phi] += np.bincount(lv.parent_local, weights=below[lv.lo : lv.hi], minlength=lv.phi - lv.plo)
     count = np.bincount(plan.actor_seq[player], weights=below[plan.actor_idx[player]], minlength=pa.legal.size)
-    gift = bv.gift[player].ravel()
+    gift = gift.ravel()
     share = np.divide(gift, count, out=np.zeros_like(gift), where=count > 0)
     if not split:
         share = gift.copy() if scale is None else share * scale
@@ -175,11 +185,14 @@ def blueprint_problem(
     player: int,
     method: str,
     params: SubgameParams = SubgameParams(),
+    gifts_above: np.ndarray | None = None,
 ) -> SubgameProblem:
     """The problem of re-solving ``player``'s blueprint in ``forest`` (subgames of the blueprint's tree, :func:`subgame_forest`).
 
     Her root range is her blueprint reach; the opponent's alternative payoffs are her
     blueprint values that ``method`` names (with the gifts of §5 when it says so).
+    ``gifts_above`` [R_opp]: where ``bv`` is of a part of a game (a flop's forest), the gifts
+    of the opponent's actions above it (a trunk's, :func:`path_gifts`), added where the method takes gifts.
     """
     spec = METHODS.get(method)
     if spec is None:
@@ -190,6 +203,8 @@ def blueprint_problem(
     cbv, est = forest.at_roots(bv.cbv[opp], opp), forest.at_roots(bv.cfv[opp], opp)
     if spec.gifts != "none":
         gifts = forest.at_roots(gift_totals(bv, opp, forest.roots, split=spec.gifts == "split", scale=params.gift_scale), opp)
+        if gifts_above is not None:
+            gifts = gifts + gifts_above
         cbv, est = cbv + gifts, est + gifts
     alt = est if spec.alt == "cfv" else cbv
     return SubgameProblem(
