@@ -11,7 +11,7 @@ import pytest
 from subgame.errors import SubgameError
 from subgame.eval import exploitability
 from subgame.experiments.exploit import uniform_strategy
-from subgame.experiments.flop_job import TreeRows, run_flop_job
+from subgame.experiments.flop_job import TreeRows, eta_text, run_flop_job
 from subgame.games import load_game
 from subgame.resolving import resolve_all
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
@@ -118,3 +118,7 @@ def test_bad_job_settings_are_refused_with_a_clear_message(small):
         run_flop_job(game, TreeRows(tree, blueprint), blueprint_id="bp", methods=("bogus",))
     with pytest.raises(SubgameError, match=">= 1"):
         run_flop_job(game, TreeRows(tree, blueprint), blueprint_id="bp", flops=0)
+
+
+def test_a_progress_line_says_the_time_left_only_once_it_is_measured():
+    assert eta_text(90.0) == "about 1.5 min left" and eta_text(float("nan")).startswith("time left known after")

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -328,10 +329,15 @@ def _class_totals(cut: BoardCut, classes: BoardClasses, values: Sequence[np.ndar
 
 
 def _seconds_left(spent: dict[bool, list[float]], left: Sequence[FlopTask]) -> float:
-    """The time the ``left`` tasks should take at the rates measured so far (a re-solve's where no evaluation was timed yet)."""
+    """The time the ``left`` tasks should take at the rates measured so far; NaN while a kind of task among them (a
+    re-solve, an evaluation) has not been timed yet."""
     rate = {kind: seconds / count for kind, (seconds, count) in spent.items() if count}
-    resolve = rate.get(True, rate.get(False, 0.0))
-    return sum(len(t.deals) * (resolve if t.methods else rate.get(False, resolve)) for t in left)
+    return sum(len(t.deals) * rate.get(bool(t.methods), math.nan) for t in left)
+
+
+def eta_text(seconds: float) -> str:
+    """A progress line's time left: ``about 12.3 min left``, or that it is not known yet."""
+    return "time left known after the first flops of each kind" if math.isnan(seconds) else f"about {seconds / 60:.1f} min left"
 
 
 def _identity(game: PokerGame, plugin: FlopMethods, blueprint_id: str) -> dict[str, Any]:
@@ -380,7 +386,8 @@ def run_flop_job(
             (a re-solve's inputs, the blueprint's reaches and values, are permuted alike); a sample
             re-solves the sampled flops.
         checkpoint: folder of finished flops; a run with the same folder resumes.
-        progress: called with (flops done, flops the job needs, estimated seconds left) after each batch of flops.
+        progress: called with (flops done, flops the job needs, estimated seconds left: NaN until measured,
+            :func:`eta_text`) after each batch of flops.
 
     Raises:
         SubgameError: an unknown method, ``flops`` or ``iterations`` < 1, ``workers`` < 1, or a

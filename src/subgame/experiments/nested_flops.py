@@ -53,7 +53,7 @@ from ..solve.cfr import CFR_PLUS, CFRSolver
 from ..strategy import Strategy
 from ..tree.board_cut import BoardCut, BoardForest
 from ..tree.public_tree import PublicTree
-from .flop_job import TrunkGifts, br_values, run_flop_job
+from .flop_job import TrunkGifts, br_values, eta_text, run_flop_job
 from .nested_table import PAPER_TABLE_2
 from .nlfh_tables import nlfh_blueprint
 from .report import ExperimentResult, Series
@@ -215,7 +215,7 @@ def nlfh_nested_table(
 
     def tick(done: int, total: int, eta: float) -> None:
         if progress is not None:
-            progress(f"nested-table: {done:,} of {total:,} flops done, about {eta / 60:.1f} min left")
+            progress(f"nested-table: {done:,} of {total:,} flops done, {eta_text(eta)}")
 
     plugin = NestedResponses(abstraction, tuple(rows), its, bp_its)
     job = run_flop_job(game, TrunkRows(abstraction, trunk), blueprint_id=f"{flop_buckets}-{passes}-{seed}",

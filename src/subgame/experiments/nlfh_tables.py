@@ -39,7 +39,7 @@ from ..games import load_game
 from ..games.poker import PokerGame
 from ..solve import driver
 from ..tree.public_tree import PublicTree
-from .flop_job import FlopJobResult, run_flop_job
+from .flop_job import FlopJobResult, eta_text, run_flop_job
 from .report import ExperimentResult, Series
 
 #: Our small and large NLFH (the paper's Appendix G is not in the extract): ``nlfh`` parameters.
@@ -133,7 +133,7 @@ def nlfh_technique_table(
 
             def tick(done: int, total: int, eta: float, label: str = f"{name}, {count} buckets") -> None:
                 if progress is not None:
-                    progress(f"{label}: {done:,} of {total:,} flops evaluated, about {eta / 60:.1f} min left")
+                    progress(f"{label}: {done:,} of {total:,} flops evaluated, {eta_text(eta)}")
 
             job = run_flop_job(game, BucketRows(game, blueprint), blueprint_id=f"{name}-{count}-{passes}-{seed}",
                                methods=methods, iterations=its, flops=k, isomorphic=True, seed=seed, workers=workers,
