@@ -51,6 +51,11 @@ def _pool(workers: int) -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=workers, thread_name_prefix="subgame-worker")
 
 
+# A process forked from one that had used the pool inherits the pool without its threads: a piece submitted there would
+# wait forever (a flop job's workers hung so). The child makes its own on first use.
+os.register_at_fork(after_in_child=_pool.cache_clear)
+
+
 def run_pieces(pieces: Sequence[Callable[[], None]], workers: int | None = None) -> None:
     """Run independent pieces of work on the pool (the last one in the calling thread) and wait for all."""
     workers = _threads[0] if workers is None else workers
