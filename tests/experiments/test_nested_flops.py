@@ -11,7 +11,7 @@ from subgame.eval import exploitability
 from subgame.experiments.flop_job import TreeRows, run_flop_job
 from subgame.experiments.nested_flops import ABSTRACT_FRACTIONS, NESTED_ROWS, NestedResponses, nested_game
 from subgame.experiments.nested_flops import nlfh_nested_table as nested_table_nlfh
-from subgame.experiments.nested_table import nested_table
+from subgame.experiments.nested_table import ROWS, nested_table
 from subgame.resolving import BetAbstraction, nested_strategy, restrict, translation_strategy
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
 from subgame.strategy import Strategy
@@ -39,7 +39,7 @@ def test_every_flop_solved_apart_is_the_whole_games_nested_solving(small):
     its = 5
     whole = {}
     for name in EXACT_ROWS:
-        how = NESTED_ROWS[name][1]
+        how = ROWS[NESTED_ROWS[name]]
         probs = [translation_strategy(game, tree, abstraction, blueprint, p) if how is None else
                  nested_strategy(game, tree, abstraction, blueprint, p, how[0], root=how[1], iterations=its).probs
                  for p in (0, 1)]

@@ -46,15 +46,14 @@ from ..errors import GameDefinitionError
 from ..eval.board_pass import RowSource
 from ..games import load_game
 from ..games.poker import PokerGame
-from ..resolving import BetAbstraction, nested_strategy, restrict, translation_strategy
-from ..resolving.nested import Root
+from ..resolving import BetAbstraction, restrict
 from ..solve import driver
 from ..solve.cfr import CFR_PLUS, CFRSolver
 from ..strategy import Strategy
 from ..tree.board_cut import BoardCut, BoardForest
 from ..tree.public_tree import PublicTree
 from .flop_job import TrunkGifts, br_values, eta_text, run_flop_job
-from .nested_table import PAPER_TABLE_2
+from .nested_table import PAPER_TABLE_2, ROWS, responses
 from .nlfh_tables import nlfh_blueprint
 from .report import ExperimentResult, Series
 
@@ -63,14 +62,11 @@ REAL_GAME: dict[str, Any] = {"preflop_fractions": (0.5, 1.0), "flop_fractions": 
                              "round_raise_caps": (1, 3)}
 #: The blueprint's abstraction: the real game without 0.75.
 ABSTRACT_FRACTIONS = (0.5, 1.0)
-#: Each row of the table by its short name: (the name the paper prints, (nested method, root) or None for translation).
-NESTED_ROWS: dict[str, tuple[str, tuple[str, Root] | None]] = {
-    "translation": ("randomized pseudo-harmonic translation", None),
-    "resolve": ("resolve", ("resolve", "inexpensive")),
-    "reach-maxmargin-expensive": ("reach-maxmargin (expensive)", ("reach-maxmargin", "expensive")),
-    "unsafe-expensive": ("unsafe (expensive)", ("unsafe", "expensive")),
-    "maxmargin": ("maxmargin", ("maxmargin", "inexpensive")),
-    "reach-maxmargin": ("reach-maxmargin", ("reach-maxmargin", "inexpensive")),
+#: Each row of the table (:data:`~.nested_table.ROWS`) by a short name, its key in the checkpoints.
+NESTED_ROWS: dict[str, str] = {
+    "translation": "randomized pseudo-harmonic translation", "resolve": "resolve",
+    "reach-maxmargin-expensive": "reach-maxmargin (expensive)", "unsafe-expensive": "unsafe (expensive)",
+    "maxmargin": "maxmargin", "reach-maxmargin": "reach-maxmargin",
 }
 
 
@@ -129,18 +125,10 @@ class NestedResponses:
         bp = br_values(cut, replace(part, tree=abstract), probs, root)
         values = {"blueprint/0": bp[0], "blueprint/1": bp[1]}
         for name in methods:
-            how = NESTED_ROWS[name][1]
-            if how is None:
-                profile = [translation_strategy(game, forest, self.abstraction, blueprint, p) for p in (0, 1)]
-            else:
-                profile = []
-                for p in (0, 1):
-                    result = nested_strategy(game, forest, self.abstraction, blueprint, p, how[0], root=how[1],
-                                             iterations=self.iterations, root_reach=reach)
-                    if result.cut_short:
-                        raise KeyboardInterrupt("a stop signal ended a nested re-solve early")
-                    profile.append(result.probs)
-            v = br_values(cut, part, profile, root)
+            res = responses(game, forest, self.abstraction, blueprint, ROWS[NESTED_ROWS[name]], self.iterations, reach)
+            if any(r.cut_short for r in res):
+                raise KeyboardInterrupt("a stop signal ended a nested re-solve early")
+            v = br_values(cut, part, [r.probs for r in res], root)
             values[f"{name}/0"], values[f"{name}/1"] = v[0], v[1]
         return values
 
@@ -224,7 +212,7 @@ def nlfh_nested_table(
     bb = float(max(game.spec.blinds))
     table = []
     for e in job.estimates:
-        label = "blueprint (in its abstraction)" if e.method == "blueprint" else NESTED_ROWS[e.method][0]
+        label = "blueprint (in its abstraction)" if e.method == "blueprint" else NESTED_ROWS[e.method]
         table.append((label, 1000 * e.exploitability / bb, 1000 * e.low / bb, 1000 * e.high / bb, PAPER_TABLE_2.get(label, "")))
     what = (f"every flop (exact; one per suit class, {job.classes:,})" if job.exact
             else f"{job.flops} of {job.total_flops:,} flops sampled (seed {seed}), the blueprint's values at every flop "

@@ -26,10 +26,11 @@ from ..eval import exploitability
 from ..games import load_game
 from ..games.poker.game import PokerGame
 from ..resolving import BetAbstraction, nested_strategy, restrict, translation_strategy
-from ..resolving.nested import Root
+from ..resolving.nested import NestedResult, Root
 from ..solve.cfr import CFR_PLUS, CFRSolver
 from ..strategy import Strategy
 from ..tree.compile import compile_game
+from ..tree.public_tree import PublicTree
 from .report import ExperimentResult, Series
 
 #: Safe-and-nested paper, Table 2 (mbb/hand, No-Limit Flop Hold'em).
@@ -53,6 +54,17 @@ ROWS: dict[str, tuple[str, Root] | None] = {
 }
 
 BIG_BLIND = 2.0
+
+
+def responses(game: PokerGame, tree: PublicTree, abstraction: BetAbstraction, blueprint: Strategy,
+              how: tuple[str, Root] | None, iterations: int,
+              root_reach: tuple[np.ndarray | None, np.ndarray | None] = (None, None)) -> list[NestedResult]:
+    """The small-abstraction player's real-game strategy in each seat: translation (``how`` None) or nested solving
+    with ``how`` = (method, root) and ``iterations`` a re-solve; on a part of the game from ``root_reach``."""
+    if how is None:
+        return [NestedResult(translation_strategy(game, tree, abstraction, blueprint, p), 0, 0) for p in (0, 1)]
+    return [nested_strategy(game, tree, abstraction, blueprint, p, how[0], root=how[1], iterations=iterations,
+                            root_reach=root_reach) for p in (0, 1)]
 
 
 def nested_game(num_ranks: int = 3, stack: int = 20) -> PokerGame:
@@ -103,16 +115,9 @@ def nested_table(
 
     table, ours = [], []
     for name in rows:
-        how = ROWS[name]
-        if how is None:
-            value = mbb((translation_strategy(real, tree, abstraction, blueprint, 0),
-                         translation_strategy(real, tree, abstraction, blueprint, 1)))
-            subgames, levels = 0, 0
-        else:
-            res = [nested_strategy(real, tree, abstraction, blueprint, p, how[0], root=how[1], iterations=sub_its)
-                   for p in (0, 1)]
-            value = mbb((res[0].probs, res[1].probs))
-            subgames, levels = res[0].subgames + res[1].subgames, max(r.levels for r in res)
+        res = responses(real, tree, abstraction, blueprint, ROWS[name], sub_its)
+        value = mbb((res[0].probs, res[1].probs))
+        subgames, levels = res[0].subgames + res[1].subgames, max(r.levels for r in res)
         ours.append(value)
         table.append((name, value, PAPER_TABLE_2[name], subgames, levels))
     abstract_mbb = 1000.0 * exploitability(abstract, blueprint).exploitability / BIG_BLIND
