@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from subgame.experiments import EXPERIMENTS
+from subgame.experiments.nested_flops import table_2
 from subgame.experiments.nested_table import PAPER_TABLE_2, nested_table
 
 
@@ -21,4 +22,4 @@ def test_nested_table_reduced(tmp_path):
     md, png = r.write(tmp_path)
     assert "1465" in md.read_text() and png is not None and png.read_bytes()[:4] == b"\x89PNG"
     assert nested_table(**kw).markdown() == r.markdown()
-    assert EXPERIMENTS["nested-table"] is nested_table
+    assert EXPERIMENTS["nested-table"] is table_2  # the Leduc form by default, --game nlfh the 52-card one

@@ -9,9 +9,9 @@ import pytest
 from subgame.errors import GameDefinitionError, SubgameError
 from subgame.eval import exploitability
 from subgame.experiments.flop_job import TreeRows, run_flop_job
-from subgame.experiments.nested_flops import ABSTRACT_FRACTIONS, NESTED_ROWS, NestedResponses, nested_game
+from subgame.experiments.nested_flops import ABSTRACT_FRACTIONS, NESTED_ROWS, NestedResponses, nested_game, table_2
 from subgame.experiments.nested_flops import nlfh_nested_table as nested_table_nlfh
-from subgame.experiments.nested_table import ROWS, nested_table
+from subgame.experiments.nested_table import ROWS
 from subgame.resolving import BetAbstraction, nested_strategy, restrict, translation_strategy
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
 from subgame.strategy import Strategy
@@ -98,7 +98,7 @@ def test_the_real_game_bets_once_preflop_and_three_times_on_the_flop_and_the_abs
 
 def test_the_leduc_form_refuses_the_job_options():
     with pytest.raises(GameDefinitionError, match="are for nlfh"):
-        nested_table(flops=3)
+        table_2(flops=3)
     with pytest.raises(GameDefinitionError, match="unknown nested-table rows"):
         NestedResponses(BetAbstraction(nested_game(**SMALL), ABSTRACT_FRACTIONS, all_in=False), ("bogus",), 5)
 

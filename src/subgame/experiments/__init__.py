@@ -19,7 +19,7 @@ from .exploit import cdbr_table, cdbr_vs_lbr, cdrnr_tradeoff
 from .gadgets import gadget_tradeoff, gift_scaling
 from .modicum import modicum_vs_cfr_plus
 from .modicum_table import modicum_table
-from .nested_table import nested_table
+from .nested_flops import table_2
 from .offtree import offtree_values
 from .report import ExperimentResult, Series
 from .search_agent import agent_exploitability_experiment
@@ -36,7 +36,7 @@ EXPERIMENTS: dict[str, Callable[..., ExperimentResult]] = {
     "cdrnr-tradeoff": cdrnr_tradeoff,
     "cdbr-vs-lbr": cdbr_vs_lbr,
     "gadget-tradeoff": gadget_tradeoff,
-    "nested-table": nested_table,
+    "nested-table": table_2,
     "gift-scaling": gift_scaling,
     "modicum": modicum_vs_cfr_plus,
     "depth-limited-values": depth_limited_values,

@@ -53,7 +53,7 @@ from ..strategy import Strategy
 from ..tree.board_cut import BoardCut, BoardForest
 from ..tree.public_tree import PublicTree
 from .flop_job import TrunkGifts, br_values, eta_text, run_flop_job
-from .nested_table import PAPER_TABLE_2, ROWS, responses
+from .nested_table import PAPER_TABLE_2, ROWS, nested_table, responses
 from .nlfh_tables import nlfh_blueprint
 from .report import ExperimentResult, Series
 
@@ -237,3 +237,18 @@ def nlfh_nested_table(
         notes=(f"Blueprint preflop {setup}; job {job.seconds:.0f} s with {workers} worker(s), "
                f"{job.resumed} flop(s) read back from the checkpoint, {job.seconds_per_flop:.1f} s a measured flop.",),
     )
+
+
+def table_2(
+    *, full: bool = False, seed: int = 0, game: str = "leduc", flops: int | None = None, workers: int = 1,
+    checkpoint: str | Path | None = None, progress: Callable[[str], None] | None = None,
+) -> ExperimentResult:
+    """``subgame reproduce nested-table``: the Leduc-sized form (:func:`~.nested_table.nested_table`), or with
+    ``game="nlfh"`` the 52-card one as a job over flops (:func:`nlfh_nested_table`: ``flops`` sampled, ``workers``
+    processes, resumable from ``checkpoint``, ``progress`` lines with an ETA)."""
+    if game == "nlfh":
+        return nlfh_nested_table(full=full, seed=seed, flops=flops, workers=workers, checkpoint=checkpoint, progress=progress)
+    if game != "leduc" or flops is not None or checkpoint is not None or workers != 1:
+        raise GameDefinitionError(f"nested-table runs on leduc (the default) or nlfh, got {game!r}; --flops, "
+                                  "--checkpoint-dir and --workers are for nlfh")
+    return nested_table(full=full, seed=seed)

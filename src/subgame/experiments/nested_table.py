@@ -16,8 +16,7 @@ has no abstract size above it).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -79,26 +78,14 @@ def nested_game(num_ranks: int = 3, stack: int = 20) -> PokerGame:
 def nested_table(
     *, full: bool = False, seed: int = 0, num_ranks: int | None = None, stack: int | None = None,
     blueprint_iterations: int | None = None, subgame_iterations: int | None = None, rows: Sequence[str] = tuple(ROWS),
-    game: str = "leduc", flops: int | None = None, workers: int = 1, checkpoint: str | Path | None = None,
-    progress: Callable[[str], None] | None = None,
 ) -> ExperimentResult:
     """Table 2 of the safe-and-nested paper: nested solving against action translation.
 
     Default: 3 ranks × 2 suits, stacks of 10 big blinds, a 1,000-iteration CFR+ blueprint
     and 500 CFR+ iterations per subgame; ``full``: 4 ranks, 12 big blinds, 3,000 and 1,000.
-    The run is deterministic (``seed`` is recorded only). ``game="nlfh"`` runs the 52-card
-    form as a job over flops (:func:`~.nested_flops.nlfh_nested_table`: ``flops`` sampled,
-    ``workers`` processes, resumable from ``checkpoint``, ``progress`` lines with an ETA).
+    The run is deterministic (``seed`` is recorded only). The 52-card form is
+    :func:`~.nested_flops.nlfh_nested_table`.
     """
-    if game == "nlfh":
-        from .nested_flops import nlfh_nested_table
-
-        return nlfh_nested_table(full=full, seed=seed, flops=flops, workers=workers, checkpoint=checkpoint,
-                                 blueprint_iterations=blueprint_iterations, subgame_iterations=subgame_iterations,
-                                 progress=progress)
-    if game != "leduc" or flops is not None or checkpoint is not None or workers != 1:
-        raise GameDefinitionError(f"nested-table runs on leduc (the default) or nlfh, got {game!r}; --flops, "
-                                  "--checkpoint-dir and --workers are for nlfh")
     ranks = num_ranks or (4 if full else 3)
     chips = stack or (24 if full else 20)
     bp_its = blueprint_iterations or (3000 if full else 1000)
