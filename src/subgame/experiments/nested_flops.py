@@ -248,7 +248,9 @@ def table_2(
     processes, resumable from ``checkpoint``, ``progress`` lines with an ETA)."""
     if game == "nlfh":
         return nlfh_nested_table(full=full, seed=seed, flops=flops, workers=workers, checkpoint=checkpoint, progress=progress)
-    if game != "leduc" or flops is not None or checkpoint is not None or workers != 1:
-        raise GameDefinitionError(f"nested-table runs on leduc (the default) or nlfh, got {game!r}; --flops, "
-                                  "--checkpoint-dir and --workers are for nlfh")
+    if game != "leduc":
+        raise GameDefinitionError(f"nested-table runs on leduc (the default) or nlfh, got {game!r}")
+    if flops is not None or checkpoint is not None or workers != 1:
+        raise GameDefinitionError("--flops, --checkpoint-dir and --workers are for nlfh (--game nlfh); the leduc form "
+                                  "runs in one process in seconds")
     return nested_table(full=full, seed=seed)

@@ -123,9 +123,10 @@ def technique_table(
 
         return nlfh_technique_table(full=full, seed=seed, flops=flops, workers=workers, checkpoint=checkpoint,
                                     subgame_iterations=subgame_iterations, progress=progress)
-    if game != "leduc" or flops is not None or checkpoint is not None:
-        raise GameDefinitionError(f"technique-table runs on leduc (the default) or nlfh, got {game!r}; --flops and "
-                                  "--checkpoint-dir are for nlfh")
+    if game != "leduc":
+        raise GameDefinitionError(f"technique-table runs on leduc (the default) or nlfh, got {game!r}")
+    if flops is not None or checkpoint is not None:
+        raise GameDefinitionError("--flops and --checkpoint-dir are for nlfh (--game nlfh); the leduc form runs whole")
     subgame_its = subgame_iterations or (1000 if full else 300)
     rows, notes = [], []
     for name in games:
