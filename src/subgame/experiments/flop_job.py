@@ -42,14 +42,13 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from math import comb
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from ..errors import SubgameError
-from ..eval.best_response import Exploitability, best_response_to_reach
+from ..eval.best_response import BestResponse, Exploitability, best_response_to_reach
 from ..eval.board_pass import (
     BoardClasses,
     RowSource,
@@ -286,18 +285,15 @@ def trunk_gifts(cut: BoardCut, reach: tuple[np.ndarray, np.ndarray], base: Seque
     chance-node state stands for one per flop its hand leaves (:func:`~subgame.resolving.solving.path_gifts`).
     """
     trunk, spec = cut.trunk, cut.game.spec
-    flops_per_hand = comb(spec.deck_size - len(spec.board) - spec.hole_cards, cut.size)
+    flops_per_hand = math.comb(spec.deck_size - len(spec.board) - spec.hole_cards, cut.size)
     roots = cut.chance[~cut.trunk_holds(cut.deals[0])]  # after an all-in the trunk holds the showdowns: no subgames
+    gift = [action_gifts(trunk, p, _trunk_best_response(cut, reach, base, p).cbv) for p in (0, 1)]
     out: TrunkGifts = {}
     for mode in modes:
         per = []
         for p in (0, 1):
-            leaf = np.zeros(trunk.players[p].num_states)
+            total = path_gifts(trunk, gift[p], p, roots, split=mode == "split", scale=None, per_root=flops_per_hand)
             valid = cut.state_at[p] >= 0
-            leaf[cut.state_at[p][valid]] = base[p].reshape(cut.state_at[p].shape)[valid]
-            cbv = best_response_to_reach(trunk, p, reach[1 - p], leaf_cfv=leaf, want_policy=False).cbv
-            total = path_gifts(trunk, action_gifts(trunk, p, cbv), p, roots, split=mode == "split", scale=None,
-                               per_root=flops_per_hand)
             cells = np.zeros(cut.state_at[p].size)
             cells[np.flatnonzero(valid.ravel())] = total[cut.state_at[p][valid]]
             per.append(cells)
@@ -305,14 +301,18 @@ def trunk_gifts(cut: BoardCut, reach: tuple[np.ndarray, np.ndarray], base: Seque
     return out
 
 
+def _trunk_best_response(cut: BoardCut, reach: tuple[np.ndarray, np.ndarray], totals: Sequence[np.ndarray],
+                         p: int) -> BestResponse:
+    """Player ``p``'s best response in the trunk with ``totals[p]`` [C·H] (her values summed over the flops) at its chance nodes."""
+    leaf = np.zeros(cut.trunk.players[p].num_states)
+    valid = cut.state_at[p] >= 0
+    leaf[cut.state_at[p][valid]] = totals[p].reshape(cut.state_at[p].shape)[valid]
+    return best_response_to_reach(cut.trunk, p, reach[1 - p], leaf_cfv=leaf, want_policy=False)
+
+
 def _trunk_exploitability(cut: BoardCut, reach: tuple[np.ndarray, np.ndarray], totals: Sequence[np.ndarray]) -> float:
     """NashConv / 2 with ``totals[p]`` [C·H] (summed flop values) at the trunk's chance nodes."""
-    br = []
-    for p in (0, 1):
-        leaf = np.zeros(cut.trunk.players[p].num_states)
-        valid = cut.state_at[p] >= 0
-        leaf[cut.state_at[p][valid]] = totals[p].reshape(cut.state_at[p].shape)[valid]
-        br.append(best_response_to_reach(cut.trunk, p, reach[1 - p], leaf_cfv=leaf, want_policy=False).value)
+    br = [_trunk_best_response(cut, reach, totals, p).value for p in (0, 1)]
     return Exploitability((br[0], br[1])).exploitability
 
 
