@@ -9,7 +9,7 @@ import pytest
 from subgame.errors import GameDefinitionError, SubgameError
 from subgame.eval import exploitability
 from subgame.experiments.flop_job import TreeRows, run_flop_job
-from subgame.experiments.nested_flops import ABSTRACT_FRACTIONS, NESTED_ROWS, NestedResponses, nested_game, table_2
+from subgame.experiments.nested_flops import ABSTRACT_FRACTIONS, NESTED_ROWS, NestedResponses, nlfh_nested_game, table_2
 from subgame.experiments.nested_flops import nlfh_nested_table as nested_table_nlfh
 from subgame.experiments.nested_table import ROWS
 from subgame.resolving import BetAbstraction, nested_strategy, restrict, translation_strategy
@@ -24,7 +24,7 @@ EXACT_ROWS = ("translation", "resolve", "unsafe-expensive")
 
 @pytest.fixture(scope="module")
 def small():
-    game = nested_game(**SMALL)
+    game = nlfh_nested_game(**SMALL)
     abstraction = BetAbstraction(game, ABSTRACT_FRACTIONS, all_in=False)
     return game, abstraction
 
@@ -71,7 +71,7 @@ def test_flop_blueprints_solved_from_the_preflop_and_a_run_that_resumes_reads_ev
 
 
 def test_the_real_game_bets_once_preflop_and_three_times_on_the_flop_and_the_abstraction_drops_075_on_the_flop():
-    game = nested_game(num_ranks=4, num_suits=2)
+    game = nlfh_nested_game(num_ranks=4, num_suits=2)
     st = game.root()
     while game.actor(st) < 0:  # deal the hole cards
         st = game.next_state(st, game.chance_outcomes(st)[0][0])
@@ -90,17 +90,17 @@ def test_the_real_game_bets_once_preflop_and_three_times_on_the_flop_and_the_abs
     abstract = BetAbstraction(game, ABSTRACT_FRACTIONS, all_in=False).abstract_game
     assert abstract.spec.round_bet_fractions == ((0.5, 1.0), (0.5, 1.0)) and abstract.spec.round_raise_caps == (1, 3)
     with pytest.raises(GameDefinitionError, match="round_raise_caps needs one"):
-        nested_game(round_raise_caps=(1, 3, 3))
+        nlfh_nested_game(round_raise_caps=(1, 3, 3))
     with pytest.raises(GameDefinitionError, match="round_raise_caps needs one whole"):
-        nested_game(round_raise_caps=(1, 2.5))
-    assert nested_game(round_raise_caps=(1.0, 3.0)).params == nested_game().params  # `-p round_raise_caps=1,3`: one game
+        nlfh_nested_game(round_raise_caps=(1, 2.5))
+    assert nlfh_nested_game(round_raise_caps=(1.0, 3.0)).params == nlfh_nested_game().params  # `-p round_raise_caps=1,3`: one game
 
 
 def test_the_leduc_form_refuses_the_job_options():
     with pytest.raises(GameDefinitionError, match="are for nlfh"):
         table_2(flops=3)
     with pytest.raises(GameDefinitionError, match="unknown nested-table rows"):
-        NestedResponses(BetAbstraction(nested_game(**SMALL), ABSTRACT_FRACTIONS, all_in=False), ("bogus",), 5)
+        NestedResponses(BetAbstraction(nlfh_nested_game(**SMALL), ABSTRACT_FRACTIONS, all_in=False), ("bogus",), 5)
 
 
 @pytest.mark.slow

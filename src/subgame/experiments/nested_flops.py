@@ -154,7 +154,7 @@ class TrunkRows:
         return {"abstraction": self.abstraction, "blueprint": self.blueprint, "_trunk": None}
 
 
-def nested_game(num_ranks: int = 13, num_suits: int = 4, **changes: Any) -> PokerGame:
+def nlfh_nested_game(num_ranks: int = 13, num_suits: int = 4, **changes: Any) -> PokerGame:
     """The real game of the 52-card Table 2 (:data:`REAL_GAME`), on a smaller deck or with other ``nlfh`` ``changes``
     where asked."""
     game = load_game("nlfh", num_ranks=num_ranks, num_suits=num_suits, **{**REAL_GAME, **changes})
@@ -191,7 +191,7 @@ def nlfh_nested_table(
     bp_its = blueprint_iterations or (300 if full else 50)
     its = subgame_iterations or (200 if full else 100)
     k = flops if flops is not None or full else 4
-    game = nested_game(num_ranks, num_suits, round_raise_caps=round_raise_caps)
+    game = nlfh_nested_game(num_ranks, num_suits, round_raise_caps=round_raise_caps)
     abstraction = BetAbstraction(game, ABSTRACT_FRACTIONS, all_in=False)
     folder = None if checkpoint is None else Path(checkpoint)
     if folder is not None:
