@@ -204,13 +204,14 @@ REGRET_MATCHING(regret_matching_f32, float)
                            const double *restrict st, const uint8_t *restrict lg, int64_t a, double vi, double ri,      \
                            int flags, double positive, double negative, double scale, double weight,                    \
                            double sum_discount) {                                                                       \
+        const double discount[2] = {negative, positive}; /* by the sign, without a branch that mispredicts */      \
         for (int64_t k = 0; k < a; k++) {                                                                              \
             const double inst = (sq[k] - vi) * (double)lg[k];                                                          \
             T r = rg[k];                                                                                               \
-            if (flags & 8) r = (T)((double)r * (r > 0 ? positive : negative));                                         \
+            if (flags & 8) r = (T)((double)r * discount[r > 0]);                                                       \
             r = (T)((double)r + inst);                                                                                 \
             if (flags & 1) r = (r > 0 || r != r) ? r : (T)0;                                                           \
-            if (flags & 2) r = (T)((double)r * (r > 0 ? positive : negative));                                         \
+            if (flags & 2) r = (T)((double)r * discount[r > 0]);                                                       \
             if (flags & 4) r = (T)((double)r * scale);                                                                 \
             rg[k] = r;                                                                                                 \
             if (pr) pr[k] = (T)((double)r + inst);                                                                     \

@@ -160,8 +160,8 @@ static void give(Pass *P, double *x, int64_t n) {
 
 static void visit(Pass *P, int64_t n, const double *own, const double *opp, double *out);
 
-/* chance child c of a node with rows `own` (NULL outside CFR passes) and `opp`: its rows taken through its map into
-   `rows` (2 * its hands) and visited, its values into `val` */
+/* chance child c of a node with rows `own` (NULL where the pass carries none: see own_reach) and `opp`: its rows
+   taken through its map into `rows` (2 * its hands) and visited, its values into `val` */
 static void visit_dealt(Pass *P, int64_t c, const double *own, const double *opp, double *rows, double *val) {
     const Layout *L = P->L;
     const int64_t Hp = rows_of(L, c, P->p), Hq = rows_of(L, c, 1 - P->p);
@@ -361,8 +361,8 @@ static void terminal_row(Pass *P, const int64_t *nd, const double *opp, double *
     }
 }
 
-/* out [rows of n] = the traverser's values at node n, given her reach `own` (NULL outside CFR passes) and the
-   opponent's `opp` there */
+/* out [rows of n] = the traverser's values at node n, given her reach `own` (NULL where the pass carries none: see
+   own_reach) and the opponent's `opp` there */
 static void visit(Pass *P, int64_t n, const double *own, const double *opp, double *out) {
     if (P->failed) return;
     const Layout *L = P->L;
@@ -533,6 +533,9 @@ int64_t poker_pass(const Layout *L, int p, int mode, const Source *src0, const S
     double *scratch = malloc((size_t)P.scratch_size * sizeof(double));
     if (!scratch) { free(P.arena); return -1; }
     P.scratch = scratch;
+    /* the traverser's reach is read only by the strategy sums' increments, which an update without reach weighting
+       (flag 16, postflop-solver's) does not take: its rows are then not carried down at all */
+    const int own_reach = mode == PASS_CFR && !(P.up.flags & 16);
     int64_t at = 0;
     double *rows = L->live_node[0] ? malloc((size_t)(3 * (max_hands > 0 ? max_hands : 1)) * sizeof(double)) : NULL;
     if (L->live_node[0] && !rows) P.failed = 1;
@@ -542,11 +545,11 @@ int64_t poker_pass(const Layout *L, int p, int mode, const Source *src0, const S
             const int64_t Hp = rows_of(L, r, p), Hq = rows_of(L, r, 1 - p), *lp = live_of(L, r, p), *lq = live_of(L, r, 1 - p);
             for (int64_t j = 0; j < Hp; j++) rows[j] = own[at + lp[j]];
             for (int64_t j = 0; j < Hq; j++) rows[max_hands + j] = opp[at + lq[j]];
-            visit(&P, r, mode == PASS_CFR ? rows : NULL, rows + max_hands, rows + 2 * max_hands);
+            visit(&P, r, own_reach ? rows : NULL, rows + max_hands, rows + 2 * max_hands);
             for (int64_t j = 0; j < H; j++) out[at + j] = 0.0;
             for (int64_t j = 0; j < Hp; j++) out[at + lp[j]] = rows[2 * max_hands + j];
         } else {
-            visit(&P, r, mode == PASS_CFR ? own + at : NULL, opp + at, out + at);
+            visit(&P, r, own_reach ? own + at : NULL, opp + at, out + at);
         }
         at += H;
     }
