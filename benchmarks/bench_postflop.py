@@ -1,6 +1,6 @@
 """subgame against postflop-solver (b-inary) on the same hold'em spots, side by side.
 
-Each spot is solved by ``subgame solve ... --algo dcfr --target 0.5%pot --json`` and by a
+Each spot is solved by ``subgame solve ... --algo ALGO --target 0.5%pot --json`` and by a
 postflop-solver driver, alternately (A B A B ...), each run in its own process; the report
 gives per spot the median solve seconds, iterations and exploitability each system reports,
 their peak RSS (the child process's, read by ``os.wait4``: ours includes the interpreter) and
@@ -86,14 +86,15 @@ def write_spot(spot: Spot, endgames: Path, out: Path) -> None:
     out.write_text("\n".join(lines) + "\n")
 
 
-def ours_command(spot: Spot, endgames: Path, dtype: str, drop_zero_weight: bool = True, compact: bool = True) -> list[str]:
+def ours_command(spot: Spot, endgames: Path, dtype: str, drop_zero_weight: bool = True, compact: bool = True,
+                 algo: str = "dcfr") -> list[str]:
     if spot.source == "flop":
         board, pot, stack = FLOP
         game = ["holdem-subgame", "--board", board, "--pot", str(pot), "--stack", str(stack), "--ranges", "uniform"]
     else:
         game = [str(endgames / spot.source)]
     return [sys.executable, "-m", "subgame.cli", "solve", *game, "--bets", ",".join(spot.bets), "--raise-cap",
-            str(spot.raise_cap), "--algo", "dcfr", "--target", "0.5%pot", "--dtype", dtype, "--json",
+            str(spot.raise_cap), "--algo", algo, "--target", "0.5%pot", "--dtype", dtype, "--json",
             *([] if drop_zero_weight else ["--keep-zero-weight"]), *([] if compact else ["--no-compact"])]
 
 
@@ -154,6 +155,8 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3, help="alternated runs of each system per spot (default 3)")
     parser.add_argument("--threads", type=int, default=2, help="threads of each system (default 2)")
     parser.add_argument("--dtype", default="float64", choices=("float64", "float32"), help="our storage (default float64)")
+    parser.add_argument("--algo", default="dcfr", choices=("dcfr", "dcfr-postflop", "cfr+", "pcfr+"),
+                        help="our update rule (default dcfr; dcfr-postflop is postflop-solver's own)")
     parser.add_argument("--keep-zero-weight", dest="drop_zero_weight", action="store_false",
                         help="ours keeps a row for every hand (default: only the hands in the ranges, as postflop-solver)")
     parser.add_argument("--no-compact", dest="compact", action="store_false",
@@ -180,7 +183,8 @@ def main() -> None:
             spot_file = Path(tmp) / f"{name}.spot"
             write_spot(spot, args.endgames or Path(), spot_file)
             theirs_cmd = [*pin, str(binary), str(spot_file), pfs_bets(spot.bets), "0.5", "1000", str(spot.raise_cap)]
-            ours_cmd = pin + ours_command(spot, args.endgames or Path(), args.dtype, args.drop_zero_weight, args.compact)
+            ours_cmd = pin + ours_command(spot, args.endgames or Path(), args.dtype, args.drop_zero_weight, args.compact,
+                                          args.algo)
             ours, theirs = [], []
             for _ in range(args.reps):
                 ours.append(run(ours_cmd, env))

@@ -1,4 +1,4 @@
-"""Compact storage (``CFRSolver(compact=True)``): per decision node its rows × its own actions, against [I, A]."""
+"""Compact storage (``CFRSolver(compact=True)``): per decision node its own actions × its rows, against [I, A]."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from subgame.games import load_game
 from subgame.games.poker.holdem import BetSizing, HoldemSpot
 from subgame.games.poker.ranges import Range, parse_cards
 from subgame.resolving.spots import holdem_problem
-from subgame.solve.cfr import CFR_PLUS, DCFR, PCFR_PLUS, CFRSolver
+from subgame.solve.cfr import CFR_PLUS, DCFR, PCFR_PLUS, POSTFLOP_DCFR, CFRSolver
 from subgame.solve.checkpoint import read_checkpoint
 from subgame.tree import kernels
 from subgame.tree.compile import compile_game
@@ -38,7 +38,7 @@ def check_same(padded: CFRSolver, compact: CFRSolver) -> None:
 
 
 @pytest.mark.parametrize("key", [*POKER, "isomorphic"])
-@pytest.mark.parametrize("config", [CFR_PLUS, DCFR, PCFR_PLUS], ids=["cfr+", "dcfr", "pcfr+"])
+@pytest.mark.parametrize("config", [CFR_PLUS, DCFR, PCFR_PLUS, POSTFLOP_DCFR], ids=["cfr+", "dcfr", "pcfr+", "dcfr-postflop"])
 def test_compact_storage_gives_the_padded_arrays_bit_for_bit(everywhere, key, config):
     tree = isomorphic_tree() if key == "isomorphic" else poker_tree(key)
     assert tree.players[0].legal.shape[1] < 8
@@ -102,6 +102,11 @@ def test_checkpoints_resume_bitwise_and_say_which_storage_they_hold(tmp_path, tu
                                                     resumed.regrets + resumed.strategy_sum))
     with pytest.raises(StrategyFileError, match="compact storage"):
         turn.solver(DCFR).restore(*read_checkpoint(path))
+    # one written before compact storage was laid out action by action holds the same arrays in another order
+    header, arrays = read_checkpoint(path)
+    del header["compact"]
+    with pytest.raises(StrategyFileError, match="earlier order of compact storage"):
+        turn.solver(DCFR, drop_zero_weight=True, compact=True).restore(header, arrays)
     # one written in [I, A] goes on in compact storage
     padded = turn.solver(DCFR, drop_zero_weight=True).run(3)
     moved = turn.solver(DCFR, drop_zero_weight=True, compact=True).restore(

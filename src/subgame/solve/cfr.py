@@ -61,6 +61,10 @@ __all__ = [
     "CFRConfig", "CFRSolver", "Engine", "UpdateRule",
 ]
 
+#: how compact storage is laid out, recorded in a compact solver's checkpoints: per node its actions × its rows
+#: (:class:`~subgame.tree.poker_layout.CompactRows`)
+COMPACT_ORDER = "actions-by-rows"
+
 class CFRSolver(IterationPlan):
     """Mutable solver state over one compiled tree.
 
@@ -86,7 +90,7 @@ class CFRSolver(IterationPlan):
             (:func:`~subgame.tree.poker_layout.live_layout`): every strategy sum bitwise, the
             dropped hands' regrets left at zero. The other loops keep every row. ``None``: wherever the tree
             allows it (no board valued by its payoff matrix).
-        compact: store the regrets and strategy sums per decision node as its rows × its own actions
+        compact: store the regrets and strategy sums per decision node as its own actions × its rows
             (:class:`~subgame.tree.poker_layout.CompactRows`, postflop-solver's layout), only the kept
             rows with ``drop_zero_weight``, instead of [I, A]; needs the depth-first passes. The same
             strategies (bitwise where the tree has fewer than eight actions), in the memory of the
@@ -595,6 +599,8 @@ class CFRSolver(IterationPlan):
         on this one (CFR-D keeps its average root values there). The file is replaced
         atomically, so an interruption while writing leaves the previous checkpoint intact.
         """
+        if self.compact:
+            extra_header = {**(extra_header or {}), "compact": COMPACT_ORDER}
         return write_checkpoint(path, self.tree.game_id, self.iteration, asdict(self.config), self.regrets,
                                 self.strategy_sum, self.predicted, extra, extra_header)
 
@@ -607,6 +613,10 @@ class CFRSolver(IterationPlan):
             raise StrategyFileError(f"{source}: checkpoint without predicted regrets (written without prediction); "
                                     f"resume it with its own config {header.get('config')}")
         loaded = [arrays[k] for k in names]
+        if self.compact and any(a.ndim == 1 for a in loaded) and header.get("compact") != COMPACT_ORDER:
+            raise StrategyFileError(f"{source}: checkpoint in an earlier order of compact storage (rows × actions, "
+                                    "before the actions × rows of this version); solve again, or resume it with the "
+                                    "version that wrote it")
         if self.compact:  # one written in [I, A]: its slots
             loaded = [a.ravel()[self._slots(i % 2)] if a.shape == self.tree.players[i % 2].legal.shape else a
                       for i, a in enumerate(loaded)]

@@ -22,7 +22,7 @@ typedef int32_t idx_t;
 
 /* The version of these functions' signatures: subgame.tree.kernels refuses a library built from another one (bump
    both together whenever a signature changes, so that a stale build left in place falls back to numpy). */
-int64_t kernels_abi(void) { return 18; }
+int64_t kernels_abi(void) { return 19; }
 
 /* numpy's maximum: the second argument unless the first is larger or NaN (so max(-0.0, 0.0) is 0.0) */
 static inline double np_max(double a, double b) { return (a > b || a != a) ? a : b; }
@@ -117,15 +117,25 @@ static inline double row_sum(const double *x, int64_t a) {
 /* Inlined into each caller, so that a body called with constant arguments (an action count, a set of flags) is
    compiled as a loop of its own for them: the same operations in the same order, without the tests of the general one */
 #define INLINE static inline __attribute__((always_inline))
+/* A loop over a row of hands compiled twice, for AVX2 and for the baseline, the one the processor runs chosen when the
+   library loads (GCC on x86-64 Linux; -ffp-contract=off keeps each multiply and add apart, so both give the same bits) */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define ROW_LOOPS __attribute__((target_clones("avx2", "default")))
+#else
+#define ROW_LOOPS
+#endif
 /* two doubles, and two 64-bit masks (GCC's and Clang's vector extensions: SSE2 on x86-64, NEON on ARM) */
 typedef double v2d __attribute__((vector_size(16)));
 typedef int64_t v2i __attribute__((vector_size(16)));
 
 /* strategy[i, :] proportional to the positive regrets, uniform over the legal slots without any (a < 16); the
    regrets are T (float64, or float32 read as float64), the strategy float64. NAME_rows reads the regrets and legal
-   masks of rows at[i] (the depth-first passes' live rows) into strategy row i. NAME_body runs for a = 2, ..., 8 with a
-   constant count. With positive 0 (NAME_average) the rows are normalized as they are: the average strategy of
-   strategy sums (subgame.solve.plan.average_rows). */
+   masks of rows at[i] (the depth-first passes' live rows) and writes row i's strategy action by action
+   (strategy[k * rows + i]: the passes' buffers, a node's actions × its rows). NAME_compact does the same for storage
+   laid out that way too (compact storage: regrets[k * rows + i]), each action's loop over the rows apart, so that the
+   compiler runs it over several rows at once: per row the same operations in the same order as NAME_row. NAME_body
+   runs for a = 2, ..., 8 with a constant count. With positive 0 (NAME_average) the rows are normalized as they are:
+   the average strategy of strategy sums (subgame.solve.plan.average_rows). */
 #define REGRET_MATCHING(NAME, T)                                                                                      \
     INLINE void NAME##_row(const T *restrict r, const uint8_t *restrict l, double *restrict s, int64_t a,             \
                            int positive) {                                                                            \
@@ -149,38 +159,94 @@ typedef int64_t v2i __attribute__((vector_size(16)));
         }                                                                                                             \
     }                                                                                                                 \
     INLINE void NAME##_body(const T *restrict regrets, const uint8_t *restrict legal, double *restrict strategy,      \
-                            int64_t rows, int64_t n, int64_t a, const int64_t *restrict at, int positive) {           \
+                            int64_t rows, int64_t n, int64_t a, const int64_t *restrict at, int positive,             \
+                            int by_action) {                                                                          \
+        double s[n > 0 ? n : 1];                                                                                      \
         for (int64_t i = 0; i < rows; i++) {                                                                          \
             const int64_t g = at ? at[i] : i;                                                                         \
-            NAME##_row(regrets + g * a, legal + g * a, strategy + i * a, n, positive);                                \
+            if (!by_action) {                                                                                         \
+                NAME##_row(regrets + g * a, legal + g * a, strategy + i * a, n, positive);                            \
+                continue;                                                                                             \
+            }                                                                                                         \
+            NAME##_row(regrets + g * a, legal + g * a, s, n, positive);                                               \
+            for (int64_t k = 0; k < n; k++) strategy[k * rows + i] = s[k];                                            \
+        }                                                                                                             \
+    }                                                                                                                 \
+    INLINE void NAME##_columns(const T *restrict regrets, const uint8_t *restrict legal, double *restrict strategy,   \
+                               double *restrict total, int64_t rows, int64_t n, int positive) {                       \
+        int64_t x0 = 0; /* the node's slots, all n * rows of them one after another */                                \
+        if (positive) /* two at a time: x <= 0 (-0.0 too, not NaN) cleared */                                         \
+            for (; x0 + 1 < n * rows; x0 += 2) {                                                                      \
+                v2d x = {(double)regrets[x0], (double)regrets[x0 + 1]};                                               \
+                const v2i clear = x <= 0.0;                                                                           \
+                x = (v2d)((v2i)x & ~clear);                                                                           \
+                memcpy(strategy + x0, &x, sizeof x);                                                                  \
+            }                                                                                                         \
+        for (int64_t x = x0; x < n * rows; x++)                                                                       \
+            strategy[x] = positive ? positive_part((double)regrets[x]) : (double)regrets[x];                          \
+        if (n >= 8) { /* numpy's order of a longer row's sum: row by row */                                           \
+            for (int64_t i = 0; i < rows; i++) {                                                                      \
+                double x[n];                                                                                          \
+                for (int64_t k = 0; k < n; k++) x[k] = strategy[k * rows + i];                                        \
+                total[i] = row_sum(x, n);                                                                             \
+            }                                                                                                         \
+        } else {                                                                                                      \
+            for (int64_t i = 0; i < rows; i++) total[i] = strategy[i] + 0.0;                                          \
+            for (int64_t k = 1; k < n; k++)                                                                           \
+                for (int64_t i = 0; i < rows; i++) total[i] += strategy[k * rows + i];                                \
+        }                                                                                                             \
+        for (int64_t k = 0; k < n; k++)                                                                               \
+            for (int64_t i = 0; i < rows; i++) strategy[k * rows + i] /= total[i]; /* rows without: redone below */   \
+        for (int64_t i = 0; i < rows; i++) {                                                                          \
+            if (total[i] > 0.0) continue;                                                                             \
+            int64_t count = 0;                                                                                        \
+            for (int64_t k = 0; k < n; k++) count += legal[k * rows + i] != 0;                                        \
+            for (int64_t k = 0; k < n; k++) strategy[k * rows + i] = legal[k * rows + i] ? 1.0 / (double)count : 0.0; \
         }                                                                                                             \
     }                                                                                                                 \
     static void NAME##_at(const T *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t n,          \
-                          int64_t a, const int64_t *at, int positive) {                                               \
+                          int64_t a, const int64_t *at, int positive, int by_action) {                                \
         switch (n) {                                                                                                  \
-        case 2: NAME##_body(regrets, legal, strategy, rows, 2, a, at, positive); break;                               \
-        case 3: NAME##_body(regrets, legal, strategy, rows, 3, a, at, positive); break;                               \
-        case 4: NAME##_body(regrets, legal, strategy, rows, 4, a, at, positive); break;                               \
-        case 5: NAME##_body(regrets, legal, strategy, rows, 5, a, at, positive); break;                               \
-        case 6: NAME##_body(regrets, legal, strategy, rows, 6, a, at, positive); break;                               \
-        case 7: NAME##_body(regrets, legal, strategy, rows, 7, a, at, positive); break;                               \
-        case 8: NAME##_body(regrets, legal, strategy, rows, 8, a, at, positive); break;                               \
-        default: NAME##_body(regrets, legal, strategy, rows, n, a, at, positive);                                     \
+        case 2: NAME##_body(regrets, legal, strategy, rows, 2, a, at, positive, by_action); break;                    \
+        case 3: NAME##_body(regrets, legal, strategy, rows, 3, a, at, positive, by_action); break;                    \
+        case 4: NAME##_body(regrets, legal, strategy, rows, 4, a, at, positive, by_action); break;                    \
+        case 5: NAME##_body(regrets, legal, strategy, rows, 5, a, at, positive, by_action); break;                    \
+        case 6: NAME##_body(regrets, legal, strategy, rows, 6, a, at, positive, by_action); break;                    \
+        case 7: NAME##_body(regrets, legal, strategy, rows, 7, a, at, positive, by_action); break;                    \
+        case 8: NAME##_body(regrets, legal, strategy, rows, 8, a, at, positive, by_action); break;                    \
+        default: NAME##_body(regrets, legal, strategy, rows, n, a, at, positive, by_action);                          \
+        }                                                                                                             \
+    }                                                                                                                 \
+    ROW_LOOPS static void NAME##_columns_at(const T *regrets, const uint8_t *legal, double *strategy, double *total,            \
+                                  int64_t rows, int64_t n, int positive) {                                            \
+        switch (n) {                                                                                                  \
+        case 2: NAME##_columns(regrets, legal, strategy, total, rows, 2, positive); break;                             \
+        case 3: NAME##_columns(regrets, legal, strategy, total, rows, 3, positive); break;                            \
+        case 4: NAME##_columns(regrets, legal, strategy, total, rows, 4, positive); break;                            \
+        default: NAME##_columns(regrets, legal, strategy, total, rows, n, positive);                                  \
         }                                                                                                             \
     }                                                                                                                 \
     void NAME(const T *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a) {                    \
-        NAME##_at(regrets, legal, strategy, rows, a, a, NULL, 1);                                                     \
+        NAME##_at(regrets, legal, strategy, rows, a, a, NULL, 1, 0);                                                  \
     }                                                                                                                 \
     void NAME##_rows(const T *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,               \
                      const int64_t *at, int64_t n) {                                                                  \
-        NAME##_at(regrets, legal, strategy, rows, n, a, at, 1);                                                       \
+        NAME##_at(regrets, legal, strategy, rows, n, a, at, 1, 1);                                                    \
+    }                                                                                                                 \
+    void NAME##_compact(const T *regrets, const uint8_t *legal, double *strategy, double *total, int64_t rows,        \
+                        int64_t n) {                                                                                  \
+        NAME##_columns_at(regrets, legal, strategy, total, rows, n, 1);                                               \
     }                                                                                                                 \
     void NAME##_average(const T *sums, const uint8_t *legal, double *strategy, int64_t rows, int64_t a) {             \
-        NAME##_at(sums, legal, strategy, rows, a, a, NULL, 0);                                                        \
+        NAME##_at(sums, legal, strategy, rows, a, a, NULL, 0, 0);                                                     \
     }                                                                                                                 \
     void NAME##_average_rows(const T *sums, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,          \
                              const int64_t *at, int64_t n) {                                                          \
-        NAME##_at(sums, legal, strategy, rows, n, a, at, 0);                                                          \
+        NAME##_at(sums, legal, strategy, rows, n, a, at, 0, 1);                                                       \
+    }                                                                                                                 \
+    void NAME##_average_compact(const T *sums, const uint8_t *legal, double *strategy, double *total, int64_t rows,   \
+                                int64_t n) {                                                                          \
+        NAME##_columns_at(sums, legal, strategy, total, rows, n, 0);                                                  \
     }
 
 REGRET_MATCHING(regret_matching, double)
@@ -195,73 +261,106 @@ REGRET_MATCHING(regret_matching_f32, float)
  * Flags: 1 rm+, 2 and 8 the discounts (positive, negative), 4 scale, 16 no reach, 32 sum_discount. The values are
  * float64; the stored regrets and sums are T (float64, or float32 rounded after every step, as numpy's in-place
  * operations on a float32 array round them). NAME_rows updates the stored rows at[i] (at NULL: 0, 1, ...; and reads
- * their legal masks) from row i of seqv and strategy, over the first n of each row's a slots (a node's own actions: the
- * others, zero and illegal, would stay zero); infoset_priv NULL stands for 0, 1, ... NAME_body runs for the flags of
- * the presets (0 cfr, 1 cfr+ and pcfr+, 2 dcfr, 56 dcfr-postflop) with constant flags.
+ * their legal masks) from row i of seqv and strategy, laid out action by action (seqv[k * rows + i]: the passes'
+ * buffers), over the first n of each row's a slots (a node's own actions: the others, zero and illegal, would stay
+ * zero); infoset_priv NULL stands for 0, 1, ... NAME_compact does the same for storage laid out action by action too
+ * (compact storage), each action's loop over the rows apart. NAME_body runs for the flags of the presets (0 cfr, 1
+ * cfr+ and pcfr+, 2 dcfr, 56 dcfr-postflop) with constant flags.
  */
 #define UPDATE_REGRETS(NAME, T)                                                                                        \
-    INLINE void NAME##_row(T *restrict rg, T *restrict sm, T *restrict pr, const double *restrict sq,                 \
-                           const double *restrict st, const uint8_t *restrict lg, int64_t a, double vi, double ri,      \
-                           int flags, double positive, double negative, double scale, double weight,                    \
-                           double sum_discount) {                                                                       \
-        const double discount[2] = {negative, positive}; /* by the sign, without a branch that mispredicts */      \
-        for (int64_t k = 0; k < a; k++) {                                                                              \
-            const double inst = (sq[k] - vi) * (double)lg[k];                                                          \
-            T r = rg[k];                                                                                               \
-            if (flags & 8) r = (T)((double)r * discount[r > 0]);                                                       \
-            r = (T)((double)r + inst);                                                                                 \
-            if (flags & 1) r = (r > 0 || r != r) ? r : (T)0;                                                           \
-            if (flags & 2) r = (T)((double)r * discount[r > 0]);                                                       \
-            if (flags & 4) r = (T)((double)r * scale);                                                                 \
-            rg[k] = r;                                                                                                 \
-            if (pr) pr[k] = (T)((double)r + inst);                                                                     \
-            T s = sm[k];                                                                                               \
-            if (flags & 32) s = (T)((double)s * sum_discount);                                                         \
-            sm[k] = (T)((double)s + (ri * st[k]) * weight);                                                            \
-        }                                                                                                              \
+    INLINE void NAME##_slot(T *restrict rg, T *restrict sm, T *restrict pr, double sq, double st, uint8_t lg,          \
+                            double vi, double ri, int flags, const double *discount, double scale, double weight,      \
+                            double sum_discount) {                                                                     \
+        const double inst = (sq - vi) * (double)lg;                                                                    \
+        T r = *rg;                                                                                                     \
+        if (flags & 8) r = (T)((double)r * discount[r > 0]);                                                           \
+        r = (T)((double)r + inst);                                                                                     \
+        if (flags & 1) r = (r > 0 || r != r) ? r : (T)0;                                                               \
+        if (flags & 2) r = (T)((double)r * discount[r > 0]);                                                           \
+        if (flags & 4) r = (T)((double)r * scale);                                                                     \
+        *rg = r;                                                                                                       \
+        if (pr) *pr = (T)((double)r + inst);                                                                           \
+        T s = *sm;                                                                                                     \
+        if (flags & 32) s = (T)((double)s * sum_discount);                                                             \
+        *sm = (T)((double)s + (ri * st) * weight);                                                                     \
     }                                                                                                                  \
+    /* row i's n slots; its seqv and strategy entries `cs` apart (1: a row of its own; rows: action by action) */      \
     INLINE void NAME##_body(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v,            \
                             const double *reach, const double *strategy, const uint8_t *legal,                         \
                             const int64_t *infoset_priv, int64_t rows, int64_t a, int flags, double positive,          \
                             double negative, double scale, double weight, double sum_discount, const int64_t *at,      \
-                            int64_t n) {                                                                               \
+                            int64_t n, int64_t cs) {                                                                   \
+        const double discount[2] = {negative, positive}; /* by the sign, without a branch that mispredicts */          \
         for (int64_t i = 0; i < rows; i++) {                                                                           \
             const int64_t g = infoset_priv ? infoset_priv[i] : i, row = at ? at[i] : i;                                \
-            NAME##_row(regrets + row * a, strategy_sum + row * a, predicted ? predicted + row * a : NULL,              \
-                       seqv + i * a, strategy + i * a, legal + row * a, n, v[g], (flags & 16) ? 1.0 : reach[g], flags, \
-                       positive, negative, scale, weight, sum_discount);                                               \
+            const double vi = v[g], ri = (flags & 16) ? 1.0 : reach[g];                                                \
+            const int64_t in = cs == 1 ? i * a : i;                                                                    \
+            for (int64_t k = 0; k < n; k++) {                                                                          \
+                const int64_t x = row * a + k;                                                                         \
+                NAME##_slot(regrets + x, strategy_sum + x, predicted ? predicted + x : NULL, seqv[in + k * cs],         \
+                            strategy[in + k * cs], legal[x], vi, ri, flags, discount, scale, weight, sum_discount);    \
+            }                                                                                                          \
         }                                                                                                              \
+    }                                                                                                                  \
+    INLINE void NAME##_columns(T *restrict regrets, T *restrict strategy_sum, T *restrict predicted,                   \
+                               const double *restrict seqv, const double *restrict v, const double *restrict reach,    \
+                               const double *restrict strategy, const uint8_t *restrict legal, int64_t rows,           \
+                               int flags, double positive, double negative, double scale, double weight,               \
+                               double sum_discount, int64_t n) {                                                       \
+        const double discount[2] = {negative, positive};                                                               \
+        for (int64_t k = 0; k < n; k++)                                                                                \
+            for (int64_t i = 0; i < rows; i++) {                                                                       \
+                const int64_t x = k * rows + i;                                                                        \
+                NAME##_slot(regrets + x, strategy_sum + x, predicted ? predicted + x : NULL, seqv[x], strategy[x],     \
+                            legal[x], v[i], (flags & 16) ? 1.0 : reach[i], flags, discount, scale, weight,             \
+                            sum_discount);                                                                             \
+            }                                                                                                          \
     }                                                                                                                  \
     static void NAME##_at(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v,              \
                           const double *reach, const double *strategy, const uint8_t *legal,                           \
                           const int64_t *infoset_priv, int64_t rows, int64_t a, int flags, double positive,            \
                           double negative, double scale, double weight, double sum_discount, const int64_t *at,        \
-                          int64_t n) {                                                                                 \
+                          int64_t n, int64_t cs) {                                                                     \
         switch (flags) {                                                                                               \
         case 0: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,   \
-                            0, positive, negative, scale, weight, sum_discount, at, n); break;                          \
+                            0, positive, negative, scale, weight, sum_discount, at, n, cs); break;                      \
         case 1: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,   \
-                            1, positive, negative, scale, weight, sum_discount, at, n); break;                          \
+                            1, positive, negative, scale, weight, sum_discount, at, n, cs); break;                      \
         case 2: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,   \
-                            2, positive, negative, scale, weight, sum_discount, at, n); break;                          \
+                            2, positive, negative, scale, weight, sum_discount, at, n, cs); break;                      \
         case 56: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,  \
-                             56, positive, negative, scale, weight, sum_discount, at, n); break;                        \
+                             56, positive, negative, scale, weight, sum_discount, at, n, cs); break;                    \
         default: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,  \
-                             flags, positive, negative, scale, weight, sum_discount, at, n);                           \
+                             flags, positive, negative, scale, weight, sum_discount, at, n, cs);                       \
         }                                                                                                              \
     }                                                                                                                  \
     void NAME(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v, const double *reach,     \
               const double *strategy, const uint8_t *legal, const int64_t *infoset_priv, int64_t rows, int64_t a,       \
               int flags, double positive, double negative, double scale, double weight, double sum_discount) {          \
         NAME##_at(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a, flags,      \
-                  positive, negative, scale, weight, sum_discount, NULL, a);                                            \
+                  positive, negative, scale, weight, sum_discount, NULL, a, 1);                                         \
     }                                                                                                                  \
     void NAME##_rows(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v,                   \
                      const double *reach, const double *strategy, const uint8_t *legal, const int64_t *infoset_priv,    \
                      int64_t rows, int64_t a, int flags, double positive, double negative, double scale, double weight, \
                      double sum_discount, const int64_t *at, int64_t n) {                                              \
         NAME##_at(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a, flags,      \
-                  positive, negative, scale, weight, sum_discount, at, n);                                              \
+                  positive, negative, scale, weight, sum_discount, at, n, rows);                                        \
+    }                                                                                                                  \
+    ROW_LOOPS void NAME##_compact(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v,                \
+                        const double *reach, const double *strategy, const uint8_t *legal, int64_t rows, int flags,     \
+                        double positive, double negative, double scale, double weight, double sum_discount,             \
+                        int64_t n) {                                                                                    \
+        switch (flags) {                                                                                               \
+        case 1: NAME##_columns(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, rows, 1, positive,    \
+                               negative, scale, weight, sum_discount, n); break;                                        \
+        case 2: NAME##_columns(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, rows, 2, positive,    \
+                               negative, scale, weight, sum_discount, n); break;                                        \
+        case 56: NAME##_columns(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, rows, 56, positive,  \
+                                negative, scale, weight, sum_discount, n); break;                                       \
+        default: NAME##_columns(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, rows, flags,         \
+                                positive, negative, scale, weight, sum_discount, n);                                    \
+        }                                                                                                              \
     }
 
 UPDATE_REGRETS(update_regrets, double)

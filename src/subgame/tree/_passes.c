@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* from _kernels.c */
+/* from _kernels.c (the _rows and _compact forms write or read the passes' buffers action by action) */
 void regret_matching_rows(const double *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,
                           const int64_t *at, int64_t n);
 void regret_matching_f32_rows(const float *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,
@@ -17,6 +17,14 @@ void regret_matching_average_rows(const double *sums, const uint8_t *legal, doub
                                   const int64_t *at, int64_t n);
 void regret_matching_f32_average_rows(const float *sums, const uint8_t *legal, double *strategy, int64_t rows,
                                       int64_t a, const int64_t *at, int64_t n);
+void regret_matching_compact(const double *regrets, const uint8_t *legal, double *strategy, double *total, int64_t rows,
+                             int64_t n);
+void regret_matching_f32_compact(const float *regrets, const uint8_t *legal, double *strategy, double *total,
+                                 int64_t rows, int64_t n);
+void regret_matching_average_compact(const double *sums, const uint8_t *legal, double *strategy, double *total,
+                                     int64_t rows, int64_t n);
+void regret_matching_f32_average_compact(const float *sums, const uint8_t *legal, double *strategy, double *total,
+                                         int64_t rows, int64_t n);
 void update_regrets_rows(double *regrets, double *strategy_sum, double *predicted, const double *seqv, const double *v,
                          const double *reach, const double *strategy, const uint8_t *legal, const int64_t *infoset_priv,
                          int64_t rows, int64_t a, int flags, double positive, double negative, double scale,
@@ -26,6 +34,14 @@ void update_regrets_f32_rows(float *regrets, float *strategy_sum, float *predict
                              const int64_t *infoset_priv, int64_t rows, int64_t a, int flags, double positive,
                              double negative, double scale, double weight, double sum_discount, const int64_t *at,
                              int64_t n);
+void update_regrets_compact(double *regrets, double *strategy_sum, double *predicted, const double *seqv, const double *v,
+                            const double *reach, const double *strategy, const uint8_t *legal, int64_t rows, int flags,
+                            double positive, double negative, double scale, double weight, double sum_discount,
+                            int64_t n);
+void update_regrets_f32_compact(float *regrets, float *strategy_sum, float *predicted, const double *seqv,
+                                const double *v, const double *reach, const double *strategy, const uint8_t *legal,
+                                int64_t rows, int flags, double positive, double negative, double scale, double weight,
+                                double sum_discount, int64_t n);
 void removal_values(const double *opp, double *out, const int64_t *mrow, const uint8_t *mc, const int64_t *twin,
                     int64_t nm, const int64_t *orow, const uint8_t *oc, int64_t no, int64_t k, double value, double *mass,
                     int64_t cards);
@@ -86,38 +102,33 @@ static inline int64_t map_of(const Layout *L, int64_t n, int q) {
     return L->live_node[0] ? L->live_node[q][3 * n + 2] : L->node[n * NK_COLS + NK_MAP];
 }
 
-/* the statements after `rows` once per run of consecutive rows: the live rows run_at, ..., run_at + run_len - 1 are the
-   node's rows run_lo, ... (with live NULL: one run of all rows) */
-#define FOR_RUNS(live, rows, ...)                                                                                     \
-    for (int64_t i_ = 0; i_ < (rows);) {                                                                                \
-        int64_t len_ = 1;                                                                                               \
-        if (live) while (i_ + len_ < (rows) && (live)[i_ + len_] == (live)[i_] + len_) len_++;                          \
-        else len_ = (rows);                                                                                             \
-        const int64_t run_lo = (live) ? (live)[i_] : 0, run_at = i_, run_len = len_;                                    \
-        __VA_ARGS__;                                                                                                    \
-        i_ += len_;                                                                                                     \
-    }
-
 typedef struct {
     int kind, f32;                         /* SRC_*; float32 regrets or sums */
     const void *data;                      /* [I, a] regrets, sums (T) or probabilities (float64); or compact (offset) */
     const uint8_t *legal;                  /* laid out as data */
     int64_t a;
     /* NULL: data is [I, a], a node's row j information set inf + j. Else compact: per node the first slot of its rows,
-       each of the node's own actions only (nc slots), only its rows in the pass's layout (live rows where it has them) */
+       action by action (slot k * rows + j: row j's action k), each of the node's own actions only, only its rows in
+       the pass's layout (live rows where it has them) */
     const int64_t *offset;
 } Source;
 
-/* Where a node's rows are stored in a Source: the first slot, the slots a row takes (also the stride of the node's
-   buffers, which the row kernels share), and the row of each of the pass's rows (NULL: the i-th is the i-th) */
+/* Where a node's rows are stored in a Source: the first slot, the slots a row takes, the row of each of the pass's
+   rows (NULL: the i-th is the i-th), and whether they are stored action by action (compact storage) */
 typedef struct {
     int64_t base, stride;
     const int64_t *at;
+    int compact;
 } Rows;
 
 static inline Rows rows_in(const Source *s, int64_t n, int64_t inf, int64_t nc, const int64_t *live) {
-    if (s->offset) return (Rows){s->offset[n], nc, NULL};
-    return (Rows){inf * s->a, s->a, live};
+    if (s->offset) return (Rows){s->offset[n], nc, NULL, 1};
+    return (Rows){inf * s->a, s->a, live, 0};
+}
+
+/* where row j's action k is stored (the pass's row j: R.at's row of it), of a node with `rows` rows */
+static inline int64_t slot_of(Rows R, int64_t rows, int64_t j, int64_t k) {
+    return R.compact ? R.base + k * rows + j : R.base + (R.at ? R.at[j] : j) * R.stride + k;
 }
 
 typedef struct {
@@ -199,15 +210,38 @@ typedef struct {
     int failed;
 } Fan;
 
+/* At least n doubles kept for the calling thread from one shared node to the next (buffer `which` of a worker `depth`
+   fans deep on it: a chance node of a suit-isomorphic tree fans its children out on one thread, and one below it may
+   too): the pool's helpers live on, and a node's buffers of a megabyte or more, taken and given back at every shared
+   node, cost the kernel a fresh zeroed page each time. NULL where memory ran out or the depth has none. */
+enum { KEPT_DEPTH = 4 };
+static __thread int fan_depth;
+
+static double *kept(int depth, int which, int64_t n) {
+    static __thread double *buf[KEPT_DEPTH][3];
+    static __thread int64_t size[KEPT_DEPTH][3];
+    if (depth >= KEPT_DEPTH) return NULL;
+    if (size[depth][which] < n) {
+        free(buf[depth][which]);
+        buf[depth][which] = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+        size[depth][which] = buf[depth][which] ? n : 0;
+    }
+    return buf[depth][which];
+}
+
 static void fan_worker(void *arg) {
     Fan *F = arg;
     const int64_t lo = F->nd[NK_CHILD_LO], nc = F->nd[NK_CHILD_HI] - lo;
-    const int dealt = F->nd[NK_KIND] == K_CHANCE;
+    const int dealt = F->nd[NK_KIND] == K_CHANCE, depth = fan_depth++;
     Pass Q = *F->P;
     Q.threads = 1, Q.failed = 0, Q.arena_top = 0;
-    Q.arena = Q.arena_size ? malloc((size_t)Q.arena_size * sizeof(double)) : NULL;
-    Q.scratch = malloc((size_t)Q.scratch_size * sizeof(double));
-    double *rows = dealt ? malloc((size_t)(2 * F->width) * sizeof(double)) : NULL;
+    Q.arena = Q.arena_size ? kept(depth, 0, Q.arena_size) : NULL;
+    if (!Q.arena) Q.arena_size = 0; /* take() mallocs node by node */
+    double *scratch = kept(depth, 1, Q.scratch_size), *rows = dealt ? kept(depth, 2, 2 * F->width) : NULL;
+    const int own_scratch = !scratch, own_rows = dealt && !rows;
+    if (own_scratch) scratch = malloc((size_t)Q.scratch_size * sizeof(double));
+    if (own_rows) rows = malloc((size_t)(2 * F->width) * sizeof(double));
+    Q.scratch = scratch;
     if (!Q.scratch || (dealt && !rows)) Q.failed = 1;
     for (;;) {
         const int64_t i = __atomic_fetch_add(&F->next, 1, __ATOMIC_RELAXED);
@@ -217,7 +251,9 @@ static void fan_worker(void *arg) {
         else visit_move(&Q, F->nd, c, F->own, F->opp, F->reaches, F->vals + (c - lo) * F->width);
     }
     if (Q.failed) __atomic_store_n(&F->failed, 1, __ATOMIC_RELAXED);
-    free(Q.scratch), free(rows), free(Q.arena);
+    if (own_scratch) free(scratch);
+    if (own_rows) free(rows);
+    fan_depth--;
 }
 
 /* node nd's children visited on up to `threads` threads (the caller's among them), child c's values into
@@ -271,14 +307,23 @@ static int fan_out(Pass *P, const int64_t *nd, int threads, int64_t width, const
     return 0;
 }
 
-/* the strategy of a node's `rows` rows stored at r, whose actions are the first n of each row's r.stride slots, into out
-   [rows, r.stride] (its other slots unwritten where n < r.stride) */
-static void source_rows(const Source *s, Rows r, int64_t rows, int64_t n, double *out) {
+/* the strategy of a node's `rows` rows stored at r, the first n of each row's actions, into out [n, rows] (action by
+   action); `total` is scratch of `rows` doubles */
+static void source_rows(const Source *s, Rows r, int64_t rows, int64_t n, double *out, double *total) {
     const int64_t a = r.stride, *live = r.at;
     const uint8_t *legal = s->legal + r.base;
     if (s->kind == SRC_PROBS) {
-        FOR_RUNS(live, rows, memcpy(out + run_at * a, (const double *)s->data + r.base + run_lo * a,
-                                    (size_t)(run_len * a) * sizeof(double)));
+        const double *p = (const double *)s->data + r.base;
+        if (r.compact) memcpy(out, p, (size_t)(n * rows) * sizeof(double));
+        else
+            for (int64_t j = 0; j < rows; j++)
+                for (int64_t k = 0; k < n; k++) out[k * rows + j] = p[(live ? live[j] : j) * a + k];
+    } else if (r.compact) {
+        const int average = s->kind != SRC_REGRETS;
+        if (s->f32) (average ? regret_matching_f32_average_compact : regret_matching_f32_compact)(
+            (const float *)s->data + r.base, legal, out, total, rows, n);
+        else (average ? regret_matching_average_compact : regret_matching_compact)(
+            (const double *)s->data + r.base, legal, out, total, rows, n);
     } else if (s->kind == SRC_REGRETS) {
         if (s->f32) regret_matching_f32_rows((const float *)s->data + r.base, legal, out, rows, a, live, n);
         else regret_matching_rows((const double *)s->data + r.base, legal, out, rows, a, live, n);
@@ -339,6 +384,12 @@ static void live_showdown(const Layout *L, const int64_t *b, int p, const double
                   p == 0 ? t[0] : t[1], p == 0 ? t[1] : t[0], p != 0, scratch, L->cards);
 }
 
+static inline int all_zero(const double *x, int64_t n) {
+    for (int64_t i = 0; i < n; i++)
+        if (x[i] != 0.0) return 0;
+    return 1;
+}
+
 static void terminal_row(Pass *P, const int64_t *nd, const double *opp, double *out) {
     const Layout *L = P->L;
     const int64_t *b = L->board + nd[NK_BOARD] * 5, row = b[1], n = b[0], k = L->k, q = 1 - P->p;
@@ -371,7 +422,11 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
     const int p = P->p;
     const int64_t H = rows_of(L, n, p), Hq = rows_of(L, n, 1 - p), Hm = H > Hq ? H : Hq;
     if (nd[NK_KIND] == K_TERMINAL) {
-        terminal_row(P, nd, opp, out);
+        /* where the opponent reaches it with no hand the loops would give +0.0 at every row (on the boards they value:
+           a payoff matrix gives player 1 -0.0): the regrets' discounts and the sums below a line she never takes
+           still need the walk, its terminals do not */
+        if (!L->board[nd[NK_BOARD] * 5 + 4] && all_zero(opp, Hq)) memset(out, 0, (size_t)H * sizeof(double));
+        else terminal_row(P, nd, opp, out);
         return;
     }
     if (nd[NK_KIND] == K_CHANCE) {
@@ -398,50 +453,39 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
     const int64_t a = s->a, nc = hi - lo;
     const Rows R = rows_in(s, n, nd[NK_INF], nc, live_of(L, n, actor));
     /* the slots read and written: a node's own actions (all a of a padded row from 8 on: numpy's order of its sum) */
-    const int64_t st = R.stride, width = s->offset || a < 8 ? nc : a;
+    const int64_t width = s->offset || a < 8 ? nc : a;
     double *buf = take(P, Hm * (4 * a + 1));
     if (!buf) { P->failed = 1; return; }
-    /* reaches: the reach of the actor's rows at each child, a row of H (or Hq) per child; vals: each child's values in a
-       row of their own (so children on other threads write apart), added up in the children's order after the last
-       (the traverser's: read into the slots in one pass over the rows) */
-    double *sigma = buf, *slots = buf + Hm * a, *vals = buf + 2 * Hm * a, *reaches = buf + 3 * Hm * a;
-    if (actor != p || P->mode != PASS_BEST) /* a best response reads no strategy of the traverser's */
-        source_rows(s, R, actor == p ? H : Hq, width, sigma);
-    const double *from = actor == p ? own : opp; /* the reach the actor's strategy multiplies (own NULL: none) */
+    /* Every buffer action by action (entry k * rows + j: row j's action k), as postflop-solver lays out a node, so
+       that each loop below runs over a row of hands. sigma: the actor's strategy; reaches: the reach of the actor's
+       rows at each child; vals: each child's values in a row of their own (so children on other threads write apart),
+       added up in the children's order after the last; slots: the traverser's, read for the update. */
     const int64_t Ha = actor == p ? H : Hq;
+    double *sigma = buf, *slots = buf + Hm * a, *vals = buf + 2 * Hm * a, *reaches = buf + 3 * Hm * a;
+    double *scratch = buf + 4 * Hm * a;
+    if (actor != p || P->mode != PASS_BEST) /* a best response reads no strategy of the traverser's */
+        source_rows(s, R, Ha, width, sigma, scratch);
+    const double *from = actor == p ? own : opp; /* the reach the actor's strategy multiplies (own NULL: none) */
     if (from)
         for (int64_t k = 0; k < nc; k++)
-            for (int64_t j = 0; j < Ha; j++) reaches[k * Ha + j] = from[j] * sigma[j * st + k];
+            for (int64_t j = 0; j < Ha; j++) reaches[k * Ha + j] = from[j] * sigma[k * Ha + j];
     if (P->moves && P->threads > 1 && nc > 1 && nd[NK_ROWS] >= P->min_fan)
         share_children(P, nd, P->threads, H, own, opp, reaches, vals);
     else
         for (int64_t c = lo; c < hi && !P->failed; c++) visit_move(P, nd, c, own, opp, reaches, vals + (c - lo) * H);
     if (P->failed) { give(P, buf, Hm * (4 * a + 1)); return; }
     if (actor == p) {
-        /* slot k of row j = 0.0 + the child's value, the value summed from 0.0 in slot order times the strategy: the
-           additions of the loops over the children that added them one child at a time (four rows at a time, whose
-           sums do not wait on one another) */
-        int64_t j = 0;
-        if (P->mode != PASS_BEST)
-            for (; j + 4 <= H; j += 4) {
-                double acc0 = 0.0, acc1 = 0.0, acc2 = 0.0, acc3 = 0.0;
-                for (int64_t k = 0; k < nc; k++) {
-                    const double *v = vals + k * H + j, *sj = sigma + j * st + k;
-                    acc0 += v[0] * sj[0], acc1 += v[1] * sj[st], acc2 += v[2] * sj[2 * st], acc3 += v[3] * sj[3 * st];
-                }
-                out[j] = 0.0 + acc0, out[j + 1] = 0.0 + acc1, out[j + 2] = 0.0 + acc2, out[j + 3] = 0.0 + acc3;
-            }
-        if (P->mode != PASS_BEST)
-            for (; j < H; j++) {
-                double acc = 0.0;
-                for (int64_t k = 0; k < nc; k++) acc += vals[k * H + j] * sigma[j * st + k];
-                out[j] = 0.0 + acc;
-            }
-        for (int64_t r = 0; r < H; r++) {
-            double *x = slots + r * st;
-            for (int64_t k = 0; k < nc; k++) x[k] = 0.0 + vals[k * H + r];
-            for (int64_t k = nc; k < st; k++) x[k] = 0.0;
+        /* out[j] = 0.0 + the children's values times the strategy summed from 0.0 in slot order, and slot k of row j
+           = 0.0 + child k's value (0.0 past the node's own actions): the additions of the loops over the children that
+           added them one child at a time */
+        if (P->mode != PASS_BEST) {
+            for (int64_t j = 0; j < H; j++) out[j] = 0.0;
+            for (int64_t k = 0; k < nc; k++)
+                for (int64_t j = 0; j < H; j++) out[j] += vals[k * H + j] * sigma[k * H + j];
+            for (int64_t j = 0; j < H; j++) out[j] = 0.0 + out[j];
         }
+        for (int64_t x = 0; x < nc * H; x++) slots[x] = 0.0 + vals[x];
+        for (int64_t x = nc * H; x < width * H; x++) slots[x] = 0.0;
     } else {
         double *acc = slots;
         for (int64_t j = 0; j < H; j++) acc[j] = 0.0;
@@ -451,10 +495,9 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
     }
     if (actor == p && P->mode == PASS_BEST) {
         for (int64_t j = 0; j < H; j++) {
-            const uint8_t *l = s->legal + R.base + (R.at ? R.at[j] : j) * st;
             double top = -INFINITY;
-            for (int64_t k = 0; k < st; k++) {
-                const double y = l[k] ? slots[j * st + k] + 0.0 : -INFINITY;
+            for (int64_t k = 0; k < width; k++) {
+                const double y = s->legal[slot_of(R, H, j, k)] ? slots[k * H + j] + 0.0 : -INFINITY;
                 if (y > top) top = y;
             }
             out[j] = top;
@@ -463,14 +506,24 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
     if (actor == p && P->mode == PASS_CFR) {
         const Update *u = &P->up;
         const size_t at = (size_t)R.base;
-        if (s->f32)
+        if (R.compact && s->f32)
+            update_regrets_f32_compact((float *)u->regrets + at, (float *)u->sums + at,
+                                       u->predicted ? (float *)u->predicted + at : NULL, slots, out, own, sigma,
+                                       s->legal + at, H, u->flags, u->positive, u->negative, u->scale, u->weight,
+                                       u->sum_discount, width);
+        else if (R.compact)
+            update_regrets_compact((double *)u->regrets + at, (double *)u->sums + at,
+                                   u->predicted ? (double *)u->predicted + at : NULL, slots, out, own, sigma,
+                                   s->legal + at, H, u->flags, u->positive, u->negative, u->scale, u->weight,
+                                   u->sum_discount, width);
+        else if (s->f32)
             update_regrets_f32_rows((float *)u->regrets + at, (float *)u->sums + at, u->predicted ? (float *)u->predicted + at : NULL,
-                                    slots, out, own, sigma, s->legal + at, NULL, H, st, u->flags, u->positive, u->negative,
-                                    u->scale, u->weight, u->sum_discount, R.at, width);
+                                    slots, out, own, sigma, s->legal + at, NULL, H, R.stride, u->flags, u->positive,
+                                    u->negative, u->scale, u->weight, u->sum_discount, R.at, width);
         else
             update_regrets_rows((double *)u->regrets + at, (double *)u->sums + at, u->predicted ? (double *)u->predicted + at : NULL,
-                                slots, out, own, sigma, s->legal + at, NULL, H, st, u->flags, u->positive, u->negative,
-                                u->scale, u->weight, u->sum_discount, R.at, width);
+                                slots, out, own, sigma, s->legal + at, NULL, H, R.stride, u->flags, u->positive,
+                                u->negative, u->scale, u->weight, u->sum_discount, R.at, width);
     }
     give(P, buf, Hm * (4 * a + 1));
 }

@@ -91,7 +91,7 @@ class Rule(Protocol):
 
 
 #: The signatures' version ``_kernels.c`` must report (``kernels_abi``); bumped with every change to them.
-ABI = 18
+ABI = 19
 
 
 def _load() -> ctypes.CDLL | None:

@@ -24,7 +24,7 @@ column), summing a small board's payoffs in the matrix's order, so the two agree
 on every tree, not only to rounding (which CFR+'s clipping at zero would amplify).
 
 A pass reads and writes a player's regrets and strategy sums either as [I, A] arrays or in
-:class:`CompactRows` storage (a node's rows × its own actions, only the kept rows of
+:class:`CompactRows` storage (a node's own actions × its rows, only the kept rows of
 :func:`live_layout`), postflop-solver's layout, which :attr:`PokerLayout.compact` lays out.
 """
 
@@ -304,10 +304,11 @@ def mirror_edges(layout: PokerLayout, player: int) -> tuple[np.ndarray, np.ndarr
 
 @dataclass(frozen=True, eq=False)
 class CompactRows:
-    """A player's regrets or strategy sums stored per decision node as its rows × its own actions.
+    """A player's regrets or strategy sums stored per decision node as its own actions × its rows.
 
-    postflop-solver's layout: a node of ``nc`` actions and ``h`` rows takes ``h · nc`` slots, where
-    the [I, A] arrays take ``h · A`` with A the tree's largest action count, and over a layout of
+    postflop-solver's layout: a node of ``nc`` actions and ``h`` rows takes ``h · nc`` slots, action
+    by action (slot ``k · h + j`` is row j's action k, so that a pass's loops run over a row of hands),
+    where the [I, A] arrays take ``h · A`` with A the tree's largest action count, and over a layout of
     kept rows (:func:`live_layout`) only the kept hands have slots. Over the same rows the depth-first passes
     give bitwise the [I, A] arrays' own slots wherever A < 8 (from 8 on, a padded row is summed in numpy's order
     over all A slots and a compact one left to right over ``nc``: equal to rounding).
@@ -329,8 +330,12 @@ class CompactRows:
             row = layout.live_row[player][np.repeat(layout.live_node[player][ns, 1], rows) + row].astype(dtype)
         row += np.repeat(node[ns, INFOSET].astype(dtype), rows)  # its information set
         row *= a
-        out = np.repeat(row, np.repeat(nc, rows))
-        out += _counting(np.repeat(nc, rows), dtype)
+        # slot k * h + j of a node of h rows (its j-th stored row's row index above) holds action k
+        width = rows * nc
+        local = _counting(width, np.int64)  # each slot's place in its node
+        h, first = np.repeat(rows, width), np.repeat(np.cumsum(rows) - rows, width)
+        out = row[first + local % np.maximum(h, 1)]
+        out += (local // np.maximum(h, 1)).astype(dtype)
         return out
 
 
