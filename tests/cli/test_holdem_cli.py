@@ -9,6 +9,7 @@ import pytest
 from subgame.cli.holdem import parse_target
 from subgame.tree import kernels
 from tests.cli.test_cli import invoke, ok_json
+from tests.tree.test_kernels import REQUIRED
 
 ENDGAMES = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / "libratus-endgames"
 RIVER = "Js Ks 5c Qs 7d"
@@ -153,3 +154,18 @@ def test_a_spot_solves_in_compact_kept_rows_by_default_and_as_padded_rows_on_req
     assert lean["exploitability_pct_pot"] == padded["exploitability_pct_pot"]  # bit for bit below eight actions
     misplaced = invoke("solve", "kuhn", "--no-compact", "--out", "k.npz")
     assert misplaced.exit_code == 2 and "--no-compact" in misplaced.output
+
+
+@pytest.mark.skipif(not kernels.available() and not REQUIRED, reason="the compiled passes were not built")
+def test_a_spot_solves_in_float32_passes_on_request_and_says_so():
+    """--compute float32 runs the passes in float32 over float32 storage, and the output says which; without --dtype
+    float32 it is refused with the fix, and on a game that is not a hold'em spot too."""
+    args = ("solve", "holdem-subgame", "--board", "Js Ks 5c Qs 7d", "--pot", "100", "--stack", "100", "--bets", "1,allin",
+            "--algo", "dcfr-postflop", "--iterations", "20", "--dtype", "float32")
+    exact, fast = ok_json(*args), ok_json(*args, "--compute", "float32")
+    assert (exact["compute"], fast["compute"]) == ("float64", "float32")
+    assert fast["exploitability_pct_pot"] == pytest.approx(exact["exploitability_pct_pot"], rel=0.05)
+    refused = invoke(*args[:-2], "--compute", "float32")
+    assert refused.exit_code != 0 and "dtype='float32'" in refused.output
+    misplaced = invoke("solve", "kuhn", "--compute", "float32", "--out", "k.npz")
+    assert misplaced.exit_code == 2 and "--compute" in misplaced.output

@@ -56,6 +56,7 @@ class HoldemOptions:
     dtype: str = "float64"  #: the precision of the stored regrets and average (also taken by other CFR solves)
     drop_zero_weight: bool = True  #: rows only of the hands in the ranges (the same average strategy)
     compact: bool = True  #: regrets and average per node over its own actions only
+    compute: str = "float64"  #: the precision the passes compute in (float32: as postflop-solver)
 
     def given(self) -> list[str]:
         names = {"board": "--board", "pot": "--pot", "stack": "--stack", "starting_stack": "--starting-stack",
@@ -63,7 +64,7 @@ class HoldemOptions:
         out = [flag for field, flag in names.items() if getattr(self, field) is not None]
         out += ["--raise-cap"] * (self.raise_cap != 3) + ["--evaluate-every"] * (self.evaluate_every != 10)
         out += ["--no-isomorphism"] * (not self.isomorphism) + ["--keep-zero-weight"] * (not self.drop_zero_weight)
-        out += ["--no-compact"] * (not self.compact)
+        out += ["--no-compact"] * (not self.compact) + ["--compute"] * (self.compute != "float64")
         return out
 
 
@@ -136,7 +137,7 @@ def solve_holdem(game: str, opts: HoldemOptions, algo: str, iterations: int, out
         solved = solve_spot(problem, PRESETS[algo], target_pct_pot=target, iterations=iterations, seconds=opts.seconds,
                             evaluate_every=opts.evaluate_every, progress=update, dtype=opts.dtype,
                             drop_zero_weight=None if opts.drop_zero_weight else False,
-                            compact=None if opts.compact else False)
+                            compact=None if opts.compact else False, compute=opts.compute)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
     if out is not None:
         avg = solved.strategy
@@ -161,6 +162,7 @@ def solve_holdem(game: str, opts: HoldemOptions, algo: str, iterations: int, out
         "dtype": opts.dtype,
         "drop_zero_weight": solved.solver.drop_zero_weight,
         "compact": solved.solver.compact,
+        "compute": solved.solver.compute,
     }
     if as_json:
         echo_json(record)

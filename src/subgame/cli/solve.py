@@ -193,6 +193,9 @@ def solve_command(
                                                "and kept hands, as postflop-solver does; --no-compact pads every node to "
                                                "the tree's most actions. The same strategy: bit for bit below eight "
                                                "actions, to rounding from eight on.")] = True,
+    compute: Annotated[Precision, typer.Option(help="Hold'em spots: float32 runs the passes in float32 as "
+                                               "postflop-solver does (needs --dtype float32; other iterates, the "
+                                               "exploitability still evaluated in float64).")] = "float64",
     as_json: JsonOption = False,
 ) -> None:
     """Solve GAME and write the average strategy; prints exploitability at log-spaced iterations.
@@ -255,7 +258,7 @@ def solve_command(
 def _spot_options(o: SolveOptions, seconds: float | None = None) -> HoldemOptions:
     """The hold'em options given (``seconds``: the spot's time budget; ``--time`` serves every algorithm)."""
     return HoldemOptions(o.board, o.pot, o.stack, o.starting_stack, o.ranges, o.bets, o.raise_cap, o.target, seconds,
-                         o.evaluate_every, o.grid, o.isomorphism, o.dtype, o.drop_zero_weight, o.compact)
+                         o.evaluate_every, o.grid, o.isomorphism, o.dtype, o.drop_zero_weight, o.compact, o.compute)
 
 
 def _solve_spot(o: SolveOptions) -> None:

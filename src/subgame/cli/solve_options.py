@@ -64,6 +64,7 @@ class SolveOptions:
     dtype: str
     drop_zero_weight: bool
     compact: bool
+    compute: str
     as_json: bool
 
     @staticmethod

@@ -96,6 +96,10 @@ class CFRSolver(IterationPlan):
             strategies (bitwise where the tree has fewer than eight actions), in the memory of the
             slots a node uses; :meth:`padded` gives an array as [I, A]. ``None``: wherever the passes can run
             this solver (a poker layout, the compiled loops, no plug-ins), as postflop-solver does.
+        compute: ``"float64"`` (default) or ``"float32"``: the precision the depth-first passes compute
+            reaches, values, regret matching and the update in (float32: as postflop-solver does, with
+            float64 terminal sums; needs ``dtype="float32"`` and compact storage). Another arithmetic, so
+            other iterates than float64's; the exploitability is still evaluated in float64.
 
     Attributes:
         regrets: per player [I, A] cumulative regrets ([B, A] over buckets with an abstraction; [S] compact).
@@ -119,6 +123,7 @@ class CFRSolver(IterationPlan):
         engine: Engine = "auto",
         drop_zero_weight: bool | None = False,
         compact: bool | None = False,
+        compute: str = "float64",
     ) -> None:
         if not isinstance(tree, PublicTree):
             raise GameDefinitionError(f"CFRSolver needs a compiled PublicTree (compile_game(game)), got {type(tree).__name__}")
@@ -143,6 +148,7 @@ class CFRSolver(IterationPlan):
         self.drop_zero_weight = droppable(tree.layout) if drop_zero_weight is None else drop_zero_weight
         self._live: PokerLayout | None = None
         self.compact = _checked_compact(self, compact)
+        self.compute = _checked_compute(self, compute)
         self._legal = [self._compact_legal(p) if self.compact else pa.legal for p, pa in enumerate(tree.players)]
         if abstraction is not None:
             self._legal = [abstraction.pool(p, pa.legal.astype(float)) > 0 for p, pa in enumerate(tree.players)]
@@ -423,7 +429,7 @@ class CFRSolver(IterationPlan):
         for p in (0, 1):
             cfr_pass(layout, p, matched, self.regrets[p], self.strategy_sum[p],
                      None if self.predicted is None else self.predicted[p], (self._legal[0], self._legal[1]), roots, rule,
-                     self._dropped(p, roots[1 - p].shape[0]), self.compact)
+                     self._dropped(p, roots[1 - p].shape[0]), self.compact, self.compute == "float32")
 
     def _dropped(self, p: int, n: int) -> np.ndarray:
         """Where player p's CFR pass writes her values at the n root rows (this solver's own: see ``cfr_pass``)."""
@@ -525,7 +531,7 @@ class CFRSolver(IterationPlan):
             if not kernels.takes_values(*roots):
                 return None
             self._whole = whole.PassIterations(layout, matched, legal, state, roots, self._rule(self.iteration + 1),
-                                               self.compact)
+                                               self.compact, self.compute == "float32")
             return self._whole
         if loops != "compiled" or not self._sweeps_in_one_call():
             return None
@@ -601,6 +607,8 @@ class CFRSolver(IterationPlan):
         """
         if self.compact:
             extra_header = {**(extra_header or {}), "compact": COMPACT_ORDER}
+        if self.compute != "float64":
+            extra_header = {**(extra_header or {}), "compute": self.compute}
         return write_checkpoint(path, self.tree.game_id, self.iteration, asdict(self.config), self.regrets,
                                 self.strategy_sum, self.predicted, extra, extra_header)
 
@@ -612,6 +620,9 @@ class CFRSolver(IterationPlan):
         if self.predicted is not None and not {"q0", "q1"} <= set(arrays):
             raise StrategyFileError(f"{source}: checkpoint without predicted regrets (written without prediction); "
                                     f"resume it with its own config {header.get('config')}")
+        if header.get("compute", "float64") != self.compute:
+            raise StrategyFileError(f"{source}: checkpoint computed in {header.get('compute', 'float64')}, this solver in "
+                                    f"{self.compute}; resume it with compute={header.get('compute', 'float64')!r}")
         loaded = [arrays[k] for k in names]
         if self.compact and any(a.ndim == 1 for a in loaded) and header.get("compact") != COMPACT_ORDER:
             raise StrategyFileError(f"{source}: checkpoint in an earlier order of compact storage (rows × actions, "
@@ -663,6 +674,18 @@ def _checked_engine(solver: CFRSolver, engine: Engine) -> Engine:
     if why is not None:
         raise GameDefinitionError(f"engine 'passes' cannot run this solver ({why}); use 'auto', 'compiled' or 'numpy'")
     return engine
+
+
+def _checked_compute(solver: CFRSolver, compute: str) -> str:
+    """``compute`` where the solver can: float32 over float32 compact storage (the passes of ``poker_pass_single``)."""
+    if compute == "float64":
+        return compute
+    if compute != "float32":
+        raise GameDefinitionError(f"compute must be 'float64' or 'float32', got {compute!r}")
+    if solver.dtype != np.float32 or not solver.compact:
+        raise GameDefinitionError("compute='float32' runs the depth-first passes in float32 over float32 compact storage; "
+                                  "give dtype='float32' and compact=True (or compact=None where the passes can run)")
+    return compute
 
 
 def _checked_compact(solver: CFRSolver, compact: bool | None) -> bool:

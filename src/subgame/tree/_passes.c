@@ -8,6 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The passes' rows of reaches and values: float64, or float32 where _passes_single.c compiles this file again
+   (PASSES_SINGLE: regrets, sums, reaches and values all float32, as postflop-solver computes; its terminal sums are
+   float64, as postflop-solver's are) */
+#ifdef PASSES_SINGLE
+typedef float real;
+#else
+typedef double real;
+#endif
+
 /* from _kernels.c (the _rows and _compact forms write or read the passes' buffers action by action) */
 void regret_matching_rows(const double *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,
                           const int64_t *at, int64_t n);
@@ -149,50 +158,50 @@ typedef struct {
     int moves;                             /* whether decision nodes share theirs (no chance node has min_fan rows) */
     int failed;
     int64_t fans;                          /* nodes whose children went to threads */
-    double *arena;                         /* the nodes' buffers along the path being walked, a stack (need) */
+    real *arena;                           /* the nodes' buffers along the path being walked, a stack (need) */
     int64_t arena_size, arena_top;
 } Pass;
 
-/* n doubles for a node's buffer: the top of the pass's stack, or (where it is full, or none was made) malloc's; NULL
+/* n entries for a node's buffer: the top of the pass's stack, or (where it is full, or none was made) malloc's; NULL
    where memory ran out. Buffers are given back in the reverse order (give). */
-static double *take(Pass *P, int64_t n) {
+static real *take(Pass *P, int64_t n) {
     if (P->arena && P->arena_top + n <= P->arena_size) {
-        double *x = P->arena + P->arena_top;
+        real *x = P->arena + P->arena_top;
         P->arena_top += n;
         return x;
     }
-    return malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+    return malloc((size_t)(n > 0 ? n : 1) * sizeof(real));
 }
 
-static void give(Pass *P, double *x, int64_t n) {
+static void give(Pass *P, real *x, int64_t n) {
     if (P->arena && x >= P->arena && x < P->arena + P->arena_size) P->arena_top -= n;
     else free(x);
 }
 
-static void visit(Pass *P, int64_t n, const double *own, const double *opp, double *out);
+static void visit(Pass *P, int64_t n, const real *own, const real *opp, real *out);
 
 /* chance child c of a node with rows `own` (NULL where the pass carries none: see own_reach) and `opp`: its rows
    taken through its map into `rows` (2 * its hands) and visited, its values into `val` */
-static void visit_dealt(Pass *P, int64_t c, const double *own, const double *opp, double *rows, double *val) {
+static void visit_dealt(Pass *P, int64_t c, const real *own, const real *opp, real *rows, real *val) {
     const Layout *L = P->L;
     const int64_t Hp = rows_of(L, c, P->p), Hq = rows_of(L, c, 1 - P->p);
     const int64_t *mp = L->maps[P->p] + map_of(L, c, P->p), *mq = L->maps[1 - P->p] + map_of(L, c, 1 - P->p);
-    double *own_c = rows, *opp_c = rows + (Hp > Hq ? Hp : Hq);
-    if (own) for (int64_t j = 0; j < Hp; j++) own_c[j] = own[mp[j]] * 1.0;
-    for (int64_t j = 0; j < Hq; j++) opp_c[j] = opp[mq[j]] * 1.0;
+    real *own_c = rows, *opp_c = rows + (Hp > Hq ? Hp : Hq);
+    if (own) for (int64_t j = 0; j < Hp; j++) own_c[j] = own[mp[j]] * (real)1.0;
+    for (int64_t j = 0; j < Hq; j++) opp_c[j] = opp[mq[j]] * (real)1.0;
     visit(P, c, own ? own_c : NULL, opp_c, val);
 }
 
 /* chance child c's values `val` added to its parent's rows `out` through its map */
-static void add_dealt(const Pass *P, int64_t c, const double *val, double *out) {
+static void add_dealt(const Pass *P, int64_t c, const real *val, real *out) {
     const int64_t Hc = rows_of(P->L, c, P->p), *mp = P->L->maps[P->p] + map_of(P->L, c, P->p);
-    for (int64_t j = 0; j < Hc; j++) out[mp[j]] += val[j] * 1.0;
+    for (int64_t j = 0; j < Hc; j++) out[mp[j]] += val[j] * (real)1.0;
 }
 
 /* child c of decision node nd, given the actor's reach at each child (`reaches`, a row per child; not made for the
    traverser outside CFR passes, where `own` is NULL), its values into `val` */
-static void visit_move(Pass *P, const int64_t *nd, int64_t c, const double *own, const double *opp, const double *reaches,
-                       double *val) {
+static void visit_move(Pass *P, const int64_t *nd, int64_t c, const real *own, const real *opp, const real *reaches,
+                       real *val) {
     const int64_t n = (nd - P->L->node) / NK_COLS, k = c - nd[NK_CHILD_LO];
     if (nd[NK_ACTOR] == P->p) visit(P, c, own ? reaches + k * rows_of(P->L, n, P->p) : NULL, opp, val);
     else visit(P, c, own, reaches + k * rows_of(P->L, n, 1 - P->p), val);
@@ -205,25 +214,25 @@ typedef struct {
     const Pass *P;
     const int64_t *nd, *order;
     int64_t width, next;
-    const double *own, *opp, *reaches;     /* reaches: a decision node's, as visit_move reads them */
-    double *vals;                          /* [children, width] */
+    const real *own, *opp, *reaches;       /* reaches: a decision node's, as visit_move reads them */
+    real *vals;                            /* [children, width] */
     int failed;
 } Fan;
 
-/* At least n doubles kept for the calling thread from one shared node to the next (buffer `which` of a worker `depth`
+/* At least n bytes kept for the calling thread from one shared node to the next (buffer `which` of a worker `depth`
    fans deep on it: a chance node of a suit-isomorphic tree fans its children out on one thread, and one below it may
    too): the pool's helpers live on, and a node's buffers of a megabyte or more, taken and given back at every shared
    node, cost the kernel a fresh zeroed page each time. NULL where memory ran out or the depth has none. */
 enum { KEPT_DEPTH = 4 };
 static __thread int fan_depth;
 
-static double *kept(int depth, int which, int64_t n) {
-    static __thread double *buf[KEPT_DEPTH][3];
+static void *kept(int depth, int which, int64_t n) {
+    static __thread void *buf[KEPT_DEPTH][3];
     static __thread int64_t size[KEPT_DEPTH][3];
     if (depth >= KEPT_DEPTH) return NULL;
     if (size[depth][which] < n) {
         free(buf[depth][which]);
-        buf[depth][which] = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+        buf[depth][which] = malloc((size_t)(n > 0 ? n : 1));
         size[depth][which] = buf[depth][which] ? n : 0;
     }
     return buf[depth][which];
@@ -235,12 +244,13 @@ static void fan_worker(void *arg) {
     const int dealt = F->nd[NK_KIND] == K_CHANCE, depth = fan_depth++;
     Pass Q = *F->P;
     Q.threads = 1, Q.failed = 0, Q.arena_top = 0;
-    Q.arena = Q.arena_size ? kept(depth, 0, Q.arena_size) : NULL;
+    Q.arena = Q.arena_size ? kept(depth, 0, Q.arena_size * (int64_t)sizeof(real)) : NULL;
     if (!Q.arena) Q.arena_size = 0; /* take() mallocs node by node */
-    double *scratch = kept(depth, 1, Q.scratch_size), *rows = dealt ? kept(depth, 2, 2 * F->width) : NULL;
+    double *scratch = kept(depth, 1, Q.scratch_size * (int64_t)sizeof(double));
+    real *rows = dealt ? kept(depth, 2, 2 * F->width * (int64_t)sizeof(real)) : NULL;
     const int own_scratch = !scratch, own_rows = dealt && !rows;
     if (own_scratch) scratch = malloc((size_t)Q.scratch_size * sizeof(double));
-    if (own_rows) rows = malloc((size_t)(2 * F->width) * sizeof(double));
+    if (own_rows) rows = malloc((size_t)(2 * F->width) * sizeof(real));
     Q.scratch = scratch;
     if (!Q.scratch || (dealt && !rows)) Q.failed = 1;
     for (;;) {
@@ -258,8 +268,8 @@ static void fan_worker(void *arg) {
 
 /* node nd's children visited on up to `threads` threads (the caller's among them), child c's values into
    vals + (c - lo) * width; sets P->failed where memory ran out */
-static void share_children(Pass *P, const int64_t *nd, int threads, int64_t width, const double *own, const double *opp,
-                           const double *reaches, double *vals) {
+static void share_children(Pass *P, const int64_t *nd, int threads, int64_t width, const real *own, const real *opp,
+                           const real *reaches, real *vals) {
     const int64_t lo = nd[NK_CHILD_LO], nc = nd[NK_CHILD_HI] - lo;
     int64_t *order = malloc((size_t)nc * sizeof(int64_t));
     Fan F = {P, nd, order, width, 0, own, opp, reaches, vals, 0};
@@ -279,16 +289,16 @@ static void share_children(Pass *P, const int64_t *nd, int threads, int64_t widt
 
 /* the chance node's children on `threads` threads, each child's values kept until all are added to the parent (then
    those of the deals a suit-isomorphic tree left out, as the sweeps add them); returns 0, or -1 where memory ran out */
-static int fan_out(Pass *P, const int64_t *nd, int threads, int64_t width, const double *own, const double *opp,
-                   double *out) {
+static int fan_out(Pass *P, const int64_t *nd, int threads, int64_t width, const real *own, const real *opp,
+                   real *out) {
     const int64_t lo = nd[NK_CHILD_LO], hi = nd[NK_CHILD_HI], H = rows_of(P->L, (nd - P->L->node) / NK_COLS, P->p);
-    double *vals = take(P, (hi - lo) * width);
+    real *vals = take(P, (hi - lo) * width);
     if (!vals) return -1;
     share_children(P, nd, threads, width, own, opp, NULL, vals);
     for (int64_t j = 0; j < H; j++) out[j] = 0.0;
     for (int64_t c = lo; c < hi && !P->failed; c++) add_dealt(P, c, vals + (c - lo) * width, out);
     if (nd[NK_MIRROR_LO] < nd[NK_MIRROR_HI] && !P->failed) {
-        double *m = take(P, H);
+        real *m = take(P, H);
         if (!m) {
             give(P, vals, (hi - lo) * width);
             return -1;
@@ -297,8 +307,8 @@ static int fan_out(Pass *P, const int64_t *nd, int threads, int64_t width, const
         for (int64_t e = nd[NK_MIRROR_LO]; e < nd[NK_MIRROR_HI]; e++) {
             const int64_t c = P->L->mirror[2 * e], Hc = rows_of(P->L, c, P->p);
             const int64_t *mm = P->L->maps[P->p] + (P->L->live_node[0] ? P->L->mirror_map[P->p][e] : P->L->mirror[2 * e + 1]);
-            const double *val = vals + (c - lo) * width;
-            for (int64_t j = 0; j < Hc; j++) m[mm[j]] += val[j] * 1.0;
+            const real *val = vals + (c - lo) * width;
+            for (int64_t j = 0; j < Hc; j++) m[mm[j]] += val[j] * (real)1.0;
         }
         for (int64_t j = 0; j < H; j++) out[j] += m[j];
         give(P, m, H);
@@ -309,7 +319,43 @@ static int fan_out(Pass *P, const int64_t *nd, int threads, int64_t width, const
 
 /* the strategy of a node's `rows` rows stored at r, the first n of each row's actions, into out [n, rows] (action by
    action); `total` is scratch of `rows` doubles */
-static void source_rows(const Source *s, Rows r, int64_t rows, int64_t n, double *out, double *total) {
+#ifdef PASSES_SINGLE
+/* source_rows in float32: the node's float32 regrets matched (positive) or sums normalized, any layout */
+static void single_rows(const Source *s, Rows r, int64_t rows, int64_t n, real *out, real *total, int positive) {
+    const float *g = (const float *)s->data;
+    if (r.compact) {
+        const float *x = g + r.base;
+        for (int64_t i = 0; i < n * rows; i++) out[i] = positive ? (x[i] > 0.0f ? x[i] : 0.0f) : x[i];
+    } else {
+        for (int64_t j = 0; j < rows; j++)
+            for (int64_t k = 0; k < n; k++) {
+                const float x = g[slot_of(r, rows, j, k)];
+                out[k * rows + j] = positive ? (x > 0.0f ? x : 0.0f) : x;
+            }
+    }
+    for (int64_t j = 0; j < rows; j++) total[j] = 0.0f;
+    for (int64_t k = 0; k < n; k++)
+        for (int64_t j = 0; j < rows; j++) total[j] += out[k * rows + j];
+    for (int64_t k = 0; k < n; k++)
+        for (int64_t j = 0; j < rows; j++) out[k * rows + j] /= total[j]; /* rows without: redone below */
+    for (int64_t j = 0; j < rows; j++) {
+        if (total[j] > 0.0f) continue;
+        int64_t count = 0;
+        for (int64_t k = 0; k < n; k++) count += s->legal[slot_of(r, rows, j, k)] != 0;
+        for (int64_t k = 0; k < n; k++) out[k * rows + j] = s->legal[slot_of(r, rows, j, k)] ? 1.0f / (float)count : 0.0f;
+    }
+}
+#endif
+
+static void source_rows(const Source *s, Rows r, int64_t rows, int64_t n, real *out, real *total) {
+#ifdef PASSES_SINGLE
+    if (s->kind == SRC_PROBS) {
+        for (int64_t j = 0; j < rows; j++)
+            for (int64_t k = 0; k < n; k++) out[k * rows + j] = (real)((const double *)s->data)[slot_of(r, rows, j, k)];
+    } else {
+        single_rows(s, r, rows, n, out, total, s->kind == SRC_REGRETS);
+    }
+#else
     const int64_t a = r.stride, *live = r.at;
     const uint8_t *legal = s->legal + r.base;
     if (s->kind == SRC_PROBS) {
@@ -331,6 +377,7 @@ static void source_rows(const Source *s, Rows r, int64_t rows, int64_t n, double
         if (s->f32) regret_matching_f32_average_rows((const float *)s->data + r.base, legal, out, rows, a, live, n);
         else regret_matching_average_rows((const double *)s->data + r.base, legal, out, rows, a, live, n);
     }
+#endif
 }
 
 /* whether two hands of k <= 2 cards share a card */
@@ -338,14 +385,77 @@ static inline int share(const uint8_t *x, const uint8_t *y, int64_t k) {
     return k == 1 ? x[0] == y[0] : (x[0] == y[0] || x[0] == y[1] || x[1] == y[0] || x[1] == y[1]);
 }
 
+#ifdef PASSES_SINGLE
+/* removal_values and ladder_values of _kernels.c over float32 rows: the same sums, in float64 (as postflop-solver's are),
+   each value rounded to float32 once */
+static void removal_single(const real *opp, real *out, const int64_t *mrow, const uint8_t *mc, const int64_t *twin,
+                           int64_t nm, const int64_t *orow, const uint8_t *oc, int64_t no, int64_t k, double value,
+                           double *mass, int64_t cards) {
+    double total = 0.0;
+    memset(mass, 0, (size_t)cards * sizeof(double));
+    for (int64_t u = 0; u < no; u++) {
+        const double x = opp[orow[u]];
+        if (x == 0.0) continue;
+        total += x;
+        for (int64_t c = 0; c < k; c++) mass[oc[u * k + c]] += x;
+    }
+    for (int64_t i = 0; i < nm; i++) {
+        double m = total - mass[mc[i * k]];
+        if (k == 2) m = (m - mass[mc[i * k + 1]]) + (twin[i] >= 0 ? (double)opp[twin[i]] : 0.0);
+        out[mrow[i]] = (real)(value * m);
+    }
+}
+
+static void ladder_single(const real *opp, real *out, const int64_t *mrow, const uint8_t *mc, const int64_t *mt,
+                          const int64_t *orow, const uint8_t *oc, const int64_t *ot, int64_t groups, int64_t k,
+                          double w_below, double w_above, int negate, double *scratch, int64_t cards) {
+    double *mass = scratch, *weaker = scratch + cards, total = 0.0;
+    memset(mass, 0, (size_t)cards * sizeof(double));
+    for (int64_t g = 0; g < groups; g++) {
+        for (int64_t j = mt[g]; j < mt[g + 1]; j++) {
+            double m = total - mass[mc[j * k]];
+            if (k == 2) m -= mass[mc[j * k + 1]];
+            weaker[j] = m;
+        }
+        for (int64_t u = ot[g]; u < ot[g + 1]; u++) {
+            const double x = opp[orow[u]];
+            if (x == 0.0) continue;
+            total += x;
+            for (int64_t c = 0; c < k; c++) mass[oc[u * k + c]] += x;
+        }
+    }
+    total = 0.0;
+    memset(mass, 0, (size_t)cards * sizeof(double));
+    for (int64_t g = groups - 1; g >= 0; g--) {
+        for (int64_t j = mt[g]; j < mt[g + 1]; j++) {
+            double m = total - mass[mc[j * k]];
+            if (k == 2) m -= mass[mc[j * k + 1]];
+            const double value = w_below * weaker[j] + w_above * m;
+            out[mrow[j]] = (real)(negate ? -value : value);
+        }
+        for (int64_t u = ot[g]; u < ot[g + 1]; u++) {
+            const double x = opp[orow[u]];
+            if (x == 0.0) continue;
+            total += x;
+            for (int64_t c = 0; c < k; c++) mass[oc[u * k + c]] += x;
+        }
+    }
+}
+#define REMOVAL removal_single
+#define LADDER ladder_single
+#else
+#define REMOVAL removal_values
+#define LADDER ladder_values
+#endif
+
 /*
  * A terminal of a board the sweeps value by one sparse payoff matrix (subgame.tree.operators.SparseTerminal, boards of
  * few hands), as its product gives it: row by row of the traverser, player 0's payoff of each decided pair of disjoint
  * hands (fold: t[0]; showdown: t[0] where her hand is stronger, t[1] where weaker) times the opponent's reach, summed
  * from zero over the opponent's rows in ascending order (the matrix's sorted columns); player 1 gets minus that sum.
  */
-static void matrix_row(const Layout *L, const int64_t *b, int p, int showdown, const double *t, const double *opp,
-                       double *out) {
+static void matrix_row(const Layout *L, const int64_t *b, int p, int showdown, const double *t, const real *opp,
+                       real *out) {
     const int64_t n = b[0], row = b[1], k = L->k;
     const int64_t *mine = L->hand_of_row[p] + row, *theirs = L->hand_of_row[1 - p] + row;
     const uint8_t *cards = L->hand_cards + row * k;
@@ -359,7 +469,7 @@ static void matrix_row(const Layout *L, const int64_t *b, int p, int showdown, c
             const double u = !showdown || (p == 0 ? rank[h] > rank[g] : rank[g] > rank[h]) ? t[0] : t[1];
             s += u * opp[x];
         }
-        out[r] = p == 0 ? s : -s;
+        out[r] = (real)(p == 0 ? s : -s);
     }
 }
 
@@ -368,29 +478,29 @@ static void matrix_row(const Layout *L, const int64_t *b, int p, int showdown, c
  * opponent's reach summed over hers, the values written for the traverser's). The dropped hands add exactly zero to
  * those sums, so leaving them out leaves every running sum and every value bitwise as the loops over all hands make them.
  */
-static void live_fold(const Layout *L, const int64_t *b, int p, double value, const double *opp, double *out,
+static void live_fold(const Layout *L, const int64_t *b, int p, double value, const real *opp, real *out,
                       double *mass) {
     const int64_t bi = (b - L->board) / 5, q = 1 - p, mb = L->live_board[p][2 * bi], ob = L->live_board[q][2 * bi];
-    removal_values(opp, out, L->live_hand_row[p] + mb, L->live_hand_cards[p] + mb * L->k, L->live_hand_twin[p] + mb,
+    REMOVAL(opp, out, L->live_hand_row[p] + mb, L->live_hand_cards[p] + mb * L->k, L->live_hand_twin[p] + mb,
                    L->live_board[p][2 * bi + 1], L->live_hand_row[q] + ob, L->live_hand_cards[q] + ob * L->k,
                    L->live_board[q][2 * bi + 1], L->k, value, mass, L->cards);
 }
 
-static void live_showdown(const Layout *L, const int64_t *b, int p, const double *t, const double *opp, double *out,
+static void live_showdown(const Layout *L, const int64_t *b, int p, const double *t, const real *opp, real *out,
                           double *scratch) {
     const int64_t bi = (b - L->board) / 5, q = 1 - p, mb = L->live_board[p][2 * bi], ob = L->live_board[q][2 * bi];
-    ladder_values(opp, out, L->live_ladder_row[p] + mb, L->live_ladder_cards[p] + mb * L->k, L->live_ties[p] + b[2],
+    LADDER(opp, out, L->live_ladder_row[p] + mb, L->live_ladder_cards[p] + mb * L->k, L->live_ties[p] + b[2],
                   L->live_ladder_row[q] + ob, L->live_ladder_cards[q] + ob * L->k, L->live_ties[q] + b[2], b[3], L->k,
                   p == 0 ? t[0] : t[1], p == 0 ? t[1] : t[0], p != 0, scratch, L->cards);
 }
 
-static inline int all_zero(const double *x, int64_t n) {
+static inline int all_zero(const real *x, int64_t n) {
     for (int64_t i = 0; i < n; i++)
         if (x[i] != 0.0) return 0;
     return 1;
 }
 
-static void terminal_row(Pass *P, const int64_t *nd, const double *opp, double *out) {
+static void terminal_row(Pass *P, const int64_t *nd, const real *opp, real *out) {
     const Layout *L = P->L;
     const int64_t *b = L->board + nd[NK_BOARD] * 5, row = b[1], n = b[0], k = L->k, q = 1 - P->p;
     const double *t = L->term + nd[NK_TERM] * 2;
@@ -402,19 +512,80 @@ static void terminal_row(Pass *P, const int64_t *nd, const double *opp, double *
     } else if (nd[NK_SHOWDOWN]) {
         const uint8_t *cards = L->ladder_cards + row * k;
         const int64_t *ties = L->ties + b[2];
-        ladder_values(opp, out, L->ladder_local[P->p] + row, cards, ties, L->ladder_local[q] + row, cards, ties, b[3], k,
+        LADDER(opp, out, L->ladder_local[P->p] + row, cards, ties, L->ladder_local[q] + row, cards, ties, b[3], k,
                       P->p == 0 ? t[0] : t[1], P->p == 0 ? t[1] : t[0], P->p != 0, P->scratch, L->cards);
     } else {
         const uint8_t *cards = L->hand_cards + row * k;
         const int64_t *mine = L->local[P->p] + row, *theirs = L->local[q] + row;
-        removal_values(opp, out, mine, cards, theirs, n, theirs, cards, n, k, P->p == 0 ? t[0] : -1.0 * t[0], P->scratch,
+        REMOVAL(opp, out, mine, cards, theirs, n, theirs, cards, n, k, P->p == 0 ? t[0] : -1.0 * t[0], P->scratch,
                        L->cards);
     }
 }
 
+#ifdef PASSES_SINGLE
+/* The traverser's regret and average update at a node (update_regrets of _kernels.c, the same flags) in float32, as
+   postflop-solver updates: rows of `rows` hands action by action, n actions */
+static void update_single(const Source *s, Rows R, const Update *u, int64_t rows, int64_t n, const real *seqv,
+                          const real *v, const real *reach, const real *sigma) {
+    float *rg = u->regrets, *sm = u->sums, *pr = u->predicted;
+    const int flags = u->flags;
+    const float discount[2] = {(float)u->negative, (float)u->positive}, scale = (float)u->scale;
+    const float weight = (float)u->weight, sum_discount = (float)u->sum_discount;
+#define UPDATE_SLOT(x, y, j)                                                                                           \
+    do {                                                                                                               \
+        const float inst = (seqv[y] - v[j]) * (float)s->legal[x];                                                      \
+        float r = rg[x];                                                                                               \
+        if (flags & 8) r *= r > 0 ? discount[1] : discount[0];                                                         \
+        r += inst;                                                                                                     \
+        if (flags & 1) r = (r > 0 || r != r) ? r : 0.0f;                                                               \
+        if (flags & 2) r *= r > 0 ? discount[1] : discount[0];                                                         \
+        if (flags & 4) r *= scale;                                                                                     \
+        rg[x] = r;                                                                                                     \
+        if (pr) pr[x] = r + inst;                                                                                      \
+        const float m = (flags & 32) ? sm[x] * sum_discount : sm[x];                                                   \
+        sm[x] = m + ((flags & 16) ? 1.0f : reach[j]) * sigma[y] * weight;                                              \
+    } while (0)
+    if (R.compact) { /* the node's slots one after another, as its buffers: loops the compiler runs several wide */
+        float *cr = rg + R.base, *cs = sm + R.base, *cp = pr ? pr + R.base : NULL;
+        const uint8_t *legal = s->legal + R.base;
+        for (int64_t k = 0; k < n; k++) {
+            const int64_t o = k * rows;
+            if (flags == 56 && !cp) /* postflop-solver's rule */
+                for (int64_t j = 0; j < rows; j++) {
+                    const float inst = (seqv[o + j] - v[j]) * (float)legal[o + j];
+                    const float r = cr[o + j] * (cr[o + j] > 0 ? discount[1] : discount[0]);
+                    cr[o + j] = r + inst;
+                    cs[o + j] = cs[o + j] * sum_discount + sigma[o + j] * weight;
+                }
+            else
+                for (int64_t j = 0; j < rows; j++) {
+                    const float inst = (seqv[o + j] - v[j]) * (float)legal[o + j];
+                    float r = cr[o + j];
+                    if (flags & 8) r *= r > 0 ? discount[1] : discount[0];
+                    r += inst;
+                    if (flags & 1) r = (r > 0 || r != r) ? r : 0.0f;
+                    if (flags & 2) r *= r > 0 ? discount[1] : discount[0];
+                    if (flags & 4) r *= scale;
+                    cr[o + j] = r;
+                    if (cp) cp[o + j] = r + inst;
+                    const float m = (flags & 32) ? cs[o + j] * sum_discount : cs[o + j];
+                    cs[o + j] = m + ((flags & 16) ? 1.0f : reach[j]) * sigma[o + j] * weight;
+                }
+        }
+        return;
+    }
+    for (int64_t k = 0; k < n; k++)
+        for (int64_t j = 0; j < rows; j++) {
+            const int64_t x = slot_of(R, rows, j, k), y = k * rows + j;
+            UPDATE_SLOT(x, y, j);
+        }
+#undef UPDATE_SLOT
+}
+#endif
+
 /* out [rows of n] = the traverser's values at node n, given her reach `own` (NULL where the pass carries none: see
    own_reach) and the opponent's `opp` there */
-static void visit(Pass *P, int64_t n, const double *own, const double *opp, double *out) {
+static void visit(Pass *P, int64_t n, const real *own, const real *opp, real *out) {
     if (P->failed) return;
     const Layout *L = P->L;
     const int64_t *nd = L->node + n * NK_COLS;
@@ -425,7 +596,7 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
         /* where the opponent reaches it with no hand the loops would give +0.0 at every row (on the boards they value:
            a payoff matrix gives player 1 -0.0): the regrets' discounts and the sums below a line she never takes
            still need the walk, its terminals do not */
-        if (!L->board[nd[NK_BOARD] * 5 + 4] && all_zero(opp, Hq)) memset(out, 0, (size_t)H * sizeof(double));
+        if (!L->board[nd[NK_BOARD] * 5 + 4] && all_zero(opp, Hq)) memset(out, 0, (size_t)H * sizeof(real));
         else terminal_row(P, nd, opp, out);
         return;
     }
@@ -437,9 +608,9 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
             if (fan_out(P, nd, shared ? P->threads : 1, width, own, opp, out) != 0) P->failed = 1;
             return;
         }
-        double *buf = take(P, 3 * width);
+        real *buf = take(P, 3 * width);
         if (!buf) { P->failed = 1; return; }
-        double *val = buf + 2 * width;
+        real *val = buf + 2 * width;
         for (int64_t j = 0; j < H; j++) out[j] = 0.0;
         for (int64_t c = lo; c < hi && !P->failed; c++) {
             visit_dealt(P, c, own, opp, buf, val);
@@ -454,18 +625,18 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
     const Rows R = rows_in(s, n, nd[NK_INF], nc, live_of(L, n, actor));
     /* the slots read and written: a node's own actions (all a of a padded row from 8 on: numpy's order of its sum) */
     const int64_t width = s->offset || a < 8 ? nc : a;
-    double *buf = take(P, Hm * (4 * a + 1));
+    real *buf = take(P, Hm * (4 * a + 1));
     if (!buf) { P->failed = 1; return; }
     /* Every buffer action by action (entry k * rows + j: row j's action k), as postflop-solver lays out a node, so
        that each loop below runs over a row of hands. sigma: the actor's strategy; reaches: the reach of the actor's
        rows at each child; vals: each child's values in a row of their own (so children on other threads write apart),
        added up in the children's order after the last; slots: the traverser's, read for the update. */
     const int64_t Ha = actor == p ? H : Hq;
-    double *sigma = buf, *slots = buf + Hm * a, *vals = buf + 2 * Hm * a, *reaches = buf + 3 * Hm * a;
-    double *scratch = buf + 4 * Hm * a;
+    real *sigma = buf, *slots = buf + Hm * a, *vals = buf + 2 * Hm * a, *reaches = buf + 3 * Hm * a;
+    real *scratch = buf + 4 * Hm * a;
     if (actor != p || P->mode != PASS_BEST) /* a best response reads no strategy of the traverser's */
         source_rows(s, R, Ha, width, sigma, scratch);
-    const double *from = actor == p ? own : opp; /* the reach the actor's strategy multiplies (own NULL: none) */
+    const real *from = actor == p ? own : opp; /* the reach the actor's strategy multiplies (own NULL: none) */
     if (from)
         for (int64_t k = 0; k < nc; k++)
             for (int64_t j = 0; j < Ha; j++) reaches[k * Ha + j] = from[j] * sigma[k * Ha + j];
@@ -487,23 +658,26 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
         for (int64_t x = 0; x < nc * H; x++) slots[x] = 0.0 + vals[x];
         for (int64_t x = nc * H; x < width * H; x++) slots[x] = 0.0;
     } else {
-        double *acc = slots;
+        real *acc = slots;
         for (int64_t j = 0; j < H; j++) acc[j] = 0.0;
         for (int64_t k = 0; k < nc; k++)
-            for (int64_t j = 0; j < H; j++) acc[j] += vals[k * H + j] * 1.0;
+            for (int64_t j = 0; j < H; j++) acc[j] += vals[k * H + j] * (real)1.0;
         for (int64_t j = 0; j < H; j++) out[j] = 0.0 + acc[j];
     }
     if (actor == p && P->mode == PASS_BEST) {
         for (int64_t j = 0; j < H; j++) {
-            double top = -INFINITY;
+            real top = -INFINITY;
             for (int64_t k = 0; k < width; k++) {
-                const double y = s->legal[slot_of(R, H, j, k)] ? slots[k * H + j] + 0.0 : -INFINITY;
+                const real y = s->legal[slot_of(R, H, j, k)] ? slots[k * H + j] + (real)0.0 : -INFINITY;
                 if (y > top) top = y;
             }
             out[j] = top;
         }
     }
     if (actor == p && P->mode == PASS_CFR) {
+#ifdef PASSES_SINGLE
+        update_single(s, R, &P->up, H, width, slots, out, own, sigma);
+#else
         const Update *u = &P->up;
         const size_t at = (size_t)R.base;
         if (R.compact && s->f32)
@@ -524,6 +698,7 @@ static void visit(Pass *P, int64_t n, const double *own, const double *opp, doub
             update_regrets_rows((double *)u->regrets + at, (double *)u->sums + at, u->predicted ? (double *)u->predicted + at : NULL,
                                 slots, out, own, sigma, s->legal + at, NULL, H, R.stride, u->flags, u->positive,
                                 u->negative, u->scale, u->weight, u->sum_discount, R.at, width);
+#endif
     }
     give(P, buf, Hm * (4 * a + 1));
 }
@@ -570,9 +745,22 @@ static int fanning_chance(const Layout *L, int64_t n, int64_t min_fan) {
  * parent in order after all are done: the result does not depend on the count. Returns the nodes whose children
  * went to threads, or -1 where memory ran out.
  */
-int64_t poker_pass(const Layout *L, int p, int mode, const Source *src0, const Source *src1, const Update *up,
+#ifdef PASSES_SINGLE
+#define POKER_PASS poker_pass_single
+#else
+#define POKER_PASS poker_pass
+int64_t poker_pass_single(const Layout *L, int p, int mode, const Source *src0, const Source *src1, const Update *up,
+                          int64_t roots, const double *own, const double *opp, double *out, int64_t max_hands,
+                          int64_t threads, int64_t min_fan);
+#endif
+
+int64_t POKER_PASS(const Layout *L, int p, int mode, const Source *src0, const Source *src1, const Update *up,
                    int64_t roots, const double *own, const double *opp, double *out, int64_t max_hands, int64_t threads,
                    int64_t min_fan) {
+#ifndef PASSES_SINGLE
+    if (src0->f32 == 2 || src1->f32 == 2) /* float32 storage computed in float32 (CFRSolver's compute="float32") */
+        return poker_pass_single(L, p, mode, src0, src1, up, roots, own, opp, out, max_hands, threads, min_fan);
+#endif
     Pass P = {L, p, mode, {*src0, *src1}, {0}, NULL, L->cards + 2 * max_hands + 1, threads > 1 ? (int)threads : 1,
               min_fan, 1, 0, 0, NULL, 0, 0};
     if (up) P.up = *up;
@@ -581,7 +769,7 @@ int64_t poker_pass(const Layout *L, int p, int mode, const Source *src0, const S
         const int64_t x = need(&P, r);
         if (x > P.arena_size) P.arena_size = x;
     }
-    P.arena = P.arena_size ? malloc((size_t)P.arena_size * sizeof(double)) : NULL; /* NULL: malloc node by node */
+    P.arena = P.arena_size ? malloc((size_t)P.arena_size * sizeof(real)) : NULL; /* NULL: malloc node by node */
     if (!P.arena) P.arena_size = 0;
     double *scratch = malloc((size_t)P.scratch_size * sizeof(double));
     if (!scratch) { free(P.arena); return -1; }
@@ -590,19 +778,21 @@ int64_t poker_pass(const Layout *L, int p, int mode, const Source *src0, const S
        (flag 16, postflop-solver's) does not take: its rows are then not carried down at all */
     const int own_reach = mode == PASS_CFR && !(P.up.flags & 16);
     int64_t at = 0;
-    double *rows = L->live_node[0] ? malloc((size_t)(3 * (max_hands > 0 ? max_hands : 1)) * sizeof(double)) : NULL;
-    if (L->live_node[0] && !rows) P.failed = 1;
+    /* the roots' rows copied in and out where the passes keep live rows or compute in float32 */
+    const int copied = L->live_node[0] || sizeof(real) != sizeof(double);
+    real *rows = copied ? malloc((size_t)(3 * (max_hands > 0 ? max_hands : 1)) * sizeof(real)) : NULL;
+    if (copied && !rows) P.failed = 1;
     for (int64_t r = 0; r < roots && !P.failed; r++) {
         const int64_t H = L->node[r * NK_COLS + NK_SIZE];
         if (rows) { /* the live rows of the root's reaches in, their values out (zero at the others) */
             const int64_t Hp = rows_of(L, r, p), Hq = rows_of(L, r, 1 - p), *lp = live_of(L, r, p), *lq = live_of(L, r, 1 - p);
-            for (int64_t j = 0; j < Hp; j++) rows[j] = own[at + lp[j]];
-            for (int64_t j = 0; j < Hq; j++) rows[max_hands + j] = opp[at + lq[j]];
+            for (int64_t j = 0; j < Hp; j++) rows[j] = (real)own[at + (lp ? lp[j] : j)];
+            for (int64_t j = 0; j < Hq; j++) rows[max_hands + j] = (real)opp[at + (lq ? lq[j] : j)];
             visit(&P, r, own_reach ? rows : NULL, rows + max_hands, rows + 2 * max_hands);
             for (int64_t j = 0; j < H; j++) out[at + j] = 0.0;
-            for (int64_t j = 0; j < Hp; j++) out[at + lp[j]] = rows[2 * max_hands + j];
+            for (int64_t j = 0; j < Hp; j++) out[at + (lp ? lp[j] : j)] = rows[2 * max_hands + j];
         } else {
-            visit(&P, r, own_reach ? own + at : NULL, opp + at, out + at);
+            visit(&P, r, own_reach ? (const real *)own + at : NULL, (const real *)opp + at, (real *)out + at);
         }
         at += H;
     }
@@ -610,7 +800,7 @@ int64_t poker_pass(const Layout *L, int p, int mode, const Source *src0, const S
     return P.failed ? -1 : P.fans;
 }
 
-
+#ifndef PASSES_SINGLE
 /*
  * n alternating CFR iterations as depth-first passes: per iteration poker_pass(PASS_CFR) for player 0, then for
  * player 1, each reading both players' strategies from src0 and src1 as the earlier passes left them, so the result is
@@ -659,3 +849,4 @@ int64_t poker_best_responses(const Layout *L, const Source *src0, const Source *
                                  min_fan);
     return c < 0 ? -1 : a + b + c;
 }
+#endif

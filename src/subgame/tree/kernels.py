@@ -497,7 +497,10 @@ def _pass_args(layout: Any, player: int, mode: int, sources: tuple[Any, Any], up
         if s.compact is not None and not (s.compact is layout.compact[q] and s.data.shape == (s.compact.size,)):
             raise GameDefinitionError("poker_pass: compact storage of another layout (all rows or kept rows) or size")
         a = s.data.shape[1] if s.compact is None else s.compact.actions
-        src.append(_Source(s.kind, int(s.data.dtype == np.float32), _kept_ptr(s.data), _kept_ptr(s.legal), a,
+        if s.single and s.data.dtype != np.float32:
+            raise GameDefinitionError("poker_pass: a pass computes in float32 over float32 regrets and sums only")
+        precision = 2 if s.single else int(s.data.dtype == np.float32)  # 2: computed in float32 (poker_pass_single)
+        src.append(_Source(s.kind, precision, _kept_ptr(s.data), _kept_ptr(s.legal), a,
                            None if s.compact is None else _kept_ptr(s.compact.offset)))
     up = None
     if update is not None:

@@ -377,6 +377,7 @@ class Source:
     data: np.ndarray  #: [I, A] float64 (or float32 regrets and sums), or [S] in ``compact`` storage
     legal: np.ndarray  #: bool, laid out as ``data``
     compact: CompactRows | None = None  #: the layout's ``compact[player]`` where ``data`` is compact
+    single: bool = False  #: the pass computes in float32 (float32 ``data``; CFRSolver's ``compute="float32"``)
 
 
 def usable(layout: PokerLayout | None, num_states: int, *arrays: np.ndarray) -> bool:
@@ -392,7 +393,7 @@ def usable(layout: PokerLayout | None, num_states: int, *arrays: np.ndarray) -> 
 def cfr_pass(layout: PokerLayout, player: int, matched: tuple[np.ndarray, np.ndarray], regrets: np.ndarray,
              strategy_sum: np.ndarray, predicted: np.ndarray | None, legal: tuple[np.ndarray, np.ndarray],
              root_reach: tuple[np.ndarray, np.ndarray], rule: kernels.Rule, dropped: np.ndarray, compact: bool = False,
-             ) -> None:
+             single: bool = False) -> None:
     """One CFR update of ``player``'s regrets and strategy sums (in place), both players playing regret matching.
 
     Each player's strategy is matched from ``matched`` (her regrets, or her predicted regrets
@@ -402,17 +403,19 @@ def cfr_pass(layout: PokerLayout, player: int, matched: tuple[np.ndarray, np.nda
     :class:`~subgame.solve.rules.UpdateRule` (:func:`~subgame.tree.kernels.update_regrets`).
     ``dropped`` [R] takes her values at the root rows, which the pass computes and the root's regret update reads
     back: the caller's own array, as two passes at once (two solvers of one tree on Python threads) must not share it.
-    ``compact``: every array is in the layout's :attr:`~PokerLayout.compact` storage.
+    ``compact``: every array is in the layout's :attr:`~PokerLayout.compact` storage; ``single``: the pass computes in
+    float32 (``poker_pass_single``; float32 arrays).
     """
-    sources = regret_sources(layout, matched, legal, compact)
+    sources = regret_sources(layout, matched, legal, compact, single)
     kernels.poker_pass(layout, player, CFR_UPDATE, sources, (regrets, strategy_sum, predicted, rule), root_reach, dropped)
 
 
 def regret_sources(layout: PokerLayout, matched: tuple[np.ndarray, np.ndarray], legal: tuple[np.ndarray, np.ndarray],
-                   compact: bool) -> tuple[Source, Source]:
-    """Both players' strategies as regret matching of ``matched`` (in the layout's compact storage where ``compact``)."""
-    return (Source(REGRETS, matched[0], legal[0], layout.compact[0] if compact else None),
-            Source(REGRETS, matched[1], legal[1], layout.compact[1] if compact else None))
+                   compact: bool, single: bool = False) -> tuple[Source, Source]:
+    """Both players' strategies as regret matching of ``matched`` (in the layout's compact storage where ``compact``;
+    the pass computing in float32 where ``single``)."""
+    return (Source(REGRETS, matched[0], legal[0], layout.compact[0] if compact else None, single),
+            Source(REGRETS, matched[1], legal[1], layout.compact[1] if compact else None, single))
 
 
 def root_values(layout: PokerLayout, player: int, mode: int, sources: tuple[Source, Source],
