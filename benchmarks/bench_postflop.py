@@ -87,14 +87,14 @@ def write_spot(spot: Spot, endgames: Path, out: Path) -> None:
 
 
 def ours_command(spot: Spot, endgames: Path, dtype: str, drop_zero_weight: bool = True, compact: bool = True,
-                 algo: str = "dcfr") -> list[str]:
+                 algo: str = "dcfr", compute: str = "float64") -> list[str]:
     if spot.source == "flop":
         board, pot, stack = FLOP
         game = ["holdem-subgame", "--board", board, "--pot", str(pot), "--stack", str(stack), "--ranges", "uniform"]
     else:
         game = [str(endgames / spot.source)]
     return [sys.executable, "-m", "subgame.cli", "solve", *game, "--bets", ",".join(spot.bets), "--raise-cap",
-            str(spot.raise_cap), "--algo", algo, "--target", "0.5%pot", "--dtype", dtype, "--json",
+            str(spot.raise_cap), "--algo", algo, "--target", "0.5%pot", "--dtype", dtype, "--compute", compute, "--json",
             *([] if drop_zero_weight else ["--keep-zero-weight"]), *([] if compact else ["--no-compact"])]
 
 
@@ -155,6 +155,8 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3, help="alternated runs of each system per spot (default 3)")
     parser.add_argument("--threads", type=int, default=2, help="threads of each system (default 2)")
     parser.add_argument("--dtype", default="float64", choices=("float64", "float32"), help="our storage (default float64)")
+    parser.add_argument("--compute", default="float64", choices=("float64", "float32"),
+                        help="the precision our passes compute in (default float64; float32 needs --dtype float32)")
     parser.add_argument("--algo", default="dcfr", choices=("dcfr", "dcfr-postflop", "cfr+", "pcfr+"),
                         help="our update rule (default dcfr; dcfr-postflop is postflop-solver's own)")
     parser.add_argument("--keep-zero-weight", dest="drop_zero_weight", action="store_false",
@@ -184,7 +186,7 @@ def main() -> None:
             write_spot(spot, args.endgames or Path(), spot_file)
             theirs_cmd = [*pin, str(binary), str(spot_file), pfs_bets(spot.bets), "0.5", "1000", str(spot.raise_cap)]
             ours_cmd = pin + ours_command(spot, args.endgames or Path(), args.dtype, args.drop_zero_weight, args.compact,
-                                          args.algo)
+                                          args.algo, args.compute)
             ours, theirs = [], []
             for _ in range(args.reps):
                 ours.append(run(ours_cmd, env))

@@ -15,8 +15,9 @@ import pytest
 from subgame.decompose import CFRDConfig, CFRDSolver, TrunkSplit
 from subgame.errors import SubgameError
 from subgame.games import load_game
-from subgame.solve.cfr import CFR_PLUS, DCFR, CFRSolver
+from subgame.solve.cfr import CFR_PLUS, DCFR, POSTFLOP_DCFR, CFRSolver
 from subgame.solve.driver import STOP_SIGNALS, Budget, Cadence, Solver, TargetSchedule, deferred_stop_signals, run
+from subgame.solve.rules import average_restarts
 from tests.conftest import compiled
 
 
@@ -251,6 +252,21 @@ def test_a_target_schedule_checks_where_the_power_law_predicts_the_target():
     assert schedule.next == 90
     with pytest.raises(SubgameError, match="target > 0"):
         TargetSchedule(0.0, first=10)
+
+
+def test_a_target_schedule_checks_just_before_the_average_restarts():
+    """postflop-solver's schedule starts the average again at 4^k + 1: a check predicted past 257 is made at 256, where
+    that average is the most converged (just after the restart it is a few iterations' strategy)."""
+    assert average_restarts(POSTFLOP_DCFR, 300) == (5, 17, 65, 257) and average_restarts(DCFR, 300) == ()
+    schedule = TargetSchedule(1.0, first=10, restarts=average_restarts(POSTFLOP_DCFR, 1000))
+    schedule.record(10, 64.0)
+    assert schedule.next == 16  # not 20: 17 restarts the average
+    schedule.record(16, 25.0)
+    assert schedule.next == 32
+    schedule.record(200, 1.6)
+    assert schedule.next == 256
+    schedule.record(256, 1.3)
+    assert schedule.next > 257  # past it the average builds up again, and no restart until 1025
 
 
 def test_a_run_stops_at_a_target_checked_on_a_schedule():

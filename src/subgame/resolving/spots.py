@@ -33,6 +33,7 @@ from ..games.poker.holdem import HoldemSpot
 from ..games.poker.ranges import HANDS, NUM_CARDS, Range, hand_index, parse_cards
 from ..solve import driver
 from ..solve.cfr import CFR_PLUS, CFRConfig, CFRSolver
+from ..solve.rules import average_restarts
 from ..strategy import Strategy
 from ..tree import kernels
 from ..tree.compile import compile_game
@@ -353,7 +354,8 @@ def solve_spot(
         raise GameDefinitionError(f"the target must be a positive percentage of the pot, got {target_pct_pot}")
     solver = problem.solver(config, dtype, drop_zero_weight, compact, compute).plan(iterations)
     started = time.perf_counter()
-    schedule = None if target_pct_pot is None else driver.TargetSchedule(target_pct_pot, evaluate_every)
+    schedule = None if target_pct_pot is None else driver.TargetSchedule(
+        target_pct_pot, evaluate_every, restarts=average_restarts(config, iterations))
 
     def evaluate(s: CFRSolver) -> SpotPoint:
         point = SpotPoint(s.iteration, time.perf_counter() - started, problem.exploitability(s))

@@ -21,7 +21,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from math import log
@@ -124,13 +124,20 @@ class TargetSchedule:
     ``max_growth``. A run that stops at the target therefore needs a handful of checks and
     overshoots the crossing by about one gap of the last prediction's error. Pass it as
     :func:`run`'s ``evaluate_at`` and :meth:`record` every evaluation's value.
+
+    ``restarts`` are the iterations at which the average strategy starts again
+    (:func:`~subgame.solve.rules.average_restarts`: postflop-solver's schedule): a check
+    predicted past one is made just before it instead, where that average is the most
+    converged it gets (just after a restart the average is a few iterations' strategy).
     """
 
-    def __init__(self, target: float, first: int, min_gap: int | None = None, max_growth: float = 2.0) -> None:
+    def __init__(self, target: float, first: int, min_gap: int | None = None, max_growth: float = 2.0,
+                 restarts: Sequence[int] = ()) -> None:
         if not target > 0 or first < 1 or (min_gap is not None and min_gap < 1) or not max_growth > 1:
             raise SubgameError(f"a target schedule needs target > 0, first >= 1, min_gap >= 1 and max_growth > 1; got "
                                f"{target}, {first}, {min_gap}, {max_growth}")
         self.target, self.min_gap, self.max_growth = float(target), min_gap or first, float(max_growth)
+        self.restarts = tuple(sorted(restarts))
         self.next = int(first)
         self.checks: list[tuple[int, float]] = []
 
@@ -148,6 +155,9 @@ class TargetSchedule:
                 k = log(e0 / e1) / log(t1 / t0)
                 step = min(grown, int(t1 * (e1 / self.target) ** (1.0 / k)) + 1)
         self.next = max(iteration + self.min_gap, step)
+        before = [r - 1 for r in self.restarts if iteration < r - 1 < self.next]
+        if before:
+            self.next = before[0]
 
 
 E = TypeVar("E")

@@ -142,6 +142,14 @@ def rule_fields(config: CFRConfig, t: int, horizon: int | None = None) -> RuleFi
             sum_discount, weight, config.reach_average, config.prediction == "last")
 
 
+def average_restarts(config: CFRConfig, up_to: int) -> tuple[int, ...]:
+    """The iterations up to ``up_to`` at which the strategy sum starts again (schedule ``"postflop"``: 4^k + 1, the
+    sum multiplied by 0 before the iteration's increment), beyond the first; none under the other schedules."""
+    if config.schedule != "postflop":
+        return ()
+    return tuple(4**k + 1 for k in range(1, max(up_to, 1).bit_length()) if 4**k + 1 <= up_to)
+
+
 def accumulate_regrets(rule: UpdateRule, regrets: np.ndarray, inst: np.ndarray, predicted: np.ndarray | None = None) -> None:
     """Add instantaneous regrets ``inst`` [I, A] to ``regrets`` in place per ``rule``; with prediction
     ``predicted`` becomes the new regrets plus ``inst`` (what the next strategy is matched from)."""
