@@ -112,7 +112,7 @@ static inline int64_t map_of(const Layout *L, int64_t n, int q) {
 }
 
 typedef struct {
-    int kind, f32;                         /* SRC_*; float32 regrets or sums */
+    int kind, f32;                         /* SRC_*; float32 regrets or sums (2: and the pass computes in float32) */
     const void *data;                      /* [I, a] regrets, sums (T) or probabilities (float64); or compact (offset) */
     const uint8_t *legal;                  /* laid out as data */
     int64_t a;
