@@ -372,31 +372,85 @@ UPDATE_REGRETS(update_regrets_f32, float)
  * hands (reach opp[orow[u]], cards oc), by inclusion-exclusion over i's k <= 2 cards: with two cards the hand itself,
  * subtracted twice, is added back (twin[i]: the opponent's row of it, -1 where she has none). `mass` is scratch of
  * `cards` doubles.
+ *
+ * One showdown of one board by its ladder: the traverser's hands in ascending strength (their rows mrow in `out`,
+ * cards mc, [k] each; tie group g's hands at mt[g] .. mt[g+1] - 1) against the opponent's (reach opp[orow[u]], cards
+ * oc, groups at ot). The opponent's reach over disjoint weaker hands is a running sum over the groups already passed
+ * less what those hands hold of the hand's cards; stronger hands likewise from the top. out[mrow[j]] = w_below *
+ * weaker + w_above * stronger, negated where `negate`. `scratch` holds cards + the traverser's hands doubles.
+ *
+ * The rows of reaches and values are R: float64 (removal_values, ladder_values), or float32 (removal_values_f32,
+ * ladder_values_f32: the float32 passes of _passes_single.c); the sums are float64 either way, each value rounded to
+ * R once.
  */
-INLINE void removal_body(const double *opp, double *out, const int64_t *mrow, const uint8_t *mc, const int64_t *twin,
-                         int64_t nm, const int64_t *orow, const uint8_t *oc, int64_t no, int64_t k, double value,
-                         double *mass, int64_t cards) {
-    double total = 0.0;
-    memset(mass, 0, (size_t)cards * sizeof(double));
-    for (int64_t u = 0; u < no; u++) {
-        const double x = opp[orow[u]];
-        if (x == 0.0) continue; /* adds nothing (both sums start at +0.0 and never hold -0.0) */
-        total += x;
-        for (int64_t c = 0; c < k; c++) mass[oc[u * k + c]] += x;
+#define TERMINAL_SUMS(SUFFIX, R)                                                                                      \
+    /* total plus the opponent's reach over her hands lo .. hi - 1, and each card's share into mass */               \
+    INLINE double add_opponents##SUFFIX(const R *opp, const int64_t *orow, const uint8_t *oc, int64_t lo, int64_t hi,  \
+                                        int64_t k, double total, double *mass) {                                      \
+        for (int64_t u = lo; u < hi; u++) {                                                                           \
+            const double x = (double)opp[orow[u]];                                                                    \
+            if (x == 0.0) continue; /* adds nothing (both sums start at +0.0 and never hold -0.0) */                  \
+            total += x;                                                                                               \
+            for (int64_t c = 0; c < k; c++) mass[oc[u * k + c]] += x;                                                 \
+        }                                                                                                             \
+        return total;                                                                                                 \
+    }                                                                                                                 \
+    INLINE void removal_body##SUFFIX(const R *opp, R *out, const int64_t *mrow, const uint8_t *mc,                    \
+                                     const int64_t *twin, int64_t nm, const int64_t *orow, const uint8_t *oc,         \
+                                     int64_t no, int64_t k, double value, double *mass, int64_t cards) {              \
+        memset(mass, 0, (size_t)cards * sizeof(double));                                                              \
+        const double total = add_opponents##SUFFIX(opp, orow, oc, 0, no, k, 0.0, mass);                              \
+        for (int64_t i = 0; i < nm; i++) {                                                                            \
+            double m = total - mass[mc[i * k]];                                                                       \
+            if (k == 2) m = (m - mass[mc[i * k + 1]]) + (twin[i] >= 0 ? (double)opp[twin[i]] : 0.0);                 \
+            out[mrow[i]] = (R)(value * m + 0.0);                                                                      \
+        }                                                                                                             \
+    }                                                                                                                 \
+    void removal_values##SUFFIX(const R *opp, R *out, const int64_t *mrow, const uint8_t *mc, const int64_t *twin,    \
+                                int64_t nm, const int64_t *orow, const uint8_t *oc, int64_t no, int64_t k,            \
+                                double value, double *mass, int64_t cards) {                                          \
+        if (k == 2) removal_body##SUFFIX(opp, out, mrow, mc, twin, nm, orow, oc, no, 2, value, mass, cards);          \
+        else removal_body##SUFFIX(opp, out, mrow, mc, twin, nm, orow, oc, no, k, value, mass, cards);                 \
+    }                                                                                                                 \
+    INLINE void ladder_body##SUFFIX(const R *opp, R *out, const int64_t *mrow, const uint8_t *mc, const int64_t *mt,  \
+                                    const int64_t *orow, const uint8_t *oc, const int64_t *ot, int64_t groups,        \
+                                    int64_t k, double w_below, double w_above, int negate, double *scratch,           \
+                                    int64_t cards) {                                                                  \
+        double *mass = scratch, *weaker = scratch + cards, total = 0.0;                                               \
+        memset(mass, 0, (size_t)cards * sizeof(double));                                                              \
+        for (int64_t g = 0; g < groups; g++) {                                                                        \
+            for (int64_t j = mt[g]; j < mt[g + 1]; j++) {                                                             \
+                double m = total - mass[mc[j * k]];                                                                   \
+                if (k == 2) m -= mass[mc[j * k + 1]];                                                                 \
+                weaker[j] = m;                                                                                        \
+            }                                                                                                         \
+            total = add_opponents##SUFFIX(opp, orow, oc, ot[g], ot[g + 1], k, total, mass);                           \
+        }                                                                                                             \
+        total = 0.0;                                                                                                  \
+        memset(mass, 0, (size_t)cards * sizeof(double));                                                              \
+        for (int64_t g = groups - 1; g >= 0; g--) {                                                                   \
+            for (int64_t j = mt[g]; j < mt[g + 1]; j++) {                                                             \
+                double m = total - mass[mc[j * k]];                                                                   \
+                if (k == 2) m -= mass[mc[j * k + 1]];                                                                 \
+                const double value = w_below * weaker[j] + w_above * m;                                               \
+                out[mrow[j]] = (R)((negate ? -value : value) + 0.0);                                                  \
+            }                                                                                                         \
+            total = add_opponents##SUFFIX(opp, orow, oc, ot[g], ot[g + 1], k, total, mass);                           \
+        }                                                                                                             \
+    }                                                                                                                 \
+    void ladder_values##SUFFIX(const R *opp, R *out, const int64_t *mrow, const uint8_t *mc, const int64_t *mt,       \
+                               const int64_t *orow, const uint8_t *oc, const int64_t *ot, int64_t groups, int64_t k,  \
+                               double w_below, double w_above, int negate, double *scratch, int64_t cards) {          \
+        if (k == 2)                                                                                                   \
+            ladder_body##SUFFIX(opp, out, mrow, mc, mt, orow, oc, ot, groups, 2, w_below, w_above, negate, scratch,   \
+                                cards);                                                                               \
+        else                                                                                                          \
+            ladder_body##SUFFIX(opp, out, mrow, mc, mt, orow, oc, ot, groups, k, w_below, w_above, negate, scratch,   \
+                                cards);                                                                               \
     }
-    for (int64_t i = 0; i < nm; i++) {
-        double m = total - mass[mc[i * k]];
-        if (k == 2) m = (m - mass[mc[i * k + 1]]) + (twin[i] >= 0 ? opp[twin[i]] : 0.0);
-        out[mrow[i]] = value * m + 0.0;
-    }
-}
 
-void removal_values(const double *opp, double *out, const int64_t *mrow, const uint8_t *mc, const int64_t *twin,
-                    int64_t nm, const int64_t *orow, const uint8_t *oc, int64_t no, int64_t k, double value, double *mass,
-                    int64_t cards) {
-    if (k == 2) removal_body(opp, out, mrow, mc, twin, nm, orow, oc, no, 2, value, mass, cards);
-    else removal_body(opp, out, mrow, mc, twin, nm, orow, oc, no, k, value, mass, cards);
-}
+TERMINAL_SUMS(, double)
+TERMINAL_SUMS(_f32, float)
 
 /*
  * Fold terminals of one board, columns [c0, c1), by removal_values over the board's hands (both players hold all of
@@ -409,56 +463,6 @@ void fold_values(const double *opp, double *out, const int64_t *me_local, const 
     for (int64_t t = c0; t < c1; t++)
         removal_values(opp + opp_start[t], out + me_start[t], me_local, hand_cards, opp_local, n, opp_local, hand_cards,
                        n, k, value[t], mass, cards);
-}
-
-/*
- * One showdown of one board by its ladder: the traverser's hands in ascending strength (their rows mrow in `out`,
- * cards mc, [k] each; tie group g's hands at mt[g] .. mt[g+1] - 1) against the opponent's (reach opp[orow[u]], cards
- * oc, groups at ot). The opponent's reach over disjoint weaker hands is a running sum over the groups already passed
- * less what those hands hold of the hand's cards; stronger hands likewise from the top. out[mrow[j]] = w_below *
- * weaker + w_above * stronger, negated where `negate`. `scratch` holds cards + the traverser's hands doubles.
- */
-INLINE void ladder_body(const double *opp, double *out, const int64_t *mrow, const uint8_t *mc, const int64_t *mt,
-                        const int64_t *orow, const uint8_t *oc, const int64_t *ot, int64_t groups, int64_t k,
-                        double w_below, double w_above, int negate, double *scratch, int64_t cards) {
-    double *mass = scratch, *weaker = scratch + cards, total = 0.0;
-    memset(mass, 0, (size_t)cards * sizeof(double));
-    for (int64_t g = 0; g < groups; g++) {
-        for (int64_t j = mt[g]; j < mt[g + 1]; j++) {
-            double m = total - mass[mc[j * k]];
-            if (k == 2) m -= mass[mc[j * k + 1]];
-            weaker[j] = m;
-        }
-        for (int64_t u = ot[g]; u < ot[g + 1]; u++) {
-            const double x = opp[orow[u]];
-            if (x == 0.0) continue; /* adds nothing: see removal_body */
-            total += x;
-            for (int64_t c = 0; c < k; c++) mass[oc[u * k + c]] += x;
-        }
-    }
-    total = 0.0;
-    memset(mass, 0, (size_t)cards * sizeof(double));
-    for (int64_t g = groups - 1; g >= 0; g--) {
-        for (int64_t j = mt[g]; j < mt[g + 1]; j++) {
-            double m = total - mass[mc[j * k]];
-            if (k == 2) m -= mass[mc[j * k + 1]];
-            const double value = w_below * weaker[j] + w_above * m;
-            out[mrow[j]] = (negate ? -value : value) + 0.0;
-        }
-        for (int64_t u = ot[g]; u < ot[g + 1]; u++) {
-            const double x = opp[orow[u]];
-            if (x == 0.0) continue; /* adds nothing: see removal_body */
-            total += x;
-            for (int64_t c = 0; c < k; c++) mass[oc[u * k + c]] += x;
-        }
-    }
-}
-
-void ladder_values(const double *opp, double *out, const int64_t *mrow, const uint8_t *mc, const int64_t *mt,
-                   const int64_t *orow, const uint8_t *oc, const int64_t *ot, int64_t groups, int64_t k, double w_below,
-                   double w_above, int negate, double *scratch, int64_t cards) {
-    if (k == 2) ladder_body(opp, out, mrow, mc, mt, orow, oc, ot, groups, 2, w_below, w_above, negate, scratch, cards);
-    else ladder_body(opp, out, mrow, mc, mt, orow, oc, ot, groups, k, w_below, w_above, negate, scratch, cards);
 }
 
 /*

@@ -386,63 +386,15 @@ static inline int share(const uint8_t *x, const uint8_t *y, int64_t k) {
 }
 
 #ifdef PASSES_SINGLE
-/* removal_values and ladder_values of _kernels.c over float32 rows: the same sums, in float64 (as postflop-solver's are),
-   each value rounded to float32 once */
-static void removal_single(const real *opp, real *out, const int64_t *mrow, const uint8_t *mc, const int64_t *twin,
-                           int64_t nm, const int64_t *orow, const uint8_t *oc, int64_t no, int64_t k, double value,
-                           double *mass, int64_t cards) {
-    double total = 0.0;
-    memset(mass, 0, (size_t)cards * sizeof(double));
-    for (int64_t u = 0; u < no; u++) {
-        const double x = opp[orow[u]];
-        if (x == 0.0) continue;
-        total += x;
-        for (int64_t c = 0; c < k; c++) mass[oc[u * k + c]] += x;
-    }
-    for (int64_t i = 0; i < nm; i++) {
-        double m = total - mass[mc[i * k]];
-        if (k == 2) m = (m - mass[mc[i * k + 1]]) + (twin[i] >= 0 ? (double)opp[twin[i]] : 0.0);
-        out[mrow[i]] = (real)(value * m);
-    }
-}
-
-static void ladder_single(const real *opp, real *out, const int64_t *mrow, const uint8_t *mc, const int64_t *mt,
-                          const int64_t *orow, const uint8_t *oc, const int64_t *ot, int64_t groups, int64_t k,
-                          double w_below, double w_above, int negate, double *scratch, int64_t cards) {
-    double *mass = scratch, *weaker = scratch + cards, total = 0.0;
-    memset(mass, 0, (size_t)cards * sizeof(double));
-    for (int64_t g = 0; g < groups; g++) {
-        for (int64_t j = mt[g]; j < mt[g + 1]; j++) {
-            double m = total - mass[mc[j * k]];
-            if (k == 2) m -= mass[mc[j * k + 1]];
-            weaker[j] = m;
-        }
-        for (int64_t u = ot[g]; u < ot[g + 1]; u++) {
-            const double x = opp[orow[u]];
-            if (x == 0.0) continue;
-            total += x;
-            for (int64_t c = 0; c < k; c++) mass[oc[u * k + c]] += x;
-        }
-    }
-    total = 0.0;
-    memset(mass, 0, (size_t)cards * sizeof(double));
-    for (int64_t g = groups - 1; g >= 0; g--) {
-        for (int64_t j = mt[g]; j < mt[g + 1]; j++) {
-            double m = total - mass[mc[j * k]];
-            if (k == 2) m -= mass[mc[j * k + 1]];
-            const double value = w_below * weaker[j] + w_above * m;
-            out[mrow[j]] = (real)(negate ? -value : value);
-        }
-        for (int64_t u = ot[g]; u < ot[g + 1]; u++) {
-            const double x = opp[orow[u]];
-            if (x == 0.0) continue;
-            total += x;
-            for (int64_t c = 0; c < k; c++) mass[oc[u * k + c]] += x;
-        }
-    }
-}
-#define REMOVAL removal_single
-#define LADDER ladder_single
+/* removal_values and ladder_values of _kernels.c over float32 rows (their sums in float64, as postflop-solver's are) */
+void removal_values_f32(const float *opp, float *out, const int64_t *mrow, const uint8_t *mc, const int64_t *twin,
+                        int64_t nm, const int64_t *orow, const uint8_t *oc, int64_t no, int64_t k, double value,
+                        double *mass, int64_t cards);
+void ladder_values_f32(const float *opp, float *out, const int64_t *mrow, const uint8_t *mc, const int64_t *mt,
+                       const int64_t *orow, const uint8_t *oc, const int64_t *ot, int64_t groups, int64_t k,
+                       double w_below, double w_above, int negate, double *scratch, int64_t cards);
+#define REMOVAL removal_values_f32
+#define LADDER ladder_values_f32
 #else
 #define REMOVAL removal_values
 #define LADDER ladder_values
