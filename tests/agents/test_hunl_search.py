@@ -243,6 +243,22 @@ def test_a_subgame_that_does_not_fit_falls_back_to_the_blueprint(caplog):
     assert "plays its blueprint" in caplog.text
 
 
+def test_a_solve_past_its_budget_falls_back_to_the_blueprint(caplog):
+    """A decision whose solve ends after late_factor times its seconds (here any solve: a microsecond's budget) is
+    logged and answered by the blueprint, a legal action in every case."""
+    game = _game()
+    tree = compile_game(game)
+    agent = _agent(game, budget=Budget(seconds=1e-6), late_factor=1.0)
+    base = BlueprintAgent(game, _blueprint(), ExactCards(game.spec))
+    with caplog.at_level(logging.WARNING, logger="subgame.agents.hunl_search"):
+        for view in _river_views(tree, 0, 3, np.random.default_rng(5)):
+            agent.new_hand(0, 2)
+            base.new_hand(0, 2)
+            assert agent.act(view).probs == base.act(view).probs
+    assert len(agent.fallbacks) == 3 and all("budget of 1e-06 s" in f for f in agent.fallbacks)
+    assert "plays its blueprint" in caplog.text
+
+
 def test_spec_loads_the_agent_without_a_tree(tmp_path):
     _blueprint().save(tmp_path / "bp.npz")
     game = _game()
