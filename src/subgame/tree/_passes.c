@@ -605,16 +605,16 @@ static void visit(Pass *P, int64_t n, const real *own, const real *opp, real *ou
             for (int64_t j = 0; j < H; j++) out[j] = 0.0;
             for (int64_t k = 0; k < nc; k++)
                 for (int64_t j = 0; j < H; j++) out[j] += vals[k * H + j] * sigma[k * H + j];
-            for (int64_t j = 0; j < H; j++) out[j] = 0.0 + out[j];
+            for (int64_t j = 0; j < H; j++) out[j] = (real)0.0 + out[j];
         }
-        for (int64_t x = 0; x < nc * H; x++) slots[x] = 0.0 + vals[x];
+        for (int64_t x = 0; x < nc * H; x++) slots[x] = (real)0.0 + vals[x];
         for (int64_t x = nc * H; x < width * H; x++) slots[x] = 0.0;
     } else {
         real *acc = slots;
         for (int64_t j = 0; j < H; j++) acc[j] = 0.0;
         for (int64_t k = 0; k < nc; k++)
             for (int64_t j = 0; j < H; j++) acc[j] += vals[k * H + j] * (real)1.0;
-        for (int64_t j = 0; j < H; j++) out[j] = 0.0 + acc[j];
+        for (int64_t j = 0; j < H; j++) out[j] = (real)0.0 + acc[j];
     }
     if (actor == p && P->mode == PASS_BEST) {
         for (int64_t j = 0; j < H; j++) {
