@@ -476,62 +476,39 @@ static void terminal_row(Pass *P, const int64_t *nd, const real *opp, real *out)
 
 #ifdef PASSES_SINGLE
 /* The traverser's regret and average update at a node (update_regrets of _kernels.c, the same flags) in float32, as
-   postflop-solver updates: rows of `rows` hands action by action, n actions */
-static void update_single(const Source *s, Rows R, const Update *u, int64_t rows, int64_t n, const real *seqv,
-                          const real *v, const real *reach, const real *sigma) {
+   postflop-solver updates: rows of `rows` hands action by action, n actions. Inlined into update_single with constant
+   `compact` and `flags` (compact storage lies as the buffers do, so the loop over a row runs several rows wide). */
+static inline __attribute__((always_inline)) void update_slots(const Source *s, Rows R, const Update *u, int64_t rows,
+                                                               int64_t n, const real *seqv, const real *v,
+                                                               const real *reach, const real *sigma, int compact,
+                                                               int flags) {
     float *rg = u->regrets, *sm = u->sums, *pr = u->predicted;
-    const int flags = u->flags;
     const float discount[2] = {(float)u->negative, (float)u->positive}, scale = (float)u->scale;
     const float weight = (float)u->weight, sum_discount = (float)u->sum_discount;
-#define UPDATE_SLOT(x, y, j)                                                                                           \
-    do {                                                                                                               \
-        const float inst = (seqv[y] - v[j]) * (float)s->legal[x];                                                      \
-        float r = rg[x];                                                                                               \
-        if (flags & 8) r *= r > 0 ? discount[1] : discount[0];                                                         \
-        r += inst;                                                                                                     \
-        if (flags & 1) r = (r > 0 || r != r) ? r : 0.0f;                                                               \
-        if (flags & 2) r *= r > 0 ? discount[1] : discount[0];                                                         \
-        if (flags & 4) r *= scale;                                                                                     \
-        rg[x] = r;                                                                                                     \
-        if (pr) pr[x] = r + inst;                                                                                      \
-        const float m = (flags & 32) ? sm[x] * sum_discount : sm[x];                                                   \
-        sm[x] = m + ((flags & 16) ? 1.0f : reach[j]) * sigma[y] * weight;                                              \
-    } while (0)
-    if (R.compact) { /* the node's slots one after another, as its buffers: loops the compiler runs several wide */
-        float *cr = rg + R.base, *cs = sm + R.base, *cp = pr ? pr + R.base : NULL;
-        const uint8_t *legal = s->legal + R.base;
-        for (int64_t k = 0; k < n; k++) {
-            const int64_t o = k * rows;
-            if (flags == 56 && !cp) /* postflop-solver's rule */
-                for (int64_t j = 0; j < rows; j++) {
-                    const float inst = (seqv[o + j] - v[j]) * (float)legal[o + j];
-                    const float r = cr[o + j] * (cr[o + j] > 0 ? discount[1] : discount[0]);
-                    cr[o + j] = r + inst;
-                    cs[o + j] = cs[o + j] * sum_discount + sigma[o + j] * weight;
-                }
-            else
-                for (int64_t j = 0; j < rows; j++) {
-                    const float inst = (seqv[o + j] - v[j]) * (float)legal[o + j];
-                    float r = cr[o + j];
-                    if (flags & 8) r *= r > 0 ? discount[1] : discount[0];
-                    r += inst;
-                    if (flags & 1) r = (r > 0 || r != r) ? r : 0.0f;
-                    if (flags & 2) r *= r > 0 ? discount[1] : discount[0];
-                    if (flags & 4) r *= scale;
-                    cr[o + j] = r;
-                    if (cp) cp[o + j] = r + inst;
-                    const float m = (flags & 32) ? cs[o + j] * sum_discount : cs[o + j];
-                    cs[o + j] = m + ((flags & 16) ? 1.0f : reach[j]) * sigma[o + j] * weight;
-                }
-        }
-        return;
-    }
     for (int64_t k = 0; k < n; k++)
         for (int64_t j = 0; j < rows; j++) {
-            const int64_t x = slot_of(R, rows, j, k), y = k * rows + j;
-            UPDATE_SLOT(x, y, j);
+            const int64_t y = k * rows + j, x = compact ? R.base + y : slot_of(R, rows, j, k);
+            const float inst = (seqv[y] - v[j]) * (float)s->legal[x];
+            float r = rg[x];
+            if (flags & 8) r *= r > 0 ? discount[1] : discount[0];
+            r += inst;
+            if (flags & 1) r = (r > 0 || r != r) ? r : 0.0f;
+            if (flags & 2) r *= r > 0 ? discount[1] : discount[0];
+            if (flags & 4) r *= scale;
+            rg[x] = r;
+            if (pr) pr[x] = r + inst;
+            const float m = (flags & 32) ? sm[x] * sum_discount : sm[x];
+            sm[x] = m + ((flags & 16) ? 1.0f : reach[j]) * sigma[y] * weight;
         }
-#undef UPDATE_SLOT
+}
+
+static void update_single(const Source *s, Rows R, const Update *u, int64_t rows, int64_t n, const real *seqv,
+                          const real *v, const real *reach, const real *sigma) {
+    if (!R.compact) update_slots(s, R, u, rows, n, seqv, v, reach, sigma, 0, u->flags);
+    else if (u->flags == 1) update_slots(s, R, u, rows, n, seqv, v, reach, sigma, 1, 1); /* cfr+, pcfr+ */
+    else if (u->flags == 2) update_slots(s, R, u, rows, n, seqv, v, reach, sigma, 1, 2); /* dcfr */
+    else if (u->flags == 56) update_slots(s, R, u, rows, n, seqv, v, reach, sigma, 1, 56); /* dcfr-postflop */
+    else update_slots(s, R, u, rows, n, seqv, v, reach, sigma, 1, u->flags);
 }
 #endif
 
