@@ -229,34 +229,30 @@ def test_deterministic_with_an_iteration_budget():
     assert answers[0] == answers[1]
 
 
-def test_a_subgame_that_does_not_fit_falls_back_to_the_blueprint(caplog):
+def _plays_the_blueprint(agent: HunlSearchAgent, decisions: int, seed: int, caplog) -> list[str]:
+    """The agent's answers at `decisions` river decisions are its blueprint's, each logged: its fallbacks' reasons."""
     game = _game()
-    tree = compile_game(game)
-    agent = _agent(game, max_bytes=1)
     base = BlueprintAgent(game, _blueprint(), ExactCards(game.spec))
     with caplog.at_level(logging.WARNING, logger="subgame.agents.hunl_search"):
-        for view in _river_views(tree, 0, 5, np.random.default_rng(4)):
+        for view in _river_views(compile_game(game), 0, decisions, np.random.default_rng(seed)):
             agent.new_hand(0, 2)
             base.new_hand(0, 2)
             assert agent.act(view).probs == base.act(view).probs
-    assert len(agent.fallbacks) == 5 and "more than" in agent.fallbacks[0]
     assert "plays its blueprint" in caplog.text
+    return agent.fallbacks
+
+
+def test_a_subgame_that_does_not_fit_falls_back_to_the_blueprint(caplog):
+    fallbacks = _plays_the_blueprint(_agent(_game(), max_bytes=1), 5, 4, caplog)
+    assert len(fallbacks) == 5 and "more than" in fallbacks[0]
 
 
 def test_a_solve_past_its_budget_falls_back_to_the_blueprint(caplog):
     """A decision whose solve ends after late_factor times its seconds (here any solve: a microsecond's budget) is
     logged and answered by the blueprint, a legal action in every case."""
-    game = _game()
-    tree = compile_game(game)
-    agent = _agent(game, budget=Budget(seconds=1e-6), late_factor=1.0)
-    base = BlueprintAgent(game, _blueprint(), ExactCards(game.spec))
-    with caplog.at_level(logging.WARNING, logger="subgame.agents.hunl_search"):
-        for view in _river_views(tree, 0, 3, np.random.default_rng(5)):
-            agent.new_hand(0, 2)
-            base.new_hand(0, 2)
-            assert agent.act(view).probs == base.act(view).probs
-    assert len(agent.fallbacks) == 3 and all("budget of 1e-06 s" in f for f in agent.fallbacks)
-    assert "plays its blueprint" in caplog.text
+    agent = _agent(_game(), budget=Budget(seconds=1e-6), late_factor=1.0)
+    fallbacks = _plays_the_blueprint(agent, 3, 5, caplog)
+    assert len(fallbacks) == 3 and all("budget of 1e-06 s" in f for f in fallbacks)
 
 
 def test_spec_loads_the_agent_without_a_tree(tmp_path):
