@@ -65,6 +65,7 @@ __all__ = [
 #: (:class:`~subgame.tree.poker_layout.CompactRows`)
 COMPACT_ORDER = "actions-by-rows"
 
+
 class CFRSolver(IterationPlan):
     """Mutable solver state over one compiled tree.
 

@@ -217,8 +217,8 @@ typedef int64_t v2i __attribute__((vector_size(16)));
         default: NAME##_body(regrets, legal, strategy, rows, n, a, at, positive, by_action);                          \
         }                                                                                                             \
     }                                                                                                                 \
-    ROW_LOOPS static void NAME##_columns_at(const T *regrets, const uint8_t *legal, double *strategy, double *total,            \
-                                  int64_t rows, int64_t n, int positive) {                                            \
+    ROW_LOOPS static void NAME##_columns_at(const T *regrets, const uint8_t *legal, double *strategy,                 \
+                                            double *total, int64_t rows, int64_t n, int positive) {                   \
         switch (n) {                                                                                                  \
         case 2: NAME##_columns(regrets, legal, strategy, total, rows, 2, positive); break;                             \
         case 3: NAME##_columns(regrets, legal, strategy, total, rows, 3, positive); break;                            \
@@ -347,10 +347,10 @@ REGRET_MATCHING(regret_matching_f32, float)
         NAME##_at(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a, flags,      \
                   positive, negative, scale, weight, sum_discount, at, n, rows);                                        \
     }                                                                                                                  \
-    ROW_LOOPS void NAME##_compact(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v,                \
-                        const double *reach, const double *strategy, const uint8_t *legal, int64_t rows, int flags,     \
-                        double positive, double negative, double scale, double weight, double sum_discount,             \
-                        int64_t n) {                                                                                    \
+    ROW_LOOPS void NAME##_compact(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v,     \
+                                  const double *reach, const double *strategy, const uint8_t *legal, int64_t rows,    \
+                                  int flags, double positive, double negative, double scale, double weight,           \
+                                  double sum_discount, int64_t n) {                                                   \
         switch (flags) {                                                                                               \
         case 1: NAME##_columns(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, rows, 1, positive,    \
                                negative, scale, weight, sum_discount, n); break;                                        \

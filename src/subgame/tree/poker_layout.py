@@ -333,9 +333,9 @@ class CompactRows:
         # slot k * h + j of a node of h rows (its j-th stored row's row index above) holds action k
         width = rows * nc
         local = _counting(width, np.int64)  # each slot's place in its node
-        h, first = np.repeat(rows, width), np.repeat(np.cumsum(rows) - rows, width)
-        out = row[first + local % np.maximum(h, 1)]
-        out += (local // np.maximum(h, 1)).astype(dtype)
+        h, first = np.maximum(np.repeat(rows, width), 1), np.repeat(np.cumsum(rows) - rows, width)
+        out = row[first + local % h]
+        out += (local // h).astype(dtype)
         return out
 
 
