@@ -348,20 +348,20 @@ class PokerRoundValues:
                 v = self._products(g, opp, reach_player[mine][:, :, None]) * share
                 out[to] = v.reshape(-1, K) if isinstance(to, slice) else v
 
-            run_pieces([partial(board, i, to) for i, to in at])
+            run_pieces([partial(board, i, to) for i, to in at], entries=n * K)
             return out
 
         def player_values(split: np.ndarray, iteration: int | None = None, /) -> np.ndarray:
             out = np.zeros(G)
             boards, share = self._sample(len(grids), iteration, rho)
-            _, at = places(boards)
+            n, at = places(boards)
 
             def board(i: int, to: np.ndarray | slice) -> None:
                 g, mine, theirs = grids[i]
                 x = split[to].reshape(theirs.shape + (K,)) if isinstance(to, slice) else split[to]
                 out[mine] = self._products(g, rho, x).sum(axis=2) * share
 
-            run_pieces([partial(board, i, to) for i, to in at])
+            run_pieces([partial(board, i, to) for i, to in at], entries=n * K)
             return out
 
         return BoundValues(opponent_values, player_values, rows)

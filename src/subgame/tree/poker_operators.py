@@ -49,7 +49,7 @@ from ..games.poker.hands import (
     TWO_PAIR,
 )
 from . import kernels
-from .threads import run_pieces, thread_count
+from .threads import MIN_THREAD_ENTRIES, run_pieces, thread_count
 
 if TYPE_CHECKING:  # scipy.sparse is imported where used: about 22 MB that a hold'em spot never needs
     import scipy.sparse as sp
@@ -325,10 +325,6 @@ class _Group(Protocol):
 
 
 G = TypeVar("G", bound=_Group)
-
-#: Entries (hands × terminal columns) below which a piece of operator work is not worth a thread.
-MIN_THREAD_ENTRIES = 1 << 16
-
 
 def run_split(fn: Callable[[G, slice], None], groups: Sequence[G], workers: int | None = None) -> None:
     """Call ``fn(group, columns)`` over every group's terminal columns, split over threads where it pays.

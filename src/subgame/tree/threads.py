@@ -56,10 +56,18 @@ def _pool(workers: int) -> ThreadPoolExecutor:
 os.register_at_fork(after_in_child=_pool.cache_clear)
 
 
-def run_pieces(pieces: Sequence[Callable[[], None]], workers: int | None = None) -> None:
-    """Run independent pieces of work on the pool (the last one in the calling thread) and wait for all."""
+#: Array entries below which a piece of work is not worth a thread: handing it over costs more than it saves.
+MIN_THREAD_ENTRIES = 1 << 16
+
+
+def run_pieces(pieces: Sequence[Callable[[], None]], workers: int | None = None, entries: int | None = None) -> None:
+    """Run independent pieces of work on the pool (the last one in the calling thread) and wait for all.
+
+    ``entries``: the array entries all pieces touch together; under ``2 * MIN_THREAD_ENTRIES`` they run in the
+    calling thread (the same values: each piece computes alike wherever it runs).
+    """
     workers = _threads[0] if workers is None else workers
-    if workers < 2 or len(pieces) < 2:
+    if workers < 2 or len(pieces) < 2 or (entries is not None and entries < 2 * MIN_THREAD_ENTRIES):
         for piece in pieces:
             piece()
         return
