@@ -268,13 +268,15 @@ class CFRSolver(IterationPlan):
         return layout.compact[p].slots(layout, p, self.tree.players[p].max_actions)
 
     def _pass_layout(self) -> PokerLayout:
-        """The layout the depth-first passes run on: the tree's, or its kept rows (the root reach is fixed without a
-        gadget: one layout of its live rows)."""
+        """The layout the depth-first passes run on: the tree's, or its kept rows (a fixed root reach: one layout of its
+        live rows; a gadget player's rows are all kept, as her root range changes every iteration)."""
         layout = self.tree.layout
         assert layout is not None  # only where the passes run
         if self.drop_zero_weight:
             if self._live is None:
-                roots = (self._root_rows(0), self._root_rows(1))
+                r0, r1 = (layout.kept("ones", len(self._root_rows(q))) if self._gadget_player(q) else self._root_rows(q)
+                          for q in (0, 1))
+                roots = (r0, r1)
                 none = droppable(layout) and all(r.all() for r in roots)  # nothing to drop: the same rows
                 self._live = layout if none else live_layout(layout, roots)
             layout = self._live
@@ -292,6 +294,10 @@ class CFRSolver(IterationPlan):
         return self.root_range_sum / w if w > 0 else self.gadget.root_range()
 
     # -- iterations ---------------------------------------------------------------------
+    def _gadget_player(self, q: int) -> bool:
+        """Whether player q's root range comes from the gadget."""
+        return self.gadget is not None and self.gadget.player == q
+
     def _root(self, q: int) -> np.ndarray | None:
         if self.gadget is not None and self.gadget.player == q:
             return self.gadget.root_range()
@@ -339,15 +345,15 @@ class CFRSolver(IterationPlan):
         del inst
         increment = np.multiply(reach_p[pa.infoset_priv][:, None], sigma_p) if rule.reach_average else sigma_p.copy()
         add_average(rule, self.strategy_sum[p], self._pool(p, increment))
-        self._add_root_range(p, rule, reach_p)
+        self._add_root_range(p, rule, reach_p[self.tree.root_slice[p]])
 
-    def _add_root_range(self, p: int, rule: UpdateRule, reach_p: np.ndarray) -> None:
+    def _add_root_range(self, p: int, rule: UpdateRule, root_range: np.ndarray) -> None:
         """Add the gadget player's root range of this iteration, weighted like the strategies, to its average."""
-        if self.root_range_sum is not None and self.gadget is not None and self.gadget.player == p:
+        if self.root_range_sum is not None and self._gadget_player(p):
             if rule.sum_discount is not None:
                 self.root_range_sum *= rule.sum_discount
                 self.root_range_weight *= rule.sum_discount
-            self.root_range_sum += rule.weight * reach_p[self.tree.root_slice[p]]
+            self.root_range_sum += rule.weight * root_range
             self.root_range_weight += rule.weight
 
     def _compiled_update(self, p: int, rule: UpdateRule, sigma_p: np.ndarray, v: np.ndarray, reach_p: np.ndarray) -> bool:
@@ -360,7 +366,7 @@ class CFRSolver(IterationPlan):
         seqv = sequence_values(self.tree, p, v, out=self._buffer("sequence", p, r.shape))
         predicted = None if self.predicted is None else self.predicted[p]
         kernels.update_regrets(r, s, predicted, seqv, v, reach_p, sigma_p, pa.legal, pa.infoset_priv, rule)
-        self._add_root_range(p, rule, reach_p)
+        self._add_root_range(p, rule, reach_p[self.tree.root_slice[p]])
         return True
 
     def _add_regrets(self, p: int, rule: UpdateRule, inst: np.ndarray) -> None:
@@ -407,7 +413,7 @@ class CFRSolver(IterationPlan):
     def _why_not(self, scattered: bool) -> str | None:
         reasons = [(self.tree.layout is None, "the tree has no poker layout (a poker game compiled whole or a spot)"),
                    (not self.config.alternating, "simultaneous updates"), (bool(self.leaves), "depth-limit leaves"),
-                   (self.gadget is not None, "a root gadget"), (self.abstraction is not None, "a card abstraction"),
+                   (self.abstraction is not None, "a card abstraction"),
                    (self.restriction != (None, None), "restrictions"),
                    (scattered, "non-contiguous regrets or strategy sums")]
         found = [why for bad, why in reasons if bad]
@@ -415,22 +421,32 @@ class CFRSolver(IterationPlan):
 
     def _passes_possible(self) -> bool:
         """``why_not_passes() is None`` without its messages but for contiguity, which ``usable`` checks (asked every iteration)."""
-        return (self.tree.layout is not None and self.config.alternating and not self.leaves and self.gadget is None
+        return (self.tree.layout is not None and self.config.alternating and not self.leaves
                 and self.abstraction is None and self.restriction == (None, None))
 
     def _pass_arrays(self) -> list[np.ndarray]:
         return [*self.regrets, *self.strategy_sum, *self._legal, *(self.predicted or [])]
 
     def _layout_step(self, t: int) -> None:
-        """Iteration t as two depth-first passes (:attr:`loops` ``"passes"``)."""
+        """Iteration t as two depth-first passes (:attr:`loops` ``"passes"``).
+
+        With a root gadget, as in :meth:`_step`: each player's pass hands her root values to the gadget, and player 1's
+        pass meets the gadget player 0's root range as the gadget left it after player 0's pass.
+        """
         layout = self._pass_layout()
         rule = self._rule(t)
-        roots = (self._root_rows(0), self._root_rows(1))
+        roots = [self._root_rows(0), self._root_rows(1)]
         matched = (self._matched(0), self._matched(1))
         for p in (0, 1):
+            if p == 1 and self._gadget_player(0):
+                roots[0] = self._root_rows(0)
+            values = self._dropped(p, roots[1 - p].shape[0])
             cfr_pass(layout, p, matched, self.regrets[p], self.strategy_sum[p],
-                     None if self.predicted is None else self.predicted[p], (self._legal[0], self._legal[1]), roots, rule,
-                     self._dropped(p, roots[1 - p].shape[0]), self.compact, self.compute == "float32")
+                     None if self.predicted is None else self.predicted[p], (self._legal[0], self._legal[1]),
+                     (roots[0], roots[1]), rule, values, self.compact, self.compute == "float32")
+            if self.gadget is not None:
+                self.gadget.update(p, values, t)
+                self._add_root_range(p, rule, roots[p])
 
     def _dropped(self, p: int, n: int) -> np.ndarray:
         """Where player p's CFR pass writes her values at the n root rows (this solver's own: see ``cfr_pass``)."""
@@ -451,7 +467,7 @@ class CFRSolver(IterationPlan):
         r = self._root(q)
         rs = self.tree.root_slice[q]
         if r is not None:
-            return r
+            return np.ascontiguousarray(r, dtype=np.float64)  # a gadget's range as the passes read it (no copy where it is)
         assert self.tree.layout is not None  # only the passes ask
         return self.tree.layout.kept("ones", rs.stop - rs.start)
 
@@ -517,7 +533,7 @@ class CFRSolver(IterationPlan):
         return self._whole
 
     def _decide_whole(self) -> whole.PassIterations | whole.SweepIterations | None:
-        if not (whole.iterations_built() and self.engine != "numpy" and self._steps_are_these()):
+        if not (whole.iterations_built() and self.engine != "numpy" and self._steps_are_these() and self.gadget is None):
             return None
         loops, kept = self.loops, self._whole
         if loops == "passes":
