@@ -356,6 +356,20 @@ def test_labels_are_computed_on_demand_and_index_arrays_are_compact(river):
     assert tree_bytes(fresh) <= BYTES_PER_PRIVATE_STATE * fresh.num_private_states
 
 
+def test_a_block_sequence_maps_each_content_once_and_reads_each_blocks_prefix():
+    from subgame.tree.public_tree import BlockSequence
+
+    seq = BlockSequence([0, 3, 5, 8, 8], [1, 0, 1, 0], [("a", "b", "c"), ("x", "y", "z")])
+    calls: list[tuple[str, ...]] = []
+
+    def codes(items):
+        calls.append(tuple(items))
+        return np.array([ord(x) for x in items])
+
+    assert seq.mapped(codes).tolist() == [ord(x) for x in seq] == [ord(x) for x in "xyzabxyz"]
+    assert sorted(calls) == [("a", "b", "c"), ("x", "y", "z")]  # once each, not once per block or item
+
+
 def test_operators_on_threads_give_bitwise_the_same_values(river, monkeypatch):
     import subgame.tree.poker_operators as ops
 

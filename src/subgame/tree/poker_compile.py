@@ -155,8 +155,13 @@ def state_hands(game: PokerGame, tree: PublicTree, player: int) -> np.ndarray:
     """[G] the row of :func:`deal_hands` holding each of ``player``'s private states' hole cards, from their labels
     (any tree of ``game``, from either compiler: a label names the hole cards, poker's only private observation)."""
     index = {name: i for i, name in enumerate(_Deck.of(game).names)}
+
+    def rows(labels: Sequence[str]) -> np.ndarray:
+        return np.array([index[label.split("/")[0]] for label in labels], dtype=np.int64)
+
+    labels = tree.players[player].label
     try:
-        return np.array([index[label.split("/")[0]] for label in tree.players[player].label], dtype=np.int64)
+        return labels.mapped(rows) if isinstance(labels, BlockSequence) else rows(labels)  # a block: one board's hands
     except KeyError as exc:
         raise GameDefinitionError(f"{game.name}: private state {exc.args[0]!r} is not a hand of this game") from None
 

@@ -90,6 +90,14 @@ class BlockSequence(Sequence[T]):
     def __len__(self) -> int:
         return self._starts[-1]
 
+    def mapped(self, f: Callable[[Sequence[T]], np.ndarray]) -> np.ndarray:
+        """``f`` (items to an array of one entry per item) over the whole sequence, called once per content the blocks
+        read instead of once per item: the concatenation of ``f(items of block b)`` over the blocks."""
+        used = np.unique(self._content_of).tolist()
+        done = dict(zip(used, (np.asarray(f(self._contents[c])) for c in used)))
+        parts = [done[c][: hi - lo] for c, lo, hi in zip(self._content_of.tolist(), self._starts, self._starts[1:])]
+        return np.concatenate(parts) if parts else np.asarray(f(()))
+
     @overload
     def __getitem__(self, i: SupportsIndex) -> T: ...
     @overload
