@@ -20,7 +20,7 @@ from subgame.games.poker.holdem import BetSizing
 from subgame.games.poker.libratus import read_endgame
 from subgame.resolving.gadgets import MaxMarginGadget, ResolveGadget
 from subgame.resolving.spots import holdem_problem
-from subgame.solve.cfr import CFR_PLUS, CFRSolver
+from subgame.solve.cfr import CFR_PLUS, CFRSolver, Engine
 
 
 def main() -> None:
@@ -40,9 +40,9 @@ def main() -> None:
     rs = tree.root_slice[1]
     alt = np.random.default_rng(args.seed).normal(0.0, 0.01 * spot.pot, rs.stop - rs.start)
 
-    def solver(engine: str) -> CFRSolver:
+    def solver(engine: Engine) -> CFRSolver:
         gadget = ResolveGadget(1, alt.copy()) if args.gadget == "resolve" else MaxMarginGadget(1, alt.copy())
-        return CFRSolver(tree, CFR_PLUS, gadget=gadget, root_reach=(problem.root_reach[0], None), engine=engine)  # type: ignore[arg-type]
+        return CFRSolver(tree, CFR_PLUS, gadget=gadget, root_reach=(problem.root_reach[0], None), engine=engine)
 
     solvers = {"passes": solver("passes"), "compiled sweeps": solver("compiled")}
     spent = dict.fromkeys(solvers, 0.0)
