@@ -274,7 +274,8 @@ class CFRSolver(IterationPlan):
         assert layout is not None  # only where the passes run
         if self.drop_zero_weight:
             if self._live is None:
-                r0, r1 = (layout.kept("ones", len(self._root_rows(q))) if self._gadget_player(q) else self._root_rows(q)
+                rs = self.tree.root_slice
+                r0, r1 = (layout.kept("ones", rs[q].stop - rs[q].start) if self._gadget_player(q) else self._root_rows(q)
                           for q in (0, 1))
                 roots = (r0, r1)
                 none = droppable(layout) and all(r.all() for r in roots)  # nothing to drop: the same rows
@@ -299,7 +300,7 @@ class CFRSolver(IterationPlan):
         return self.gadget is not None and self.gadget.player == q
 
     def _root(self, q: int) -> np.ndarray | None:
-        if self.gadget is not None and self.gadget.player == q:
+        if self.gadget is not None and self._gadget_player(q):
             return self.gadget.root_range()
         return self.root_reach[q]
 
