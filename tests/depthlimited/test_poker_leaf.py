@@ -333,3 +333,96 @@ def test_bad_leaf_card_samples_are_refused():
     assert sampled_cards(game, (1, 2), 99, seed=0) == (0, 3, 4, 5)  # every card the board lacks, once
     with pytest.raises(GameDefinitionError, match="chance_limit"):
         subgame_at(game, TURN, leaf_cards=(0,))
+
+
+#: a flop public state of the three-rank deck: call, check preflop, the flop dealt
+FLOP = ("", "", "c", "c", "Jh")
+
+
+def _brute_early(game, tree, bp, mapping, player, num_values):
+    """[K, G0, G1] player 0's chance-weighted value of every leaf history of a flop subgame (leaves after the turn
+    card) under each continuation: the blueprint's turn hand by hand, every river card each hand pair leaves with its
+    chance given both hands, then the river, with the rules' hand strengths."""
+    s, bt, cards = game.spec, bp.tree, ExactCards(game.spec)
+    last = len(bp.num_buckets) - 1
+    out = np.zeros((num_values, tree.players[0].num_states, tree.players[1].num_states))
+    for n in np.flatnonzero(tree.kind == LEAF):
+        node = mapping[tree.public_key[int(n)][:-1]]
+        for h in tree.leaf_data[int(n)]:
+            st = h.state
+            free = [c for c in range(s.deck_size) if c not in st.board + st.hole[0] + st.hole[1]]
+            scale = h.chance_prob * st.contrib[0] / bt.contrib[node, 0]
+            for k in range(num_values):
+                stack = [(node, 1.0, ())]
+                while stack:
+                    m, q, river = stack.pop()
+                    showdown = bt.kind[m] == TERMINAL and bt.folded[m] < 0
+                    if not river and (showdown or bt.kind[m] != TERMINAL and int(bt.round[m]) == last):
+                        stack.extend((m, q / len(free), (c,)) for c in free)  # the river card, given both hands
+                        continue
+                    board = st.board + river
+                    if bt.kind[m] == TERMINAL:
+                        strength = [hand_strength(st.hole[p] + board, s.num_ranks, s.num_suits) for p in range(2)]
+                        col = 0 if bt.folded[m] >= 0 or strength[0] > strength[1] else 1 if strength[0] < strength[1] else 2
+                        out[k, h.private_state[0], h.private_state[1]] += scale * q * bt.payoff[m, col]
+                        continue
+                    p, rnd = int(bt.player[m]), int(bt.round[m])
+                    b = int(cards.buckets(rnd, np.array([st.hole[p]], np.int64), np.array([board], np.int64))[0])
+                    row = bp.policy(m, np.array([b])).astype(np.float64)
+                    names = bt.actions_of(m)
+                    if p != player and k > 0:
+                        mask = np.array([(a == "f", a == "c", a.startswith("r"))[k - 1] for a in names])[None, :]
+                        row = biased(row, mask, 10.0)
+                    stack.extend((bt.child(m, a), q * row[0, i], river) for i, a in enumerate(names))
+    return out
+
+
+@pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=pytest.mark.skipif(not kernels.available(),
+                                                                                       reason="the compiled loops are not built"))])
+@pytest.mark.parametrize("player", [0, 1])
+def test_flop_leaves_valued_by_two_rounds_equal_the_brute_force(player, compiled):
+    """Leaves one round before the last: below each, the blueprint's turn, every river card and its river."""
+    game, bp = _game(), _blueprint()
+    tree = subgame_at(game, FLOP, chance_limit=1, leaf_histories=True).tree
+    mapping = _mapping(bp, tree)
+    assert {int(bp.tree.round[n]) for n in mapping.values() if bp.tree.kind[n] != TERMINAL} == {2}
+    with kernels.compiled(compiled):
+        values = PokerRoundValues.build(game, tree, bp, ExactCards(game.spec), mapping, player, 4)
+        opp = 1 - player
+        states = np.flatnonzero(tree.kind[tree.players[opp].node] == LEAF)
+        bound = values.bind(tree, states)
+        rng = np.random.default_rng(5)
+        reach = rng.random(tree.players[player].num_states)
+        split = rng.random((states.size, 4))
+        got_opp, got_rho = bound.opponent_values(reach), bound.player_values(split)
+    G = _brute_early(game, tree, bp, mapping, player, 4)
+    signed = G if opp == 0 else -G.transpose(0, 2, 1)
+    want_opp = np.stack([signed[k][states] @ reach for k in range(4)], axis=1)
+    np.testing.assert_allclose(got_opp, want_opp, rtol=1e-10, atol=1e-12)
+    to_rho = -signed.transpose(0, 2, 1)
+    np.testing.assert_allclose(got_rho, sum(to_rho[k][:, states] @ split[:, k] for k in range(4)), rtol=1e-10, atol=1e-12)
+    assert np.abs(want_opp).max() > 0 and not np.allclose(want_opp[:, 0], want_opp[:, 2])
+
+
+def test_sampled_river_cards_below_flop_leaves_are_an_unbiased_estimate():
+    """One turn board and one river card per build (seeded): the mean over every distinct pair is the exact sum."""
+    game, bp = _game(), _blueprint()
+    tree = subgame_at(game, FLOP, chance_limit=1).tree
+    mapping = _mapping(bp, tree)
+    states = np.flatnonzero(tree.kind[tree.players[1].node] == LEAF)
+    reach = np.random.default_rng(0).random(tree.players[0].num_states)
+    exact = PokerRoundValues.build(game, tree, bp, ExactCards(game.spec), mapping, 0, 3)
+    want = exact.bind(tree, states).opponent_values(reach)
+    seen = {}
+    for seed in range(150):
+        v = PokerRoundValues.build(game, tree, bp, ExactCards(game.spec), mapping, 0, 3, river_cards=1, rollout_cards=1,
+                                   seed=seed)
+        (board,) = v.boards
+        assert len(board.showdowns) == 1
+        key = (int(board.nodes[0]), tuple(board.showdowns[0].removal.hand_cards.ravel().tolist()))
+        seen[key] = v.bind(tree, states).opponent_values(reach)
+    turns = len({k[0] for k in seen})
+    assert turns == len(exact.boards) and len(seen) == turns * 4  # every turn board, each with its 4 river cards
+    np.testing.assert_allclose(np.mean(list(seen.values()), axis=0), want, rtol=1e-10, atol=1e-13)
+    with pytest.raises(SubgameError, match="rollout_cards"):
+        PokerRoundValues.build(game, tree, bp, ExactCards(game.spec), mapping, 0, 3, rollout_cards=0)

@@ -2,7 +2,10 @@
 
 The agent plays the early rounds from its blueprint (:class:`~.blueprint.BlueprintAgent`,
 off-tree bets by pseudo-harmonic translation) and searches from ``search_round`` on (the
-river by default, as Modicum solved the last round to the end of the game):
+river by default, as Modicum solved the last round to the end of the game; with
+``num_values`` the turn, and the flop where ``search_round`` reaches it, are solved to the
+end of their betting round, as Modicum solved its first two rounds, their leaves valued by
+the blueprint's play of the rounds below: :mod:`~subgame.depthlimited.poker_leaf`):
 
 * **Beliefs by Bayes' rule.** Both players' ranges over every hand (1,326 in hold'em) are
   computed from the public moves: each betting action multiplies the actor's range by the
@@ -85,10 +88,15 @@ class HunlSearchConfig:
         num_values: K: the second-to-last round (the turn) is solved to the end of its betting
             round, each leaf valued by the blueprint's last round with the opponent choosing among
             K continuations (:mod:`~subgame.depthlimited.poker_leaf`; 1: the blueprint alone, the
-            paper's naive depth-limited solving); ``None``: to the end of the game.
+            paper's naive depth-limited solving), and so is the round before it (the flop) where
+            ``search_round`` reaches it, each leaf valued by the blueprint's last two rounds;
+            ``None``: to the end of the game.
         bias_factor: the bias of the continuations (10 in the paper).
-        river_cards: the last round's cards summed at each leaf: a seeded sample of this many
-            (``None``: every card, exact); the subgame is compiled with those cards' leaves only.
+        river_cards: the cards dealt at a depth-limited subgame's leaves (the river's at the turn's,
+            the turn's at the flop's): a seeded sample of this many (``None``: every card, exact); the
+            subgame is compiled with those cards' leaves only.
+        rollout_cards: below a flop subgame's leaves, the river cards summed per turn card: a seeded
+            sample of this many (``None``: every card), as the paper's rollouts sample them.
         river_sample: the last round's cards a CFR iteration values at the leaves: a fresh seeded sample of this
             many of the subgame's each iteration, weighted as an unbiased estimate
             (:attr:`~subgame.depthlimited.poker_leaf.PokerRoundValues.per_iteration`); ``None``: all of them.
@@ -112,6 +120,7 @@ class HunlSearchConfig:
     bias_factor: float = 10.0
     river_cards: int | None = None
     river_sample: int | None = None
+    rollout_cards: int | None = None
     raise_cap: int | None = None
     root: Literal["unsafe", "resolve", "maxmargin"] = "unsafe"
 
@@ -124,7 +133,8 @@ class HunlSearchConfig:
             raise SubgameError(f"num_values (K) must be 1 to {len(CONTINUATIONS)} or None, got {k!r}")
         if not self.bias_factor > 0:
             raise SubgameError(f"bias_factor must be positive, got {self.bias_factor!r}")
-        for what, c in (("river_cards", self.river_cards), ("river_sample", self.river_sample)):
+        for what, c in (("river_cards", self.river_cards), ("river_sample", self.river_sample),
+                        ("rollout_cards", self.rollout_cards)):
             if c is not None and (isinstance(c, bool) or not isinstance(c, int) or c < 1):
                 raise SubgameError(f"{what} must be >= 1 or None, got {c!r}")
         cap = self.raise_cap
@@ -436,7 +446,8 @@ class HunlSearchAgent:
         reach[self.player] = reach[self.player] + OWN_FLOOR * reach[self.player].max() * free
         given = tuple(LabeledValues(labels, r) for r in reach)
         cfg = self.config
-        cut = cfg.num_values is not None and rnd == self.game.spec.num_rounds - 2
+        last = self.game.spec.num_rounds - 1
+        cut = cfg.num_values is not None and last - 2 <= rnd < last  # the flop and the turn: to the round's end
         leaf_cards = sampled_cards(game, path.boards[rnd], cfg.river_cards, self.seed) if cut else None
         sub = subgame_at(game, ("", "") + names, (given[0], given[1]), max_bytes=cfg.max_bytes,
                          chance_limit=1 if cut else None, leaf_cards=leaf_cards)
@@ -447,7 +458,7 @@ class HunlSearchAgent:
             values = PokerRoundValues.build(
                 game, sub.tree, self.base.blueprint, self.base.abstraction, self._leaf_nodes(path, rnd, game, sub.tree),
                 self.player, cfg.num_values, factor=cfg.bias_factor, max_bytes=cfg.max_bytes,
-                per_iteration=cfg.river_sample, seed=self.seed)
+                per_iteration=cfg.river_sample, seed=self.seed, rollout_cards=cfg.rollout_cards)
             leaves = (MultiValuedLeaf(sub.tree, values),)
         gadget = self._gadget(path, rnd, upto, game, sub.tree, sub.root_reach[self.player]) if not cut else None
         # where it is solved to the end of the game from fixed ranges: the passes over the ranges' hands, compact

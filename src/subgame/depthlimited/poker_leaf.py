@@ -123,15 +123,34 @@ def sampled_cards(game: PokerGame, board: tuple[int, ...], river_cards: int | No
 
 
 @dataclass(frozen=True, eq=False)
+class _Showdown:
+    """One full board below a leaf board: its hands' last-round buckets and card removal, and the columns it values.
+
+    At leaves of the last round (the board is the leaf board) there is one column per leaf node
+    and every hand of the leaf board; below leaves one round earlier a column is one *stem* of a
+    leaf node (a path of the blueprint's earlier round below the leaf's blueprint node, ending at
+    a last-round decision or a terminal), on a board one last-round card longer, without the
+    hands that card blocks.
+    """
+
+    sequence: np.ndarray  #: [C] the row of the tables of each column
+    weight: np.ndarray  #: [C] chance probability × contribution ratio × sampling weight
+    bucket: tuple[np.ndarray, np.ndarray]  #: per player [m] index of each hand's last-round bucket among the covered
+    removal: CardRemoval
+    hands: np.ndarray | None = None  #: [m] each hand's index among the leaf board's hands (``None``: all, in order)
+    starts: np.ndarray | None = None  #: [T] each leaf node's first column (columns grouped by node; ``None``: one each)
+    columns: np.ndarray | None = None  #: [C] the leaf node of each column
+    stem: np.ndarray | None = None  #: [C] the stem (row of :attr:`PokerRoundValues.stem_reach`) of each column
+    early: tuple[np.ndarray, np.ndarray] | None = None  #: per player [m] each hand's earlier-round bucket, covered
+
+
+@dataclass(frozen=True, eq=False)
 class _Board:
-    """The leaf nodes of one last-round board: their hands, buckets and card removal."""
+    """The leaf nodes of one leaf board, their hands (player 0's order) and the full boards that value them."""
 
     nodes: np.ndarray  #: [T] leaf public nodes
-    sequence: np.ndarray  #: [T] the leaf sequence (row of the tables) of each
-    weight: np.ndarray  #: [T] chance probability × contribution ratio × sampling weight
     offset: tuple[np.ndarray, np.ndarray]  #: per player [n] private-state offset of each hand in a node's block
-    bucket: tuple[np.ndarray, np.ndarray]  #: per player [n] index of each hand's bucket among the covered ones
-    removal: CardRemoval
+    showdowns: tuple[_Showdown, ...]
 
 
 def _buckets(game: PokerGame, abstraction: DealAbstraction, rnd: int, hands: np.ndarray, board: tuple[int, ...],
@@ -152,17 +171,58 @@ def _hand_layout(game: PokerGame, hands: np.ndarray, board: tuple[int, ...],
                              spec.num_ranks, spec.num_suits)
     if not np.array_equal(np.sort(r0), np.sort(r1)):
         raise SubgameError(f"{game.name}: the players' hands differ at the leaves of board {list(board)}")
-    o = np.argsort(r1)
-    return cards, o[np.searchsorted(r1[o], r0)], CardRemoval.build(cards, strength)
+    return cards, _offset(rows), CardRemoval.build(cards, strength)
 
 
 def _board(game: PokerGame, hands: np.ndarray, board: tuple[int, ...], rows: tuple[np.ndarray, np.ndarray],
            buckets: tuple[np.ndarray, np.ndarray], cover: tuple[np.ndarray, ...], nodes: np.ndarray, seq: np.ndarray,
            weight: np.ndarray) -> _Board:
-    """The valued nodes ``nodes`` of one board: their tables' rows ``seq``, weights, hands and card removal."""
+    """The valued nodes ``nodes`` of one last-round board: their tables' rows ``seq``, weights, hands and card removal."""
     _, offset1, removal = _hand_layout(game, hands, board, rows)
     bucket = (np.searchsorted(cover[0], buckets[0]), np.searchsorted(cover[1], buckets[1][offset1]))
-    return _Board(nodes, seq, weight, (np.arange(offset1.size), offset1), bucket, removal)
+    return _Board(nodes, (np.arange(offset1.size), offset1), (_Showdown(seq, weight, bucket, removal),))
+
+
+def _check_bytes(game: PokerGame, max_bytes: int | None, rows: int, num_values: int, cover: tuple[np.ndarray, ...]) -> None:
+    """Refuses tables (and their transposes) of ``rows`` × K × 4 × covered buckets over ``max_bytes``."""
+    need = 2 * 8 * rows * num_values * 4 * cover[0].size * cover[1].size
+    if max_bytes is not None and need > max_bytes:
+        raise SubgameError(f"{game.name}: the leaf tables of {rows} sequences x {num_values} continuations x "
+                           f"{cover[0].size} x {cover[1].size} buckets would take {need / 2**20:,.0f} MiB, more than "
+                           f"{max_bytes / 2**20:,.0f} MiB; use fewer continuations or a coarser last-round abstraction")
+
+
+def _offset(rows: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """[n] player 1's private state of each of player 0's hands ``rows[0]`` at a node whose hands are ``rows``."""
+    r0, r1 = rows
+    o = np.argsort(r1)
+    return o[np.searchsorted(r1[o], r0)]
+
+
+def _stems(blueprint: Blueprint, node: int, opponent: int, num_values: int, factor: float,
+           cover: tuple[np.ndarray, np.ndarray]) -> list[tuple[int, np.ndarray, np.ndarray]]:
+    """The paths of the blueprint's second-to-last round below ``node``: each one's end (a last-round decision or a
+    terminal) and per player [K, U_p] her reach along it by covered bucket, under each continuation (the opponent's
+    biased as :func:`continuation_tables` biases it)."""
+    tree, last = blueprint.tree, len(blueprint.num_buckets) - 1
+    ones = [np.ones((num_values, c.size)) for c in cover]
+    out, stack = [], [(node, ones[0], ones[1])]
+    while stack:
+        n, r0, r1 = stack.pop()
+        if tree.kind[n] == TERMINAL or int(tree.round[n]) == last:
+            out.append((n, r0, r1))
+            continue
+        if int(tree.round[n]) != last - 1:
+            raise SubgameError(f"blueprint node {n} below a leaf is in round {int(tree.round[n])}, not {last - 1}")
+        p = int(tree.player[n])
+        rows = blueprint.policy(n, cover[p]).astype(np.float64)
+        names = tree.actions_of(n)
+        per_k = np.stack([biased(rows, np.array([_class_of(a) == cls for a in names])[None, :], factor)
+                          if p == opponent and k > 0 else rows for k, cls in enumerate(CONTINUATIONS[:num_values])])
+        for a, name in enumerate(names):
+            child = tree.child(n, name)
+            stack.append((child, r0 * per_k[:, :, a], r1) if p == 0 else (child, r0, r1 * per_k[:, :, a]))
+    return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -179,6 +239,8 @@ class PokerRoundValues:
             ``(seed, iteration)``, each weighted by the share of all the tree's boards it stands for (an unbiased
             estimate, as chance-sampled CFR's); ``None``: all of them. An evaluation values all of them.
         seed: of those samples.
+        stem_reach: below leaves one round before the last, per player [E, K, U_p] her reach along each stem of
+            the blueprint's earlier round by covered bucket (:func:`_stems`); ``None`` at last-round leaves.
     """
 
     player: int
@@ -188,28 +250,39 @@ class PokerRoundValues:
     game_id: str
     per_iteration: int | None = None
     seed: int = 0
+    stem_reach: tuple[np.ndarray, np.ndarray] | None = None
 
     @staticmethod
     def build(game: PokerGame, tree: PublicTree, blueprint: Blueprint, abstraction: DealAbstraction,
               blueprint_node: Mapping[tuple[str, ...], int], player: int, num_values: int, *, factor: float = 10.0,
               river_cards: int | None = None, seed: int = 0, max_bytes: int | None = None,
-              per_iteration: int | None = None) -> PokerRoundValues:
+              per_iteration: int | None = None, rollout_cards: int | None = None) -> PokerRoundValues:
         """The values at every leaf of ``tree`` (``game`` compiled with ``chance_limit=1``).
 
+        The leaves follow the last round's cards, or the second-to-last round's (a flop subgame's
+        leaves in hold'em): then below each leaf the blueprint plays that round too, and the last
+        round's cards are summed over, every one or ``rollout_cards`` of them (seeded).
+
         Args:
-            blueprint_node: the blueprint's last-round node for each leaf's betting sequence (the
-                leaf's public key without its last observation, the dealt cards).
-            river_cards: sample this many of the last round's cards in the tree (seeded); ``None``: all of
-                them (every possible deal, or the sample the tree was compiled with: :func:`sampled_cards`).
+            blueprint_node: the blueprint's node for each leaf's betting sequence (the leaf's public
+                key without its last observation, the dealt cards): a decision of the leaves' round or
+                a terminal (an all-in called).
+            river_cards: sample this many of the leaves' boards (seeded); ``None``: all of them (every
+                possible deal, or the sample the tree was compiled with: :func:`sampled_cards`).
             max_bytes: the memory the tables may take (checked before they are made).
             per_iteration: see the class's attribute (sampled with ``seed``).
+            rollout_cards: below leaves of the second-to-last round, the last round's cards summed per
+                leaf board: a seeded sample of this many, weighted as every card (``None``: every card).
 
         Raises:
-            SubgameError: a leaf sequence without a blueprint node, or one outside the last round; tables over
-                ``max_bytes``.
+            SubgameError: a leaf sequence without a blueprint node, or one outside the leaves' round; leaves more
+                than one round before the last; tables over ``max_bytes``.
         """
         if player not in (0, 1):
             raise SubgameError(f"the re-solving player must be 0 or 1, got {player!r}")
+        for what, c in (("river_cards", river_cards), ("rollout_cards", rollout_cards), ("per_iteration", per_iteration)):
+            if c is not None and (isinstance(c, bool) or not isinstance(c, int) or c < 1):
+                raise SubgameError(f"{what} must be >= 1 or None, got {c!r}")
         leaves = np.flatnonzero(tree.kind == LEAF)
         if not leaves.size:
             raise SubgameError(f"{game.name}: the tree has no leaf to value")
@@ -221,48 +294,99 @@ class PokerRoundValues:
             raise SubgameError(f"no blueprint node for the leaf sequences {missing[:3]}")
         roots = [public_root(game, k, None) for k in keys]
         boards = sorted({st.board for st, _, _ in roots})
+        dealt = np.cumsum(spec.board_cards)
+        lengths = {len(b) for b in boards}
+        if len(lengths) != 1 or int(dealt[-1]) - lengths.copy().pop() not in (0, int(spec.board_cards[-1])):
+            raise SubgameError(f"{game.name}: the leaves follow boards of {sorted(lengths)} cards; give one round's "
+                               "leaves, the last round's or the one before")
+        early = lengths.pop() < int(dealt[-1])  # the leaves are one round before the last: stems below them
         picked = set(boards)
         if river_cards is not None:
-            if not 1 <= river_cards:
-                raise SubgameError(f"river_cards must be >= 1 or None, got {river_cards!r}")
             rng = np.random.default_rng(seed)
             picked = {boards[i] for i in rng.choice(len(boards), size=min(river_cards, len(boards)), replace=False)}
-        # the tree may hold a sample of the last deal already (compiled with leaf_cards): weigh by every possible deal
-        count = spec.board_cards[-1]
-        before = {len(b) - count for b in boards}
-        if len(before) != 1:
-            raise SubgameError(f"{game.name}: the leaves follow boards of {sorted(before)} cards; give one round's leaves")
-        share = comb(spec.deck_size - before.pop(), count) / len(picked)
+        # the tree may hold a sample of its leaves' deal already (compiled with leaf_cards): weigh by every possible deal
+        count = spec.board_cards[-2 if early else -1]
+        share = comb(spec.deck_size - (len(boards[0]) - count), count) / len(picked)
         bt = blueprint.tree
         hands = deal_hands(game)
-        rows = board_hands(game, boards)
-        bucket_of = [_buckets(game, abstraction, rnd, hands, board, r) for board, r in zip(boards, rows)]
-        cover = tuple(np.unique(np.concatenate([bb[p] for bb in bucket_of])) for p in range(2))
-        need = 2 * 8 * len(seqs) * num_values * 4 * cover[0].size * cover[1].size  # the tables and their transposes
-        if max_bytes is not None and need > max_bytes:
-            raise SubgameError(f"{game.name}: the leaf tables of {len(seqs)} sequences x {num_values} continuations x "
-                               f"{cover[0].size} x {cover[1].size} buckets would take {need / 2**20:,.0f} MiB, more than "
-                               f"{max_bytes / 2**20:,.0f} MiB; use fewer continuations or a coarser last-round abstraction")
         opponent = 1 - player
-        seq_index = {s: i for i, s in enumerate(seqs)}
-        tables = np.stack([continuation_tables(blueprint, blueprint_node[s], opponent, num_values, factor,
-                                               (cover[0], cover[1])) for s in seqs])
         out = []
-        for bi, board in enumerate(boards):
-            if board not in picked:
-                continue
+        if not early:
+            rows = board_hands(game, boards)
+            bucket_of = [_buckets(game, abstraction, rnd, hands, board, r) for board, r in zip(boards, rows)]
+            cover = tuple(np.unique(np.concatenate([bb[p] for bb in bucket_of])) for p in range(2))
+            _check_bytes(game, max_bytes, len(seqs), num_values, cover)
+            seq_index = {s: i for i, s in enumerate(seqs)}
+            tables = np.stack([continuation_tables(blueprint, blueprint_node[s], opponent, num_values, factor,
+                                                   (cover[0], cover[1])) for s in seqs])
+            for bi, board in enumerate(boards):
+                if board not in picked:
+                    continue
+                at = [i for i, (st, _, _) in enumerate(roots) if st.board == board]
+                weight = np.empty(len(at))
+                seq = np.empty(len(at), dtype=np.int64)
+                for j, i in enumerate(at):
+                    st, _, prob = roots[i]
+                    s = keys[i][:-1]
+                    seq[j] = seq_index[s]
+                    weight[j] = prob * st.contrib[0] / float(bt.contrib[blueprint_node[s], 0]) * share
+                out.append(_board(game, hands, board, rows[bi], bucket_of[bi], cover, leaves[at], seq, weight))
+            return PokerRoundValues(player, CONTINUATIONS[:num_values], tables, tuple(out), tree.game_id, per_iteration,
+                                    seed)
+        # leaves one round before the last: every (or a seeded sample of) last-round card below each leaf board
+        rng = np.random.default_rng((seed, 1))
+        fulls: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
+        for board in sorted(picked):
+            cards = np.setdiff1d(np.arange(spec.deck_size), np.array(board, np.int64))
+            take = cards if rollout_cards is None else np.sort(rng.choice(cards, min(rollout_cards, cards.size), replace=False))
+            fulls[board] = [board + (int(c),) for c in take]
+        full_share = {b: (spec.deck_size - len(b)) / len(f) / (spec.deck_size - len(b) - 2 * spec.hole_cards)
+                      for b, f in fulls.items()}  # each card's chance given both hands, times the sample's inverse share
+        early_rows = board_hands(game, list(fulls))
+        full_list = [f for fs in fulls.values() for f in fs]
+        full_rows = dict(zip(full_list, board_hands(game, full_list)))
+        early_of = {b: _buckets(game, abstraction, rnd - 1, hands, b, r) for b, r in zip(fulls, early_rows)}
+        last_of = {f: _buckets(game, abstraction, rnd, hands, f, full_rows[f]) for f in full_list}
+        cover_early = tuple(np.unique(np.concatenate([bb[p] for bb in early_of.values()])) for p in range(2))
+        cover = tuple(np.unique(np.concatenate([bb[p] for bb in last_of.values()])) for p in range(2))
+        stems = {s: _stems(blueprint, blueprint_node[s], opponent, num_values, factor, cover_early)  # type: ignore[arg-type]
+                 for s in seqs}
+        ends = sorted({e for st in stems.values() for e, _, _ in st})
+        _check_bytes(game, max_bytes, len(ends), num_values, cover)
+        end_index = {e: i for i, e in enumerate(ends)}
+        tables = np.stack([continuation_tables(blueprint, e, opponent, num_values, factor, (cover[0], cover[1]))
+                           for e in ends])
+        stem_list = [(s, j) for s in seqs for j in range(len(stems[s]))]
+        stem_index = {x: i for i, x in enumerate(stem_list)}
+        stem_reach = (np.stack([stems[s][j][1] for s, j in stem_list]), np.stack([stems[s][j][2] for s, j in stem_list]))
+        for (board, full), r4 in zip(fulls.items(), early_rows):
             at = [i for i, (st, _, _) in enumerate(roots) if st.board == board]
-            weight = np.empty(len(at))
-            seq = np.empty(len(at), dtype=np.int64)
-            for j, i in enumerate(at):
-                st, _, prob = roots[i]
-                s = keys[i][:-1]
-                seq[j] = seq_index[s]
-                weight[j] = prob * st.contrib[0] / float(bt.contrib[blueprint_node[s], 0]) * share
-            out.append(_board(game, hands, board, rows[bi], bucket_of[bi], cover, leaves[at], seq, weight))
-        if per_iteration is not None and per_iteration < 1:
-            raise SubgameError(f"per_iteration must be >= 1 or None, got {per_iteration!r}")
-        return PokerRoundValues(player, CONTINUATIONS[:num_values], tables, tuple(out), tree.game_id, per_iteration, seed)
+            node_seq = [keys[i][:-1] for i in at]
+            per_node = [len(stems[s]) for s in node_seq]
+            columns = np.repeat(np.arange(len(at)), per_node)
+            starts = np.concatenate([[0], np.cumsum(per_node)[:-1]]).astype(np.int64)
+            stem = np.array([stem_index[(s, j)] for s in node_seq for j in range(len(stems[s]))], dtype=np.int64)
+            sequence = np.array([end_index[stems[s][j][0]] for s in node_seq for j in range(len(stems[s]))], dtype=np.int64)
+            base = np.array([roots[i][2] * roots[i][0].contrib[0] / float(bt.contrib[blueprint_node[s], 0]) * share
+                             for i, s in zip(at, node_seq)])[columns]
+            position = np.full(hands.shape[0], -1, dtype=np.int64)
+            position[r4[0]] = np.arange(r4[0].size)
+            eb = early_of[board]
+            early_bucket = (np.searchsorted(cover_early[0], eb[0]), np.searchsorted(cover_early[1], eb[1][_offset(r4)]))
+            showdowns = []
+            for f in full:
+                fr = full_rows[f]
+                _, offset1, removal = _hand_layout(game, hands, f, fr)
+                lb = last_of[f]
+                mine = position[fr[0]]
+                showdowns.append(_Showdown(
+                    sequence, base * full_share[board],
+                    (np.searchsorted(cover[0], lb[0]), np.searchsorted(cover[1], lb[1][offset1])), removal,
+                    hands=mine, starts=starts, columns=columns, stem=stem,
+                    early=(early_bucket[0][mine], early_bucket[1][mine])))
+            out.append(_Board(leaves[at], (np.arange(r4[0].size), _offset(r4)), tuple(showdowns)))
+        return PokerRoundValues(player, CONTINUATIONS[:num_values], tables, tuple(out), tree.game_id, per_iteration,
+                                seed, stem_reach)
 
     @property
     def num_values(self) -> int:
@@ -277,6 +401,25 @@ class PokerRoundValues:
     def _products(self, g: _Board, receiver: int, giver_reach: np.ndarray) -> np.ndarray:
         """[n, T, K] the receiver's value at each hand and leaf node for each continuation, given the giver's reach
         [n, T, Kx] (Kx = 1: the same for every continuation; Kx = K: continuation k's own)."""
+        first = g.showdowns[0]
+        if first.columns is None:  # last-round leaves: one showdown, a column per leaf node
+            return self._showdown(first, receiver, giver_reach)
+        n, T, _ = giver_reach.shape
+        out = np.zeros((n, T, self.num_values))
+        for s in g.showdowns:  # every last-round card below the leaves: each stem of each leaf a column
+            assert s.hands is not None and s.stem is not None and s.early is not None and s.starts is not None
+            x = giver_reach[s.hands][:, s.columns] * self._stem_reach(s, 1 - receiver)
+            v = self._showdown(s, receiver, x) * self._stem_reach(s, receiver)
+            out[s.hands] += np.add.reduceat(v, s.starts, axis=1)
+        return out
+
+    def _stem_reach(self, s: _Showdown, player: int) -> np.ndarray:
+        """[m, C, K] ``player``'s reach along each column's stem at each hand of ``s``."""
+        assert self.stem_reach is not None and s.stem is not None and s.early is not None
+        return self.stem_reach[player][s.stem][:, :, s.early[player]].transpose(2, 0, 1)
+
+    def _showdown(self, g: _Showdown, receiver: int, giver_reach: np.ndarray) -> np.ndarray:
+        """[m, C, K] the receiver's value at each hand and column of one full board, given the giver's reach [m, C, Kx]."""
         tab = self._oriented[receiver]
         giver = 1 - receiver
         if kernels.enabled() and g.removal.compiled:  # one pass up and one down the strength ladder per leaf column
