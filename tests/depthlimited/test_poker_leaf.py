@@ -379,15 +379,18 @@ def _brute_early(game, tree, bp, mapping, player, num_values):
 
 @pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=pytest.mark.skipif(not kernels.available(),
                                                                                        reason="the compiled loops are not built"))])
+@pytest.mark.parametrize("combine", [True, False])
 @pytest.mark.parametrize("player", [0, 1])
-def test_flop_leaves_valued_by_two_rounds_equal_the_brute_force(player, compiled):
-    """Leaves one round before the last: below each, the blueprint's turn, every river card and its river."""
+def test_flop_leaves_valued_by_two_rounds_equal_the_brute_force(player, compiled, combine):
+    """Leaves one round before the last: below each, the blueprint's turn, every river card and its river (each leaf's
+    turn paths summed into a table over bucket pairs, or each path a column of its own)."""
     game, bp = _game(), _blueprint()
     tree = subgame_at(game, FLOP, chance_limit=1, leaf_histories=True).tree
     mapping = _mapping(bp, tree)
     assert {int(bp.tree.round[n]) for n in mapping.values() if bp.tree.kind[n] != TERMINAL} == {2}
     with kernels.compiled(compiled):
-        values = PokerRoundValues.build(game, tree, bp, ExactCards(game.spec), mapping, player, 4)
+        values = PokerRoundValues.build(game, tree, bp, ExactCards(game.spec), mapping, player, 4, combine=combine)
+        assert (values.stem_reach is None) == combine
         opp = 1 - player
         states = np.flatnonzero(tree.kind[tree.players[opp].node] == LEAF)
         bound = values.bind(tree, states)

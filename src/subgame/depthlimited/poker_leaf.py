@@ -127,10 +127,11 @@ class _Showdown:
     """One full board below a leaf board: its hands' last-round buckets and card removal, and the columns it values.
 
     At leaves of the last round (the board is the leaf board) there is one column per leaf node
-    and every hand of the leaf board; below leaves one round earlier a column is one *stem* of a
-    leaf node (a path of the blueprint's earlier round below the leaf's blueprint node, ending at
-    a last-round decision or a terminal), on a board one last-round card longer, without the
-    hands that card blocks.
+    and every hand of the leaf board. Below leaves one round earlier the board is one last-round
+    card longer, without the hands that card blocks, and a leaf's *stems* (the paths of the
+    blueprint's earlier round below its node, each ending at a last-round decision or a terminal)
+    are either summed into one column whose buckets are (earlier, last) bucket pairs, or each a
+    column of its own, weighted by both players' reach along it.
     """
 
     sequence: np.ndarray  #: [C] the row of the tables of each column
@@ -138,10 +139,10 @@ class _Showdown:
     bucket: tuple[np.ndarray, np.ndarray]  #: per player [m] index of each hand's last-round bucket among the covered
     removal: CardRemoval
     hands: np.ndarray | None = None  #: [m] each hand's index among the leaf board's hands (``None``: all, in order)
-    starts: np.ndarray | None = None  #: [T] each leaf node's first column (columns grouped by node; ``None``: one each)
-    columns: np.ndarray | None = None  #: [C] the leaf node of each column
+    starts: np.ndarray | None = None  #: [T] each leaf node's first column (a column per stem; ``None``: one a node)
+    columns: np.ndarray | None = None  #: [C] the leaf node of each column (a column per stem)
     stem: np.ndarray | None = None  #: [C] the stem (row of :attr:`PokerRoundValues.stem_reach`) of each column
-    early: tuple[np.ndarray, np.ndarray] | None = None  #: per player [m] each hand's earlier-round bucket, covered
+    early: tuple[np.ndarray, np.ndarray] | None = None  #: per player [m] each hand's earlier-round bucket (a column per stem)
 
 
 @dataclass(frozen=True, eq=False)
@@ -256,7 +257,8 @@ class PokerRoundValues:
     def build(game: PokerGame, tree: PublicTree, blueprint: Blueprint, abstraction: DealAbstraction,
               blueprint_node: Mapping[tuple[str, ...], int], player: int, num_values: int, *, factor: float = 10.0,
               river_cards: int | None = None, seed: int = 0, max_bytes: int | None = None,
-              per_iteration: int | None = None, rollout_cards: int | None = None) -> PokerRoundValues:
+              per_iteration: int | None = None, rollout_cards: int | None = None,
+              combine: bool | None = None) -> PokerRoundValues:
         """The values at every leaf of ``tree`` (``game`` compiled with ``chance_limit=1``).
 
         The leaves follow the last round's cards, or the second-to-last round's (a flop subgame's
@@ -273,6 +275,9 @@ class PokerRoundValues:
             per_iteration: see the class's attribute (sampled with ``seed``).
             rollout_cards: below leaves of the second-to-last round, the last round's cards summed per
                 leaf board: a seeded sample of this many, weighted as every card (``None``: every card).
+            combine: below leaves of the second-to-last round, sum each leaf's stems into one table over
+                (earlier, last) bucket pairs (one kernel column per leaf, wider rows) instead of a column per
+                stem; ``None``: whichever costs the kernel less and fits ``max_bytes``. The same values.
 
         Raises:
             SubgameError: a leaf sequence without a blueprint node, or one outside the leaves' round; leaves more
@@ -356,34 +361,52 @@ class PokerRoundValues:
         end_index = {e: i for i, e in enumerate(ends)}
         tables = np.stack([continuation_tables(blueprint, e, opponent, num_values, factor, (cover[0], cover[1]))
                            for e in ends])
-        stem_list = [(s, j) for s in seqs for j in range(len(stems[s]))]
-        stem_index = {x: i for i, x in enumerate(stem_list)}
-        stem_reach = (np.stack([stems[s][j][1] for s, j in stem_list]), np.stack([stems[s][j][2] for s, j in stem_list]))
+        width = [cover_early[p].size * cover[p].size for p in range(2)]  # (earlier, last) bucket pairs a player has
+        if combine is None:  # the cheaper kernel: a column per leaf over bucket pairs, or a column per stem over buckets
+            combine = cover_early[0].size * len(seqs) <= len(end_index) and \
+                2 * 8 * len(seqs) * num_values * 4 * width[0] * width[1] <= (max_bytes or 1 << 62)
+        stem_reach: tuple[np.ndarray, np.ndarray] | None = None
+        if combine:  # Σ over each sequence's stems of both reaches times the end's table, by bucket pair
+            _check_bytes(game, max_bytes, len(seqs), num_values, (np.empty(width[0]), np.empty(width[1])))
+            tables = np.stack([np.einsum("ska,skb,skjcd->kjacbd", *(np.stack([x[i] for x in stems[s]]) for i in (1, 2)),
+                                         tables[[end_index[e] for e, _, _ in stems[s]]]).reshape(
+                num_values, 4, width[0], width[1]) for s in seqs])
+            seq_index = {s: i for i, s in enumerate(seqs)}
+        else:
+            stem_list = [(s, j) for s in seqs for j in range(len(stems[s]))]
+            stem_index = {x: i for i, x in enumerate(stem_list)}
+            stem_reach = (np.stack([stems[s][j][1] for s, j in stem_list]), np.stack([stems[s][j][2] for s, j in stem_list]))
         for (board, full), r4 in zip(fulls.items(), early_rows):
             at = [i for i, (st, _, _) in enumerate(roots) if st.board == board]
             node_seq = [keys[i][:-1] for i in at]
-            per_node = [len(stems[s]) for s in node_seq]
-            columns = np.repeat(np.arange(len(at)), per_node)
-            starts = np.concatenate([[0], np.cumsum(per_node)[:-1]]).astype(np.int64)
-            stem = np.array([stem_index[(s, j)] for s in node_seq for j in range(len(stems[s]))], dtype=np.int64)
-            sequence = np.array([end_index[stems[s][j][0]] for s in node_seq for j in range(len(stems[s]))], dtype=np.int64)
             base = np.array([roots[i][2] * roots[i][0].contrib[0] / float(bt.contrib[blueprint_node[s], 0]) * share
-                             for i, s in zip(at, node_seq)])[columns]
+                             for i, s in zip(at, node_seq)])
             position = np.full(hands.shape[0], -1, dtype=np.int64)
             position[r4[0]] = np.arange(r4[0].size)
             eb = early_of[board]
             early_bucket = (np.searchsorted(cover_early[0], eb[0]), np.searchsorted(cover_early[1], eb[1][_offset(r4)]))
+            if combine:
+                sequence, columns, starts, stem = np.array([seq_index[s] for s in node_seq], dtype=np.int64), None, None, None
+            else:
+                per_node = [len(stems[s]) for s in node_seq]
+                columns = np.repeat(np.arange(len(at)), per_node)
+                starts = np.concatenate([[0], np.cumsum(per_node)[:-1]]).astype(np.int64)
+                stem = np.array([stem_index[(s, j)] for s in node_seq for j in range(len(stems[s]))], dtype=np.int64)
+                sequence = np.array([end_index[stems[s][j][0]] for s in node_seq for j in range(len(stems[s]))],
+                                    dtype=np.int64)
+                base = base[columns]
             showdowns = []
             for f in full:
                 fr = full_rows[f]
                 _, offset1, removal = _hand_layout(game, hands, f, fr)
                 lb = last_of[f]
                 mine = position[fr[0]]
-                showdowns.append(_Showdown(
-                    sequence, base * full_share[board],
-                    (np.searchsorted(cover[0], lb[0]), np.searchsorted(cover[1], lb[1][offset1])), removal,
-                    hands=mine, starts=starts, columns=columns, stem=stem,
-                    early=(early_bucket[0][mine], early_bucket[1][mine])))
+                bucket = (np.searchsorted(cover[0], lb[0]), np.searchsorted(cover[1], lb[1][offset1]))
+                early = (early_bucket[0][mine], early_bucket[1][mine])
+                if combine:  # each hand's (earlier, last) bucket pair
+                    bucket = (early[0] * cover[0].size + bucket[0], early[1] * cover[1].size + bucket[1])
+                showdowns.append(_Showdown(sequence, base * full_share[board], bucket, removal, hands=mine, starts=starts,
+                                           columns=columns, stem=stem, early=None if combine else early))
             out.append(_Board(leaves[at], (np.arange(r4[0].size), _offset(r4)), tuple(showdowns)))
         return PokerRoundValues(player, CONTINUATIONS[:num_values], tables, tuple(out), tree.game_id, per_iteration,
                                 seed, stem_reach)
@@ -402,15 +425,18 @@ class PokerRoundValues:
         """[n, T, K] the receiver's value at each hand and leaf node for each continuation, given the giver's reach
         [n, T, Kx] (Kx = 1: the same for every continuation; Kx = K: continuation k's own)."""
         first = g.showdowns[0]
-        if first.columns is None:  # last-round leaves: one showdown, a column per leaf node
+        if first.hands is None:  # last-round leaves: one showdown, a column per leaf node
             return self._showdown(first, receiver, giver_reach)
         n, T, _ = giver_reach.shape
         out = np.zeros((n, T, self.num_values))
-        for s in g.showdowns:  # every last-round card below the leaves: each stem of each leaf a column
-            assert s.hands is not None and s.stem is not None and s.early is not None and s.starts is not None
-            x = giver_reach[s.hands][:, s.columns] * self._stem_reach(s, 1 - receiver)
-            v = self._showdown(s, receiver, x) * self._stem_reach(s, receiver)
-            out[s.hands] += np.add.reduceat(v, s.starts, axis=1)
+        for s in g.showdowns:  # every last-round card below the leaves
+            x = giver_reach[s.hands]
+            if s.columns is None:  # a column per leaf, over bucket pairs
+                out[s.hands] += self._showdown(s, receiver, x)
+                continue
+            assert s.starts is not None  # a column per stem of each leaf
+            v = self._showdown(s, receiver, x[:, s.columns] * self._stem_reach(s, 1 - receiver))
+            out[s.hands] += np.add.reduceat(v * self._stem_reach(s, receiver), s.starts, axis=1)
         return out
 
     def _stem_reach(self, s: _Showdown, player: int) -> np.ndarray:

@@ -481,17 +481,18 @@ void showdown_values(const double *opp, double *out, const int64_t *me_local, co
 }
 
 /* leaf_values: the reach of the hands at ladder positions [q0, q1) added to the running sums per giver bucket
- * (`total`, [U, kx]) and per card held (`mass`, [cards, U, kx]) */
+ * (`total`, [kx, U]) and per card held (`mass`, [cards, kx, U]) */
 static inline void add_group(double *total, double *mass, const double *reach, const int64_t *order, int64_t q0, int64_t q1,
                              const int64_t *hand_cards, int64_t k, const int64_t *gb, int64_t T, int64_t t, int64_t kx,
-                             int64_t w) {
+                             int64_t U) {
+    const int64_t w = U * kx;
     for (int64_t q = q0; q < q1; q++) {
         const int64_t h = order[q];
         const double *r = reach + (h * T + t) * kx;
-        const int64_t off = gb[h] * kx;
         for (int64_t x = 0; x < kx; x++) {
-            total[off + x] += r[x];
-            for (int64_t j = 0; j < k; j++) mass[hand_cards[h * k + j] * w + off + x] += r[x];
+            const int64_t off = x * U + gb[h];
+            total[off] += r[x];
+            for (int64_t j = 0; j < k; j++) mass[hand_cards[h * k + j] * w + off] += r[x];
         }
     }
 }
@@ -504,31 +505,31 @@ static inline void add_group(double *total, double *mass, const double *reach, c
  * weaker (1), the stronger (2), the tied (3); x = k where the reach has a column per continuation (kx == K), else 0.
  * One ascending and one descending pass over the hands in strength order (`order`, groups of ties at `ties`) keep
  * per bucket the running reach and what each card holds of it, as showdown_values does for one bucket.
- * reach [n, T, kx], out [n, T, K], coef [S, K, 4, ur, U] (n = ties[groups]); scratch: 2 * cards * U * kx + 3 * U * kx
+ * reach [n, T, kx], out [n, T, K], coef [S, K, 4, ur, U] (n = ties[groups]); scratch: 2 * cards * U * kx + 2 * U * kx
  * + n * U * kx doubles.
  */
 void leaf_values(const double *reach, double *out, const double *coef, const int64_t *seq, const double *weight,
                  const int64_t *order, const int64_t *ties, int64_t groups, const int64_t *hand_cards, int64_t k,
                  const int64_t *gb, const int64_t *rb, int64_t T, int64_t K, int64_t kx, int64_t ur, int64_t U,
                  int64_t cards, double *scratch) {
-    const int64_t w = U * kx;  /* one hand's or card's entry: [U, kx] */
-    double *mass = scratch, *above = mass + cards * w, *tot = above + cards * w, *top = tot + w, *part = top + w;
-    double *weaker = part + w;
+    const int64_t w = U * kx;  /* one hand's or card's entry: [kx, U], a giver bucket's sums contiguous per x */
+    const int64_t ru = ur * U;  /* one part's rows of the coefficients */
+    double *mass = scratch, *above = mass + cards * w, *tot = above + cards * w, *top = tot + w, *weaker = top + w;
     for (int64_t t = 0; t < T; t++) {
-        const double *c_t = coef + seq[t] * K * 4 * ur * U;
+        const double *c_t = coef + seq[t] * K * 4 * ru;
         memset(mass, 0, (size_t)(cards * w) * sizeof(double));
         memset(tot, 0, (size_t)w * sizeof(double));
         for (int64_t g = 0; g < groups; g++) {
             for (int64_t q = ties[g]; q < ties[g + 1]; q++) {
                 const int64_t *c = hand_cards + order[q] * k;
                 double *wq = weaker + q * w;
-                for (int64_t e = 0; e < w; e++) {
-                    double m = tot[e] - mass[c[0] * w + e];
-                    if (k == 2) m -= mass[c[1] * w + e];
-                    wq[e] = m;
-                }
+                const double *m0 = mass + c[0] * w, *m1 = mass + c[k - 1] * w;
+                if (k == 2)
+                    for (int64_t e = 0; e < w; e++) wq[e] = tot[e] - m0[e] - m1[e];
+                else
+                    for (int64_t e = 0; e < w; e++) wq[e] = tot[e] - m0[e];
             }
-            add_group(tot, mass, reach, order, ties[g], ties[g + 1], hand_cards, k, gb, T, t, kx, w);
+            add_group(tot, mass, reach, order, ties[g], ties[g + 1], hand_cards, k, gb, T, t, kx, U);
         }
         memset(above, 0, (size_t)(cards * w) * sizeof(double));
         memset(top, 0, (size_t)w * sizeof(double));
@@ -537,31 +538,32 @@ void leaf_values(const double *reach, double *out, const double *coef, const int
                 const int64_t i = order[q];
                 const int64_t *c = hand_cards + i * k;
                 const double *r = reach + (i * T + t) * kx;
-                const double *wq = weaker + q * w;
                 double *o = out + (i * T + t) * K;
                 for (int64_t kk = 0; kk < K; kk++) o[kk] = 0.0;
-                for (int64_t u = 0; u < U; u++) {
-                    for (int64_t x = 0; x < kx; x++) {
-                        const int64_t e = u * kx + x;
-                        double all = tot[e] - mass[c[0] * w + e], stronger = top[e] - above[c[0] * w + e];
-                        if (k == 2) {
-                            all -= mass[c[1] * w + e];
-                            stronger -= above[c[1] * w + e];
-                            if (gb[i] == u) all += r[x];  /* the hand itself, removed with each of its two cards */
+                for (int64_t x = 0; x < kx; x++) {
+                    const int64_t xo = x * U;
+                    const double *tx = tot + xo, *px = top + xo, *wx = weaker + q * w + xo;
+                    const double *m0 = mass + c[0] * w + xo, *m1 = mass + c[k - 1] * w + xo;
+                    const double *a0 = above + c[0] * w + xo, *a1 = above + c[k - 1] * w + xo;
+                    for (int64_t kk = (kx == 1 ? 0 : x); kk < (kx == 1 ? K : x + 1); kk++) {
+                        const double *f0 = c_t + kk * 4 * ru + rb[i] * U, *f1 = f0 + ru, *f2 = f1 + ru, *f3 = f2 + ru;
+                        double acc = 0.0;
+                        for (int64_t u = 0; u < U; u++) {
+                            double all = tx[u] - m0[u], stronger = px[u] - a0[u];
+                            if (k == 2) {
+                                all -= m1[u];
+                                stronger -= a1[u];
+                            }
+                            acc += f0[u] * all + f1[u] * wx[u] + f2[u] * stronger + f3[u] * (all - wx[u] - stronger);
                         }
-                        part[0] = all;
-                        part[1] = wq[e];
-                        part[2] = stronger;
-                        part[3] = all - wq[e] - stronger;
-                        for (int64_t kk = (kx == 1 ? 0 : x); kk < (kx == 1 ? K : x + 1); kk++) {
-                            const double *cf = c_t + (kk * 4 * ur + rb[i]) * U + u;
-                            o[kk] += cf[0] * part[0] + cf[ur * U] * part[1] + cf[2 * ur * U] * part[2] + cf[3 * ur * U] * part[3];
-                        }
+                        /* two hole cards: the hand itself was removed with each of its cards, added back once */
+                        if (k == 2) acc += (f0[gb[i]] + f3[gb[i]]) * r[x];
+                        o[kk] += acc;
                     }
                 }
                 for (int64_t kk = 0; kk < K; kk++) o[kk] = weight[t] * o[kk];
             }
-            add_group(top, above, reach, order, ties[g], ties[g + 1], hand_cards, k, gb, T, t, kx, w);
+            add_group(top, above, reach, order, ties[g], ties[g + 1], hand_cards, k, gb, T, t, kx, U);
         }
     }
 }

@@ -394,7 +394,7 @@ def leaf_values(reach: np.ndarray, coef: np.ndarray, sequence: np.ndarray, weigh
     k = hand_cards.shape[1]
     cards = int(hand_cards.max(initial=0)) + 1
     out = np.empty((n, T, K))
-    scratch = np.empty(2 * cards * U * kx + 3 * U * kx + n * U * kx)
+    scratch = np.empty(2 * cards * U * kx + 2 * U * kx + n * U * kx)
     (r, c, wt), idx = _f64(reach, coef, weight), _i64(sequence, order, ties, hand_cards, giver_bucket, receiver_bucket)
     _lib.leaf_values(  # type: ignore[union-attr]
         _ptr(r), _ptr(out), _ptr(c), _ptr(idx[0]), _ptr(wt), _ptr(idx[1]), _ptr(idx[2]), ties.shape[0] - 1, _ptr(idx[3]), k,
