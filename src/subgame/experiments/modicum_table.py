@@ -4,9 +4,10 @@ Brown, Sandholm & Amos (2018), §6 and Table 1: a blueprint, naive depth-limited
 value per leaf state, K = 1) and depth-limited solving with multi-valued states (K = 4, the
 bias continuations) on that blueprint, each played against prior bots. Here the three agents
 are :class:`~subgame.agents.blueprint.BlueprintAgent` and
-:class:`~subgame.agents.hunl_search.HunlSearchAgent` with ``num_values`` 1 and 4 (the turn
-solved to the end of its betting round, K continuations at its leaves; the river to the end of
-the game), all on one implicit-MCCFR blueprint. Their opponents:
+:class:`~subgame.agents.hunl_search.HunlSearchAgent` with ``num_values`` 1 and 4 (the flop,
+as the paper's agent, and the turn each solved to the end of its betting round, K continuations
+at its leaves; the river to the end of the game; :attr:`TableSetup.flop_search`), all on one
+implicit-MCCFR blueprint. Their opponents:
 
 * a lookup-table bot: a second blueprint in a coarser action and card abstraction, played
   with pseudo-harmonic translation and no search (standing in for Baby Tartanian8 and
@@ -81,6 +82,9 @@ class TableSetup:
         raise_cap: bets and raises a round of a search subgame offers (``None``: the game's rule).
         deals: duplicate deals of each match (two hands each).
         river_sample: river cards of the leaves a CFR iteration values, a fresh sample each (``None``: all).
+        flop_search: the flop solved to the end of its betting round too, its leaves valued by the blueprint's
+            turn and river (the paper's agent searched its first two rounds so); else the flop is the blueprint's.
+        rollout_cards: river cards summed below each turn card of a flop leaf, a seeded sample (``None``: all).
     """
 
     name: str
@@ -96,6 +100,8 @@ class TableSetup:
     raise_cap: int | None
     deals: int
     river_sample: int | None = None
+    flop_search: bool = True
+    rollout_cards: int | None = None
 
 
 SETUPS: dict[str, TableSetup] = {
@@ -103,7 +109,7 @@ SETUPS: dict[str, TableSetup] = {
                           None, None, 20_000, "100:1", (3, 2, 2, 2), 20_000, 100, None, None, 300),
     "hunl": TableSetup("heads-up no-limit hold'em (ACPC rules, 200 big blinds)", HUNL,
                        "50,100,allin/100,allin:3", (169, 8, 8, 8), 60_000, "100,allin/allin:2", (169, 4, 4, 4), 60_000,
-                       50, None, 3, 100, river_sample=2),
+                       50, None, 3, 100, river_sample=2, flop_search=False, rollout_cards=2),
 }
 
 #: The rows: each agent's name and its search configuration (``None``: the blueprint alone).
@@ -137,9 +143,11 @@ def _agent(name: str, bps: _Blueprints, setup: TableSetup) -> Agent:
     k = AGENTS[name]
     if k is None:
         return BlueprintAgent(bps.game, blueprint, abstraction, name="blueprint")
-    config = HunlSearchConfig(budget=Budget(iterations=setup.solve_iterations), search_round=2 if bps.game.spec.num_rounds > 3
-                              else None, num_values=k, river_cards=setup.river_cards,
-                              river_sample=setup.river_sample, raise_cap=setup.raise_cap)
+    rounds = bps.game.spec.num_rounds
+    config = HunlSearchConfig(budget=Budget(iterations=setup.solve_iterations),
+                              search_round=max(0, rounds - (3 if setup.flop_search else 2)) if rounds > 3 else None,
+                              num_values=k, river_cards=setup.river_cards, river_sample=setup.river_sample,
+                              rollout_cards=setup.rollout_cards, raise_cap=setup.raise_cap)
     return HunlSearchAgent(bps.game, blueprint, abstraction, config, name=f"search K={k}")
 
 
@@ -239,11 +247,15 @@ def _result(setup: TableSetup, seed: int, workers: int, bps: _Blueprints,
         f"{setup.actions or 'the game own sizes'}, cards {'exact' if setup.buckets is None else '/'.join(map(str, setup.buckets)) + ' buckets'}. "
         f"Lookup-table bot: {lookup.iterations:,} iterations, actions {setup.lookup_actions}, cards "
         f"{'/'.join(map(str, setup.lookup_buckets))} buckets, translation, no search.",
-        f"Search: the turn solved to the end of its betting round with K continuation strategies at its leaves (the "
-        f"blueprint, and fold, call, raise x10), the river to the end of the game; {setup.solve_iterations} CFR+ "
-        f"iterations a solve"
-        + (f", {setup.river_cards} sampled river card(s) at each turn leaf" if setup.river_cards else "")
-        + (f", {setup.river_sample} of the leaves' river cards valued per iteration (a fresh sample each)"
+        ("Search: the flop and the turn each solved to the end of its betting round with K continuation strategies "
+         "at its leaves (the blueprint, and fold, call, raise x10; below a flop leaf the blueprint's turn and river, "
+         + ("every river card" if setup.rollout_cards is None else f"{setup.rollout_cards} sampled river card(s) a "
+            "turn card") + "), the river to the end of the game" if setup.flop_search else
+         "Search: the flop from the blueprint; the turn solved to the end of its betting round with K continuation "
+         "strategies at its leaves (the blueprint, and fold, call, raise x10), the river to the end of the game")
+        + f"; {setup.solve_iterations} CFR+ iterations a solve"
+        + (f", {setup.river_cards} sampled card(s) at each leaf's deal" if setup.river_cards else "")
+        + (f", {setup.river_sample} of the leaves' cards valued per iteration (a fresh sample each)"
            if setup.river_sample else "")
         + (f", at most {setup.raise_cap} bets and raises a round in a subgame" if setup.raise_cap else "")
         + "; ranges by Bayes' rule (unsafe nested solving, as Modicum). LBR: local best response with the row agent "
@@ -255,7 +267,9 @@ def _result(setup: TableSetup, seed: int, workers: int, bps: _Blueprints,
         "Paper (Brown, Sandholm & Amos 2018, Table 1): HUNL, AIVAT, against Baby Tartanian8 and Slumbot; its blueprint "
         "took about 700 core hours and its agent 20 s a hand on 4 cores. Ours: the opponents are a lookup-table bot of "
         "our own (the paper's are not available), the blueprints are far smaller, and a solve runs a fixed number of "
-        "iterations, not a time budget. Compare the shape: the blueprint below K = 1 below K = 4.",
+        "iterations, not a time budget"
+        + ("" if setup.flop_search else "; the paper's agent searched the flop too, this form plays it from the blueprint")
+        + ". Compare the shape: the blueprint below K = 1 below K = 4.",
         (f"Exact values: the agents' behaviour strategies asked at every information set of the compiled game; AIVAT "
          f"takes them as its reference; exploitability is NashConv / 2 in {unit}."
          if exact else

@@ -396,9 +396,10 @@ def leaf_values(reach: np.ndarray, coef: np.ndarray, sequence: np.ndarray, weigh
     out = np.empty((n, T, K))
     scratch = np.empty(2 * cards * U * kx + 2 * U * kx + n * U * kx)
     (r, c, wt), idx = _f64(reach, coef, weight), _i64(sequence, order, ties, hand_cards, giver_bucket, receiver_bucket)
+    kept = [_kept_ptr(a) for a in (c, *idx, wt)]  # a leaf's tables, layout and weights: the same arrays every iteration
     _lib.leaf_values(  # type: ignore[union-attr]
-        _ptr(r), _ptr(out), _ptr(c), _ptr(idx[0]), _ptr(wt), _ptr(idx[1]), _ptr(idx[2]), ties.shape[0] - 1, _ptr(idx[3]), k,
-        _ptr(idx[4]), _ptr(idx[5]), T, K, kx, ur, U, cards, _ptr(scratch),
+        _ptr(r), _ptr(out), kept[0], kept[1], kept[7], kept[2], kept[3], ties.shape[0] - 1, kept[4], k,
+        kept[5], kept[6], T, K, kx, ur, U, cards, _ptr(scratch),
     )
     return out
 
