@@ -402,11 +402,11 @@ class PokerRoundValues:
                 lb = last_of[f]
                 mine = position[fr[0]]
                 bucket = (np.searchsorted(cover[0], lb[0]), np.searchsorted(cover[1], lb[1][offset1]))
-                early = (early_bucket[0][mine], early_bucket[1][mine])
+                before = (early_bucket[0][mine], early_bucket[1][mine])
                 if combine:  # each hand's (earlier, last) bucket pair
-                    bucket = (early[0] * cover[0].size + bucket[0], early[1] * cover[1].size + bucket[1])
+                    bucket = (before[0] * cover[0].size + bucket[0], before[1] * cover[1].size + bucket[1])
                 showdowns.append(_Showdown(sequence, base * full_share[board], bucket, removal, hands=mine, starts=starts,
-                                           columns=columns, stem=stem, early=None if combine else early))
+                                           columns=columns, stem=stem, early=None if combine else before))
             out.append(_Board(leaves[at], (np.arange(r4[0].size), _offset(r4)), tuple(showdowns)))
         return PokerRoundValues(player, CONTINUATIONS[:num_values], tables, tuple(out), tree.game_id, per_iteration,
                                 seed, stem_reach)
