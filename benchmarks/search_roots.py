@@ -1,7 +1,7 @@
 """The search agents of ``modicum-table``'s reduced deck with unsafe and safe river roots: exact exploitability and
 exact winrate against LBR.
 
-Each agent (the blueprint; K = 1 and K = 4 turn search, the river to the end) is asked at every
+Each agent (the blueprint; K = 1 and K = 4 flop and turn search, the river to the end) is asked at every
 information set of the compiled reduced game (``behaviour``); its exploitability is exact, and so
 is its winrate against LBR modelled on it (a twin of the agent keeping every solve), the mean of
 both seats. ``root``: the opponent's range at each river re-solve's root, her Bayes range

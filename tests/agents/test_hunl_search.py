@@ -146,11 +146,11 @@ def test_bad_depth_limited_options_refused():
             HunlSearchConfig(**bad)  # type: ignore[arg-type]
 
 
-def _river_views(tree, player, count, rng):
-    """Views at ``count`` of ``player``'s river information sets of ``tree``."""
+def _river_views(tree, player, count, rng, cards=3):
+    """Views at ``count`` of ``player``'s river information sets of ``tree`` (``cards`` board cards dealt: 1 the flop's)."""
     pa = tree.players[player]
     rows = [i for i in range(pa.num_infosets)
-            if sum(len(o) == 2 and o[1] in "shdc" for o in tree.public_key[pa.node[pa.infoset_priv[i]]]) == 3]
+            if sum(len(o) == 2 and o[1] in "shdc" for o in tree.public_key[pa.node[pa.infoset_priv[i]]]) == cards]
     for i in rng.choice(rows, min(count, len(rows)), replace=False):
         key, label = tree.public_key[pa.node[pa.infoset_priv[i]]], pa.label[pa.infoset_priv[i]]
         moves = [Move(key[0], label if player == 0 else ""), Move(key[1], label if player == 1 else "")]
@@ -173,6 +173,30 @@ def test_off_tree_bets_answered_legally_by_search():
             assert agent.act(view).probs == first.probs
             asked += 1
     assert asked == 80 and agent.fallbacks == []
+
+
+@pytest.mark.slow
+def test_off_tree_flop_bets_answered_legally_by_depth_limited_search():
+    """The same with the flop searched to its round's end (K = 4), after a limped preflop: an off-tree flop bet is
+    added to the flop subgame and its leaves are mapped to the blueprint's turn by translation; every flop decision a
+    solve's, legal and repeatable. (After an off-tree preflop raise translated to the blueprint's all-in, the
+    blueprint has no flop to map leaves to: that decision is logged and played by the blueprint.)"""
+    real = _game(bet_fractions=(0.5, 1.0, 2.0), raise_cap=2)
+    tree = compile_game(real)
+    agent = _agent(real, search_round=1, num_values=4)
+    rng = np.random.default_rng(1)
+    asked = off_tree = 0
+    for p in (0, 1):
+        for view in _river_views(tree, p, 25, rng, cards=1):
+            names = [m.public for m in view.moves[2:]]
+            if names[:2] != ["c", "c"]:
+                continue
+            agent.new_hand(p, 7)
+            first = agent.act(view).checked(view)
+            assert agent.act(view).probs == first.probs
+            asked += 1
+            off_tree += "r4" in names[3:]  # half a pot: the blueprint bets a pot (all-in) only
+    assert asked >= 10 and off_tree >= 3 and agent.fallbacks == [] and {r for r, _ in agent.decision_seconds} == {1}
 
 
 @pytest.mark.slow
