@@ -491,7 +491,10 @@ class HunlSearchAgent:
 
     def _leaf_nodes(self, path: _Path, rnd: int, game: PokerGame, tree: PublicTree) -> dict[tuple[str, ...], int]:
         """The blueprint's node of each leaf sequence of a round's subgame: the round's betting translated from the
-        blueprint's node at the round's start, each off-tree raise to its likeliest translation (App. A)."""
+        blueprint's node at the round's start, each off-tree raise to its likeliest translation (App. A: leaves mapped
+        by the similarity of the action sequence). Where the path to the round's start left the blueprint's tree (an
+        earlier off-tree bet translated to a line the real game did not take, such as an all-in), the round starts at
+        the blueprint's start of that round whose pot is nearest the real one."""
         bt = self.base.blueprint.tree
         start = 0
         for a in path.actions:
@@ -499,7 +502,7 @@ class HunlSearchAgent:
                 break
             start = -1 if a.node < 0 or start < 0 else bt.child(a.node, bt.actions_of(a.node)[a.index])
         if start < 0 or bt.kind[start] != DECISION or int(bt.round[start]) != rnd:
-            raise SubgameError(f"the blueprint has no node at the start of round {rnd} on this path")
+            start = self._nearest_start(rnd, path.starts[rnd][0])
         root = game.root()._replace(hole=path.state.hole)
         out: dict[tuple[str, ...], int] = {}
         for key in {tree.public_key[int(n)][:-1] for n in np.flatnonzero(tree.kind == LEAF)}:
@@ -512,6 +515,20 @@ class HunlSearchAgent:
                 raise SubgameError(f"no blueprint node fits the leaf sequence {list(key[2:])}")
             out[key] = node
         return out
+
+    def _nearest_start(self, rnd: int, contrib: int) -> int:
+        """The blueprint's first decision of round ``rnd`` whose contribution is nearest ``contrib`` (in ratio)."""
+        bt = self.base.blueprint.tree
+        prev = bt.decision_nodes(rnd - 1) if rnd > 0 else np.zeros(0, np.int64)
+        kids = np.concatenate([bt.children[bt.first_child[m] : bt.first_child[m] + bt.num_actions[m]] for m in prev]
+                              or [np.zeros(1 if rnd == 0 else 0, np.int64)])
+        starts = np.unique(kids[(bt.kind[kids] == DECISION) & (bt.round[kids] == rnd)]).astype(np.int64)
+        if not starts.size:
+            raise SubgameError(f"the blueprint has no node at the start of round {rnd}")
+        node = int(starts[np.argmin(np.abs(np.log(bt.contrib[starts, 0] / max(contrib, 1))))])
+        LOG.info("%s: the path left the blueprint before round %d; its leaves start at the blueprint's node %d (pot "
+                 "%d against the real %d)", self.name, rnd, node, int(bt.contrib[node, 0]), contrib)
+        return node
 
     def _round_game(self, path: _Path, rnd: int, upto: int) -> PokerGame:
         """The rest of the game from the start of round ``rnd``: its board, the pot as an ante, the real bet sizes
