@@ -45,9 +45,14 @@ def _mapping(bp, tree):
     return out
 
 
+#: a flop public state of the three-rank deck: call, check preflop, the flop dealt
+FLOP = ("", "", "c", "c", "Jh")
+
+
 def _brute(game, tree, bp, mapping, player, num_values):
     """[K, G0, G1] player 0's chance-weighted value of every leaf history under each continuation, walking the
-    blueprint's last round hand by hand with the rules' hand strengths."""
+    blueprint hand by hand with the rules' hand strengths: at a turn subgame's leaves its river; at a flop subgame's
+    its turn, then every river card each hand pair leaves, with its chance given both hands, and the river."""
     s, bt, cards = game.spec, bp.tree, ExactCards(game.spec)
     last = len(bp.num_buckets) - 1
     out = np.zeros((num_values, tree.players[0].num_states, tree.players[1].num_states))
@@ -55,25 +60,31 @@ def _brute(game, tree, bp, mapping, player, num_values):
         node = mapping[tree.public_key[int(n)][:-1]]
         for h in tree.leaf_data[int(n)]:
             st = h.state
-            board = np.array([st.board], np.int64)
-            b = [int(cards.buckets(last, np.array([st.hole[p]], np.int64), board)[0]) for p in range(2)]
-            strength = [hand_strength(st.hole[p] + st.board, s.num_ranks, s.num_suits) for p in range(2)]
-            col = 0 if strength[0] > strength[1] else 1 if strength[0] < strength[1] else 2
+            free = [c for c in range(s.deck_size) if c not in st.board + st.hole[0] + st.hole[1]]
             scale = h.chance_prob * st.contrib[0] / bt.contrib[node, 0]
+            dealt = () if len(st.board) < sum(s.board_cards) else None  # None: the river is out
             for k in range(num_values):
-                stack = [(node, 1.0)]
+                stack = [(node, 1.0, dealt)]
                 while stack:
-                    m, q = stack.pop()
-                    if bt.kind[m] == TERMINAL:
-                        out[k, h.private_state[0], h.private_state[1]] += scale * q * bt.payoff[m, 0 if bt.folded[m] >= 0 else col]
+                    m, q, river = stack.pop()
+                    showdown = bt.kind[m] == TERMINAL and bt.folded[m] < 0
+                    if river == () and (showdown or bt.kind[m] != TERMINAL and int(bt.round[m]) == last):
+                        stack.extend((m, q / len(free), (c,)) for c in free)  # the river card, given both hands
                         continue
-                    p = int(bt.player[m])
-                    row = bp.policy(m, np.array([b[p]])).astype(np.float64)
+                    board = st.board + (river or ())
+                    if bt.kind[m] == TERMINAL:
+                        strength = [hand_strength(st.hole[p] + board, s.num_ranks, s.num_suits) for p in range(2)]
+                        col = 0 if bt.folded[m] >= 0 or strength[0] > strength[1] else 1 if strength[0] < strength[1] else 2
+                        out[k, h.private_state[0], h.private_state[1]] += scale * q * bt.payoff[m, col]
+                        continue
+                    p, rnd = int(bt.player[m]), int(bt.round[m])
+                    b = int(cards.buckets(rnd, np.array([st.hole[p]], np.int64), np.array([board], np.int64))[0])
+                    row = bp.policy(m, np.array([b])).astype(np.float64)
                     names = bt.actions_of(m)
                     if p != player and k > 0:
                         mask = np.array([(a == "f", a == "c", a.startswith("r"))[k - 1] for a in names])[None, :]
                         row = biased(row, mask, 10.0)
-                    stack.extend((bt.child(m, a), q * row[0, i]) for i, a in enumerate(names))
+                    stack.extend((bt.child(m, a), q * row[0, i], river) for i, a in enumerate(names))
     return out
 
 
@@ -335,48 +346,6 @@ def test_bad_leaf_card_samples_are_refused():
         subgame_at(game, TURN, leaf_cards=(0,))
 
 
-#: a flop public state of the three-rank deck: call, check preflop, the flop dealt
-FLOP = ("", "", "c", "c", "Jh")
-
-
-def _brute_early(game, tree, bp, mapping, player, num_values):
-    """[K, G0, G1] player 0's chance-weighted value of every leaf history of a flop subgame (leaves after the turn
-    card) under each continuation: the blueprint's turn hand by hand, every river card each hand pair leaves with its
-    chance given both hands, then the river, with the rules' hand strengths."""
-    s, bt, cards = game.spec, bp.tree, ExactCards(game.spec)
-    last = len(bp.num_buckets) - 1
-    out = np.zeros((num_values, tree.players[0].num_states, tree.players[1].num_states))
-    for n in np.flatnonzero(tree.kind == LEAF):
-        node = mapping[tree.public_key[int(n)][:-1]]
-        for h in tree.leaf_data[int(n)]:
-            st = h.state
-            free = [c for c in range(s.deck_size) if c not in st.board + st.hole[0] + st.hole[1]]
-            scale = h.chance_prob * st.contrib[0] / bt.contrib[node, 0]
-            for k in range(num_values):
-                stack = [(node, 1.0, ())]
-                while stack:
-                    m, q, river = stack.pop()
-                    showdown = bt.kind[m] == TERMINAL and bt.folded[m] < 0
-                    if not river and (showdown or bt.kind[m] != TERMINAL and int(bt.round[m]) == last):
-                        stack.extend((m, q / len(free), (c,)) for c in free)  # the river card, given both hands
-                        continue
-                    board = st.board + river
-                    if bt.kind[m] == TERMINAL:
-                        strength = [hand_strength(st.hole[p] + board, s.num_ranks, s.num_suits) for p in range(2)]
-                        col = 0 if bt.folded[m] >= 0 or strength[0] > strength[1] else 1 if strength[0] < strength[1] else 2
-                        out[k, h.private_state[0], h.private_state[1]] += scale * q * bt.payoff[m, col]
-                        continue
-                    p, rnd = int(bt.player[m]), int(bt.round[m])
-                    b = int(cards.buckets(rnd, np.array([st.hole[p]], np.int64), np.array([board], np.int64))[0])
-                    row = bp.policy(m, np.array([b])).astype(np.float64)
-                    names = bt.actions_of(m)
-                    if p != player and k > 0:
-                        mask = np.array([(a == "f", a == "c", a.startswith("r"))[k - 1] for a in names])[None, :]
-                        row = biased(row, mask, 10.0)
-                    stack.extend((bt.child(m, a), q * row[0, i], river) for i, a in enumerate(names))
-    return out
-
-
 @pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=pytest.mark.skipif(not kernels.available(),
                                                                                        reason="the compiled loops are not built"))])
 @pytest.mark.parametrize("combine", [True, False])
@@ -398,7 +367,7 @@ def test_flop_leaves_valued_by_two_rounds_equal_the_brute_force(player, compiled
         reach = rng.random(tree.players[player].num_states)
         split = rng.random((states.size, 4))
         got_opp, got_rho = bound.opponent_values(reach), bound.player_values(split)
-    G = _brute_early(game, tree, bp, mapping, player, 4)
+    G = _brute(game, tree, bp, mapping, player, 4)
     signed = G if opp == 0 else -G.transpose(0, 2, 1)
     want_opp = np.stack([signed[k][states] @ reach for k in range(4)], axis=1)
     np.testing.assert_allclose(got_opp, want_opp, rtol=1e-10, atol=1e-12)
