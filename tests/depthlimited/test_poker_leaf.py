@@ -398,3 +398,28 @@ def test_sampled_river_cards_below_flop_leaves_are_an_unbiased_estimate():
     np.testing.assert_allclose(np.mean(list(seen.values()), axis=0), want, rtol=1e-10, atol=1e-13)
     with pytest.raises(SubgameError, match="rollout_cards"):
         PokerRoundValues.build(game, tree, bp, ExactCards(game.spec), mapping, 0, 3, rollout_cards=0)
+
+
+@pytest.mark.skipif(not kernels.available(), reason="the compiled loops are not built")
+@pytest.mark.parametrize("combine", [True, False])
+def test_a_leaf_boards_river_cards_in_one_compiled_call_equal_one_call_each(combine, monkeypatch):
+    """Below flop leaves every river card of a turn board goes through one compiled call (``_Board.segments``): bit
+    for bit the call per river card."""
+    from subgame.depthlimited import poker_leaf
+
+    game, bp = _game(), _blueprint()
+    tree = subgame_at(game, FLOP, chance_limit=1).tree
+    mapping = _mapping(bp, tree)
+    states = np.flatnonzero(tree.kind[tree.players[1].node] == LEAF)
+    rng = np.random.default_rng(0)
+    reach, split = rng.random(tree.players[0].num_states), rng.random((states.size, 4))
+    got = []
+    for batched in (True, False):
+        if not batched:
+            monkeypatch.setattr(poker_leaf._Board, "segments", property(lambda self: None))
+        values = PokerRoundValues.build(game, tree, bp, ExactCards(game.spec), mapping, 0, 4, combine=combine)
+        assert batched == (values.boards[0].segments is not None)
+        bound = values.bind(tree, states)
+        got.append((bound.opponent_values(reach), bound.player_values(split)))
+    for a, b in zip(*got):
+        np.testing.assert_array_equal(a, b)

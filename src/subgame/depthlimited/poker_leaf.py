@@ -38,6 +38,7 @@ from functools import cached_property, partial
 from math import comb
 
 import numpy as np
+from scipy import sparse
 
 from ..blueprint.actions import TERMINAL
 from ..blueprint.blueprint_file import Blueprint
@@ -146,12 +147,52 @@ class _Showdown:
 
 
 @dataclass(frozen=True, eq=False)
+class _Segments:
+    """A leaf board's full boards laid end to end for one compiled call (:func:`~subgame.tree.kernels.leaf_values_segments`)."""
+
+    hands: np.ndarray  #: [M] each row's hand among the leaf board's
+    rows: np.ndarray  #: [S + 1] each full board's first row
+    order: np.ndarray  #: [M] each full board's hands in ascending strength (positions within it)
+    ties: np.ndarray  #: each full board's groups of ties (positions within it), one after the other
+    tie0: np.ndarray  #: [S + 1] where each full board's groups start in ``ties``
+    hand_cards: np.ndarray  #: [M, k]
+    bucket: tuple[np.ndarray, np.ndarray]  #: per player [M], as :attr:`_Showdown.bucket`
+    early: tuple[np.ndarray, np.ndarray] | None  #: per player [M], as :attr:`_Showdown.early`
+    back: sparse.csr_matrix  #: [n, M] ones: each row summed into its hand among the leaf board's
+    cards: int  #: above the highest card
+    most: int  #: rows of the largest full board
+
+
+@dataclass(frozen=True, eq=False)
 class _Board:
     """The leaf nodes of one leaf board, their hands (player 0's order) and the full boards that value them."""
 
     nodes: np.ndarray  #: [T] leaf public nodes
     offset: tuple[np.ndarray, np.ndarray]  #: per player [n] private-state offset of each hand in a node's block
     showdowns: tuple[_Showdown, ...]
+
+    @cached_property
+    def segments(self) -> _Segments | None:
+        """Below leaves of the second-to-last round, the full boards for one compiled call; ``None`` where they need
+        the numpy products (or at last-round leaves: one full board)."""
+        shows = self.showdowns
+        if shows[0].hands is None or not all(s.removal.compiled for s in shows):
+            return None
+        ladders = [s.removal.ladder for s in shows]
+        parts = [s.hands for s in shows if s.hands is not None]
+        hands = np.concatenate(parts)
+        rows = np.concatenate([[0], np.cumsum([h.size for h in parts])]).astype(np.int64)
+        early = None
+        if all(s.early is not None for s in shows):
+            early = (np.concatenate([s.early[0] for s in shows if s.early is not None]),
+                     np.concatenate([s.early[1] for s in shows if s.early is not None]))
+        back = sparse.csr_matrix((np.ones(hands.size), (hands, np.arange(hands.size))), shape=(self.offset[0].size, hands.size))
+        return _Segments(hands, rows, np.concatenate([o for o, _, _ in ladders]), np.concatenate([t for _, _, t in ladders]),
+                         np.concatenate([[0], np.cumsum([t.size for _, _, t in ladders])]).astype(np.int64),
+                         np.concatenate([s.removal.hand_cards for s in shows]),
+                         (np.concatenate([s.bucket[0] for s in shows]), np.concatenate([s.bucket[1] for s in shows])),
+                         early, back, int(max(int(s.removal.hand_cards.max(initial=0)) for s in shows)) + 1,
+                         int(np.diff(rows).max()))
 
 
 def _buckets(game: PokerGame, abstraction: DealAbstraction, rnd: int, hands: np.ndarray, board: tuple[int, ...],
@@ -428,21 +469,34 @@ class PokerRoundValues:
         if first.hands is None:  # last-round leaves: one showdown, a column per leaf node
             return self._showdown(first, receiver, giver_reach)
         n, T, _ = giver_reach.shape
-        out = np.zeros((n, T, self.num_values))
+        K, giver = self.num_values, 1 - receiver
+        seg = g.segments if kernels.enabled() else None
+        if seg is not None:  # every last-round card below the leaves in one compiled call (their columns are shared)
+            x = giver_reach[seg.hands]
+            if first.columns is not None:
+                x = x[:, first.columns] * self._stem_reach(first, seg.early, giver)
+            v = kernels.leaf_values_segments(x, self._oriented[receiver], first.sequence, first.weight, seg.order,
+                                             seg.ties, seg.rows, seg.tie0, seg.hand_cards, seg.bucket[giver],
+                                             seg.bucket[receiver], seg.cards, seg.most)
+            if first.columns is not None:
+                v = np.add.reduceat(v * self._stem_reach(first, seg.early, receiver), first.starts, axis=1)  # type: ignore[arg-type]
+            return np.asarray(seg.back @ v.reshape(v.shape[0], -1)).reshape(n, T, K)
+        out = np.zeros((n, T, K))
         for s in g.showdowns:  # every last-round card below the leaves
             x = giver_reach[s.hands]
             if s.columns is None:  # a column per leaf, over bucket pairs
                 out[s.hands] += self._showdown(s, receiver, x)
                 continue
             assert s.starts is not None  # a column per stem of each leaf
-            v = self._showdown(s, receiver, x[:, s.columns] * self._stem_reach(s, 1 - receiver))
-            out[s.hands] += np.add.reduceat(v * self._stem_reach(s, receiver), s.starts, axis=1)
+            v = self._showdown(s, receiver, x[:, s.columns] * self._stem_reach(s, s.early, giver))
+            out[s.hands] += np.add.reduceat(v * self._stem_reach(s, s.early, receiver), s.starts, axis=1)
         return out
 
-    def _stem_reach(self, s: _Showdown, player: int) -> np.ndarray:
-        """[m, C, K] ``player``'s reach along each column's stem at each hand of ``s``."""
-        assert self.stem_reach is not None and s.stem is not None and s.early is not None
-        return self.stem_reach[player][s.stem][:, :, s.early[player]].transpose(2, 0, 1)
+    def _stem_reach(self, s: _Showdown, early: tuple[np.ndarray, np.ndarray] | None, player: int) -> np.ndarray:
+        """[m, C, K] ``player``'s reach along each column's stem (``s.stem``) at each hand, by its earlier-round
+        bucket ``early[player]``."""
+        assert self.stem_reach is not None and s.stem is not None and early is not None
+        return self.stem_reach[player][s.stem][:, :, early[player]].transpose(2, 0, 1)
 
     def _showdown(self, g: _Showdown, receiver: int, giver_reach: np.ndarray) -> np.ndarray:
         """[m, C, K] the receiver's value at each hand and column of one full board, given the giver's reach [m, C, Kx]."""

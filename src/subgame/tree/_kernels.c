@@ -22,7 +22,7 @@ typedef int32_t idx_t;
 
 /* The version of these functions' signatures: subgame.tree.kernels refuses a library built from another one (bump
    both together whenever a signature changes, so that a stale build left in place falls back to numpy). */
-int64_t kernels_abi(void) { return 19; }
+int64_t kernels_abi(void) { return 20; }
 
 /* numpy's maximum: the second argument unless the first is larger or NaN (so max(-0.0, 0.0) is 0.0) */
 static inline double np_max(double a, double b) { return (a > b || a != a) ? a : b; }
@@ -565,6 +565,22 @@ void leaf_values(const double *reach, double *out, const double *coef, const int
             }
             add_group(top, above, reach, order, ties[g], ties[g + 1], hand_cards, k, gb, T, t, kx, U);
         }
+    }
+}
+
+/* leaf_values over several full boards that share their columns (segments: a leaf board's last-round cards): segment
+ * s holds the rows [rows[s], rows[s + 1]) of reach, out, hand_cards, gb and rb, its ladder order (positions local to
+ * the segment) at the same rows, and its groups of ties at ties[tie0[s] .. tie0[s + 1]) (local positions); scratch
+ * as leaf_values needs it for the largest segment. */
+void leaf_values_segments(const double *reach, double *out, const double *coef, const int64_t *seq,
+                          const double *weight, const int64_t *order, const int64_t *ties, const int64_t *rows,
+                          const int64_t *tie0, int64_t segments, const int64_t *hand_cards, int64_t k, const int64_t *gb,
+                          const int64_t *rb, int64_t T, int64_t K, int64_t kx, int64_t ur, int64_t U, int64_t cards,
+                          double *scratch) {
+    for (int64_t s = 0; s < segments; s++) {
+        const int64_t r0 = rows[s];
+        leaf_values(reach + r0 * T * kx, out + r0 * T * K, coef, seq, weight, order + r0, ties + tie0[s],
+                    tie0[s + 1] - tie0[s] - 1, hand_cards + r0 * k, k, gb + r0, rb + r0, T, K, kx, ur, U, cards, scratch);
     }
 }
 

@@ -47,6 +47,7 @@ _SIGNATURES: dict[str, list[Any]] = {
     "fold_values": [_P, _P, _P, _P, _P, _P, _P, _P, _I, _I, _I, _I, _P, _I],
     "showdown_values": [_P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, ctypes.c_int, _I, _I, _P, _I],
     "leaf_values": [_P, _P, _P, _P, _P, _P, _P, _I, _P, _I, _P, _P, _I, _I, _I, _I, _I, _I, _P],
+    "leaf_values_segments": [_P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _P, _I, _P, _P, _I, _I, _I, _I, _I, _I, _P],
 }
 
 
@@ -91,7 +92,7 @@ class Rule(Protocol):
 
 
 #: The signatures' version ``_kernels.c`` must report (``kernels_abi``); bumped with every change to them.
-ABI = 19
+ABI = 20
 
 
 def _load() -> ctypes.CDLL | None:
@@ -400,6 +401,30 @@ def leaf_values(reach: np.ndarray, coef: np.ndarray, sequence: np.ndarray, weigh
     _lib.leaf_values(  # type: ignore[union-attr]
         _ptr(r), _ptr(out), kept[0], kept[1], kept[7], kept[2], kept[3], ties.shape[0] - 1, kept[4], k,
         kept[5], kept[6], T, K, kx, ur, U, cards, _ptr(scratch),
+    )
+    return out
+
+
+def leaf_values_segments(reach: np.ndarray, coef: np.ndarray, sequence: np.ndarray, weight: np.ndarray,
+                         order: np.ndarray, ties: np.ndarray, rows: np.ndarray, tie0: np.ndarray, hand_cards: np.ndarray,
+                         giver_bucket: np.ndarray, receiver_bucket: np.ndarray, cards: int | None = None,
+                         most: int | None = None) -> np.ndarray:
+    """[M, T, K] :func:`leaf_values` of several full boards in one call: segment s is rows ``rows[s]:rows[s + 1]``
+    (its ``order`` there, local), its groups of ties ``ties[tie0[s]:tie0[s + 1]]`` (local); the columns are shared.
+    ``cards`` (above the highest card) and ``most`` (rows of the largest segment): computed where not given."""
+    M, T, kx = reach.shape
+    S, K, _, ur, U = coef.shape
+    k = hand_cards.shape[1]
+    cards = int(hand_cards.max(initial=0)) + 1 if cards is None else cards
+    most = int(np.diff(rows).max(initial=0)) if most is None else most
+    out = np.empty((M, T, K))
+    scratch = np.empty(2 * cards * U * kx + 2 * U * kx + most * U * kx)
+    (r, c, wt), idx = _f64(reach, coef, weight), _i64(sequence, order, ties, rows, tie0, hand_cards, giver_bucket,
+                                                       receiver_bucket)
+    kept = [_kept_ptr(a) for a in (c, *idx, wt)]  # a leaf board's tables, layout and weights: the same every iteration
+    _lib.leaf_values_segments(  # type: ignore[union-attr]
+        _ptr(r), _ptr(out), kept[0], kept[1], kept[9], kept[2], kept[3], kept[4], kept[5], rows.shape[0] - 1, kept[6], k,
+        kept[7], kept[8], T, K, kx, ur, U, cards, _ptr(scratch),
     )
     return out
 
