@@ -404,8 +404,8 @@ class PokerRoundValues:
                            for e in ends])
         width = [cover_early[p].size * cover[p].size for p in range(2)]  # (earlier, last) bucket pairs a player has
         if combine is None:  # the cheaper kernel: a column per leaf over bucket pairs, or a column per stem over buckets
-            combine = cover_early[0].size * len(seqs) <= len(end_index) and \
-                2 * 8 * len(seqs) * num_values * 4 * width[0] * width[1] <= (max_bytes or 1 << 62)
+            combine = (cover_early[0].size * len(seqs) <= len(end_index)
+                       and 2 * 8 * len(seqs) * num_values * 4 * width[0] * width[1] <= (max_bytes or 1 << 62))
         stem_reach: tuple[np.ndarray, np.ndarray] | None = None
         if combine:  # Σ over each sequence's stems of both reaches times the end's table, by bucket pair
             _check_bytes(game, max_bytes, len(seqs), num_values, (np.empty(width[0]), np.empty(width[1])))
