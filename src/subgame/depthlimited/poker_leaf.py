@@ -1,5 +1,5 @@
-"""Multi-valued leaves at the start of a poker game's last round, valued by an implicit blueprint
-(Brown, Sandholm & Amos 2018, §4 and Appendix A).
+"""Multi-valued leaves at the start of a poker game's last round (or the round before it), valued by an
+implicit blueprint (Brown, Sandholm & Amos 2018, §4 and Appendix A).
 
 A subgame of the second-to-last round solved to the end of that round (compiled with
 ``chance_limit=1``: its leaves are the last round's public states, after its cards) has below
@@ -28,6 +28,14 @@ temporaries).
 Where the paper sampled rollouts of the continuations, every card and action below the leaf
 is summed here (``river_cards=None``), or a seeded sample of the last round's cards is, each
 weighted by the inverse of the sampled share (an unbiased estimate).
+
+Leaves one round earlier (a flop subgame's, after the turn card) have the blueprint's turn
+below them too. Each of its paths from the leaf's node (a *stem*, ending at a river decision or
+a terminal) multiplies both players' reach by their turn buckets' rows along it, so a pair of
+hands is valued, for each river card (every one, or ``rollout_cards`` seeded), by the sum over
+the stems of both reaches times the end's tables at the hands' river buckets: either summed
+once into a table over (turn, river) bucket pairs, which the same compiled pass reads, or a
+column per stem (the cheaper for the kernel, :meth:`PokerRoundValues.build`).
 """
 
 from __future__ import annotations
