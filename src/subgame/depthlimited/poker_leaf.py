@@ -44,9 +44,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property, partial
 from math import comb
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import sparse
 
 from ..blueprint.actions import TERMINAL
 from ..blueprint.blueprint_file import Blueprint
@@ -61,6 +61,9 @@ from ..tree.public_tree import CHANCE_NODE, LEAF, PublicTree
 from ..tree.threads import run_pieces
 from .continuations import biased
 from .leaf import BoundValues
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 #: the bias approach's continuations in order: the blueprint, then ×factor toward each action class
 CONTINUATIONS = ("blueprint", "fold", "call", "raise")
@@ -194,6 +197,8 @@ class _Board:
         if all(s.early is not None for s in shows):
             early = (np.concatenate([s.early[0] for s in shows if s.early is not None]),
                      np.concatenate([s.early[1] for s in shows if s.early is not None]))
+        from scipy import sparse  # only where flop leaves are valued: a spot's solve never loads it
+
         back = sparse.csr_matrix((np.ones(hands.size), (hands, np.arange(hands.size))), shape=(self.offset[0].size, hands.size))
         return _Segments(hands, rows, np.concatenate([o for o, _, _ in ladders]), np.concatenate([t for _, _, t in ladders]),
                          np.concatenate([[0], np.cumsum([t.size for _, _, t in ladders])]).astype(np.int64),
