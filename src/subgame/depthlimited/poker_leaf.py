@@ -52,7 +52,7 @@ from ..blueprint.actions import TERMINAL
 from ..blueprint.blueprint_file import Blueprint
 from ..blueprint.deal_abstraction import DealAbstraction
 from ..errors import SubgameError
-from ..games.poker.game import PokerGame
+from ..games.poker.game import PokerGame, PokerState
 from ..tree import kernels
 from ..tree.poker_compile import board_hands, deal_hands
 from ..tree.poker_operators import CardRemoval, strength_keys
@@ -238,13 +238,24 @@ def _board(game: PokerGame, hands: np.ndarray, board: tuple[int, ...], rows: tup
     return _Board(nodes, (np.arange(offset1.size), offset1), (_Showdown(seq, weight, bucket, removal),))
 
 
-def _check_bytes(game: PokerGame, max_bytes: int | None, rows: int, num_values: int, cover: tuple[np.ndarray, ...]) -> None:
-    """Refuses tables (and their transposes) of ``rows`` × K × 4 × covered buckets over ``max_bytes``."""
-    need = 2 * 8 * rows * num_values * 4 * cover[0].size * cover[1].size
+def _table_bytes(rows: int, num_values: int, widths: tuple[int, int]) -> int:
+    """The bytes of ``rows`` leaf tables [K, 4, widths[0], widths[1]] and their transposes."""
+    return 2 * 8 * rows * num_values * 4 * widths[0] * widths[1]
+
+
+def _check_bytes(game: PokerGame, max_bytes: int | None, rows: int, num_values: int, widths: tuple[int, int]) -> None:
+    """Refuses tables (and their transposes) of ``rows`` × K × 4 × ``widths`` buckets over ``max_bytes``."""
+    need = _table_bytes(rows, num_values, widths)
     if max_bytes is not None and need > max_bytes:
         raise SubgameError(f"{game.name}: the leaf tables of {rows} sequences x {num_values} continuations x "
-                           f"{cover[0].size} x {cover[1].size} buckets would take {need / 2**20:,.0f} MiB, more than "
+                           f"{widths[0]} x {widths[1]} buckets would take {need / 2**20:,.0f} MiB, more than "
                            f"{max_bytes / 2**20:,.0f} MiB; use fewer continuations or a coarser last-round abstraction")
+
+
+def _pot_scale(st: PokerState, prob: float, blueprint_contrib: float) -> float:
+    """A leaf's (or root's) chance probability times its contribution over its blueprint node's: the blueprint's
+    chips below that node read as a fraction of the pot."""
+    return prob * st.contrib[0] / float(blueprint_contrib)
 
 
 def _offset(rows: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
@@ -374,7 +385,7 @@ class PokerRoundValues:
             rows = board_hands(game, boards)
             bucket_of = [_buckets(game, abstraction, rnd, hands, board, r) for board, r in zip(boards, rows)]
             cover = tuple(np.unique(np.concatenate([bb[p] for bb in bucket_of])) for p in range(2))
-            _check_bytes(game, max_bytes, len(seqs), num_values, cover)
+            _check_bytes(game, max_bytes, len(seqs), num_values, (cover[0].size, cover[1].size))
             seq_index = {s: i for i, s in enumerate(seqs)}
             tables = np.stack([continuation_tables(blueprint, blueprint_node[s], opponent, num_values, factor,
                                                    (cover[0], cover[1])) for s in seqs])
@@ -388,7 +399,7 @@ class PokerRoundValues:
                     st, _, prob = roots[i]
                     s = keys[i][:-1]
                     seq[j] = seq_index[s]
-                    weight[j] = prob * st.contrib[0] / float(bt.contrib[blueprint_node[s], 0]) * share
+                    weight[j] = _pot_scale(st, prob, bt.contrib[blueprint_node[s], 0]) * share
                 out.append(_board(game, hands, board, rows[bi], bucket_of[bi], cover, leaves[at], seq, weight))
             return PokerRoundValues(player, CONTINUATIONS[:num_values], tables, tuple(out), tree.game_id, per_iteration,
                                     seed)
@@ -411,17 +422,17 @@ class PokerRoundValues:
         stems = {s: _stems(blueprint, blueprint_node[s], opponent, num_values, factor, cover_early)  # type: ignore[arg-type]
                  for s in seqs}
         ends = sorted({e for st in stems.values() for e, _, _ in st})
-        _check_bytes(game, max_bytes, len(ends), num_values, cover)
+        _check_bytes(game, max_bytes, len(ends), num_values, (cover[0].size, cover[1].size))
         end_index = {e: i for i, e in enumerate(ends)}
         tables = np.stack([continuation_tables(blueprint, e, opponent, num_values, factor, (cover[0], cover[1]))
                            for e in ends])
-        width = [cover_early[p].size * cover[p].size for p in range(2)]  # (earlier, last) bucket pairs a player has
+        width = (cover_early[0].size * cover[0].size, cover_early[1].size * cover[1].size)  # (earlier, last) bucket pairs
         if combine is None:  # the cheaper kernel: a column per leaf over bucket pairs, or a column per stem over buckets
             combine = (cover_early[0].size * len(seqs) <= len(end_index)
-                       and 2 * 8 * len(seqs) * num_values * 4 * width[0] * width[1] <= (max_bytes or 1 << 62))
+                       and (max_bytes is None or _table_bytes(len(seqs), num_values, width) <= max_bytes))
         stem_reach: tuple[np.ndarray, np.ndarray] | None = None
         if combine:  # Σ over each sequence's stems of both reaches times the end's table, by bucket pair
-            _check_bytes(game, max_bytes, len(seqs), num_values, (np.empty(width[0]), np.empty(width[1])))
+            _check_bytes(game, max_bytes, len(seqs), num_values, width)
             tables = np.stack([np.einsum("ska,skb,skjcd->kjacbd", *(np.stack([x[i] for x in stems[s]]) for i in (1, 2)),
                                          tables[[end_index[e] for e, _, _ in stems[s]]]).reshape(
                 num_values, 4, width[0], width[1]) for s in seqs])
@@ -433,7 +444,7 @@ class PokerRoundValues:
         for (board, full), r4 in zip(fulls.items(), early_rows):
             at = [i for i, (st, _, _) in enumerate(roots) if st.board == board]
             node_seq = [keys[i][:-1] for i in at]
-            base = np.array([roots[i][2] * roots[i][0].contrib[0] / float(bt.contrib[blueprint_node[s], 0]) * share
+            base = np.array([_pot_scale(roots[i][0], roots[i][2], bt.contrib[blueprint_node[s], 0]) * share
                              for i, s in zip(at, node_seq)])
             position = np.full(hands.shape[0], -1, dtype=np.int64)
             position[r4[0]] = np.arange(r4[0].size)
@@ -656,7 +667,7 @@ def blueprint_root_values(game: PokerGame, tree: PublicTree, blueprint: Blueprin
         below = np.stack([value(c, mine) for c in children], axis=1)
         return below.max(axis=1) if best_response else (below * policy).sum(axis=1)
 
-    scale = prob * st.contrib[0] / float(bt.contrib[node, 0])
+    scale = _pot_scale(st, prob, bt.contrib[node, 0])
     out = np.empty(size)
     out[offset[opp]] = value(node, reach[offset[player]]) * scale
     return out
