@@ -22,7 +22,7 @@ typedef int32_t idx_t;
 
 /* The version of these functions' signatures: subgame.tree.kernels refuses a library built from another one (bump
    both together whenever a signature changes, so that a stale build left in place falls back to numpy). */
-int64_t kernels_abi(void) { return 20; }
+int64_t kernels_abi(void) { return 21; }
 
 /* numpy's maximum: the second argument unless the first is larger or NaN (so max(-0.0, 0.0) is 0.0) */
 static inline double np_max(double a, double b) { return (a > b || a != a) ? a : b; }
@@ -508,10 +508,10 @@ static inline void add_group(double *total, double *mass, const double *reach, c
  * reach [n, T, kx], out [n, T, K], coef [S, K, 4, ur, U] (n = ties[groups]); scratch: 2 * cards * U * kx + 2 * U * kx
  * + n * U * kx doubles.
  */
-void leaf_values(const double *reach, double *out, const double *coef, const int64_t *seq, const double *weight,
-                 const int64_t *order, const int64_t *ties, int64_t groups, const int64_t *hand_cards, int64_t k,
-                 const int64_t *gb, const int64_t *rb, int64_t T, int64_t K, int64_t kx, int64_t ur, int64_t U,
-                 int64_t cards, double *scratch) {
+static void leaf_values(const double *reach, double *out, const double *coef, const int64_t *seq, const double *weight,
+                        const int64_t *order, const int64_t *ties, int64_t groups, const int64_t *hand_cards, int64_t k,
+                        const int64_t *gb, const int64_t *rb, int64_t T, int64_t K, int64_t kx, int64_t ur, int64_t U,
+                        int64_t cards, double *scratch) {
     const int64_t w = U * kx;  /* one hand's or card's entry: [kx, U], a giver bucket's sums contiguous per x */
     const int64_t ru = ur * U;  /* one part's rows of the coefficients */
     double *mass = scratch, *above = mass + cards * w, *tot = above + cards * w, *top = tot + w, *weaker = top + w;

@@ -46,7 +46,6 @@ _SIGNATURES: dict[str, list[Any]] = {
     "update_regrets_f32": [_P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, ctypes.c_int, _D, _D, _D, _D, _D],
     "fold_values": [_P, _P, _P, _P, _P, _P, _P, _P, _I, _I, _I, _I, _P, _I],
     "showdown_values": [_P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, ctypes.c_int, _I, _I, _P, _I],
-    "leaf_values": [_P, _P, _P, _P, _P, _P, _P, _I, _P, _I, _P, _P, _I, _I, _I, _I, _I, _I, _P],
     "leaf_values_segments": [_P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _P, _I, _P, _P, _I, _I, _I, _I, _I, _I, _P],
 }
 
@@ -92,7 +91,7 @@ class Rule(Protocol):
 
 
 #: The signatures' version ``_kernels.c`` must report (``kernels_abi``); bumped with every change to them.
-ABI = 20
+ABI = 21
 
 
 def _load() -> ctypes.CDLL | None:
@@ -389,20 +388,11 @@ def leaf_values(reach: np.ndarray, coef: np.ndarray, sequence: np.ndarray, weigh
                 ties: np.ndarray, hand_cards: np.ndarray, giver_bucket: np.ndarray, receiver_bucket: np.ndarray) -> np.ndarray:
     """[n, T, K] a depth-limited poker leaf's values of one board (:meth:`PokerRoundValues._products
     <subgame.depthlimited.poker_leaf.PokerRoundValues>`): ``reach`` [n, T, kx] the giver's, ``coef`` [S, K, 4, ur, U],
-    the hands in ascending strength ``order`` with their groups of ties ``ties`` [L+1]."""
-    n, T, kx = reach.shape
-    S, K, _, ur, U = coef.shape
-    k = hand_cards.shape[1]
-    cards = int(hand_cards.max(initial=0)) + 1
-    out = np.empty((n, T, K))
-    scratch = np.empty(2 * cards * U * kx + 2 * U * kx + n * U * kx)
-    (r, c, wt), idx = _f64(reach, coef, weight), _i64(sequence, order, ties, hand_cards, giver_bucket, receiver_bucket)
-    kept = [_kept_ptr(a) for a in (c, *idx, wt)]  # a leaf's tables, layout and weights: the same arrays every iteration
-    _lib.leaf_values(  # type: ignore[union-attr]
-        _ptr(r), _ptr(out), kept[0], kept[1], kept[7], kept[2], kept[3], ties.shape[0] - 1, kept[4], k,
-        kept[5], kept[6], T, K, kx, ur, U, cards, _ptr(scratch),
-    )
-    return out
+    the hands in ascending strength ``order`` with their groups of ties ``ties`` [L+1]; one segment of
+    :func:`leaf_values_segments`."""
+    one = np.array([0, reach.shape[0]], dtype=np.int64)
+    return leaf_values_segments(reach, coef, sequence, weight, order, ties, one, np.array([0, ties.shape[0]], dtype=np.int64),
+                                hand_cards, giver_bucket, receiver_bucket)
 
 
 def leaf_values_segments(reach: np.ndarray, coef: np.ndarray, sequence: np.ndarray, weight: np.ndarray,
@@ -419,12 +409,12 @@ def leaf_values_segments(reach: np.ndarray, coef: np.ndarray, sequence: np.ndarr
     most = int(np.diff(rows).max(initial=0)) if most is None else most
     out = np.empty((M, T, K))
     scratch = np.empty(2 * cards * U * kx + 2 * U * kx + most * U * kx)
-    (r, c, wt), idx = _f64(reach, coef, weight), _i64(sequence, order, ties, rows, tie0, hand_cards, giver_bucket,
-                                                       receiver_bucket)
+    (r, c, wt), idx = _f64(reach, coef, weight), _i64(sequence, order, ties, hand_cards, giver_bucket, receiver_bucket)
     kept = [_kept_ptr(a) for a in (c, *idx, wt)]  # a leaf board's tables, layout and weights: the same every iteration
+    rows, tie0 = _i64(rows, tie0)  # two entries where leaf_values makes them: not worth keeping
     _lib.leaf_values_segments(  # type: ignore[union-attr]
-        _ptr(r), _ptr(out), kept[0], kept[1], kept[9], kept[2], kept[3], kept[4], kept[5], rows.shape[0] - 1, kept[6], k,
-        kept[7], kept[8], T, K, kx, ur, U, cards, _ptr(scratch),
+        _ptr(r), _ptr(out), kept[0], kept[1], kept[7], kept[2], kept[3], _ptr(rows), _ptr(tie0), rows.shape[0] - 1,
+        kept[4], k, kept[5], kept[6], T, K, kx, ur, U, cards, _ptr(scratch),
     )
     return out
 
