@@ -109,7 +109,7 @@ SETUPS: dict[str, TableSetup] = {
                           None, None, 20_000, "100:1", (3, 2, 2, 2), 20_000, 100, None, None, 300),
     "hunl": TableSetup("heads-up no-limit hold'em (ACPC rules, 200 big blinds)", HUNL,
                        "50,100,allin/100,allin:3", (169, 8, 8, 8), 60_000, "100,allin/allin:2", (169, 4, 4, 4), 60_000,
-                       50, None, 3, 100, river_sample=2, flop_search=False, rollout_cards=2),
+                       50, None, 3, 100, river_sample=2, rollout_cards=2),
 }
 
 #: The rows: each agent's name and its search configuration (``None``: the blueprint alone).
