@@ -86,35 +86,61 @@ def continuation_tables(blueprint: Blueprint, node: int, opponent: int, num_valu
         factor: the bias multiplier (10 in the paper).
         buckets: per player the buckets the tables cover (default every bucket of the round).
     """
+    last = len(blueprint.num_buckets) - 1
+    cover = buckets or tuple(np.arange(blueprint.num_buckets[last]) for _ in range(2))
+    return sequence_tables(blueprint, node, opponent, num_values, factor, (cover[0][:, None], cover[1][:, None]), last)
+
+
+def sequence_tables(blueprint: Blueprint, node: int, opponent: int, num_values: int, factor: float,
+                    cover: tuple[np.ndarray, np.ndarray], first_round: int) -> np.ndarray:
+    """[K, 4, U0, U1] player 0's payoffs below blueprint node ``node`` (a decision of round ``first_round`` or a
+    terminal), reach-weighted by each player's sequence of buckets over rounds ``first_round`` to the last.
+
+    ``cover[p]`` [U_p, R] lists the sequences (one bucket per round) the tables cover; a hand whose buckets on a full
+    board are sequence ``u`` plays the blueprint's row of its round's bucket at every node below, so its pair's value
+    with a hand of sequence ``v`` is read from entry ``[u, v]`` of the fold table and of the table of the showdown's
+    outcome (:func:`continuation_tables` is the last round's case, one bucket a sequence).
+    """
     if not 1 <= num_values <= len(CONTINUATIONS):
         raise SubgameError(f"the bias approach has 1 to {len(CONTINUATIONS)} continuations, got K = {num_values}")
     tree = blueprint.tree
     last = len(blueprint.num_buckets) - 1
-    cover = buckets or tuple(np.arange(blueprint.num_buckets[last]) for _ in range(2))
-    out = np.zeros((num_values, 4, cover[0].size, cover[1].size))
-    for k, cls in enumerate(CONTINUATIONS[:num_values]):
-        stack = [(node, np.ones(cover[0].size), np.ones(cover[1].size))]
-        while stack:
-            n, r0, r1 = stack.pop()
-            if tree.kind[n] == TERMINAL:
-                w = np.outer(r0, r1)
-                if tree.folded[n] >= 0:
-                    out[k, 0] += w * tree.payoff[n, 0]
-                else:
-                    for j in range(3):
-                        out[k, 1 + j] += w * tree.payoff[n, j]
-                continue
-            if int(tree.round[n]) != last:
-                raise SubgameError(f"blueprint node {n} below a leaf is in round {int(tree.round[n])}, not the last "
-                                   f"round {last}")
-            p = int(tree.player[n])
-            rows = blueprint.policy(n, cover[p]).astype(np.float64)
-            names = tree.actions_of(n)
-            if p == opponent and k > 0:
-                rows = biased(rows, np.array([_class_of(a) == cls for a in names])[None, :], factor)
-            for a, name in enumerate(names):
-                child = tree.child(n, name)
-                stack.append((child, r0 * rows[:, a], r1) if p == 0 else (child, r0, r1 * rows[:, a]))
+    if any(c.ndim != 2 or c.shape[1] != last - first_round + 1 for c in cover):
+        raise SubgameError(f"the covered sequences need one bucket per round {first_round} to {last}")
+    K = num_values
+    out = np.zeros((K, 4, cover[0].shape[0], cover[1].shape[0]))
+    pending: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in range(4)]
+
+    def flush(j: int) -> None:  # Σ_z r0_z ⊗ (payoff_z · r1_z) as one product per continuation
+        if pending[j]:
+            a, b = (np.stack(x, axis=1) for x in zip(*pending[j]))  # [K, Z, U0], [K, Z, U1]
+            out[:, j] += np.matmul(a.transpose(0, 2, 1), b)
+            pending[j].clear()
+
+    stack = [(node, np.ones((K, cover[0].shape[0])), np.ones((K, cover[1].shape[0])))]
+    while stack:
+        n, r0, r1 = stack.pop()
+        if tree.kind[n] == TERMINAL:
+            for j in ([0] if tree.folded[n] >= 0 else [1, 2, 3]):
+                pay = float(tree.payoff[n, 0 if j == 0 else j - 1])
+                if pay != 0.0:
+                    pending[j].append((r0, r1 * pay))
+                    if len(pending[j]) >= 256:
+                        flush(j)
+            continue
+        rnd = int(tree.round[n])
+        if not first_round <= rnd <= last:
+            raise SubgameError(f"blueprint node {n} below a leaf is in round {rnd}, not round {first_round} or later")
+        p = int(tree.player[n])
+        rows = blueprint.policy(n, cover[p][:, rnd - first_round]).astype(np.float64)
+        names = tree.actions_of(n)
+        per_k = np.stack([biased(rows, np.array([_class_of(a) == cls for a in names])[None, :], factor)
+                          if p == opponent and k > 0 else rows for k, cls in enumerate(CONTINUATIONS[:K])])
+        for a, name in enumerate(names):
+            child = tree.child(n, name)
+            stack.append((child, r0 * per_k[:, :, a], r1) if p == 0 else (child, r0, r1 * per_k[:, :, a]))
+    for j in range(4):
+        flush(j)
     return out
 
 

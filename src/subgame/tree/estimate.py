@@ -126,25 +126,31 @@ class _Limits:
 
     depth: int | None = None
     chance: int | None = None
+    before_deal: bool = False  #: the chance node of the limit is the leaf (:func:`~.poker_compile.compile_poker`)
 
-    def cut(self, depth: int, chances: int) -> bool:
-        return (self.depth is not None and depth >= self.depth) or (self.chance is not None and chances >= self.chance)
+    def cut(self, depth: int, chances: int, deal: bool = False) -> bool:
+        return (self.depth is not None and depth >= self.depth) or (
+            self.chance is not None and chances + (self.before_deal and deal) >= self.chance)
 
 
 def estimate_size(game: Game, *, public_state: Sequence[str] | None = None, depth_limit: int | None = None,
-                  chance_limit: int | None = None, max_histories: int = MAX_HISTORIES) -> SizeEstimate:
+                  chance_limit: int | None = None, max_histories: int = MAX_HISTORIES,
+                  before_deal: bool = False) -> SizeEstimate:
     """Count ``game``'s compiled size without building its tree (see the module docstring).
 
     ``public_state``, ``depth_limit`` and ``chance_limit`` are those of
-    :func:`~subgame.tree.compile.compile_game`: the count is then of that part of the game.
+    :func:`~subgame.tree.compile.compile_game`: the count is then of that part of the game;
+    ``before_deal`` that of :func:`~subgame.tree.poker_compile.compile_poker` (poker only).
 
     Raises:
         GameDefinitionError: no history has the public observations ``public_state``.
     """
-    limits = _Limits(depth_limit, chance_limit)
+    limits = _Limits(depth_limit, chance_limit, before_deal)
     key = None if public_state is None else tuple(public_state)
     if game.tree_compiler == "poker" and isinstance(game, PokerGame):
         return _poker_size(game, key or (), limits)
+    if before_deal:
+        raise GameDefinitionError(f"{game.name}: before_deal is for poker games")
     return _enumerated_size(game, max_histories, key, limits)
 
 
@@ -170,7 +176,7 @@ def _poker_size(game: PokerGame, key: tuple[str, ...] = (), limits: _Limits = _L
             if hands <= SPARSE_THRESHOLD:
                 sparse += boards * hands * comb(deck - len(st.board) - hole, hole)
             continue
-        if limits.cut(depth, chances):
+        if limits.cut(depth, chances, who == CHANCE):
             continue
         kids = public_children(game, st, fixed)
         if who == CHANCE:

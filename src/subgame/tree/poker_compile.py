@@ -82,6 +82,7 @@ def compile_poker(
     leaf_histories: bool = False,
     max_bytes: int | None = None,
     suits: SuitClasses | None = None,
+    before_deal: bool = False,
 ) -> PublicTree:
     """Compile ``game`` (or a part of it) into a public tree without enumerating histories.
 
@@ -96,6 +97,8 @@ def compile_poker(
         depth_limit: public depth (relative to the root) at which non-terminal nodes
             become leaves.
         chance_limit: non-terminal nodes below this many public chance nodes become leaves.
+        before_deal: with ``chance_limit``: the public chance node that would deal the limit's cards is the leaf
+            itself (its private states are the hands before that deal), not each of its children.
         leaf_cards: with ``chance_limit``: the chance nodes whose children are leaves keep only
             the deals of these cards (a sample of the next round's cards, as depth-limited
             leaf values sum them); chance probabilities stay those of the full game.
@@ -138,10 +141,13 @@ def compile_poker(
     fixed = _check_board(game, board)
     if leaf_cards is not None and chance_limit is None:
         raise GameDefinitionError("leaf_cards restricts the deal at a chance limit: give chance_limit too")
+    if before_deal and (chance_limit is None or chance_limit < 1 or leaf_cards is not None):
+        raise GameDefinitionError("before_deal puts the leaves at the chance node of a chance limit >= 1: give "
+                                  "chance_limit, and no leaf_cards (no card of that deal is dealt)")
     roots = [public_root(game, key, fixed) for key in keys]
     builder = _Builder(game, deck, depth_limit, fixed, leaf_histories, sparse_threshold, chance_limit, budget,
                        None if suits is None or suits.trivial or fixed is not None else suits,
-                       None if leaf_cards is None else frozenset(int(c) for c in leaf_cards))
+                       None if leaf_cards is None else frozenset(int(c) for c in leaf_cards), before_deal)
     return builder.run(roots)
 
 
@@ -265,8 +271,10 @@ class _Builder:
 
     def __init__(self, game: PokerGame, deck: _Deck, depth_limit: int | None, fixed: tuple[int, ...] | None,
                  leaf_histories: bool, sparse_threshold: int, chance_limit: int | None = None,
-                 budget: SizeBudget | None = None, suits: SuitClasses | None = None, leaf_cards: frozenset[int] | None = None):
+                 budget: SizeBudget | None = None, suits: SuitClasses | None = None, leaf_cards: frozenset[int] | None = None,
+                 before_deal: bool = False):
         self.game = game
+        self.before_deal = before_deal
         self.leaf_cards = leaf_cards
         self.suits = suits
         self.folded: list[tuple[int, _Node, np.ndarray]] = []  # (chance node, canonical child, card map onto it)
@@ -317,7 +325,8 @@ class _Builder:
         who = game.actor(node.state)
         if who == TERMINAL:
             kind = TERMINAL_NODE
-        elif (self.depth_limit is not None and depth >= self.depth_limit) or (self.chance_limit is not None and node.chances >= self.chance_limit):
+        elif (self.depth_limit is not None and depth >= self.depth_limit) or (
+                self.chance_limit is not None and node.chances + (self.before_deal and who == CHANCE) >= self.chance_limit):
             kind = LEAF
         else:
             kind = CHANCE_NODE if who == CHANCE else DECISION

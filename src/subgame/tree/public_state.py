@@ -165,6 +165,7 @@ def subgame_at(
     leaf_cards: Sequence[int] | None = None,
     leaf_histories: bool = False,
     max_bytes: int | None = None,
+    before_deal: bool = False,
 ) -> PublicStateSubgame:
     """The subgame of ``game`` below ``public_state`` with ``ranges`` there (see the module docstring).
 
@@ -178,6 +179,8 @@ def subgame_at(
             :func:`~subgame.tree.compile.compile_game` does; ``None``: to the end of the game.
         leaf_cards: poker only, with ``chance_limit``: the deal above the leaves keeps only these
             cards (:func:`~subgame.tree.poker_compile.compile_poker`); the size estimate counts every card.
+        before_deal: poker only, with ``chance_limit``: the leaves are the chance nodes of the limit, before
+            their cards are dealt (:func:`~subgame.tree.poker_compile.compile_poker`).
         leaf_histories: keep the leaves' histories (for leaf values that walk them).
         max_bytes: the memory the subgame and its CFR solve may take (``None``: the memory
             available now).
@@ -190,7 +193,8 @@ def subgame_at(
             or a weight is negative or not finite.
     """
     key = None if public_state is None else tuple(public_state)
-    est = estimate_size(game, public_state=key, depth_limit=depth_limit, chance_limit=chance_limit)
+    est = estimate_size(game, public_state=key, depth_limit=depth_limit, chance_limit=chance_limit,
+                        before_deal=before_deal)
     limit = max_bytes if max_bytes is not None else available_bytes()
     if limit is not None and est.solve_bytes > limit:
         where = "the game's start" if key is None else f"public state {list(key)!r}"
@@ -204,11 +208,12 @@ def subgame_at(
             "later in the game, or raise max_bytes"
         )
     # () roots the compile at the game's start as None does, without the whole game's estimate made again
-    if leaf_cards is not None:
+    if leaf_cards is not None or before_deal:
         if not isinstance(game, PokerGame):
-            raise GameDefinitionError(f"{game.name}: leaf_cards is for poker games")
+            raise GameDefinitionError(f"{game.name}: leaf_cards and before_deal are for poker games")
         tree = compile_poker(game, public_state=key or (), depth_limit=depth_limit, chance_limit=chance_limit,
-                             leaf_cards=leaf_cards, leaf_histories=leaf_histories, max_bytes=max_bytes)
+                             leaf_cards=leaf_cards, leaf_histories=leaf_histories, max_bytes=max_bytes,
+                             before_deal=before_deal)
     else:
         tree = compile_game(game, public_state=key or (), depth_limit=depth_limit, chance_limit=chance_limit,
                             leaf_histories=leaf_histories, max_bytes=max_bytes)
