@@ -149,7 +149,7 @@ def test_leaves_before_the_deal_compile_as_estimated_and_bad_input_is_refused():
     tree = compile_poker(game, chance_limit=1, before_deal=True)
     est = estimate_size(game, chance_limit=1, before_deal=True)
     assert est.public_nodes == tree.num_nodes and est.private_states[0] == tree.players[0].num_states
-    assert all(not k[-1][-1:] in "shdc" or len(k[-1]) != 2 for k in (tree.public_key[int(n)] for n in
+    assert all(k[-1][-1:] not in "shdc" or len(k[-1]) != 2 for k in (tree.public_key[int(n)] for n in
                                                                      np.flatnonzero(tree.kind == LEAF)))
     for bad in ({}, {"chance_limit": 0}, {"chance_limit": 1, "leaf_cards": (0,)}):
         with pytest.raises(GameDefinitionError, match="before_deal"):
