@@ -119,12 +119,15 @@ def test_card_removal_by_bucket_and_card_equals_the_pair_matrix(hole):
     disjoint = ~(hands[:, None, :, None] == hands[None, :, None, :]).any(axis=(2, 3))
     dense = tables[:, classes[0][:, None], classes[1][None, :]] * disjoint  # [J, H, H]
     sides = ((classes[0], hands), (classes[1], hands))
-    reach = rng.random(H)
-    np.testing.assert_allclose(blocked_products(tables, sides[0], sides[1], reach, game.spec.deck_size),
-                               np.einsum("jrg,g->rj", dense, reach), rtol=1e-12)
-    split = rng.random((H, J))
-    np.testing.assert_allclose(blocked_products(tables, sides[0], sides[1], split, game.spec.deck_size),
-                               np.einsum("jrg,gj->r", dense, split), rtol=1e-12)
+    reach = rng.random((2, H))  # two leaves, the second with twice the first's tables
+    both = np.stack([tables, 2 * tables])
+    got = blocked_products(both, sides[0], sides[1], reach, game.spec.deck_size)
+    for t in range(2):
+        np.testing.assert_allclose(got[t], (1 + t) * np.einsum("jrg,g->rj", dense, reach[t]), rtol=1e-12)
+    split = rng.random((2, H, J))
+    got = blocked_products(both, sides[0], sides[1], split, game.spec.deck_size)
+    for t in range(2):
+        np.testing.assert_allclose(got[t], (1 + t) * np.einsum("jrg,gj->r", dense, split[t]), rtol=1e-12)
 
 
 def test_sampled_boards_approach_the_exact_table():

@@ -55,6 +55,7 @@ from ..blueprint.blueprint_file import Blueprint
 from ..blueprint.deal_abstraction import DealAbstraction
 from ..depthlimited.leaf import MultiValuedLeaf
 from ..depthlimited.poker_leaf import CONTINUATIONS, PokerRoundValues, blueprint_root_values, sampled_cards
+from ..depthlimited.preflop_leaf import PreflopTable, PreflopValues
 from ..errors import SubgameError
 from ..games.poker.game import CALL, FOLD, PokerGame, PokerState
 from ..resolving.gadgets import MaxMarginGadget, ResolveGadget
@@ -72,6 +73,8 @@ LOG = logging.getLogger(__name__)
 OWN_FLOOR = 1e-6
 #: the opponent's range at a last-round subgame's root (:attr:`HunlSearchConfig.root`)
 ROOTS = ("unsafe", "resolve", "maxmargin")
+#: App. A's preflop solves an agent keeps (one per set of added sizes and seat)
+KEPT_PREFLOP_SOLVES = 32
 
 
 @dataclass(frozen=True)
@@ -109,6 +112,14 @@ class HunlSearchConfig:
             :func:`~subgame.depthlimited.poker_leaf.blueprint_root_values`), where the path to the root is on
             the blueprint's tree (else unsafe, logged). Earlier rounds' subgames are always unsafe: the
             blueprint's values there need its play of two rounds.
+        preflop: App. A's preflop: where a preflop raise of the hand is off the blueprint's tree, the whole preflop is
+            solved again (CFR+ from the deal, every hand in both ranges) with the real sizes and the hand's
+            off-tree sizes added, to the flop's deal, each leaf valued by the blueprint's later rounds with the
+            opponent choosing among K continuations (``num_values``, or 1;
+            :mod:`~subgame.depthlimited.preflop_leaf`); the solve is kept for every later hand with those sizes,
+            and both players' preflop ranges follow it. ``False``: the preflop by translation.
+        preflop_boards: the boards that value the preflop's leaves: a seeded sample of this many, one pair of hands
+            per pair of first-round buckets on each (``None``: every board with every pair, small decks only).
     """
 
     budget: driver.Budget = field(default_factory=lambda: driver.Budget(iterations=200))
@@ -123,6 +134,8 @@ class HunlSearchConfig:
     rollout_cards: int | None = None
     raise_cap: int | None = None
     root: Literal["unsafe", "resolve", "maxmargin"] = "unsafe"
+    preflop: bool = False
+    preflop_boards: int | None = 256
 
     def __post_init__(self) -> None:
         r = self.search_round
@@ -140,6 +153,9 @@ class HunlSearchConfig:
         cap = self.raise_cap
         if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 1):
             raise SubgameError(f"raise_cap must be >= 1 or None, got {cap!r}")
+        b = self.preflop_boards
+        if b is not None and (isinstance(b, bool) or not isinstance(b, int) or b < 1):
+            raise SubgameError(f"preflop_boards must be >= 1 or None, got {b!r}")
         if not self.late_factor >= 1:
             raise SubgameError(f"late_factor must be >= 1, got {self.late_factor!r}")
         if self.root not in ROOTS:
@@ -186,6 +202,11 @@ class _Solve:
     probs: tuple[np.ndarray, np.ndarray]  #: per player [I_p, A]
     iterations: int
     seconds: float
+    upto: int  #: the round's actions above its root
+
+    def decision(self, names: tuple[str, ...]) -> int:
+        """The node after the round's actions ``names`` (-1: off its tree)."""
+        return self.walk(names[self.upto :])
 
     def walk(self, names: tuple[str, ...], node: int = 0) -> int:
         """The public node after actions ``names`` from ``node``; a raise the tree lacks goes to the raise of the
@@ -246,6 +267,8 @@ class HunlSearchAgent:
         self.fallbacks: list[str] = []  #: what made the agent play its blueprint instead of a solve
         self.decision_seconds: list[tuple[int, float]] = []  #: (round, seconds) of every decision
         self._solves: dict[tuple[object, ...], _Solve] = {}
+        self._preflop_solves: dict[tuple[object, ...], _Solve] = {}  #: App. A's preflop solves, kept across hands
+        self._preflop_tables: dict[int, PreflopTable] = {}  #: per opponent seat
         self._kept_ranges: dict[tuple[object, ...], tuple[np.ndarray, np.ndarray]] = {}
         self._last_searched = False  #: whether the last decision was a solve's (not the blueprint's)
 
@@ -276,7 +299,7 @@ class HunlSearchAgent:
         path = self._replay(view)
         rnd = path.state.round
         decision: Decision | None = None
-        if rnd >= self.search_round:
+        if rnd >= self.search_round or self._preflop_searched(path):
             try:
                 decision = self._searched(view, path)
             except SubgameError as e:  # GameDefinitionError and InvalidRangeError are SubgameErrors
@@ -294,17 +317,25 @@ class HunlSearchAgent:
         path = self._replay(view)
         rnd = path.state.round
         names = tuple(a.name for a in path.of_round(rnd))
+        if not self._last_searched:
+            return None
+        if rnd < self.search_round:
+            if not self._preflop_searched(path):
+                return None
+            pre = self._preflop_solve(path)
+            reach = self._preflop_ranges(path, pre, len(names))[view.player]
+            return self._hands[1], reach, self._solve_rows(pre, path, view)
         solve = self._solves.get((view.player, path.key(rnd, len(names))))
-        if rnd < self.search_round or solve is None or not self._last_searched:
+        if solve is None:
             return None
         reach = self._ranges(path, rnd, len(names))[view.player]
         return self._hands[1], reach, self._solve_rows(solve, path, view)
 
     def _solve_rows(self, solve: _Solve, path: _Path, view: View) -> np.ndarray:
-        """[H, len(view.legal)] the probabilities ``solve`` (rooted at ``view``'s decision) gives every hand."""
+        """[H, len(view.legal)] the probabilities ``solve`` gives every hand at ``view``'s decision."""
         _, labels = self._hands
         names = tuple(a.name for a in path.of_round(path.state.round))
-        sub_labels, infosets = solve.rows(view.player, 0)
+        sub_labels, infosets = solve.rows(view.player, solve.decision(names))
         probs = np.zeros((len(labels), len(view.legal)))
         rows = solve.probs[view.player][np.maximum(infosets, 0)] * (infosets >= 0)[:, None]
         for k, real in self._real_actions(solve, path, names, view).items():
@@ -328,10 +359,12 @@ class HunlSearchAgent:
         self.player = view.player
         path = self._replay(view)
         rnd = path.state.round
-        if rnd < self.search_round:
+        preflop = rnd < self.search_round
+        if preflop and not self._preflop_searched(path):
             return None
         try:
-            return self._solve_rows(self._solve(path, rnd, len(path.of_round(rnd))), path, view)
+            solve = self._preflop_solve(path) if preflop else self._solve(path, rnd, len(path.of_round(rnd)))
+            return self._solve_rows(solve, path, view)
         except SubgameError as e:
             self._fall_back(f"round {rnd}, moves {[m.public for m in view.moves]}: {e}")
             return None
@@ -412,14 +445,40 @@ class HunlSearchAgent:
         every action), zero where the board then blocks a hand."""
         hands, _ = self._hands
         reach = [np.ones(len(hands)), np.ones(len(hands))]
+        pre = self._preflop_belief(path) if rnd > 0 else None
+        if pre is not None:  # the preflop as the solve that played it
+            reach = list(self._preflop_ranges(path, pre, len(path.of_round(0))))
         for a in path.actions:
             if a.round >= rnd:
                 break
-            if a.node < 0:  # off the abstraction: the blueprint says nothing more
+            if a.node < 0 or (pre is not None and a.round == 0):  # off the abstraction: the blueprint says nothing more
                 continue
             reach[a.player] *= self.blueprint_rows.at(a.node, a.board)[:, a.index]  # zero where the board blocks
         blocked = np.isin(hands, path.boards[min(rnd, len(path.boards) - 1)]).any(axis=1)
         return reach[0] * ~blocked, reach[1] * ~blocked
+
+    def _preflop_ranges(self, path: _Path, solve: _Solve, upto: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per player [H] her range after the first ``upto`` preflop actions by the preflop solve's strategies."""
+        hands, _ = self._hands
+        reach = [np.ones(len(hands)), np.ones(len(hands))]
+        node = 0
+        for a in path.of_round(0)[:upto]:
+            child = solve.walk((a.name,), node)
+            if child < 0:
+                break
+            reach[a.player] = reach[a.player] * self._action_probs(solve, a.player, node, child)
+            node = child
+        return reach[0], reach[1]
+
+    def _preflop_belief(self, path: _Path) -> _Solve | None:
+        """The preflop solve whose strategies the hand's preflop ranges follow (``None``: the blueprint's)."""
+        if not (self.config.preflop and self._off_tree_preflop(path)):
+            return None
+        try:
+            return self._preflop_solve(path)
+        except SubgameError as e:
+            self._fall_back(f"the preflop of moves {[a.name for a in path.of_round(0)]}: {e}")
+            return None
 
     def _action_probs(self, solve: _Solve, player: int, node: int, child: int) -> np.ndarray:
         """[H] the probability of the move ``node -> child`` at each hand of ``player`` in ``solve``."""
@@ -432,6 +491,47 @@ class HunlSearchAgent:
         return probs.at(labels, "the solve's action probabilities")
 
     # -- solving --------------------------------------------------------------------------
+    def _off_tree_preflop(self, path: _Path) -> bool:
+        """Whether a preflop raise of the hand is off the blueprint's tree (a size it lacks, or after one)."""
+        bt = self.base.blueprint.tree
+        return any(a.name.startswith("r") and (a.node < 0 or bt.child(a.node, a.name) < 0) for a in path.of_round(0))
+
+    def _preflop_searched(self, path: _Path) -> bool:
+        """Whether the decision now is a preflop one that App. A's preflop solve plays (:attr:`HunlSearchConfig.preflop`)."""
+        return self.config.preflop and path.state.round == 0 and self._off_tree_preflop(path)
+
+    def _preflop_solve(self, path: _Path) -> _Solve:
+        """The whole preflop with the real sizes and the hand's preflop sizes, solved from the deal to the flop's deal
+        with the blueprint's later rounds at its leaves (depth-limited paper, App. A); kept for every hand that adds
+        the same sizes."""
+        game = self._round_game(path, 0, len(path.of_round(0)))
+        key = (self.player, game.spec.round_bet_fractions, game.spec.raise_cap)
+        kept = self._preflop_solves.get(key)
+        if kept is not None:
+            return kept
+        cfg = self.config
+        opponent = 1 - self.player
+        table = self._preflop_tables.get(opponent)
+        if table is None:
+            table = self._preflop_tables[opponent] = PreflopTable.build(
+                self.game, self.base.blueprint, self.base.abstraction, opponent, cfg.num_values or 1,
+                factor=cfg.bias_factor, boards=cfg.preflop_boards)
+        sub = subgame_at(game, None, max_bytes=cfg.max_bytes, chance_limit=1, before_deal=True)
+        started = time.perf_counter()
+        values = PreflopValues.build(game, sub.tree, table, self.base.abstraction,
+                                     self._leaf_nodes(path, 0, game, sub.tree, dealt=False))
+        solver = CFRSolver(sub.tree, cfg.config, root_reach=sub.root_reach, leaves=(MultiValuedLeaf(sub.tree, values),),
+                           drop_zero_weight=None, compact=None)
+        driver.run(solver, cfg.budget)
+        avg = solver.average_strategy()
+        out = _Solve(game, sub.tree, (avg.probs[0], avg.probs[1]), solver.iteration, time.perf_counter() - started, 0)
+        LOG.info("%s: the preflop solved again with sizes %s (%d iterations, %.1f s)", self.name,
+                 list(game.spec.fractions(0)), out.iterations, out.seconds)
+        while len(self._preflop_solves) >= KEPT_PREFLOP_SOLVES:
+            del self._preflop_solves[next(iter(self._preflop_solves))]
+        self._preflop_solves[key] = out
+        return out
+
     def _solve(self, path: _Path, rnd: int, upto: int) -> _Solve:
         """The subgame after the first ``upto`` actions of round ``rnd``, to the end of the game, solved (cached)."""
         key = (self.player, path.key(rnd, upto))
@@ -466,7 +566,7 @@ class HunlSearchAgent:
                            drop_zero_weight=None, compact=None)
         driver.run(solver, self.config.budget)
         avg = solver.average_strategy()
-        out = _Solve(game, sub.tree, (avg.probs[0], avg.probs[1]), solver.iteration, time.perf_counter() - started)
+        out = _Solve(game, sub.tree, (avg.probs[0], avg.probs[1]), solver.iteration, time.perf_counter() - started, upto)
         seconds = self.config.budget.seconds
         if seconds is not None and out.seconds > self.config.late_factor * seconds:
             raise SubgameError(f"the solve took {out.seconds:.1f} s, more than {self.config.late_factor:g} x its "
@@ -489,12 +589,14 @@ class HunlSearchAgent:
         alt = blueprint_root_values(game, tree, self.base.blueprint, self.base.abstraction, node, self.player, reach)
         return (ResolveGadget if root == "resolve" else MaxMarginGadget)(1 - self.player, alt)
 
-    def _leaf_nodes(self, path: _Path, rnd: int, game: PokerGame, tree: PublicTree) -> dict[tuple[str, ...], int]:
+    def _leaf_nodes(self, path: _Path, rnd: int, game: PokerGame, tree: PublicTree,
+                    dealt: bool = True) -> dict[tuple[str, ...], int]:
         """The blueprint's node of each leaf sequence of a round's subgame: the round's betting translated from the
         blueprint's node at the round's start, each off-tree raise to its likeliest translation (App. A: leaves mapped
         by the similarity of the action sequence). Where the path to the round's start left the blueprint's tree (an
         earlier off-tree bet translated to a line the real game did not take, such as an all-in), the round starts at
-        the blueprint's start of that round whose pot is nearest the real one."""
+        the blueprint's start of that round whose pot is nearest the real one. ``dealt``: the leaves follow the next
+        round's cards (their keys end with them), else they are before that deal."""
         bt = self.base.blueprint.tree
         start = 0
         for a in path.actions:
@@ -505,7 +607,7 @@ class HunlSearchAgent:
             start = self._nearest_start(rnd, path.starts[rnd][0])
         root = game.root()._replace(hole=path.state.hole)
         out: dict[tuple[str, ...], int] = {}
-        for key in {tree.public_key[int(n)][:-1] for n in np.flatnonzero(tree.kind == LEAF)}:
+        for key in {tree.public_key[int(n)][: -1 if dealt else None] for n in np.flatnonzero(tree.kind == LEAF)}:
             node, st = start, root
             for name in key[2:]:
                 if node >= 0 and bt.kind[node] == DECISION:
@@ -535,12 +637,13 @@ class HunlSearchAgent:
         and the bets of the round's first ``upto`` actions that they lack (as pot fractions giving their amounts)."""
         s = self.game.spec
         c0, c1 = path.starts[rnd]
-        if c0 != c1:
+        if c0 != c1 and rnd > 0:
             raise SubgameError(f"round {rnd} starts with unequal contributions {c0}, {c1}")
         extra: list[float] = []
         raises = 0
-        st = path.state._replace(board=path.boards[rnd], contrib=(c0, c0), round=rnd, raises=0, acted=0,
-                                 to_act=s.first_player[rnd], last_raise=max(s.blinds), folded=-1, betting_over=False)
+        st = self.game.root()._replace(hole=path.state.hole) if rnd == 0 else path.state._replace(
+            board=path.boards[rnd], contrib=(c0, c0), round=rnd, raises=0, acted=0, to_act=s.first_player[rnd],
+            last_raise=max(s.blinds), folded=-1, betting_over=False)
         for a in path.of_round(rnd)[:upto]:
             if a.name.startswith("r"):
                 raises += 1
@@ -551,18 +654,24 @@ class HunlSearchAgent:
             st = self.base._advance(st, a.name)
         fractions = [tuple(s.fractions(r)) for r in range(rnd, s.num_rounds)]
         fractions[0] = tuple(sorted(set(fractions[0]) | set(extra)))
+        cap = s.raise_cap if self.config.raise_cap is None else max(self.config.raise_cap, raises)
+        if rnd == 0:  # the whole game, its first round's sizes extended
+            spec = replace(s, bet_fractions=fractions[0], round_bet_fractions=tuple(fractions), raise_cap=cap)
+            return PokerGame(spec, name=f"{self.game.name} with its preflop sizes")
         board = path.boards[rnd]
         spec = replace(s, ante=c0, blinds=(0, 0), board=board, board_cards=(len(board),) + s.board_cards[rnd + 1 :],
                        first_player=s.first_player[rnd:], bet_fractions=fractions[0], round_bet_fractions=tuple(fractions),
-                       raise_cap=s.raise_cap if self.config.raise_cap is None else max(self.config.raise_cap, raises))
+                       raise_cap=cap)
         return PokerGame(spec, name=f"{self.game.name} from round {rnd}")
 
     def _searched(self, view: View, path: _Path) -> Decision:
         """The agent's row of the current round's solve at its hand, as real legal actions."""
         rnd = path.state.round
         names = tuple(a.name for a in path.of_round(rnd))
-        solve = self._solve(path, rnd, len(names))
-        node = 0
+        solve = self._preflop_solve(path) if rnd < self.search_round else self._solve(path, rnd, len(names))
+        node = solve.decision(names)
+        if node < 0:
+            raise SubgameError(f"the solve's tree lacks the moves {list(names)}")
         labels, infosets = solve.rows(view.player, node)
         found = [i for i, label in zip(infosets.tolist(), labels) if label == view.private_label]
         if not found or found[0] < 0:
@@ -581,7 +690,7 @@ class HunlSearchAgent:
     def _real_actions(self, solve: _Solve, path: _Path, names: tuple[str, ...], view: View) -> dict[int, int]:
         """{column of the solve's root row: the real legal action it is played as}, the same at every hand."""
         pa = solve.tree.players[view.player]
-        _, infosets = solve.rows(view.player, 0)
+        _, infosets = solve.rows(view.player, solve.decision(names))
         inf = int(infosets[infosets >= 0][0])
         sub_state = solve.game.root()._replace(hole=path.state.hole)
         for name in names:

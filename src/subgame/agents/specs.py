@@ -20,7 +20,8 @@ spec                           agent
                                continuations at the leaves (``:k4c3``: 3 sampled river cards;
                                ``:k4s2``: 2 of the river cards valued per iteration, a fresh sample;
                                ``:k4c2f3``: the flop too, 2 turn cards at its leaves, 3 river
-                               cards below each);
+                               cards below each; ``:k4c2f3p``: an off-tree preflop size re-solves
+                               the whole preflop, App. A);
                                ``:resolve`` or ``:maxmargin`` before the budget: safe river roots
 ``cdbr:MODEL[:DEPTH]``         continual depth-limited best response to an opponent model file,
                                DEPTH moves of look-ahead (default 1), solved exactly
@@ -121,7 +122,7 @@ def _search(rest: str, spec: str, tree: PublicTree, game: Game | None) -> Agent:
 AGENT_KINDS: dict[str, AgentKind] = {
     "cfr-d": AgentKind("cfr-d:FILE[:N]", _cfr_d),
     "resolve": AgentKind("resolve:FILE:METHOD[:N]", _resolve),
-    "search": AgentKind("search:FILE[:BUCKETS][:kK[cR][sR][f[R]]][:rN][:ROOT][:N|Ts]", _search),  # BUCKETS, kK, rN, Ts: a blueprint file only
+    "search": AgentKind("search:FILE[:BUCKETS][:kK[cR][sR][f[R]][p[B]]][:rN][:ROOT][:N|Ts]", _search),  # BUCKETS, kK, rN, Ts: a blueprint file only
     "cdbr": AgentKind("cdbr:MODEL[:BUCKETS][:DEPTH]", lambda rest, spec, tree, game: (  # BUCKETS: a blueprint only
         lbr_agent(spec, _needs(game, spec)) if is_blueprint_file(rest.split(":")[0]) else _counter("cdbr", rest, spec, tree))),
     "cdrnr": AgentKind("cdrnr:MODEL:P[:DEPTH]", lambda rest, spec, tree, game: _counter("cdrnr", rest, spec, tree)),
@@ -225,12 +226,14 @@ def lbr_agent(spec: str, game: Game) -> Agent:
 
 
 def hunl_search_agent(spec: str, game: Game, seconds: float | None = None) -> Agent:
-    """``search:BP[:BUCKETS][:kK[cR][sR][f[R]]][:rN][:ROOT][:N|Ts]``: the search agent on an implicit blueprint; needs the game only (HUNL).
+    """``search:BP[:BUCKETS][:kK[cR][sR][f[R]][p[B]]][:rN][:ROOT][:N|Ts]``: the search agent on an implicit blueprint; needs the game only (HUNL).
 
     ``kK``: the turn too, solved to the end of its round with K continuations at its leaves (1 to
     4; ``cR``: R sampled cards at the leaves instead of all; ``sR``: R of the leaves' cards valued
     per CFR iteration, a fresh sample each; ``f[R]``: the flop too, to its round's end, its leaves
-    valued by the blueprint's turn and river, R sampled river cards per turn card or all). ``rN``: at most N bets and raises a
+    valued by the blueprint's turn and river, R sampled river cards per turn card or all; ``p[B]``: an off-tree preflop
+    size re-solves the whole preflop, its leaves valued over B sampled boards, 256 by default:
+    :attr:`HunlSearchConfig.preflop`). ``rN``: at most N bets and raises a
     round in the subgames (:attr:`HunlSearchConfig.raise_cap`). ``ROOT``: ``unsafe`` (the default), ``resolve`` or
     ``maxmargin`` (:attr:`HunlSearchConfig.root`). ``seconds``: the budget of every
     solve where the spec names none (``--seconds-per-decision``); a budget in the spec wins.
@@ -248,13 +251,14 @@ def hunl_search_agent(spec: str, game: Game, seconds: float | None = None) -> Ag
     if len(parts) > 1 and (m := re.fullmatch(r"r(\d+)", parts[-1])):
         parts.pop()
         config = replace(config, raise_cap=int(m.group(1)))
-    if len(parts) > 1 and (m := re.fullmatch(r"k(\d+)(?:c(\d+))?(?:s(\d+))?(f(\d*))?", parts[-1])):
+    if len(parts) > 1 and (m := re.fullmatch(r"k(\d+)(?:c(\d+))?(?:s(\d+))?(f(\d*))?(p(\d*))?", parts[-1])):
         parts.pop()
         river, sample = (None if x is None else int(x) for x in m.group(2, 3))
         flop, rollout = m.group(4) is not None, int(m.group(5)) if m.group(5) else None
         depth = 3 if flop else 2  # the first round searched: the turn, or the flop with ``f``
         config = replace(config, num_values=int(m.group(1)), river_cards=river, river_sample=sample, rollout_cards=rollout,
-                         search_round=max(0, game.spec.num_rounds - depth) if isinstance(game, PokerGame) else None)
+                         search_round=max(0, game.spec.num_rounds - depth) if isinstance(game, PokerGame) else None,
+                         preflop=m.group(6) is not None, preflop_boards=int(m.group(7)) if m.group(7) else 256)
     if not isinstance(game, PokerGame):
         raise SubgameError(f"agent {spec!r}: a blueprint plays a no-limit poker game")
     blueprint = Blueprint.load(_existing(parts[0], spec))

@@ -197,43 +197,52 @@ def same_hands(receiver: np.ndarray, giver: np.ndarray) -> np.ndarray:
     return np.where(code[1][order][at] == code[0], order[at], -1)
 
 
+def _sums(index: np.ndarray, size: int, w: np.ndarray) -> np.ndarray:
+    """[T, size, W] the sums of ``w`` [T, n, W] over the rows of each index (``index`` [n] below ``size``)."""
+    order = np.argsort(index, kind="stable")
+    keys = index[order]
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    out = np.zeros((w.shape[0], size, w.shape[2]))
+    out[:, keys[starts]] = np.add.reduceat(w[:, order], starts, axis=1)
+    return out
+
+
 def blocked_products(tables: np.ndarray, receiver: tuple[np.ndarray, np.ndarray], giver: tuple[np.ndarray, np.ndarray],
                      reach: np.ndarray, deck: int, same: np.ndarray | None = None) -> np.ndarray:
-    """Each receiver hand's sum over the giver's hands that share no card with it of reach times table entry.
+    """At each of T leaves, each receiver hand's sum over the giver's hands that share no card with it of reach times
+    table entry.
 
     Args:
-        tables: [J, C_r, C_g] a value for each pair of the receiver's and the giver's classes.
-        receiver, giver: per side the class [n] and the cards [n, k] of each hand.
-        reach: [n_g] the giver's reach (the result is [n_r, J], one column per table) or [n_g, J] one reach per table
-            (the result is [n_r], summed over the tables).
+        tables: [T, J, C_r, C_g] per leaf a value for each pair of the receiver's and the giver's classes.
+        receiver, giver: per side the class [n] and the cards [n, k] of each hand (one or two cards).
+        reach: [T, n_g] the giver's reach (the result is [T, n_r, J], one column per table) or [T, n_g, J] one reach
+            per table (the result is [T, n_r], summed over the tables).
         deck: the number of cards.
         same: :func:`same_hands` of the two sides (made here when ``None``).
     """
     (rc, rcards), (gc, gcards) = receiver, giver
-    J, Cr, Cg = tables.shape
-    w = reach[:, None] if reach.ndim == 1 else reach
-    W = w.shape[1]
-    total = np.zeros((Cg, W))
-    np.add.at(total, gc, w)
-    card = np.zeros((Cg, deck, W))
-    for i in range(gcards.shape[1]):
-        np.add.at(card, (gc, gcards[:, i]), w)
-    if reach.ndim == 1:
-        base = tables @ total[:, 0]  # [J, C_r]
-        per_card = np.einsum("jrc,cx->jrx", tables, card[:, :, 0])  # [J, C_r, deck]
-        out = base[:, rc].T - sum(per_card[:, rc, rcards[:, i]].T for i in range(rcards.shape[1]))
+    if rcards.shape[1] > 2:
+        raise SubgameError(f"hands of {rcards.shape[1]} cards: the card removal here is for one or two hole cards")
+    T, J, Cr, Cg = tables.shape
+    one = reach.ndim == 2
+    w = reach[:, :, None] if one else reach
+    total = _sums(gc, Cg, w)  # [T, C_g, W]
+    card = np.sum([_sums(gc * deck + gcards[:, i], Cg * deck, w) for i in range(gcards.shape[1])], axis=0)
+    card = card.reshape(T, Cg, deck, -1)  # [T, C_g, deck, W] the giver's reach by class and card
+    if one:
+        base = np.matmul(tables, total[:, None, :, :])[..., 0]  # [T, J, C_r]
+        per_card = np.matmul(tables, card[:, None, :, :, 0])  # [T, J, C_r, deck]
+        out = (base[:, :, rc] - sum(per_card[:, :, rc, rcards[:, i]] for i in range(rcards.shape[1]))).transpose(0, 2, 1)
     else:
-        base = np.einsum("jrc,cj->r", tables, total)
-        per_card = np.einsum("jrc,cxj->rx", tables, card)
-        out = base[rc] - sum(per_card[rc, rcards[:, i]] for i in range(rcards.shape[1]))
+        base = np.einsum("tjrc,tcj->tr", tables, total)
+        per_card = np.matmul(tables, card.transpose(0, 3, 1, 2)).sum(axis=1)  # [T, C_r, deck]
+        out = base[:, rc] - sum(per_card[:, rc, rcards[:, i]] for i in range(rcards.shape[1]))
     if rcards.shape[1] == 2:  # the hand holding both cards was taken away twice: its own cards, if the giver has it
         same = same_hands(rcards, gcards) if same is None else same
         has = same >= 0
         g = same[has]
-        t = tables[:, rc[has], gc[g]]  # [J, m]
-        out[has] += (t.T * w[g]) if reach.ndim == 1 else (t.T * w[g]).sum(axis=1)
-    elif rcards.shape[1] > 2:
-        raise SubgameError(f"hands of {rcards.shape[1]} cards: the card removal here is for one or two hole cards")
+        both = tables[:, :, rc[has], gc[g]].transpose(0, 2, 1) * w[:, g, :]  # [T, m, J]
+        out[:, has] += both if one else both.sum(axis=2)
     return out
 
 
@@ -312,20 +321,18 @@ class PreflopValues:
         at = np.searchsorted(states, start[opp])
         same = [same_hands(side[p][1], side[1 - p][1]) if self.cards.shape[1] == 2 else None for p in (0, 1)]
 
+        hand = np.arange(n)
+        mine = start[rho][:, None] + hand  # [T, n] ρ's private states at each leaf
+        theirs = at[:, None] + hand  # [T, n] the opponent's, as rows of ``states``
+
         def opponent_values(reach_player: np.ndarray, iteration: int | None = None, /) -> np.ndarray:
             out = np.zeros((states.size, K))
-            for t in range(self.nodes.size):
-                giver = reach_player[start[rho][t] : start[rho][t] + n]
-                out[at[t] : at[t] + n] = blocked_products(oriented[opp][t], side[opp], side[rho], giver, self.deck,
-                                                                  same[opp])
+            out[theirs] = blocked_products(oriented[opp], side[opp], side[rho], reach_player[mine], self.deck, same[opp])
             return out
 
         def player_values(split: np.ndarray, iteration: int | None = None, /) -> np.ndarray:
             out = np.zeros(G)
-            for t in range(self.nodes.size):
-                giver = split[at[t] : at[t] + n]
-                out[start[rho][t] : start[rho][t] + n] = blocked_products(oriented[rho][t], side[rho], side[opp], giver,
-                                                                          self.deck, same[rho])
+            out[mine] = blocked_products(oriented[rho], side[rho], side[opp], split[theirs], self.deck, same[rho])
             return out
 
         return BoundValues(opponent_values, player_values)
