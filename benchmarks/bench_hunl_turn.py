@@ -5,13 +5,16 @@ The turn is solved to the end of its betting round with K continuation strategie
 (implicit MCCFR, as ``bench_hunl_search.py`` makes it), then the agent, in the big blind with Kd Ah
 after limp, check, a 2c 7d 9h flop checked through and the Js turn, decides once per spec. With
 ``--street flop`` it decides first on that flop instead (specs with ``f[R]``: the flop solved to its
-round's end, R turn cards at its leaves by ``cR``, R river cards below each by ``fR``).
+round's end, R turn cards at its leaves by ``cR``, R river cards below each by ``fR``). With ``--street preflop``
+it faces a small-blind raise to 250 (the blueprint raises to 200 or 300): specs with ``p[B]`` solve the whole
+preflop again with that size (App. A); a second hand with the same raise is then answered from the kept solve.
 
 Usage::
 
     python3 benchmarks/bench_hunl_turn.py --iterations 2000 --specs k1c1:10 k4c1:10 k4c4:10
     python3 benchmarks/bench_hunl_turn.py --blueprint BP.npz BUCKETS.npz --specs k4c2:r3:50 k4s2:r3:50   # a kept one
     python3 benchmarks/bench_hunl_turn.py --street flop --specs k4c2f2:r3:50 k1c2f2:r3:50
+    python3 benchmarks/bench_hunl_turn.py --street preflop --specs k4c2f2p:r3:50 k1c2f2p:r3:50
 """
 
 from __future__ import annotations
@@ -45,7 +48,8 @@ def main() -> None:
     ap.add_argument("--buckets", default="169,8,8,8")
     ap.add_argument("--actions", default="50,100,allin/100,allin:3")
     ap.add_argument("--specs", nargs="+", default=["k1c1:10", "k4c1:10", "k4c4:10"])
-    ap.add_argument("--street", choices=("turn", "flop"), default="turn", help="the decision: the Js turn or the flop")
+    ap.add_argument("--street", choices=("turn", "flop", "preflop"), default="turn",
+                    help="the decision: the Js turn, the flop, or facing an off-tree preflop raise")
     ap.add_argument("--blueprint", nargs=2, metavar=("BP", "BUCKETS"), type=Path,
                     help="a blueprint and its buckets of the HUNL game (e.g. modicum-table --full's) instead of a new one")
     args = ap.parse_args()
@@ -79,9 +83,17 @@ def main() -> None:
             agent.new_hand(0, 1)
             sizes.clear()
             started = time.perf_counter()
-            agent.act(View(0, MOVES if args.street == "turn" else MOVES[:5], (1, 2, 3)))
-            print(json.dumps({"spec": spec, "decision_s": round(time.perf_counter() - started, 2), "solves": sizes,
-                              "fallbacks": agent.fallbacks,
+            if args.street == "preflop":
+                agent.act(View(0, MOVES[:2] + (Move("r250", ""),), (0, 1, 2, 3)))
+                first = time.perf_counter() - started
+                agent.new_hand(0, 2)
+                again = time.perf_counter()
+                agent.act(View(0, (Move("", "QsQh"),) + MOVES[1:2] + (Move("r250", ""),), (0, 1, 2, 3)))
+                timing = {"decision_s": round(first, 2), "next_hand_s": round(time.perf_counter() - again, 3)}
+            else:
+                agent.act(View(0, MOVES if args.street == "turn" else MOVES[:5], (1, 2, 3)))
+                timing = {"decision_s": round(time.perf_counter() - started, 2)}
+            print(json.dumps({"spec": spec, **timing, "solves": sizes, "fallbacks": agent.fallbacks,
                               "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}))
 
 

@@ -25,6 +25,10 @@ the blueprint's play of the rounds below: :mod:`~subgame.depthlimited.poker_leaf
 * **The action.** The agent's row of the solve's average strategy at its hand, each
   abstract bet mapped to the real legal bet of the same amount (the nearest where the real
   rules differ: the subgame's minimum raise at a round's start is one chip).
+* **The preflop, solved again** (:attr:`HunlSearchConfig.preflop`, App. A). Where a preflop raise
+  of the hand is off the blueprint's tree, the whole preflop with that size added is solved
+  from the deal to the flop's deal, K-valued leaves there (:mod:`~subgame.depthlimited.preflop_leaf`),
+  kept across hands by its sizes; the preflop ranges follow it.
 * **A budget, and a fallback.** Each solve runs for the :class:`~subgame.solve.driver.Budget`
   of the configuration (anytime: a budget in seconds stops it and the average is played).
   A subgame that does not fit ``max_bytes``, a solve that fails, or one that ends later
