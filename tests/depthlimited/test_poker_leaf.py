@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import zlib
+from itertools import combinations
 
 import numpy as np
 import pytest
@@ -49,29 +50,30 @@ def _mapping(bp, tree):
 FLOP = ("", "", "c", "c", "Jh")
 
 
-def _brute(game, tree, bp, mapping, player, num_values):
-    """[K, G0, G1] player 0's chance-weighted value of every leaf history under each continuation, walking the
-    blueprint hand by hand with the rules' hand strengths: at a turn subgame's leaves its river; at a flop subgame's
-    its turn, then every river card each hand pair leaves, with its chance given both hands, and the river."""
+def _brute(game, tree, bp, mapping, player, num_values, dealt=True):
+    """[K, G0, G1] player 0's chance-weighted value of every leaf history under each continuation: the blueprint
+    walked hand by hand, each round's cards dealt (every one the hands leave, equally likely) where its betting starts
+    or a showdown needs them, hands ranked by the rules. ``dealt``: the leaves follow a deal (their key's last entry)."""
     s, bt, cards = game.spec, bp.tree, ExactCards(game.spec)
-    last = len(bp.num_buckets) - 1
+    total = np.cumsum(s.board_cards)
     out = np.zeros((num_values, tree.players[0].num_states, tree.players[1].num_states))
     for n in np.flatnonzero(tree.kind == LEAF):
-        node = mapping[tree.public_key[int(n)][:-1]]
+        node = mapping[tree.public_key[int(n)][: -1 if dealt else None]]
         for h in tree.leaf_data[int(n)]:
             st = h.state
-            free = [c for c in range(s.deck_size) if c not in st.board + st.hole[0] + st.hole[1]]
             scale = h.chance_prob * st.contrib[0] / bt.contrib[node, 0]
-            dealt = () if len(st.board) < sum(s.board_cards) else None  # None: the river is out
             for k in range(num_values):
-                stack = [(node, 1.0, dealt)]
+                stack = [(node, 1.0, st.board)]
                 while stack:
-                    m, q, river = stack.pop()
+                    m, q, board = stack.pop()
                     showdown = bt.kind[m] == TERMINAL and bt.folded[m] < 0
-                    if river == () and (showdown or bt.kind[m] != TERMINAL and int(bt.round[m]) == last):
-                        stack.extend((m, q / len(free), (c,)) for c in free)  # the river card, given both hands
+                    need = int(total[-1]) if showdown else 0 if bt.kind[m] == TERMINAL else int(total[int(bt.round[m])])
+                    if len(board) < need:
+                        r = int(np.searchsorted(total, len(board), side="right"))
+                        free = [c for c in range(s.deck_size) if c not in board + st.hole[0] + st.hole[1]]
+                        deals = list(combinations(free, int(s.board_cards[r])))
+                        stack.extend((m, q / len(deals), board + d) for d in deals)
                         continue
-                    board = st.board + (river or ())
                     if bt.kind[m] == TERMINAL:
                         strength = [hand_strength(st.hole[p] + board, s.num_ranks, s.num_suits) for p in range(2)]
                         col = 0 if bt.folded[m] >= 0 or strength[0] > strength[1] else 1 if strength[0] < strength[1] else 2
@@ -84,7 +86,7 @@ def _brute(game, tree, bp, mapping, player, num_values):
                     if p != player and k > 0:
                         mask = np.array([(a == "f", a == "c", a.startswith("r"))[k - 1] for a in names])[None, :]
                         row = biased(row, mask, 10.0)
-                    stack.extend((bt.child(m, a), q * row[0, i], river) for i, a in enumerate(names))
+                    stack.extend((bt.child(m, a), q * row[0, i], board) for i, a in enumerate(names))
     return out
 
 

@@ -4,23 +4,19 @@ converge to the exact table."""
 
 from __future__ import annotations
 
-from itertools import combinations
-
 import numpy as np
 import pytest
 
-from subgame.blueprint.actions import TERMINAL
 from subgame.blueprint.deal_abstraction import ExactCards
 from subgame.blueprint.implicit_mccfr import available
-from subgame.depthlimited.continuations import biased
 from subgame.depthlimited.leaf import MultiValuedLeaf
 from subgame.depthlimited.preflop_leaf import PreflopTable, PreflopValues, blocked_products
 from subgame.errors import GameDefinitionError, SubgameError
-from subgame.games.poker.hands import hand_strength
 from subgame.tree.poker_compile import compile_poker, deal_hands
 from subgame.tree.public_state import subgame_at
 from subgame.tree.public_tree import CHANCE_NODE, LEAF
 from tests.agents.test_hunl_search import _blueprint, _game
+from tests.depthlimited.test_poker_leaf import _brute
 
 pytestmark = pytest.mark.skipif(not available(), reason="the compiled loop of implicit MCCFR is not built")
 
@@ -37,46 +33,6 @@ def _mapping(bp, tree):
     return out
 
 
-def _brute(game, tree, bp, mapping, player, num_values):
-    """[K, G0, G1] player 0's chance-weighted value of every leaf history under each continuation: the blueprint
-    walked hand by hand, each round's cards dealt (every one the hands leave, equally likely) where its betting
-    starts or a showdown needs them, hands ranked by the rules."""
-    s, bt, cards = game.spec, bp.tree, ExactCards(game.spec)
-    dealt = np.cumsum(s.board_cards)
-    out = np.zeros((num_values, tree.players[0].num_states, tree.players[1].num_states))
-    for n in np.flatnonzero(tree.kind == LEAF):
-        node = mapping[tree.public_key[int(n)]]
-        for h in tree.leaf_data[int(n)]:
-            st = h.state
-            scale = h.chance_prob * st.contrib[0] / bt.contrib[node, 0]
-            for k in range(num_values):
-                stack = [(node, 1.0, st.board)]
-                while stack:
-                    m, q, board = stack.pop()
-                    showdown = bt.kind[m] == TERMINAL and bt.folded[m] < 0
-                    need = int(dealt[-1]) if showdown else 0 if bt.kind[m] == TERMINAL else int(dealt[int(bt.round[m])])
-                    if len(board) < need:
-                        r = int(np.searchsorted(dealt, len(board), side="right"))
-                        free = [c for c in range(s.deck_size) if c not in board + st.hole[0] + st.hole[1]]
-                        deals = list(combinations(free, int(s.board_cards[r])))
-                        stack.extend((m, q / len(deals), board + d) for d in deals)
-                        continue
-                    if bt.kind[m] == TERMINAL:
-                        strength = [hand_strength(st.hole[p] + board, s.num_ranks, s.num_suits) for p in range(2)]
-                        col = 0 if bt.folded[m] >= 0 or strength[0] > strength[1] else 1 if strength[0] < strength[1] else 2
-                        out[k, h.private_state[0], h.private_state[1]] += scale * q * bt.payoff[m, col]
-                        continue
-                    p, rnd = int(bt.player[m]), int(bt.round[m])
-                    b = int(cards.buckets(rnd, np.array([st.hole[p]], np.int64), np.array([board], np.int64))[0])
-                    row = bp.policy(m, np.array([b])).astype(np.float64)
-                    names = bt.actions_of(m)
-                    if p != player and k > 0:
-                        mask = np.array([(a == "f", a == "c", a.startswith("r"))[k - 1] for a in names])[None, :]
-                        row = biased(row, mask, 10.0)
-                    stack.extend((bt.child(m, a), q * row[0, i], board) for i, a in enumerate(names))
-    return out
-
-
 @pytest.mark.parametrize("player", [0, 1])
 def test_preflop_leaf_products_equal_the_brute_force(player):
     game, bp = _game(), _blueprint()
@@ -90,7 +46,7 @@ def test_preflop_leaf_products_equal_the_brute_force(player):
     opp = 1 - player
     states = np.flatnonzero(tree.kind[tree.players[opp].node] == LEAF)
     bound = values.bind(tree, states)
-    G = _brute(game, tree, bp, mapping, player, 4)
+    G = _brute(game, tree, bp, mapping, player, 4, dealt=False)
     rng = np.random.default_rng(3)
     reach = rng.random(tree.players[player].num_states)
     split = rng.random((states.size, 4))

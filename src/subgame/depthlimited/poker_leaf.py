@@ -132,13 +132,7 @@ def sequence_tables(blueprint: Blueprint, node: int, opponent: int, num_values: 
         if not first_round <= rnd <= last:
             raise SubgameError(f"blueprint node {n} below a leaf is in round {rnd}, not round {first_round} or later")
         p = int(tree.player[n])
-        rows = blueprint.policy(n, cover[p][:, rnd - first_round]).astype(np.float64)
-        names = tree.actions_of(n)
-        per_k = np.stack([biased(rows, np.array([_class_of(a) == cls for a in names])[None, :], factor)
-                          if p == opponent and k > 0 else rows for k, cls in enumerate(CONTINUATIONS[:K])])
-        for a, name in enumerate(names):
-            child = tree.child(n, name)
-            stack.append((child, r0 * per_k[:, :, a], r1) if p == 0 else (child, r0, r1 * per_k[:, :, a]))
+        stack.extend(_children(blueprint, n, cover[p][:, rnd - first_round], opponent, K, factor, r0, r1))
     for j in range(4):
         flush(j)
     return out
@@ -306,15 +300,22 @@ def _stems(blueprint: Blueprint, node: int, opponent: int, num_values: int, fact
             continue
         if int(tree.round[n]) != last - 1:
             raise SubgameError(f"blueprint node {n} below a leaf is in round {int(tree.round[n])}, not {last - 1}")
-        p = int(tree.player[n])
-        rows = blueprint.policy(n, cover[p]).astype(np.float64)
-        names = tree.actions_of(n)
-        per_k = np.stack([biased(rows, np.array([_class_of(a) == cls for a in names])[None, :], factor)
-                          if p == opponent and k > 0 else rows for k, cls in enumerate(CONTINUATIONS[:num_values])])
-        for a, name in enumerate(names):
-            child = tree.child(n, name)
-            stack.append((child, r0 * per_k[:, :, a], r1) if p == 0 else (child, r0, r1 * per_k[:, :, a]))
+        stack.extend(_children(blueprint, n, cover[int(tree.player[n])], opponent, num_values, factor, r0, r1))
     return out
+
+
+def _children(blueprint: Blueprint, n: int, buckets: np.ndarray, opponent: int, num_values: int, factor: float,
+              r0: np.ndarray, r1: np.ndarray) -> list[tuple[int, np.ndarray, np.ndarray]]:
+    """Each child of blueprint decision ``n`` with both players' reach [K, U_p] through it: the actor's times her
+    rows at ``buckets`` (her covered entries' buckets), the opponent's biased per continuation."""
+    tree = blueprint.tree
+    p = int(tree.player[n])
+    rows = blueprint.policy(n, buckets).astype(np.float64)
+    names = tree.actions_of(n)
+    per_k = np.stack([biased(rows, np.array([_class_of(a) == cls for a in names])[None, :], factor)
+                      if p == opponent and k > 0 else rows for k, cls in enumerate(CONTINUATIONS[:num_values])])
+    return [(tree.child(n, name), r0 * per_k[:, :, a], r1) if p == 0 else (tree.child(n, name), r0, r1 * per_k[:, :, a])
+            for a, name in enumerate(names)]
 
 
 @dataclass(frozen=True, eq=False)
