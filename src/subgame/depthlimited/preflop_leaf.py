@@ -119,11 +119,13 @@ def _deals(game: PokerGame, abstraction: DealAbstraction, boards: int | None, se
         seqs[0].append(seq[at[h0]])
         seqs[1].append(seq[at[h1]])
         outcome.append(np.where(s0 > s1, 1, np.where(s0 < s1, 2, 3)).astype(np.int8))
-    first = np.concatenate(seqs[0])
-    cover, index = np.unique(np.concatenate([first, np.concatenate(seqs[1])]), axis=0, return_inverse=True)
-    index = index.ravel().astype(np.int32)
+    dims = tuple(int(b) for b in abstraction.num_buckets[1:])
+    codes = [np.ravel_multi_index(tuple(np.concatenate(s).T), dims) for s in seqs]  # a sequence as one integer
+    present, index = np.unique(np.concatenate(codes), return_inverse=True)
+    index = index.astype(np.int32)
+    cover = np.stack(np.unravel_index(present, dims), axis=1)
     pairs = np.concatenate(pair)
-    return _Deals(pairs, (index[: len(first)], index[len(first) :]), np.concatenate(outcome),
+    return _Deals(pairs, (index[: codes[0].size], index[codes[0].size :]), np.concatenate(outcome),
                   np.bincount(pairs, minlength=C * C), cover)
 
 
