@@ -249,6 +249,15 @@ def test_an_off_tree_preflop_raise_is_answered_by_the_preflop_solve_kept_across_
         assert agent.act(on_tree).probs == plain.act(on_tree).probs  # the blueprint's where the path is on its tree
     assert len(agent._preflop_solves) == 1 and agent.fallbacks == []
     assert rows["Js"] != rows["Ks"]
+    # a first solve past its budget is logged and the blueprint answers; the next hand meets the kept solve
+    hurried = _agent(real, num_values=2, preflop=True, preflop_boards=None, budget=Budget(seconds=1e-4))
+    view = View(0, (Move("", "Js"), Move("", ""), Move("r4", "")), (0, 1, 2, 3))
+    hurried.new_hand(0, 0)
+    hurried.act(view).checked(view)
+    assert len(hurried.fallbacks) == 1 and "preflop solve took" in hurried.fallbacks[0]
+    hurried.new_hand(0, 1)
+    hurried.act(view).checked(view)
+    assert len(hurried.fallbacks) == 1 and len(hurried._preflop_solves) == 1
     with pytest.raises(SubgameError, match="preflop_boards"):
         HunlSearchConfig(preflop_boards=0)
 

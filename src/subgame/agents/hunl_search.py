@@ -479,7 +479,7 @@ class HunlSearchAgent:
         if not (self.config.preflop and self._off_tree_preflop(path)):
             return None
         try:
-            return self._preflop_solve(path)
+            return self._preflop_solve(path, late=False)
         except SubgameError as e:
             self._fall_back(f"the preflop of moves {[a.name for a in path.of_round(0)]}: {e}")
             return None
@@ -504,15 +504,17 @@ class HunlSearchAgent:
         """Whether the decision now is a preflop one that App. A's preflop solve plays (:attr:`HunlSearchConfig.preflop`)."""
         return self.config.preflop and path.state.round == 0 and self._off_tree_preflop(path)
 
-    def _preflop_solve(self, path: _Path) -> _Solve:
+    def _preflop_solve(self, path: _Path, late: bool = True) -> _Solve:
         """The whole preflop with the real sizes and the hand's preflop sizes, solved from the deal to the flop's deal
         with the blueprint's later rounds at its leaves (depth-limited paper, App. A); kept for every hand that adds
-        the same sizes."""
+        the same sizes. ``late``: refuse a first solve that ended past its budget (the leaves' table included) for the
+        decision that made it, as a late solve is; it is kept all the same."""
         game = self._round_game(path, 0, len(path.of_round(0)))
         key = (self.player, game.spec.round_bet_fractions, game.spec.raise_cap)
         kept = self._preflop_solves.get(key)
         if kept is not None:
             return kept
+        begun = time.perf_counter()
         cfg = self.config
         opponent = 1 - self.player
         table = self._preflop_tables.get(opponent)
@@ -534,6 +536,10 @@ class HunlSearchAgent:
         while len(self._preflop_solves) >= KEPT_PREFLOP_SOLVES:
             del self._preflop_solves[next(iter(self._preflop_solves))]
         self._preflop_solves[key] = out
+        seconds, took = cfg.budget.seconds, time.perf_counter() - begun
+        if late and seconds is not None and took > cfg.late_factor * seconds:
+            raise SubgameError(f"the preflop solve took {took:.1f} s with its leaves' table, more than "
+                               f"{cfg.late_factor:g} x its budget of {seconds:g} s (kept for the next hand)")
         return out
 
     def _solve(self, path: _Path, rnd: int, upto: int) -> _Solve:
