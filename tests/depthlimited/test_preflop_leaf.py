@@ -116,5 +116,10 @@ def test_leaves_before_the_deal_compile_as_estimated_and_bad_input_is_refused():
     bp = _blueprint()
     with pytest.raises(SubgameError, match="boards"):
         PreflopTable.build(game, bp, ExactCards(game.spec), 1, 2, boards=0)
+    with pytest.raises(SubgameError, match="MiB"):
+        PreflopTable.build(game, bp, ExactCards(game.spec), 1, 2, boards=50, max_bytes=1000)
+    with pytest.raises(SubgameError, match="bucket sequences"):
+        PreflopTable.build(game, bp, ExactCards(game.spec), 1, 2, max_bytes=40_000).values(
+            bp.tree.child(bp.tree.child(0, "c"), "c"))
     with pytest.raises(SubgameError, match="neither"):
         PreflopTable.build(game, bp, ExactCards(game.spec), 1, 2).values(0)

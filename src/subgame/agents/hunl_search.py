@@ -521,7 +521,7 @@ class HunlSearchAgent:
         if table is None:
             table = self._preflop_tables[opponent] = PreflopTable.build(
                 self.game, self.base.blueprint, self.base.abstraction, opponent, cfg.num_values or 1,
-                factor=cfg.bias_factor, boards=cfg.preflop_boards)
+                factor=cfg.bias_factor, boards=cfg.preflop_boards, max_bytes=cfg.max_bytes)
         sub = subgame_at(game, None, max_bytes=cfg.max_bytes, chance_limit=1, before_deal=True)
         started = time.perf_counter()
         values = PreflopValues.build(game, sub.tree, table, self.base.abstraction,

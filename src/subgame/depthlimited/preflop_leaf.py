@@ -74,7 +74,12 @@ def _boards(game: PokerGame, boards: int | None, seed: int) -> list[tuple[int, .
     return out
 
 
-def _deals(game: PokerGame, abstraction: DealAbstraction, boards: int | None, seed: int) -> _Deals:
+#: bytes a deal takes in :class:`_Deals` (its pair, both sequences' rows, its outcome) and while it is made
+DEAL_BYTES = 48
+
+
+def _deals(game: PokerGame, abstraction: DealAbstraction, boards: int | None, seed: int,
+           max_bytes: int | None) -> _Deals:
     spec = game.spec
     hands = deal_hands(game)
     H, k = hands.shape
@@ -86,6 +91,12 @@ def _deals(game: PokerGame, abstraction: DealAbstraction, boards: int | None, se
                              enumerate(spec.board_cards)])) * comb(rest, k) * comb(rest - k, k)
         if total > MAX_ENUMERATED:
             raise SubgameError(f"{game.name}: every board with every pair of hands is {total:,} deals; sample boards")
+    else:
+        total = boards * C * C
+    if max_bytes is not None and total * DEAL_BYTES > max_bytes:
+        raise SubgameError(f"{game.name}: {total:,} deals of the preflop's leaves would take about "
+                           f"{total * DEAL_BYTES / 2**20:,.0f} MiB, more than {max_bytes / 2**20:,.0f} MiB; sample fewer "
+                           "boards")
     rng = np.random.default_rng((seed, 1))
     members = [np.flatnonzero(classes == c) for c in range(C)]
     width = max(m.size for m in members)
@@ -146,23 +157,29 @@ class PreflopTable:
     num_values: int
     factor: float
     deals: _Deals
+    max_bytes: int | None = None
     _values: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
 
     @staticmethod
     def build(game: PokerGame, blueprint: Blueprint, abstraction: DealAbstraction, opponent: int, num_values: int, *,
-              factor: float = 10.0, boards: int | None = None, seed: int = 0) -> PreflopTable:
+              factor: float = 10.0, boards: int | None = None, seed: int = 0,
+              max_bytes: int | None = None) -> PreflopTable:
         """The deals of ``game`` (every board with every pair of hands, or ``boards`` boards drawn with ``seed``, each
         with one pair of hands per bucket pair) bucketed by ``abstraction``; values are made per node when asked.
 
+        ``max_bytes``: the memory the deals, and a node's tables over both players' bucket sequences, may take
+        (checked before either is made).
+
         Raises:
-            SubgameError: every deal of a large deck asked for, or ``boards`` below 1.
+            SubgameError: every deal of a large deck asked for, ``boards`` below 1, or deals over ``max_bytes``.
         """
         if boards is not None and (isinstance(boards, bool) or not isinstance(boards, int) or boards < 1):
             raise SubgameError(f"boards must be >= 1 or None, got {boards!r}")
         if opponent not in (0, 1):
             raise SubgameError(f"the opponent must be 0 or 1, got {opponent!r}")
         blueprint.check(abstraction)
-        return PreflopTable(blueprint, opponent, num_values, factor, _deals(game, abstraction, boards, seed))
+        deals = _deals(game, abstraction, boards, seed, max_bytes)
+        return PreflopTable(blueprint, opponent, num_values, factor, deals, max_bytes)
 
     @property
     def num_classes(self) -> int:
@@ -179,6 +196,11 @@ class PreflopTable:
                 (bt.kind[node] == TERMINAL and bt.folded[node] < 0)):
             raise SubgameError(f"blueprint node {node} is neither a decision of the second round nor a showdown")
         d, C = self.deals, self.num_classes
+        need = 8 * self.num_values * 4 * len(d.cover) ** 2
+        if self.max_bytes is not None and need > self.max_bytes:
+            raise SubgameError(f"the tables below a flop node over {len(d.cover):,} bucket sequences a player would take "
+                               f"{need / 2**20:,.0f} MiB, more than {self.max_bytes / 2**20:,.0f} MiB; use a coarser "
+                               "abstraction of the later rounds or fewer continuations")
         cover = (d.cover, d.cover)
         tables = sequence_tables(self.blueprint, node, self.opponent, self.num_values, self.factor, cover, 1)
         out = np.empty((self.num_values, C, C))
