@@ -33,11 +33,12 @@ pytestmark = pytest.mark.skipif(not available(), reason="the compiled loop of im
 TURN = ("", "", "c", "c", "Jh", "c", "c", "Qs")
 
 
-def _mapping(bp, tree):
-    """The blueprint node of each leaf sequence, by its action names (the subgame has the blueprint's sizes)."""
+def _mapping(bp, tree, dealt=True):
+    """The blueprint node of each leaf sequence, by its action names (the subgame has the blueprint's sizes);
+    ``dealt``: the leaves follow a deal (their key's last entry)."""
     bt, out = bp.tree, {}
     for n in np.flatnonzero(tree.kind == LEAF):
-        key = tree.public_key[int(n)][:-1]
+        key = tree.public_key[int(n)][: -1 if dealt else None]
         node = 0
         for name in key[2:]:
             if bt.child(node, name) >= 0:

@@ -16,21 +16,9 @@ from subgame.tree.poker_compile import compile_poker, deal_hands
 from subgame.tree.public_state import subgame_at
 from subgame.tree.public_tree import CHANCE_NODE, LEAF
 from tests.agents.test_hunl_search import _blueprint, _game
-from tests.depthlimited.test_poker_leaf import _brute
+from tests.depthlimited.test_poker_leaf import _brute, _mapping
 
 pytestmark = pytest.mark.skipif(not available(), reason="the compiled loop of implicit MCCFR is not built")
-
-
-def _mapping(bp, tree):
-    """The blueprint node of each leaf's betting (the subgame has the blueprint's sizes)."""
-    bt, out = bp.tree, {}
-    for n in np.flatnonzero(tree.kind == LEAF):
-        key = tree.public_key[int(n)]
-        node = 0
-        for name in key[2:]:
-            node = bt.child(node, name)
-        out[key] = node
-    return out
 
 
 @pytest.mark.parametrize("player", [0, 1])
@@ -39,9 +27,9 @@ def test_preflop_leaf_products_equal_the_brute_force(player):
     sub = subgame_at(game, None, chance_limit=1, before_deal=True, leaf_histories=True)
     tree = sub.tree
     assert (tree.kind == LEAF).sum() >= 3 and not (tree.kind == CHANCE_NODE).any()
-    mapping = _mapping(bp, tree)
+    mapping = _mapping(bp, tree, dealt=False)
     table = PreflopTable.build(game, bp, ExactCards(game.spec), 1 - player, 4)
-    values = PreflopValues.build(game, tree, table, ExactCards(game.spec), mapping)
+    values = PreflopValues.build(game, tree, table, mapping)
     assert values.player == player
     opp = 1 - player
     states = np.flatnonzero(tree.kind[tree.players[opp].node] == LEAF)

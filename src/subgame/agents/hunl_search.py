@@ -524,8 +524,7 @@ class HunlSearchAgent:
                 factor=cfg.bias_factor, boards=cfg.preflop_boards, max_bytes=cfg.max_bytes)
         sub = subgame_at(game, None, max_bytes=cfg.max_bytes, chance_limit=1, before_deal=True)
         started = time.perf_counter()
-        values = PreflopValues.build(game, sub.tree, table, self.base.abstraction,
-                                     self._leaf_nodes(path, 0, game, sub.tree, dealt=False))
+        values = PreflopValues.build(game, sub.tree, table, self._leaf_nodes(path, 0, game, sub.tree, dealt=False))
         solver = CFRSolver(sub.tree, cfg.config, root_reach=sub.root_reach, leaves=(MultiValuedLeaf(sub.tree, values),),
                            drop_zero_weight=None, compact=None)
         driver.run(solver, cfg.budget)

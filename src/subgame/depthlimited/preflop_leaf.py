@@ -46,6 +46,7 @@ MAX_ENUMERATED = 20_000_000
 class _Deals:
     """The (hand, hand, board) deals a table averages over: each one's bucket pair and bucket sequences."""
 
+    classes: np.ndarray  #: [H] each hand's first-round bucket (:func:`~subgame.tree.poker_compile.deal_hands` order)
     pair: np.ndarray  #: [N] c0 · C + c1, the first-round buckets
     seq: tuple[np.ndarray, np.ndarray]  #: per player [N] the row of her bucket sequence in ``cover``
     outcome: np.ndarray  #: [N] 1 player 0 wins the showdown, 2 player 1 wins, 3 a tie (the tables' index)
@@ -103,20 +104,27 @@ def _deals(game: PokerGame, abstraction: DealAbstraction, boards: int | None, se
     table = np.stack([np.resize(m, width) for m in members])  # [C, width] a class's hands, repeated to the width
     sizes = np.array([m.size for m in members])
     dealt = np.cumsum(spec.board_cards)
+
+    def apart(h0: np.ndarray, h1: np.ndarray) -> np.ndarray:
+        return ~(hands[h0][:, :, None] == hands[h1][:, None, :]).reshape(h0.size, -1).any(axis=1)
+
+    if boards is None:  # every pair of hands that share no card, the same on every board
+        h0, h1 = np.divmod(np.arange(H * H), H)
+        every = (h0[apart(h0, h1)], h1[apart(h0, h1)])
     pair: list[np.ndarray] = []
     outcome: list[np.ndarray] = []
     seqs: tuple[list[np.ndarray], list[np.ndarray]] = ([], [])
     for board in _boards(game, boards, seed):
         if boards is None:  # every pair of hands off the board
-            h0, h1 = np.divmod(np.arange(H * H), H)
-        else:  # one pair of hands a bucket pair, drawn uniformly (those that share a card are dropped below)
+            h0, h1 = every
+        else:  # one pair of hands a bucket pair, drawn uniformly (those that share a card are dropped)
             c0, c1 = np.divmod(np.arange(C * C), C)
             h0 = table[c0, (rng.random(c0.size) * sizes[c0]).astype(np.int64)]
             h1 = table[c1, (rng.random(c1.size) * sizes[c1]).astype(np.int64)]
+            h0, h1 = h0[apart(h0, h1)], h1[apart(h0, h1)]
         b = np.array(board, np.int64)
         off: np.ndarray = np.logical_not(np.isin(hands, b).any(axis=1))
-        clash = (hands[h0][:, :, None] == hands[h1][:, None, :]).reshape(h0.size, -1).any(axis=1)
-        ok = off[h0] & off[h1] & ~clash
+        ok = off[h0] & off[h1]
         h0, h1 = h0[ok], h1[ok]
         free = np.flatnonzero(off)
         seq = np.stack([abstraction.buckets(r, hands[free], np.broadcast_to(b[: dealt[r]], (free.size, int(dealt[r]))))
@@ -136,7 +144,7 @@ def _deals(game: PokerGame, abstraction: DealAbstraction, boards: int | None, se
     index = index.astype(np.int32)
     cover = np.stack(np.unravel_index(present, dims), axis=1)
     pairs = np.concatenate(pair)
-    return _Deals(pairs, (index[: codes[0].size], index[codes[0].size :]), np.concatenate(outcome),
+    return _Deals(classes, pairs, (index[: codes[0].size], index[codes[0].size :]), np.concatenate(outcome),
                   np.bincount(pairs, minlength=C * C), cover)
 
 
@@ -295,7 +303,7 @@ class PreflopValues:
     game_id: str
 
     @staticmethod
-    def build(game: PokerGame, tree: PublicTree, table: PreflopTable, abstraction: DealAbstraction,
+    def build(game: PokerGame, tree: PublicTree, table: PreflopTable,
               blueprint_node: Mapping[tuple[str, ...], int]) -> PreflopValues:
         """The values at every leaf of ``tree`` (``game`` compiled with ``chance_limit=1, before_deal=True``).
 
@@ -322,11 +330,9 @@ class PreflopValues:
             if st.board:
                 raise SubgameError(f"the leaf {list(key)} follows a deal: compile the preflop with before_deal=True")
             tables.append(table.values(node) * _pot_scale(st, prob, float(bt.contrib[node, 0])))
-        hands = deal_hands(game)
-        classes = np.asarray(abstraction.buckets(0, hands, np.zeros((hands.shape[0], 0), np.int64)), np.int64)
         rows = board_hands(game, [()])[0]
-        return PreflopValues(1 - table.opponent, CONTINUATIONS[: table.num_values], np.stack(tables), leaves, classes,
-                             hands, rows, game.spec.deck_size, tree.game_id)
+        return PreflopValues(1 - table.opponent, CONTINUATIONS[: table.num_values], np.stack(tables), leaves,
+                             table.deals.classes, deal_hands(game), rows, game.spec.deck_size, tree.game_id)
 
     @property
     def num_values(self) -> int:
