@@ -24,7 +24,8 @@ setup(
     cmdclass={"build_ext": ReplacingBuildExt},
     ext_modules=[
         Extension("subgame.tree._kernels", ["src/subgame/tree/_kernels.c", "src/subgame/tree/_passes.c",
-                                               "src/subgame/tree/_passes_single.c", "src/subgame/tree/_pool.c",
+                                               "src/subgame/tree/_passes_single.c", "src/subgame/tree/_passes_avx2.c",
+                                               "src/subgame/tree/_passes_single_avx2.c", "src/subgame/tree/_pool.c",
                                                "src/subgame/tree/_iterations.c"],
                   extra_compile_args=["-O3", "-pthread", "-ffp-contract=off"], extra_link_args=["-pthread"], optional=True),
         Extension("subgame.blueprint._mccfr", ["src/subgame/blueprint/_mccfr.c"], extra_compile_args=["-O3"], optional=True),

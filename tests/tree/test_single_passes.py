@@ -86,3 +86,27 @@ def test_a_checkpoint_resumes_only_in_the_precision_it_was_computed_in(tmp_path,
                                                           resumed.regrets + resumed.strategy_sum))
     with pytest.raises(StrategyFileError, match="computed in float32"):
         turn.solver(DCFR, "float32", True, True).restore(*read_checkpoint(path))
+
+
+@pytest.mark.parametrize("dtype,compute", [("float64", "float64"), ("float32", "float32")])
+def test_the_avx2_passes_give_the_baseline_bits(turn, dtype, compute):
+    """``_passes_avx2.c`` compiles the passes again for AVX2 and runs where the processor has it: the same operations in
+    the same order, so the same regrets, sums and exploitability to the bit as the baseline compilation."""
+    def run(loops: str) -> tuple[CFRSolver, float]:
+        with kernels.passes_compiled_for(loops) as ran:
+            assert ran == loops or (loops == "avx2" and ran == "baseline")
+            solver = turn.solver(POSTFLOP_DCFR if compute == "float32" else DCFR, dtype, True, True, compute).run(6)
+            return solver, turn.exploitability(solver).pct_pot
+
+    (base, base_x), (wide, wide_x) = run("baseline"), run("avx2")
+    for p in (0, 1):
+        assert base.regrets[p].tobytes() == wide.regrets[p].tobytes()
+        assert base.strategy_sum[p].tobytes() == wide.strategy_sum[p].tobytes()
+    assert base_x == wide_x
+    assert kernels.pass_loops() in ("avx2", "baseline")  # the setting before the blocks is back
+
+
+def test_an_unknown_passes_compilation_is_refused():
+    with pytest.raises(GameDefinitionError, match="choose one of best, baseline, avx2"):
+        with kernels.passes_compiled_for("sse9"):
+            pass

@@ -22,7 +22,7 @@ typedef int32_t idx_t;
 
 /* The version of these functions' signatures: subgame.tree.kernels refuses a library built from another one (bump
    both together whenever a signature changes, so that a stale build left in place falls back to numpy). */
-int64_t kernels_abi(void) { return 21; }
+int64_t kernels_abi(void) { return 22; }
 
 /* numpy's maximum: the second argument unless the first is larger or NaN (so max(-0.0, 0.0) is 0.0) */
 static inline double np_max(double a, double b) { return (a > b || a != a) ? a : b; }

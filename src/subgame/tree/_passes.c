@@ -2,7 +2,14 @@
  * The depth-first passes of subgame.tree.poker_layout, linked into the _kernels extension beside the loops of
  * _kernels.c whose arithmetic they share (regret matching, the regret update, the terminal operators), called
  * through ctypes like them.
+ *
+ * _passes_avx2.c and _passes_single_avx2.c compile this file again for AVX2 (PASSES_AVX2, GCC on x86-64 Linux), and
+ * poker_pass runs those where the processor has it: the same operations in the same order (-ffp-contract=off keeps
+ * each multiply and add apart), so both give the same bits; the rows' loops of a node then run four or eight wide.
  */
+#ifdef PASSES_AVX2
+#pragma GCC target("avx2")
+#endif
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -674,22 +681,20 @@ static int fanning_chance(const Layout *L, int64_t n, int64_t min_fan) {
  * parent in order after all are done: the result does not depend on the count. Returns the nodes whose children
  * went to threads, or -1 where memory ran out.
  */
-#ifdef PASSES_SINGLE
+#define PASS_ARGS                                                                                                     \
+    const Layout *L, int p, int mode, const Source *src0, const Source *src1, const Update *up, int64_t roots,        \
+        const double *own, const double *opp, double *out, int64_t max_hands, int64_t threads, int64_t min_fan
+#if defined(PASSES_SINGLE) && defined(PASSES_AVX2)
+#define POKER_PASS poker_pass_single_avx2
+#elif defined(PASSES_SINGLE)
 #define POKER_PASS poker_pass_single
+#elif defined(PASSES_AVX2)
+#define POKER_PASS poker_pass_double_avx2
 #else
-#define POKER_PASS poker_pass
-int64_t poker_pass_single(const Layout *L, int p, int mode, const Source *src0, const Source *src1, const Update *up,
-                          int64_t roots, const double *own, const double *opp, double *out, int64_t max_hands,
-                          int64_t threads, int64_t min_fan);
+#define POKER_PASS poker_pass_double
 #endif
 
-int64_t POKER_PASS(const Layout *L, int p, int mode, const Source *src0, const Source *src1, const Update *up,
-                   int64_t roots, const double *own, const double *opp, double *out, int64_t max_hands, int64_t threads,
-                   int64_t min_fan) {
-#ifndef PASSES_SINGLE
-    if (src0->f32 == 2 || src1->f32 == 2) /* float32 storage computed in float32 (CFRSolver's compute="float32") */
-        return poker_pass_single(L, p, mode, src0, src1, up, roots, own, opp, out, max_hands, threads, min_fan);
-#endif
+int64_t POKER_PASS(PASS_ARGS) {
     Pass P = {L, p, mode, {*src0, *src1}, {0}, NULL, L->cards + 2 * max_hands + 1, threads > 1 ? (int)threads : 1,
               min_fan, 1, 0, 0, NULL, 0, 0};
     if (up) P.up = *up;
@@ -729,7 +734,42 @@ int64_t POKER_PASS(const Layout *L, int p, int mode, const Source *src0, const S
     return P.failed ? -1 : P.fans;
 }
 
-#ifndef PASSES_SINGLE
+#if !defined(PASSES_SINGLE) && !defined(PASSES_AVX2)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define HAVE_AVX2_PASSES 1
+int64_t poker_pass_double_avx2(PASS_ARGS);
+int64_t poker_pass_single_avx2(PASS_ARGS);
+#endif
+int64_t poker_pass_single(PASS_ARGS);
+
+/* Which compilation of the passes runs: -1 the processor's best (AVX2 where it has it), 0 the baseline, 1 AVX2 */
+static int pass_loops = -1;
+
+/* Sets the compilation the passes run (-1, 0 or 1 as pass_loops; -2 leaves it) and returns the one that now runs: 0
+   the baseline, 1 AVX2 (1 is refused where this build or the processor lacks it: the baseline runs) */
+int64_t poker_pass_loops(int64_t choice) {
+    if (choice >= -1 && choice <= 1) pass_loops = (int)choice;
+#ifdef HAVE_AVX2_PASSES
+    return pass_loops != 0 && __builtin_cpu_supports("avx2");
+#else
+    return 0;
+#endif
+}
+
+/* One pass over the layout (PASS_CFR, PASS_BEST or PASS_VALUES) for player p: float32 rows where both Sources are
+   float32 storage computed in float32 (CFRSolver's compute="float32"), float64 otherwise; returns the nodes whose
+   children went to threads, or -1 where memory ran out */
+int64_t poker_pass(PASS_ARGS) {
+    const int single = src0->f32 == 2 || src1->f32 == 2;
+#ifdef HAVE_AVX2_PASSES
+    if (poker_pass_loops(-2))
+        return (single ? poker_pass_single_avx2 : poker_pass_double_avx2)(L, p, mode, src0, src1, up, roots, own, opp,
+                                                                            out, max_hands, threads, min_fan);
+#endif
+    return (single ? poker_pass_single : poker_pass_double)(L, p, mode, src0, src1, up, roots, own, opp, out, max_hands,
+                                                            threads, min_fan);
+}
+
 /*
  * n alternating CFR iterations as depth-first passes: per iteration poker_pass(PASS_CFR) for player 0, then for
  * player 1, each reading both players' strategies from src0 and src1 as the earlier passes left them, so the result is

@@ -91,7 +91,7 @@ class Rule(Protocol):
 
 
 #: The signatures' version ``_kernels.c`` must report (``kernels_abi``); bumped with every change to them.
-ABI = 21
+ABI = 22
 
 
 def _load() -> ctypes.CDLL | None:
@@ -121,6 +121,7 @@ def _load() -> ctypes.CDLL | None:
     lib.poker_pass.argtypes = [ctypes.POINTER(_Layout), ctypes.c_int, ctypes.c_int, ctypes.POINTER(_Source),
                                ctypes.POINTER(_Source), ctypes.POINTER(_Update), _I, _P, _P, _P, _I, _I, _I]
     lib.poker_pass.restype = ctypes.c_int64
+    lib.poker_pass_loops.argtypes, lib.poker_pass_loops.restype = [_I], _I
     return lib
 
 
@@ -182,6 +183,37 @@ def forced(flag: bool) -> Iterator[None]:
         yield
     finally:
         _enabled[0], _from_states[0] = old
+
+
+PASS_LOOPS = ("best", "baseline", "avx2")
+
+
+def pass_loops() -> str:
+    """Which compilation of the depth-first passes runs: ``"avx2"`` (``_passes_avx2.c``, where this build and the
+    processor have it) or ``"baseline"``; both give the same bits."""
+    if _lib is None:
+        raise GameDefinitionError("the compiled loops are not built here (no C compiler at install); no passes run")
+    return "avx2" if _lib.poker_pass_loops(-2) else "baseline"
+
+
+@contextmanager
+def passes_compiled_for(loops: str) -> Iterator[str]:
+    """In a ``with`` block, the passes run the ``loops`` compilation (one of :data:`PASS_LOOPS`: ``"best"`` the
+    processor's, ``"baseline"``, ``"avx2"``, which falls back to the baseline where it is missing); yields the one that
+    runs."""
+    if loops not in PASS_LOOPS:
+        raise GameDefinitionError(f"unknown passes' compilation {loops!r}; choose one of {', '.join(PASS_LOOPS)}")
+    old = pass_loops()  # refuses where nothing is built
+    old_choice, _pass_choice[0] = _pass_choice[0], PASS_LOOPS.index(loops) - 1
+    _lib.poker_pass_loops(_pass_choice[0])  # type: ignore[union-attr]
+    try:
+        yield pass_loops()
+    finally:
+        _pass_choice[0] = old_choice
+        _lib.poker_pass_loops(old_choice)  # type: ignore[union-attr]
+
+
+_pass_choice = [-1]
 
 
 def takes(*arrays: np.ndarray) -> bool:
