@@ -62,6 +62,7 @@ SPOTS = {
     "turn": Spot("subgame2 turn, 1 pot + all-in", "subgame2.txt", ("1", "allin"), 3),
     "turn3": Spot("subgame2 turn, 0.5/1/all-in", "subgame2.txt", ("0.5", "1", "allin"), 3),
     "s1turn": Spot("subgame1 turn, 1 pot + all-in", "subgame1.txt", ("1", "allin"), 3),
+    "s1turn3": Spot("subgame1 turn, 0.5/1/all-in", "subgame1.txt", ("0.5", "1", "allin"), 3),
     "flop": Spot("flop Js Ks 5c, 1 pot + all-in, cap 1", "flop", ("1", "allin"), 1),
 }
 

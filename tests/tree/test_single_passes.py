@@ -12,6 +12,7 @@ from subgame.tree import kernels
 from subgame.tree.threads import set_threads
 from tests.tree import test_live_rows
 from tests.tree.test_kernels import REQUIRED, poker_tree
+from subgame.tree.poker_layout import VALUES, regret_sources, root_values
 from tests.tree.test_poker_layout import narrow_spot, roots
 
 everywhere = test_live_rows.everywhere  # the passes on trees of any size, children shared among threads
@@ -110,3 +111,18 @@ def test_an_unknown_passes_compilation_is_refused():
     with pytest.raises(GameDefinitionError, match="choose one of best, baseline, avx2"):
         with kernels.passes_compiled_for("sse9"):
             pass
+
+
+def test_float32_passes_sum_a_chance_nodes_children_in_float64():
+    """A river's 44 cards are summed in float64 and rounded once, as postflop-solver sums them: the float32 values at a
+    deep-stacked turn's roots (subgame1's board, pot and stacks) lie within 1.5 float32 steps of the largest value of
+    the same pass computed in float64 (summed in float32 they lay 1.9 to 2.7 steps off, and that solve reached 0.575 %
+    of the pot after 250 iterations where float64 reaches 0.489 %)."""
+    spot = narrow_spot("7s 9h 9c Tc", 500, 19750, "1,allin", 5, 0.2)
+    solver = spot.solver(POSTFLOP_DCFR, "float32", True, True, "float32").run(5)
+    layout, reach = solver.sources_layout, (solver._root_rows(0), solver._root_rows(1))
+    for p in (0, 1):
+        exact, single = (root_values(layout, p, VALUES, regret_sources(layout, tuple(solver.regrets), tuple(solver._legal),
+                                                                       True, computed), reach) for computed in (False, True))
+        step = float(np.spacing(np.float32(np.abs(exact).max())))
+        assert 0 < np.abs(single - exact).max() <= 1.5 * step
