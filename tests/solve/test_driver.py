@@ -248,8 +248,13 @@ def test_a_target_schedule_checks_where_the_power_law_predicts_the_target():
     assert schedule.next == 40
     schedule.record(40, 4.0)
     assert schedule.next == 80  # the predicted crossing
-    schedule.record(80, 1.2)  # slower than predicted: the next check at least the minimum gap further
-    assert schedule.next == 90
+    schedule.record(80, 1.2)  # slower than predicted: the crossing predicted again, e = 1.2 (80 / t)^1.74 at t = 89
+    assert schedule.next == 89
+    schedule.record(89, 1.01)  # just short: at least 1/20 of the count further
+    assert schedule.next == 93
+    fixed = TargetSchedule(1.0, first=10, min_gap=10)
+    fixed.record(40, 4.0), fixed.record(80, 1.2)
+    assert fixed.next == 90
     with pytest.raises(SubgameError, match="target > 0"):
         TargetSchedule(0.0, first=10)
 

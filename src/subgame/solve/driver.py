@@ -119,10 +119,11 @@ class TargetSchedule:
     long run every few iterations adds a large share to it. Here the first check is at
     ``first``; after each one the next is where the power law ``e(t) = c · t^-k`` through
     the last two checks reaches ``target`` (CFR+ and DCFR curves are close to straight on
-    log-log axes), at least ``min_gap`` iterations later and at most ``max_growth`` times
-    the iteration count; with one check, or a curve that did not fall, the count grows by
-    ``max_growth``. A run that stops at the target therefore needs a handful of checks and
-    overshoots the crossing by about one gap of the last prediction's error. Pass it as
+    log-log axes), at least ``min_gap`` iterations later (by default 1/20 of the iteration
+    count, at least one) and at most ``max_growth`` times the iteration count; with one
+    check, or a curve that did not fall, the count grows by ``max_growth``. A run that stops
+    at the target therefore needs a handful of checks and overshoots the crossing by about
+    the last prediction's error. Pass it as
     :func:`run`'s ``evaluate_at`` and :meth:`record` every evaluation's value.
 
     ``restarts`` are the iterations at which the average strategy starts again
@@ -136,7 +137,7 @@ class TargetSchedule:
         if not target > 0 or first < 1 or (min_gap is not None and min_gap < 1) or not max_growth > 1:
             raise SubgameError(f"a target schedule needs target > 0, first >= 1, min_gap >= 1 and max_growth > 1; got "
                                f"{target}, {first}, {min_gap}, {max_growth}")
-        self.target, self.min_gap, self.max_growth = float(target), min_gap or first, float(max_growth)
+        self.target, self.min_gap, self.max_growth = float(target), min_gap, float(max_growth)
         self.restarts = tuple(sorted(restarts))
         self.next = int(first)
         self.checks: list[tuple[int, float]] = []
@@ -154,7 +155,8 @@ class TargetSchedule:
             if t1 > t0 and 0 < e1 < e0 and e1 > self.target:
                 k = log(e0 / e1) / log(t1 / t0)
                 step = min(grown, int(t1 * (e1 / self.target) ** (1.0 / k)) + 1)
-        self.next = max(iteration + self.min_gap, step)
+        gap = self.min_gap if self.min_gap is not None else max(1, round(iteration / 20))
+        self.next = max(iteration + gap, step)
         before = [r - 1 for r in self.restarts if iteration < r - 1 < self.next]
         if before:
             self.next = before[0]
