@@ -93,6 +93,25 @@ def test_every_flop_re_solved_once_per_suit_class_equals_every_flop_re_solved(sm
     assert exact[0].classes == 84
 
 
+def test_a_sample_valued_by_its_suit_classes_re_solves_equals_the_sample_re_solved(small, tmp_path):
+    """sample_by_class: after every class was re-solved, a sample of flops costs no re-solve (each sampled flop is its
+    class's re-solve, suit-permuted) and gives the estimate and interval of re-solving the sampled flops themselves."""
+    game, tree, blueprint = small
+    rows = TreeRows(tree, blueprint)
+    kw = {"blueprint_id": "bp", "methods": METHODS, "iterations": ITERATIONS, "isomorphic": True}
+    every = run_flop_job(game, rows, checkpoint=tmp_path, **kw)
+    for seed in (1, 2):
+        own = run_flop_job(game, rows, flops=12, seed=seed, **kw)
+        by_class = run_flop_job(game, rows, flops=12, seed=seed, checkpoint=tmp_path, sample_by_class=True, **kw)
+        assert by_class.flops == own.flops == 12 and by_class.seconds_per_flop == 0.0  # nothing re-solved
+        for a, b in zip(by_class.estimates, own.estimates):
+            assert a.method == b.method
+            assert (a.exploitability, a.low, a.high) == pytest.approx((b.exploitability, b.low, b.high), rel=1e-9, abs=1e-12)
+    assert by_class.estimates[0] == every.estimates[0]  # the blueprint: exact either way
+    with pytest.raises(SubgameError, match="isomorphic=True"):
+        run_flop_job(game, rows, **{**kw, "isomorphic": False}, flops=12, sample_by_class=True)
+
+
 def test_a_stop_signal_ends_the_job_after_the_flops_under_way_and_it_resumes(small, exact, tmp_path):
     """SIGTERM during a job: the flops finished are written, the job stops (KeyboardInterrupt) instead of going on, and
     a run with the same folder resumes to the uninterrupted table."""

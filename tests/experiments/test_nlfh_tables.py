@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from subgame.errors import GameDefinitionError
 from subgame.eval.board_pass import board_pass_exploitability
-from subgame.experiments.nlfh_tables import ACTION_SETS, TABLE_1_METHODS, BucketRows, nlfh_blueprint, nlfh_technique_table
+from subgame.experiments.nlfh_tables import (ACTION_SETS, TABLE_1_METHODS, BucketRows, nlfh_blueprint, nlfh_sample_study,
+                                             nlfh_technique_table)
 from subgame.games import load_game
 from tests.cli.test_cli import invoke
 
@@ -29,6 +31,26 @@ def test_nlfh_technique_table_on_a_small_deck_resumes_to_the_same_table(tmp_path
     assert "6 of 84 flops (sampled)" in first.notes[0]
     again = nlfh_technique_table(checkpoint=tmp_path, **SMALL)
     assert again.rows == first.rows and "6 read back from the checkpoint" in again.notes[0]
+
+
+def test_the_sample_study_sets_seeded_samples_against_the_exact_table(tmp_path):
+    """Every class re-solved once, then 5 seeded samples of 6 flops valued from the folder (sample_by_class: no
+    re-solve; tests/experiments/test_flop_job.py holds such a sample to the sample re-solved): the exact column is the
+    every-flop table's, the samples spread around it, and the study repeats to the bit."""
+    settings = {k: v for k, v in SMALL.items() if k not in ("flops", "action_sets")}
+    methods = ("unsafe", "maxmargin")
+    every = nlfh_technique_table(checkpoint=tmp_path, flops=84, methods=methods, action_sets=("small",), **settings)
+    study = nlfh_sample_study(checkpoint=tmp_path, seeds=range(5), flops=6, buckets=200, methods=methods,
+                              blueprint_passes=100, subgame_iterations=10, num_ranks=3, num_suits=3)
+    exact = {row[2]: row[3] for row in every.rows}
+    assert [row[0] for row in study.rows] == list(methods)
+    for method, value, mean, bias, spread, held in study.rows:
+        assert value == pytest.approx(exact[method], abs=1e-9) and bias == pytest.approx(mean - value)
+        assert spread > 0 and held.endswith(" of 5")
+    assert study.rows == nlfh_sample_study(checkpoint=tmp_path, seeds=range(5), flops=6, buckets=200, methods=methods,
+                                           blueprint_passes=100, subgame_iterations=10, num_ranks=3, num_suits=3).rows
+    with pytest.raises(GameDefinitionError, match="action set"):
+        nlfh_sample_study(checkpoint=tmp_path, action_set="huge")
 
 
 def test_reproduce_takes_the_flop_options_only_where_they_mean_something(tmp_path):

@@ -370,6 +370,7 @@ def run_flop_job(
     workers: int = 1,
     checkpoint: str | Path | None = None,
     progress: Callable[[int, int, float], None] | None = None,
+    sample_by_class: bool = False,
 ) -> FlopJobResult:
     """Re-solve every flop (or a seeded sample of ``flops``) with each method; the combined strategies' exploitability.
 
@@ -388,6 +389,10 @@ def run_flop_job(
         checkpoint: folder of finished flops; a run with the same folder resumes.
         progress: called with (flops done, flops the job needs, estimated seconds left: NaN until measured,
             :func:`eta_text`) after each batch of flops.
+        sample_by_class: with ``isomorphic`` and a sample, each sampled flop's values are its class's re-solve,
+            suit-permuted, as when every flop is asked, instead of a re-solve of its own (the same values to
+            rounding): samples of a folder whose every class was re-solved cost no re-solve, so the estimate's
+            spread over seeds can be set against the exact value.
 
     Raises:
         SubgameError: an unknown method, ``flops`` or ``iterations`` < 1, ``workers`` < 1, or a
@@ -405,6 +410,8 @@ def run_flop_job(
     names = plugin.names
     if iterations < 1 or workers < 1 or (flops is not None and flops < 1):
         raise SubgameError(f"iterations, workers and flops must be >= 1, got {iterations}, {workers} and {flops}")
+    if sample_by_class and not isomorphic:
+        raise SubgameError("sample_by_class values a sampled flop by its suit class's re-solve: it needs isomorphic=True")
     started = time.perf_counter()
     cut = BoardCut.of(game)
     trunk = cut.trunk
@@ -419,8 +426,9 @@ def run_flop_job(
         if plugin.rows_blueprint:  # a blueprint the plug-in solves at each flop is as symmetric as the flop's reaches
             check_board_symmetry(cut, classes, rows, reach, 2, seed)
     by_class = isomorphic and k == total  # every flop's re-solve from its class's
-    if by_class:
-        deals = classes.compiled
+    sampled_deals = deals  # the sample (its flops' values from their classes' where sample_by_class)
+    if by_class or sample_by_class:
+        deals = np.unique(classes.compiled[classes.representative[deals]])
     identity = _identity(game, plugin, blueprint_id)
     folder = None if checkpoint is None else Path(checkpoint)
     if folder is not None:
@@ -484,13 +492,21 @@ def run_flop_job(
         """Per player the sum over every flop of ``method``'s values, from the compiled flops'."""
         return [_class_totals(cut, classes, [done[int(d)][f"{method}/{p}"] for d in classes.compiled], p) for p in (0, 1)]
 
+    def at(d: int, method: str, p: int) -> np.ndarray:
+        """Player p's values of ``method`` at flop ``d``: its own, or its class's suit-permuted (sample_by_class)."""
+        if not sample_by_class:
+            return done[int(d)][f"{method}/{p}"]
+        C, H = cut.state_at[p].shape
+        rep = int(classes.compiled[classes.representative[d]])
+        return done[rep][f"{method}/{p}"].reshape(C, H)[:, classes.hand_perm[classes.perm[d]]].ravel()
+
     base = totals("blueprint")
     estimates = [FlopEstimate("blueprint", *(3 * (_trunk_exploitability(cut, reach, base),)))]
     for method in names:
         if by_class:
             estimates.append(FlopEstimate(method, *(3 * (_trunk_exploitability(cut, reach, totals(method)),))))
             continue
-        diff = [np.stack([done[int(d)][f"{method}/{p}"] - done[int(d)][f"blueprint/{p}"] for d in deals]) for p in (0, 1)]
+        diff = [np.stack([at(d, method, p) - at(d, "blueprint", p) for d in sampled_deals]) for p in (0, 1)]
         value = _trunk_exploitability(cut, reach, [base[p] + scale * diff[p].sum(axis=0) for p in (0, 1)])
         boot = [_trunk_exploitability(cut, reach, [base[p] + scale * diff[p][pick].sum(axis=0) for p in (0, 1)])
                 for pick in picks]

@@ -166,6 +166,61 @@ def nlfh_technique_table(
     )
 
 
+def nlfh_sample_study(
+    *,
+    checkpoint: str | Path,
+    seeds: Sequence[int] = tuple(range(20)),
+    flops: int = 60,
+    action_set: str = "small",
+    buckets: int = PAPER_BUCKETS[0],
+    blueprint_passes: int = 1_000,
+    subgame_iterations: int = 100,
+    seed: int = 0,
+    num_ranks: int = 13,
+    num_suits: int = 4,
+    methods: Sequence[str] = TABLE_1_METHODS,
+    workers: int = 1,
+) -> ExperimentResult:
+    """How the quick form's sampled estimate of Table 1 sits around the exact value.
+
+    ``checkpoint`` is a folder of :func:`nlfh_technique_table` with the same settings, run with every flop: the exact
+    column is read back from it (classes it lacks are re-solved), and each of ``seeds`` draws ``flops`` flops valued
+    by their classes' re-solves (``run_flop_job(..., sample_by_class=True)``), so no sample re-solves anything. Per
+    method: the exact value, the samples' mean and spread, and how many of their 95 % intervals hold the exact value.
+    """
+    if action_set not in ACTION_SETS or not seeds or flops < 1:
+        raise GameDefinitionError(f"a sample study needs an action set of {', '.join(ACTION_SETS)}, seeds and flops >= 1; "
+                                  f"got {action_set!r}, {list(seeds)} and {flops}")
+    game = load_game("nlfh", num_ranks=num_ranks, num_suits=num_suits, **ACTION_SETS[action_set])
+    if not isinstance(game, PokerGame):
+        raise GameDefinitionError(f"nlfh is not a poker game here ({type(game).__name__})")
+    folder = Path(checkpoint) / f"{action_set}-{buckets}"
+    started = time.perf_counter()
+    rows = BucketRows(game, nlfh_blueprint(game, buckets, blueprint_passes, seed, folder))
+    kw = {"blueprint_id": f"{action_set}-{buckets}-{blueprint_passes}-{seed}", "methods": methods,
+          "iterations": subgame_iterations, "isomorphic": True, "workers": workers, "checkpoint": folder / "flops"}
+    exact = {e.method: e.exploitability for e in run_flop_job(game, rows, **kw).estimates}
+    runs = [run_flop_job(game, rows, flops=flops, seed=s, sample_by_class=True, **kw) for s in seeds]
+    samples = [r.estimates for r in runs]
+    mbb = 1000 / float(max(game.spec.blinds))
+    table: list[tuple[object, ...]] = []
+    for i, method in enumerate(methods, start=1):
+        got = np.array([sample[i].exploitability for sample in samples])
+        held = sum(sample[i].low <= exact[method] <= sample[i].high for sample in samples)
+        table.append((method, mbb * exact[method], mbb * float(got.mean()), mbb * float(got.mean() - exact[method]),
+                      mbb * float(got.std(ddof=1)) if len(got) > 1 else 0.0, f"{held} of {len(samples)}"))
+    return ExperimentResult(
+        "technique-table-samples",
+        f"The sampled estimate of Table 1 against the exact value ({action_set} NLFH, {buckets} buckets)",
+        ("method", "exact (mbb/hand)", "mean of the samples", "bias", "standard deviation", "95% intervals holding the exact"),
+        table, logx=False, logy=False,
+        setup=(f"{len(samples)} samples (seeds {seeds[0]}..{seeds[-1]}) of {runs[0].flops} of {runs[0].total_flops:,} "
+               f"flops, each flop valued by its suit class's re-solve ({subgame_iterations} CFR+ iterations); the "
+               f"blueprint {blueprint_passes:,} passes of board sampling, seed {seed}.",),
+        notes=(f"Wall time {time.perf_counter() - started:.0f} s.",),
+    )
+
+
 def _job_note(name: str, count: int, job: FlopJobResult, setup_s: float, workers: int) -> str:
     """Where one line of the table comes from, and what re-solving every flop would take at the measured rate."""
     what = (f"every flop (exact; one per suit class re-solved, {job.classes:,})" if job.exact
