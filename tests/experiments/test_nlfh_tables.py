@@ -6,8 +6,7 @@ import pytest
 
 from subgame.errors import GameDefinitionError
 from subgame.eval.board_pass import board_pass_exploitability
-from subgame.experiments.nlfh_tables import (ACTION_SETS, TABLE_1_METHODS, BucketRows, nlfh_blueprint, nlfh_sample_study,
-                                             nlfh_technique_table)
+from subgame.experiments.nlfh_tables import ACTION_SETS, TABLE_1_METHODS, BucketRows, nlfh_blueprint, nlfh_sample_study, nlfh_technique_table
 from subgame.games import load_game
 from tests.cli.test_cli import invoke
 

@@ -9,10 +9,10 @@ from subgame.errors import GameDefinitionError, StrategyFileError
 from subgame.solve.cfr import CFR_PLUS, DCFR, PCFR_PLUS, POSTFLOP_DCFR, CFRSolver
 from subgame.solve.checkpoint import read_checkpoint
 from subgame.tree import kernels
+from subgame.tree.poker_layout import VALUES, regret_sources, root_values
 from subgame.tree.threads import set_threads
 from tests.tree import test_live_rows
 from tests.tree.test_kernels import REQUIRED, poker_tree
-from subgame.tree.poker_layout import VALUES, regret_sources, root_values
 from tests.tree.test_poker_layout import narrow_spot, roots
 
 everywhere = test_live_rows.everywhere  # the passes on trees of any size, children shared among threads

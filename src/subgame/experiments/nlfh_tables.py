@@ -197,7 +197,7 @@ def nlfh_sample_study(
     folder = Path(checkpoint) / f"{action_set}-{buckets}"
     started = time.perf_counter()
     rows = BucketRows(game, nlfh_blueprint(game, buckets, blueprint_passes, seed, folder))
-    kw = {"blueprint_id": f"{action_set}-{buckets}-{blueprint_passes}-{seed}", "methods": methods,
+    kw: dict[str, Any] = {"blueprint_id": f"{action_set}-{buckets}-{blueprint_passes}-{seed}", "methods": methods,
           "iterations": subgame_iterations, "isomorphic": True, "workers": workers, "checkpoint": folder / "flops"}
     exact = {e.method: e.exploitability for e in run_flop_job(game, rows, **kw).estimates}
     runs = [run_flop_job(game, rows, flops=flops, seed=s, sample_by_class=True, **kw) for s in seeds]

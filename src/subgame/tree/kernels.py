@@ -203,7 +203,7 @@ def passes_compiled_for(loops: str) -> Iterator[str]:
     runs."""
     if loops not in PASS_LOOPS:
         raise GameDefinitionError(f"unknown passes' compilation {loops!r}; choose one of {', '.join(PASS_LOOPS)}")
-    old = pass_loops()  # refuses where nothing is built
+    pass_loops()  # refuses where nothing is built
     old_choice, _pass_choice[0] = _pass_choice[0], PASS_LOOPS.index(loops) - 1
     _lib.poker_pass_loops(_pass_choice[0])  # type: ignore[union-attr]
     try:
