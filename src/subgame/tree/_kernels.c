@@ -383,7 +383,7 @@ UPDATE_REGRETS(update_regrets_f32, float)
  * ladder_values_f32: the float32 passes of _passes_single.c); the sums are float64 either way, each value rounded to
  * R once.
  */
-#define TERMINAL_SUMS(SUFFIX, R)                                                                                      \
+#define REMOVAL_SUMS(SUFFIX, R)                                                                                      \
     /* total plus the opponent's reach over her hands lo .. hi - 1, and each card's share into mass */               \
     INLINE double add_opponents##SUFFIX(const R *opp, const int64_t *orow, const uint8_t *oc, int64_t lo, int64_t hi,  \
                                         int64_t k, double total, double *mass) {                                      \
@@ -411,7 +411,9 @@ UPDATE_REGRETS(update_regrets_f32, float)
                                 double value, double *mass, int64_t cards) {                                          \
         if (k == 2) removal_body##SUFFIX(opp, out, mrow, mc, twin, nm, orow, oc, no, 2, value, mass, cards);          \
         else removal_body##SUFFIX(opp, out, mrow, mc, twin, nm, orow, oc, no, k, value, mass, cards);                 \
-    }                                                                                                                 \
+    }
+
+#define LADDER_SUMS(SUFFIX, R)                                                                                        \
     INLINE void ladder_body##SUFFIX(const R *opp, R *out, const int64_t *mrow, const uint8_t *mc, const int64_t *mt,  \
                                     const int64_t *orow, const uint8_t *oc, const int64_t *ot, int64_t groups,        \
                                     int64_t k, double w_below, double w_above, int negate, double *scratch,           \
@@ -449,8 +451,40 @@ UPDATE_REGRETS(update_regrets_f32, float)
                                 cards);                                                                               \
     }
 
-TERMINAL_SUMS(, double)
-TERMINAL_SUMS(_f32, float)
+REMOVAL_SUMS(, double)
+REMOVAL_SUMS(_f32, float)
+LADDER_SUMS(, double)
+
+/* ladder_values in float32 rows, in one pass up the ladder: a hand's opponents weaker and disjoint as there, and its
+   stronger ones as (all disjoint) - (weaker or tied, disjoint), both counted from the running sums (T - mass[c1] -
+   mass[c2]), the hand's own cards in both so their correction cancels. One sum over the opponent's hands instead of
+   two; other roundings than ladder_values (float64 sums, each value rounded to float32 once), which the float32
+   passes' tests hold to float64's. `scratch`: cards + twice the traverser's hands doubles. */
+void ladder_values_f32(const float *opp, float *out, const int64_t *mrow, const uint8_t *mc, const int64_t *mt,
+                       const int64_t *orow, const uint8_t *oc, const int64_t *ot, int64_t groups, int64_t k,
+                       double w_below, double w_above, int negate, double *scratch, int64_t cards) {
+    double *mass = scratch, *weaker = scratch + cards, *upto = weaker + mt[groups], total = 0.0;
+    memset(mass, 0, (size_t)cards * sizeof(double));
+    for (int64_t g = 0; g < groups; g++) {
+        for (int64_t j = mt[g]; j < mt[g + 1]; j++) {
+            double m = total - mass[mc[j * k]];
+            if (k == 2) m -= mass[mc[j * k + 1]];
+            weaker[j] = m;
+        }
+        total = add_opponents_f32(opp, orow, oc, ot[g], ot[g + 1], k, total, mass);
+        for (int64_t j = mt[g]; j < mt[g + 1]; j++) {
+            double m = total - mass[mc[j * k]];
+            if (k == 2) m -= mass[mc[j * k + 1]];
+            upto[j] = m;
+        }
+    }
+    for (int64_t j = 0; j < mt[groups]; j++) {
+        double all = total - mass[mc[j * k]];
+        if (k == 2) all -= mass[mc[j * k + 1]];
+        const double value = w_below * weaker[j] + w_above * (all - upto[j]);
+        out[mrow[j]] = (float)((negate ? -value : value) + 0.0);
+    }
+}
 
 /*
  * Fold terminals of one board, columns [c0, c1), by removal_values over the board's hands (both players hold all of
