@@ -30,6 +30,8 @@ def test_nlfh_technique_table_on_a_small_deck_resumes_to_the_same_table(tmp_path
     assert "6 of 84 flops (sampled)" in first.notes[0]
     again = nlfh_technique_table(checkpoint=tmp_path, **SMALL)
     assert again.rows == first.rows and "6 read back from the checkpoint" in again.notes[0]
+    with pytest.raises(GameDefinitionError, match="blueprint of passes 100, seed 0, flop_buckets 200, not of passes 200"):
+        nlfh_technique_table(checkpoint=tmp_path, **{**SMALL, "blueprint_passes": 200})  # the folder's blueprint is another
 
 
 def test_the_sample_study_sets_seeded_samples_against_the_exact_table(tmp_path):

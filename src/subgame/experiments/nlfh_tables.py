@@ -71,10 +71,17 @@ class BucketRows:
 
 
 def nlfh_blueprint(game: PokerGame, flop_buckets: int, passes: int, seed: int, folder: Path | None) -> BucketStrategy:
-    """A lossless-preflop, ``flop_buckets``-bucket blueprint by ``passes`` of board sampling; read from ``folder`` if there."""
+    """A lossless-preflop, ``flop_buckets``-bucket blueprint by ``passes`` of board sampling; read from ``folder`` if there
+    (one made with other settings is refused: a checkpoint folder belongs to one blueprint)."""
     path = None if folder is None else folder / "blueprint.npz"
     if path is not None and path.exists():
-        return BucketStrategy.load(path)[0]
+        blueprint, meta = BucketStrategy.load(path)
+        want = {"passes": passes, "seed": seed, "flop_buckets": flop_buckets}
+        if {k: meta.get(k) for k in want} != want:
+            raise GameDefinitionError(f"{path} is a blueprint of {', '.join(f'{k} {meta.get(k)}' for k in want)}, not of "
+                                      f"{', '.join(f'{k} {v}' for k, v in want.items())}: give this job another "
+                                      "checkpoint folder, or remove that file to make the blueprint again")
+        return blueprint
     n, h = game.spec.deck_size, game.spec.hole_cards
     lossless = min(169, comb(n, h))  # the 169 preflop classes, or every pair on a smaller deck
     buckets = CardBuckets.build(game, (lossless, min(flop_buckets, comb(n, 3) * comb(n - 3, h))), seed=seed)
