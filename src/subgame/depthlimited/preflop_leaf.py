@@ -110,7 +110,8 @@ def _deals(game: PokerGame, abstraction: DealAbstraction, boards: int | None, se
 
     if boards is None:  # every pair of hands that share no card, the same on every board
         h0, h1 = np.divmod(np.arange(H * H), H)
-        every = (h0[apart(h0, h1)], h1[apart(h0, h1)])
+        keep = apart(h0, h1)
+        every = (h0[keep], h1[keep])
     pair: list[np.ndarray] = []
     outcome: list[np.ndarray] = []
     seqs: tuple[list[np.ndarray], list[np.ndarray]] = ([], [])
@@ -121,7 +122,8 @@ def _deals(game: PokerGame, abstraction: DealAbstraction, boards: int | None, se
             c0, c1 = np.divmod(np.arange(C * C), C)
             h0 = table[c0, (rng.random(c0.size) * sizes[c0]).astype(np.int64)]
             h1 = table[c1, (rng.random(c1.size) * sizes[c1]).astype(np.int64)]
-            h0, h1 = h0[apart(h0, h1)], h1[apart(h0, h1)]
+            keep = apart(h0, h1)
+            h0, h1 = h0[keep], h1[keep]
         b = np.array(board, np.int64)
         off: np.ndarray = np.logical_not(np.isin(hands, b).any(axis=1))
         ok = off[h0] & off[h1]

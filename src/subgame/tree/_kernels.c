@@ -460,30 +460,36 @@ LADDER_SUMS(, double)
    mass[c2]), the hand's own cards in both so their correction cancels. One sum over the opponent's hands instead of
    two; other roundings than ladder_values (float64 sums, each value rounded to float32 once), which the float32
    passes' tests hold to float64's. `scratch`: cards + twice the traverser's hands doubles. */
-void ladder_values_f32(const float *opp, float *out, const int64_t *mrow, const uint8_t *mc, const int64_t *mt,
-                       const int64_t *orow, const uint8_t *oc, const int64_t *ot, int64_t groups, int64_t k,
-                       double w_below, double w_above, int negate, double *scratch, int64_t cards) {
+/* the reach `mass` leaves of `total` for a hand with cards c: what its opponents hold of neither card */
+INLINE double disjoint_of(double total, const double *mass, const uint8_t *c, int64_t k) {
+    double m = total - mass[c[0]];
+    if (k == 2) m -= mass[c[1]];
+    return m;
+}
+
+INLINE void ladder_one_pass(const float *opp, float *out, const int64_t *mrow, const uint8_t *mc, const int64_t *mt,
+                            const int64_t *orow, const uint8_t *oc, const int64_t *ot, int64_t groups, int64_t k,
+                            double w_below, double w_above, int negate, double *scratch, int64_t cards) {
     double *mass = scratch, *weaker = scratch + cards, *upto = weaker + mt[groups], total = 0.0;
     memset(mass, 0, (size_t)cards * sizeof(double));
     for (int64_t g = 0; g < groups; g++) {
-        for (int64_t j = mt[g]; j < mt[g + 1]; j++) {
-            double m = total - mass[mc[j * k]];
-            if (k == 2) m -= mass[mc[j * k + 1]];
-            weaker[j] = m;
-        }
+        for (int64_t j = mt[g]; j < mt[g + 1]; j++) weaker[j] = disjoint_of(total, mass, mc + j * k, k);
         total = add_opponents_f32(opp, orow, oc, ot[g], ot[g + 1], k, total, mass);
-        for (int64_t j = mt[g]; j < mt[g + 1]; j++) {
-            double m = total - mass[mc[j * k]];
-            if (k == 2) m -= mass[mc[j * k + 1]];
-            upto[j] = m;
-        }
+        for (int64_t j = mt[g]; j < mt[g + 1]; j++) upto[j] = disjoint_of(total, mass, mc + j * k, k);
     }
     for (int64_t j = 0; j < mt[groups]; j++) {
-        double all = total - mass[mc[j * k]];
-        if (k == 2) all -= mass[mc[j * k + 1]];
-        const double value = w_below * weaker[j] + w_above * (all - upto[j]);
+        const double value = w_below * weaker[j] + w_above * (disjoint_of(total, mass, mc + j * k, k) - upto[j]);
         out[mrow[j]] = (float)((negate ? -value : value) + 0.0);
     }
+}
+
+void ladder_values_f32(const float *opp, float *out, const int64_t *mrow, const uint8_t *mc, const int64_t *mt,
+                       const int64_t *orow, const uint8_t *oc, const int64_t *ot, int64_t groups, int64_t k,
+                       double w_below, double w_above, int negate, double *scratch, int64_t cards) {
+    if (k == 2)
+        ladder_one_pass(opp, out, mrow, mc, mt, orow, oc, ot, groups, 2, w_below, w_above, negate, scratch, cards);
+    else
+        ladder_one_pass(opp, out, mrow, mc, mt, orow, oc, ot, groups, k, w_below, w_above, negate, scratch, cards);
 }
 
 /*
