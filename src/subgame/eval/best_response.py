@@ -8,15 +8,17 @@ Exploitability is NashConv / 2, as OpenSpiel's ``exploitability`` defines it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import weakref
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import GameDefinitionError, InvalidRangeError, StrategyFileError
+from ..solve.cfr import CFRSolver
 from ..solve.plugins import Leaf, counterfactual_leaf_values, plug_in_values
 from ..strategy import Strategy
-from ..tree import whole
+from ..tree import kernels, whole
 from ..tree.poker_layout import BEST_RESPONSE, PROBS, VALUES, PokerLayout, Source, root_values, usable
 from ..tree.public_tree import PublicTree
 from ..tree.sweep import backward_best, backward_expected, forward_reach, leaf_values, transition_weights
@@ -177,30 +179,33 @@ def layout_exploitability(tree: PublicTree, sources: tuple[Source, Source],
     if layout is None:
         raise GameDefinitionError("layout_exploitability needs a tree with a poker layout (compile_poker without leaves)")
     rs = tree.root_slice
-    rows = tuple(layout.kept("ones", rs[p].stop - rs[p].start) if r is None else r for p, r in enumerate(root_reach))
+    own = root_reach
+    rows = tuple(layout.kept("ones", rs[p].stop - rs[p].start) if r is None else r for p, r in enumerate(own))
     # One compiled call of the three passes, prepared once for these arrays (on Kuhn poker preparing a pass costs
     # several times the pass), where the library has it; else the passes one by one.
     call = whole.layout_best_responses(layout, sources, (rows[0], rows[1]))
-    if call is not None:
-        call.run()
-        best, values = call.best, call.values
-    else:
+    if call is None:
         best = (root_values(layout, 0, BEST_RESPONSE, sources, (rows[0], rows[1])),
                 root_values(layout, 1, BEST_RESPONSE, sources, (rows[0], rows[1])))
         values = root_values(layout, 0, VALUES, sources, (rows[0], rows[1]))
-    br = []
-    for p in (0, 1):
-        own = root_reach[p]
-        br.append(_at_roots(best[p], own))
-    return Exploitability((br[0], br[1]), float(np.dot(rows[0], values)))
+    else:
+        totals = call.run()
+        if own[0] is None and own[1] is None:  # its totals are the sums below
+            return Exploitability((totals[0], totals[1]), totals[2])
+        best, values = call.best, call.values
+    return Exploitability((_at_roots(best[0], own[0]), _at_roots(best[1], own[1])), _at_roots(values, own[0]))
 
 
 def exploitability(
-    tree: PublicTree, strategy: Strategy, *, leaves: Sequence[Leaf] = (),
+    tree: PublicTree, strategy: Strategy | CFRSolver, *, leaves: Sequence[Leaf] = (),
     root_reach: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
 ) -> Exploitability:
     """Both players' best-response values and NashConv / 2 of a strategy profile.
 
+    ``strategy`` may be a :class:`~subgame.solve.cfr.CFRSolver` of ``tree``: its average
+    strategy, read from its strategy sums by the depth-first passes where they apply (no
+    [I, A] copy of the average; evaluated again after more iterations, the call prepared
+    for the sums is run again), else its :meth:`~subgame.solve.cfr.CFRSolver.average_strategy`.
     ``root_reach`` gives each player's reach of her root private states (her range in a
     subgame, as :class:`~subgame.solve.cfr.CFRSolver` takes it; ``None``: all ones): both
     the reach a best response plays against and the weight of the best responder's own
@@ -210,6 +215,8 @@ def exploitability(
         StrategyFileError, InvalidRangeError: ``strategy`` is of another game or not a
             valid strategy of this tree, or a root reach that does not fit it.
     """
+    if isinstance(strategy, CFRSolver):
+        return _solver_exploitability(tree, strategy, leaves, root_reach)
     roots = tuple(_checked_root(tree, p, r) for p, r in enumerate(root_reach))
     _checked(tree, strategy)
     probs = [np.ascontiguousarray(x, dtype=np.float64) for x in strategy.probs]
@@ -228,6 +235,68 @@ def exploitability(
         br.append(resp.value if own is None else float(np.dot(own, resp.cbv[tree.root_slice[p]])))
     value = _profile_value(tree, sws, reach, leaves)
     return Exploitability((br[0], br[1]), value)
+
+
+#: Per solver, its strategy sums, its tree and the evaluation prepared for them (weakly: they live as long as it does).
+_solver_calls: weakref.WeakKeyDictionary[CFRSolver, tuple[np.ndarray, np.ndarray, PublicTree, Callable[[], Exploitability]]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _solver_exploitability(tree: PublicTree, solver: CFRSolver, leaves: Sequence[Leaf],
+                           root_reach: tuple[np.ndarray | None, np.ndarray | None]) -> Exploitability:
+    """:func:`exploitability` of a solver's average strategy: from its strategy sums where the passes read them; where
+    the tree is one compiled call's (:func:`~subgame.tree.whole.sweep_best_responses`), from its average made into
+    buffers kept for the next evaluation; else from :meth:`~subgame.solve.cfr.CFRSolver.average_strategy`."""
+    whole_game = not leaves and root_reach[0] is None and root_reach[1] is None
+    sums = solver.strategy_sum
+    if whole_game:
+        hit = _solver_calls.get(solver)
+        if hit is not None and hit[0] is sums[0] and hit[1] is sums[1] and hit[2] is tree:
+            return hit[3]()
+    ours = solver.tree is tree and not leaves
+    sources = solver.average_sources() if ours else None
+    if sources is not None:
+        roots = (_checked_root(tree, 0, root_reach[0]), _checked_root(tree, 1, root_reach[1]))
+        layout = solver.sources_layout
+        out = layout_exploitability(tree, sources, roots, layout)
+        if whole_game:  # the call layout_exploitability ran, kept for the solver's next evaluation
+            rs = tree.root_slice
+            call = whole.layout_best_responses(layout, sources, (layout.kept("ones", rs[0].stop - rs[0].start),
+                                                                 layout.kept("ones", rs[1].stop - rs[1].start)))
+            if call is not None:
+                _solver_calls[solver] = (sums[0], sums[1], tree, _totals_of(call))
+        return out
+    swept = whole.sweep_best_responses(tree) if ours and solver.abstraction is None and not solver.compact else None
+    if swept is None or not kernels.takes(*sums) or tree.players[0].max_actions >= 16 or tree.players[1].max_actions >= 16:
+        return exploitability(tree, solver.average_strategy(), leaves=leaves, root_reach=root_reach)
+    evaluate = _averaged(tree, swept, sums, root_reach)
+    if whole_game:
+        _solver_calls[solver] = (sums[0], sums[1], tree, evaluate)
+    return evaluate()
+
+
+def _totals_of(call: whole.LayoutBestResponses) -> Callable[[], Exploitability]:
+    def evaluate() -> Exploitability:
+        best0, best1, value = call.run()
+        return Exploitability((best0, best1), value)
+
+    return evaluate
+
+
+def _averaged(tree: PublicTree, call: whole.SweepBestResponses, sums: Sequence[np.ndarray],
+              root_reach: tuple[np.ndarray | None, np.ndarray | None]) -> Callable[[], Exploitability]:
+    """The exploitability of the average of ``sums``, made into buffers of its own each time (bitwise
+    :func:`~subgame.solve.plan.average_rows`), by one compiled call."""
+    legal = [pa.legal for pa in tree.players]
+    probs = [np.empty(x.shape) for x in sums]
+    roots = (_checked_root(tree, 0, root_reach[0]), _checked_root(tree, 1, root_reach[1]))
+
+    def evaluate() -> Exploitability:
+        for p in (0, 1):
+            kernels.average_strategy(sums[p], legal[p], probs[p])
+        return _swept_exploitability(tree, call, probs, roots)
+
+    return evaluate
 
 
 def _swept_exploitability(tree: PublicTree, call: whole.SweepBestResponses, probs: list[np.ndarray],

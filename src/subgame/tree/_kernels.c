@@ -22,7 +22,7 @@ typedef int32_t idx_t;
 
 /* The version of these functions' signatures: subgame.tree.kernels refuses a library built from another one (bump
    both together whenever a signature changes, so that a stale build left in place falls back to numpy). */
-int64_t kernels_abi(void) { return 22; }
+int64_t kernels_abi(void) { return 23; }
 
 /* numpy's maximum: the second argument unless the first is larger or NaN (so max(-0.0, 0.0) is 0.0) */
 static inline double np_max(double a, double b) { return (a > b || a != a) ? a : b; }
@@ -624,7 +624,41 @@ void leaf_values_segments(const double *reach, double *out, const double *coef, 
     }
 }
 
+/* from _passes.c */
+int64_t poker_best_totals(const void *call, int64_t threads, int64_t min_fan, double *totals);
+
+/* best_response_totals(call, threads, min_fan) -> (best0, best1, value, fans): poker_best_totals through the
+   interpreter's own calling convention, where an exploitability of Kuhn poker costs less than a ctypes call's
+   arguments; call is the address of a prepared BestCall (whole.LayoutBestResponses), which must outlive the call */
+static PyObject *best_response_totals(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    (void)self;
+    if (n != 3) {
+        PyErr_SetString(PyExc_TypeError, "best_response_totals(call, threads, min_fan) takes 3 arguments");
+        return NULL;
+    }
+    const void *call = PyLong_AsVoidPtr(args[0]);
+    const long long threads = PyLong_AsLongLong(args[1]), min_fan = PyLong_AsLongLong(args[2]);
+    if (PyErr_Occurred()) return NULL;
+    if (call == NULL) {
+        PyErr_SetString(PyExc_ValueError, "best_response_totals: no prepared call");
+        return NULL;
+    }
+    double t[3];
+    int64_t fans;
+    Py_BEGIN_ALLOW_THREADS
+    fans = poker_best_totals(call, threads, min_fan, t);
+    Py_END_ALLOW_THREADS
+    if (fans < 0) return PyErr_NoMemory();
+    return Py_BuildValue("dddL", t[0], t[1], t[2], (long long)fans);
+}
+
+static PyMethodDef kernels_methods[] = {
+    {"best_response_totals", (PyCFunction)(void (*)(void))best_response_totals, METH_FASTCALL,
+     "Totals of a prepared exploitability call (subgame.tree.whole.LayoutBestResponses)."},
+    {NULL, NULL, 0, NULL}};
+
 static struct PyModuleDef kernels_module = {PyModuleDef_HEAD_INIT, "_kernels",
-                                            "Compiled sweep and poker-operator loops, called through ctypes.", -1, NULL};
+                                            "Compiled sweep and poker-operator loops, called through ctypes (and one "
+                                            "call of the interpreter's convention).", -1, kernels_methods};
 
 PyMODINIT_FUNC PyInit__kernels(void) { return PyModule_Create(&kernels_module); }

@@ -849,4 +849,48 @@ int64_t poker_best_responses(const Layout *L, const Source *src0, const Source *
                                  min_fan);
     return c < 0 ? -1 : a + b + c;
 }
+
+/* A poker_best_responses call prepared once (subgame.tree.whole.LayoutBestResponses): its arguments but the threads */
+typedef struct {
+    const Layout *L;
+    const Source *src0, *src1;
+    int64_t roots;
+    const double *reach0, *reach1;
+    double *best0, *best1, *values;
+    int64_t max_hands, rows0, rows1;       /* rows0: of best1; rows1: of best0 and values */
+} BestCall;
+
+/* numpy's sum of n float64 (its pairwise_sum, which np.add.reduce adds to 0.0), so that totals here are its bits */
+static double numpy_sum(const double *x, int64_t n) {
+    if (n < 8) {
+        double s = 0.0;
+        for (int64_t i = 0; i < n; i++) s += x[i];
+        return s;
+    }
+    if (n <= 128) {
+        double r[8];
+        for (int j = 0; j < 8; j++) r[j] = x[j];
+        int64_t i = 8;
+        for (; i < n - n % 8; i += 8)
+            for (int j = 0; j < 8; j++) r[j] += x[i + j];
+        double s = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; i++) s += x[i];
+        return s;
+    }
+    int64_t h = n / 2;
+    h -= h % 8;
+    return numpy_sum(x, h) + numpy_sum(x + h, n - h);
+}
+
+/* Runs a prepared call and writes the totals over the root rows of best0, best1 and values (each player's best-response
+   value and player 0's value where the root reaches are ones); returns poker_best_responses' count (-1: no memory) */
+int64_t poker_best_totals(const BestCall *c, int64_t threads, int64_t min_fan, double *totals) {
+    const int64_t fans = poker_best_responses(c->L, c->src0, c->src1, c->roots, c->reach0, c->reach1, c->best0, c->best1,
+                                              c->values, c->max_hands, threads, min_fan);
+    if (fans < 0) return -1;
+    totals[0] = 0.0 + numpy_sum(c->best0, c->rows1);
+    totals[1] = 0.0 + numpy_sum(c->best1, c->rows0);
+    totals[2] = 0.0 + numpy_sum(c->values, c->rows1);
+    return fans;
+}
 #endif

@@ -42,6 +42,8 @@ _SIGNATURES: dict[str, list[Any]] = {
     "best_level": [_P, _P, _P, _I, _I, _I, _P, _P, _I, _I, _I, _P, _P],
     "regret_matching": [_P, _P, _P, _I, _I],
     "regret_matching_f32": [_P, _P, _P, _I, _I],
+    "regret_matching_average": [_P, _P, _P, _I, _I],
+    "regret_matching_f32_average": [_P, _P, _P, _I, _I],
     "update_regrets": [_P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, ctypes.c_int, _D, _D, _D, _D, _D],
     "update_regrets_f32": [_P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, ctypes.c_int, _D, _D, _D, _D, _D],
     "fold_values": [_P, _P, _P, _P, _P, _P, _P, _P, _I, _I, _I, _I, _P, _I],
@@ -91,7 +93,7 @@ class Rule(Protocol):
 
 
 #: The signatures' version ``_kernels.c`` must report (``kernels_abi``); bumped with every change to them.
-ABI = 22
+ABI = 23
 
 
 def _load() -> ctypes.CDLL | None:
@@ -327,6 +329,16 @@ def regret_matching(regrets: np.ndarray, legal: np.ndarray, out: np.ndarray | No
     rows, a = regrets.shape
     match = _lib.regret_matching_f32 if regrets.dtype == np.float32 else _lib.regret_matching  # type: ignore[union-attr]
     match(_ptr(regrets), _ptr(legal), _ptr(out), rows, a)
+    return out
+
+
+def average_strategy(sums: np.ndarray, legal: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """[I, A] float64 average strategy of float64 or float32 strategy ``sums`` with bool ``legal``, both contiguous,
+    A < 16: bitwise :func:`~subgame.solve.plan.average_rows`."""
+    out = _out(out, sums.shape)
+    rows, a = sums.shape
+    average = _lib.regret_matching_f32_average if sums.dtype == np.float32 else _lib.regret_matching_average  # type: ignore[union-attr]
+    average(_kept_ptr(sums), _kept_ptr(legal), _kept_ptr(out), rows, a)  # a solver's, evaluated again and again
     return out
 
 

@@ -32,6 +32,11 @@ from .kernels import (
     takes_values,
 )
 from .poker_layout import BEST_RESPONSE, CFR_UPDATE, regret_sources
+
+try:  # the extension as a module: its one function of the interpreter's calling convention
+    from . import _kernels  # type: ignore[attr-defined]
+except ImportError:
+    _kernels = None
 from .threads import thread_count
 
 
@@ -214,24 +219,36 @@ class SweepBestResponses:
                         and takes(m.indptr, m.indices, m.data) for m in (op.u, op.ut)))
 
 
+class _BestCall(ctypes.Structure):
+    """``BestCall`` of ``_passes.c``: a prepared ``poker_best_responses`` call but its threads."""
+
+    _fields_ = [("L", _P), ("src0", _P), ("src1", _P), ("roots", _I), ("reach0", _P), ("reach1", _P), ("best0", _P),
+                ("best1", _P), ("values", _P), ("max_hands", _I), ("rows0", _I), ("rows1", _I)]
+
+
 class LayoutBestResponses:
     """The three depth-first passes of an exploitability (both best responses, player 0's values) in one call
     (``poker_best_responses`` of ``_passes.c``), prepared for one layout, the strategies' arrays and root reaches:
-    bitwise three :func:`poker_pass` calls. The values it writes are kept here (:attr:`best`, :attr:`values`)."""
+    bitwise three :func:`poker_pass` calls. The values it writes are kept here (:attr:`best`, :attr:`values`), and
+    :meth:`run` returns their totals."""
 
     def __init__(self, layout: Any, sources: tuple[Any, Any], root_reach: tuple[np.ndarray, np.ndarray]) -> None:
         self.best = (np.empty(root_reach[1].shape[0]), np.empty(root_reach[0].shape[0]))
         self.values = np.empty(root_reach[1].shape[0])
         args, _ = _pass_args(layout, 0, BEST_RESPONSE, sources, None, root_reach, self.best[0])
-        self._args = (args[0], args[3], args[4], layout.roots, args[7], args[8], _ptr(self.best[0]), _ptr(self.best[1]),
-                      _ptr(self.values), layout.max_hands)
+        self._call = _BestCall(ctypes.addressof(args[0]._obj), ctypes.addressof(args[3]._obj), ctypes.addressof(args[4]._obj),
+                               layout.roots, args[7], args[8], _ptr(self.best[0]), _ptr(self.best[1]), _ptr(self.values),
+                               layout.max_hands, self.best[1].shape[0], self.best[0].shape[0])
+        self._address = ctypes.addressof(self._call)
         self._keep = args  # its structs; never the objects the cache watches (they would then never die)
 
-    def run(self) -> None:
-        shared = _layout_best_responses(*self._args, thread_count(), kernels.MIN_FAN_ROWS)
-        if shared < 0:
-            raise MemoryError("poker_best_responses: out of memory for the rows of a public node")
-        _shared_nodes[0] += shared
+    def run(self) -> tuple[float, float, float]:
+        """Fill :attr:`best` and :attr:`values`; returns their totals over the root rows as numpy sums them (each
+        player's best-response value and player 0's value where the root reaches are ones)."""
+        best0, best1, value, shared = _best_totals(self._address, thread_count(), kernels.MIN_FAN_ROWS)
+        if shared:
+            _shared_nodes[0] += shared
+        return best0, best1, value
 
 
 #: :class:`LayoutBestResponses` kept while the objects they read live (as :data:`_calls`).
@@ -242,7 +259,7 @@ def layout_best_responses(layout: Any, sources: tuple[Any, Any],
                           root_reach: tuple[np.ndarray, np.ndarray]) -> LayoutBestResponses | None:
     """The prepared one-call exploitability passes for these objects, or ``None`` where the library lacks the call or
     a root reach is not contiguous float64 (then :func:`poker_pass` three times)."""
-    if _layout_best_responses is None or not takes_values(*root_reach):
+    if _best_totals is None or not takes_values(*root_reach):
         return None
     arrays = (layout, sources[0].data, sources[0].legal, sources[1].data, sources[1].legal, *root_reach)
     key = (sources[0].kind, sources[1].kind, *map(id, arrays))
@@ -274,7 +291,7 @@ def sweep_best_responses(tree: Any) -> SweepBestResponses | None:
 _iterations_of_passes = _optional("poker_iterations", [_P, _P, _P, _P, _P, _P, _I, _I, _P, _P, _P, _P, _I, _I, _I], ctypes.c_int64)
 _sweep_iterations = _optional("sweep_iterations", [_P, _P, _I], None)
 _sweep_best_responses = _optional("sweep_best_responses", [_P, _P, _P], None)
-_layout_best_responses = _optional("poker_best_responses", [_P, _P, _P, _I, _P, _P, _P, _P, _P, _I, _I, _I], ctypes.c_int64)
+_best_totals = getattr(_kernels, "best_response_totals", None) if _lib is not None else None
 
 
 def iterations_built() -> bool:
