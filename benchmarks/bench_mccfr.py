@@ -88,7 +88,7 @@ def systems_for(game: str, seed: int) -> list[System]:
         out.append(System("subgame mccfr-os compiled", fast.step,
                           lambda s=fast: exploitability(tree, s.average_strategy()).exploitability))
     full = CFRSolver(tree, CFR_PLUS)
-    out.append(System("subgame CFR+ (full)", full.step, lambda: exploitability(tree, full.average_strategy()).exploitability))
+    out.append(System("subgame CFR+ (full)", full.step, lambda: exploitability(tree, full).exploitability))
     os_game = pyspiel.load_game(OPENSPIEL_NAMES[game])
     es = pyspiel.ExternalSamplingMCCFRSolver(os_game, seed=seed)
     out.append(System("OpenSpiel C++ ES", es.run_iteration, lambda: pyspiel.exploitability(os_game, es.average_policy())))

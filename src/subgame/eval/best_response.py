@@ -58,7 +58,7 @@ class Exploitability:
     @property
     def exploitability(self) -> float:
         """NashConv / 2 (OpenSpiel's ``exploitability``)."""
-        return self.nash_conv / 2.0
+        return (self.br_values[0] + self.br_values[1]) / 2.0
 
     def mbb_per_game(self, big_blind: float = 1.0) -> float:
         return 1000.0 * self.exploitability / big_blind
@@ -216,6 +216,11 @@ def exploitability(
             valid strategy of this tree, or a root reach that does not fit it.
     """
     if isinstance(strategy, CFRSolver):
+        hit = _solver_calls.get(id(strategy)) if not leaves and root_reach[0] is None and root_reach[1] is None else None
+        if (hit is not None and hit[4]() is strategy and hit[0] is strategy.strategy_sum[0]
+                and hit[1] is strategy.strategy_sum[1] and hit[2] is tree):
+            best0, best1, value = hit[3]()
+            return Exploitability((best0, best1), value)
         return _solver_exploitability(tree, strategy, leaves, root_reach)
     roots = tuple(_checked_root(tree, p, r) for p, r in enumerate(root_reach))
     _checked(tree, strategy)
@@ -237,9 +242,19 @@ def exploitability(
     return Exploitability((br[0], br[1]), value)
 
 
-#: Per solver, its strategy sums, its tree and the evaluation prepared for them (weakly: they live as long as it does).
-_solver_calls: weakref.WeakKeyDictionary[CFRSolver, tuple[np.ndarray, np.ndarray, PublicTree, Callable[[], Exploitability]]] = (
-    weakref.WeakKeyDictionary())
+#: Per solver (by id, while it lives), its strategy sums, its tree, the evaluation prepared for them, which returns both
+#: best-response values and the game value, and a weak reference to the solver.
+_solver_calls: dict[int, tuple[np.ndarray, np.ndarray, PublicTree, Callable[[], tuple[float, float, float | None]],
+                               weakref.ref[CFRSolver]]] = {}
+
+
+def _keep_evaluation(solver: CFRSolver, tree: PublicTree, evaluate: Callable[[], tuple[float, float, float | None]]) -> None:
+    key = id(solver)
+
+    def forget(_: weakref.ref[CFRSolver]) -> None:
+        _solver_calls.pop(key, None)
+
+    _solver_calls[key] = (solver.strategy_sum[0], solver.strategy_sum[1], tree, evaluate, weakref.ref(solver, forget))
 
 
 def _solver_exploitability(tree: PublicTree, solver: CFRSolver, leaves: Sequence[Leaf],
@@ -249,52 +264,42 @@ def _solver_exploitability(tree: PublicTree, solver: CFRSolver, leaves: Sequence
     buffers kept for the next evaluation; else from :meth:`~subgame.solve.cfr.CFRSolver.average_strategy`."""
     whole_game = not leaves and root_reach[0] is None and root_reach[1] is None
     sums = solver.strategy_sum
-    if whole_game:
-        hit = _solver_calls.get(solver)
-        if hit is not None and hit[0] is sums[0] and hit[1] is sums[1] and hit[2] is tree:
-            return hit[3]()
     ours = solver.tree is tree and not leaves
     sources = solver.average_sources() if ours else None
     if sources is not None:
         roots = (_checked_root(tree, 0, root_reach[0]), _checked_root(tree, 1, root_reach[1]))
         layout = solver.sources_layout
         out = layout_exploitability(tree, sources, roots, layout)
-        if whole_game:  # the call layout_exploitability ran, kept for the solver's next evaluation
+        if whole_game and layout is not None:  # the call layout_exploitability ran, kept for the solver's next one
             rs = tree.root_slice
             call = whole.layout_best_responses(layout, sources, (layout.kept("ones", rs[0].stop - rs[0].start),
                                                                  layout.kept("ones", rs[1].stop - rs[1].start)))
             if call is not None:
-                _solver_calls[solver] = (sums[0], sums[1], tree, _totals_of(call))
+                _keep_evaluation(solver, tree, call.run)
         return out
     swept = whole.sweep_best_responses(tree) if ours and solver.abstraction is None and not solver.compact else None
     if swept is None or not kernels.takes(*sums) or tree.players[0].max_actions >= 16 or tree.players[1].max_actions >= 16:
         return exploitability(tree, solver.average_strategy(), leaves=leaves, root_reach=root_reach)
     evaluate = _averaged(tree, swept, sums, root_reach)
     if whole_game:
-        _solver_calls[solver] = (sums[0], sums[1], tree, evaluate)
-    return evaluate()
-
-
-def _totals_of(call: whole.LayoutBestResponses) -> Callable[[], Exploitability]:
-    def evaluate() -> Exploitability:
-        best0, best1, value = call.run()
-        return Exploitability((best0, best1), value)
-
-    return evaluate
+        _keep_evaluation(solver, tree, evaluate)
+    best0, best1, value = evaluate()
+    return Exploitability((best0, best1), value)
 
 
 def _averaged(tree: PublicTree, call: whole.SweepBestResponses, sums: Sequence[np.ndarray],
-              root_reach: tuple[np.ndarray | None, np.ndarray | None]) -> Callable[[], Exploitability]:
-    """The exploitability of the average of ``sums``, made into buffers of its own each time (bitwise
-    :func:`~subgame.solve.plan.average_rows`), by one compiled call."""
+              root_reach: tuple[np.ndarray | None, np.ndarray | None]) -> Callable[[], tuple[float, float, float | None]]:
+    """Both best-response values and the game value of the average of ``sums``, made into buffers of its own each
+    time (bitwise :func:`~subgame.solve.plan.average_rows`), by one compiled call."""
     legal = [pa.legal for pa in tree.players]
     probs = [np.empty(x.shape) for x in sums]
     roots = (_checked_root(tree, 0, root_reach[0]), _checked_root(tree, 1, root_reach[1]))
 
-    def evaluate() -> Exploitability:
+    def evaluate() -> tuple[float, float, float | None]:
         for p in (0, 1):
             kernels.average_strategy(sums[p], legal[p], probs[p])
-        return _swept_exploitability(tree, call, probs, roots)
+        ex = _swept_exploitability(tree, call, probs, roots)
+        return ex.br_values[0], ex.br_values[1], ex.game_value
 
     return evaluate
 

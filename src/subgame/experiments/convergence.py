@@ -71,8 +71,10 @@ def log_spaced(total: int, count: int) -> list[int]:
 
 
 def curve_point(solver: CFRSolver) -> CurvePoint:
-    """The exploitability of ``solver``'s average strategy now."""
-    return CurvePoint(solver.iteration, exploitability(solver.tree, solver.average_strategy()))
+    """The exploitability of ``solver``'s average strategy now (a :class:`~subgame.solve.cfr.CFRSolver`'s read from
+    its strategy sums)."""
+    average = solver if isinstance(solver, CFRSolver) else solver.average_strategy()
+    return CurvePoint(solver.iteration, exploitability(solver.tree, average))
 
 
 CURVE_HEADERS = (

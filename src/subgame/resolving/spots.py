@@ -26,7 +26,7 @@ from math import comb
 import numpy as np
 
 from ..errors import GameDefinitionError
-from ..eval.best_response import exploitability, layout_exploitability
+from ..eval.best_response import exploitability
 from ..games.base import CHANCE, TERMINAL
 from ..games.poker import PokerGame, PokerState
 from ..games.poker.holdem import HoldemSpot
@@ -184,14 +184,7 @@ class HoldemProblem:
 
     def exploitability(self, strategy: Strategy | CFRSolver) -> SpotExploitability:
         """NashConv / 2 of ``strategy`` (or of a solver's average strategy) under the ranges, in chips per deal and in % of the pot."""
-        if isinstance(strategy, CFRSolver):
-            sources = strategy.average_sources()
-            if sources is not None:  # read from the strategy sums: no copy of the average
-                ex = layout_exploitability(self.tree, sources, self.root_reach, strategy.sources_layout)
-            else:
-                ex = exploitability(self.tree, strategy.average_strategy(), root_reach=self.root_reach)
-        else:
-            ex = exploitability(self.tree, strategy, root_reach=self.root_reach)
+        ex = exploitability(self.tree, strategy, root_reach=self.root_reach)
         chips = ex.exploitability / self.mass
         return SpotExploitability(
             chips, 100.0 * chips / self.spot.pot, (ex.br_values[0] / self.mass, ex.br_values[1] / self.mass),

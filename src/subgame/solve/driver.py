@@ -13,7 +13,7 @@ callbacks.
 Example: a convergence curve measured at log-spaced iterations::
 
     result = run(solver, Budget(iterations=1000), evaluate_at=[1, 10, 100, 1000],
-                 on_evaluation=lambda s: exploitability(s.tree, s.average_strategy()))
+                 on_evaluation=lambda s: exploitability(s.tree, s))
 """
 
 from __future__ import annotations

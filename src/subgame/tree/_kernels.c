@@ -626,6 +626,7 @@ void leaf_values_segments(const double *reach, double *out, const double *coef, 
 
 /* from _passes.c */
 int64_t poker_best_totals(const void *call, int64_t threads, int64_t min_fan, double *totals);
+int64_t poker_best_released(const void *call);
 
 /* best_response_totals(call, threads, min_fan) -> (best0, best1, value, fans): poker_best_totals through the
    interpreter's own calling convention, where an exploitability of Kuhn poker costs less than a ctypes call's
@@ -645,11 +646,31 @@ static PyObject *best_response_totals(PyObject *self, PyObject *const *args, Py_
     }
     double t[3];
     int64_t fans;
-    Py_BEGIN_ALLOW_THREADS
-    fans = poker_best_totals(call, threads, min_fan, t);
-    Py_END_ALLOW_THREADS
+    if (poker_best_released(call)) {
+        Py_BEGIN_ALLOW_THREADS
+        fans = poker_best_totals(call, threads, min_fan, t);
+        Py_END_ALLOW_THREADS
+    } else {
+        fans = poker_best_totals(call, threads, min_fan, t);
+    }
     if (fans < 0) return PyErr_NoMemory();
-    return Py_BuildValue("dddL", t[0], t[1], t[2], (long long)fans);
+    PyObject *out = PyTuple_New(4);
+    if (!out) return NULL;
+    for (int i = 0; i < 3; i++) {
+        PyObject *x = PyFloat_FromDouble(t[i]);
+        if (!x) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out, i, x);
+    }
+    PyObject *f = PyLong_FromLongLong((long long)fans);
+    if (!f) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(out, 3, f);
+    return out;
 }
 
 static PyMethodDef kernels_methods[] = {

@@ -858,6 +858,8 @@ typedef struct {
     const double *reach0, *reach1;
     double *best0, *best1, *values;
     int64_t max_hands, rows0, rows1;       /* rows0: of best1; rows1: of best0 and values */
+    int64_t release;                       /* whether the interpreter lets other threads run meanwhile (not worth it on
+                                              a tree as small as Kuhn poker's) */
 } BestCall;
 
 /* numpy's sum of n float64 (its pairwise_sum, which np.add.reduce adds to 0.0), so that totals here are its bits */
@@ -881,6 +883,8 @@ static double numpy_sum(const double *x, int64_t n) {
     h -= h % 8;
     return numpy_sum(x, h) + numpy_sum(x + h, n - h);
 }
+
+int64_t poker_best_released(const BestCall *c) { return c->release; }
 
 /* Runs a prepared call and writes the totals over the root rows of best0, best1 and values (each player's best-response
    value and player 0's value where the root reaches are ones); returns poker_best_responses' count (-1: no memory) */

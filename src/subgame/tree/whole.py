@@ -223,7 +223,7 @@ class _BestCall(ctypes.Structure):
     """``BestCall`` of ``_passes.c``: a prepared ``poker_best_responses`` call but its threads."""
 
     _fields_ = [("L", _P), ("src0", _P), ("src1", _P), ("roots", _I), ("reach0", _P), ("reach1", _P), ("best0", _P),
-                ("best1", _P), ("values", _P), ("max_hands", _I), ("rows0", _I), ("rows1", _I)]
+                ("best1", _P), ("values", _P), ("max_hands", _I), ("rows0", _I), ("rows1", _I), ("release", _I)]
 
 
 class LayoutBestResponses:
@@ -238,13 +238,15 @@ class LayoutBestResponses:
         args, _ = _pass_args(layout, 0, BEST_RESPONSE, sources, None, root_reach, self.best[0])
         self._call = _BestCall(ctypes.addressof(args[0]._obj), ctypes.addressof(args[3]._obj), ctypes.addressof(args[4]._obj),
                                layout.roots, args[7], args[8], _ptr(self.best[0]), _ptr(self.best[1]), _ptr(self.values),
-                               layout.max_hands, self.best[1].shape[0], self.best[0].shape[0])
+                               layout.max_hands, self.best[1].shape[0], self.best[0].shape[0],
+                               layout.node.shape[0] * layout.max_hands >= kernels.MIN_STATES)
         self._address = ctypes.addressof(self._call)
         self._keep = args  # its structs; never the objects the cache watches (they would then never die)
 
     def run(self) -> tuple[float, float, float]:
         """Fill :attr:`best` and :attr:`values`; returns their totals over the root rows as numpy sums them (each
         player's best-response value and player 0's value where the root reaches are ones)."""
+        assert _best_totals is not None  # layout_best_responses makes none without it
         best0, best1, value, shared = _best_totals(self._address, thread_count(), kernels.MIN_FAN_ROWS)
         if shared:
             _shared_nodes[0] += shared
@@ -291,7 +293,8 @@ def sweep_best_responses(tree: Any) -> SweepBestResponses | None:
 _iterations_of_passes = _optional("poker_iterations", [_P, _P, _P, _P, _P, _P, _I, _I, _P, _P, _P, _P, _I, _I, _I], ctypes.c_int64)
 _sweep_iterations = _optional("sweep_iterations", [_P, _P, _I], None)
 _sweep_best_responses = _optional("sweep_best_responses", [_P, _P, _P], None)
-_best_totals = getattr(_kernels, "best_response_totals", None) if _lib is not None else None
+_best_totals: Callable[[int, int, int], tuple[float, float, float, int]] | None = (
+    getattr(_kernels, "best_response_totals", None) if _lib is not None else None)
 
 
 def iterations_built() -> bool:
