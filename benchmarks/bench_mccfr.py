@@ -127,6 +127,49 @@ def table(results: dict[str, list[System]], points: dict[str, list[float]]) -> s
     return "\n".join(lines)
 
 
+def run_game(game: str, seed: int, total: float) -> list[System]:
+    """Every system on ``game`` with ``seed``, interleaved up to ``total`` solver seconds each."""
+    systems = systems_for(game, seed)
+    for mark in marks(total, min(0.01, total / 10), 4):
+        for s in systems:
+            s.run_until(mark)
+        print(f"{game}, seed {seed}: {mark:.3g} s per system done", file=sys.stderr, flush=True)
+    return systems
+
+
+#: Each of our sampling schemes and OpenSpiel's system of the same scheme.
+SAME_SCHEME = {"subgame mccfr-es": "OpenSpiel C++ ES", "subgame mccfr-os": "OpenSpiel C++ OS",
+               "subgame mccfr-os compiled": "OpenSpiel C++ OS"}
+
+
+def seeds_table(runs: dict[str, list[list[System]]], points: dict[str, list[float]]) -> str:
+    """Over several seeds: each system's median exploitability at each point, and for ours the geometric mean over
+    seeds of its exploitability divided by OpenSpiel's of the same scheme with the same seed."""
+    width = max(len(p) for p in points.values())
+    lines = ["| game | system | " + " | ".join(f"point {k + 1}" for k in range(width)) + " |",
+             "|---|---|" + "---|" * width]
+    for game, by_seed in runs.items():
+        for j, s in enumerate(by_seed[0]):
+            cells = []
+            for t in points[game]:
+                mine = [at(run[j].curve, t) for run in by_seed]
+                if any(m is None for m in mine):
+                    cells.append("–")
+                    continue
+                cell = f"{t:g} s: {np.median([m[1] for m in mine]):.4g}"
+                peer = SAME_SCHEME.get(s.name)
+                if peer is not None:
+                    k = next(i for i, x in enumerate(by_seed[0]) if x.name == peer)
+                    theirs = [at(run[k].curve, t) for run in by_seed]
+                    if all(x is not None for x in theirs):
+                        ratio = np.exp(np.mean([np.log(m[1] / x[1]) for m, x in zip(mine, theirs)]))
+                        cell += f" (÷ OpenSpiel's {ratio:.2f})"
+                cells.append(cell)
+            cells += [""] * (width - len(cells))
+            lines.append(f"| {game} | {s.name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def plot(results: dict[str, list[System]], path: Path) -> Path:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -156,6 +199,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=30.0, help="solver seconds per system on Leduc")
     parser.add_argument("--kuhn-seconds", type=float, default=5.0, help="solver seconds per system on Kuhn")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seeds", type=int, default=1,
+                        help="runs with seeds --seed, --seed + 1, ...; above 1 the report adds their medians")
     parser.add_argument("--quick", action="store_true", help="smoke run: 0.5 s per system")
     parser.add_argument("--output", type=Path, default=Path("benchmarks/results/mccfr.md"))
     args = parser.parse_args(argv)
@@ -163,14 +208,11 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, list[System]] = {}
     points: dict[str, list[float]] = {}
     started = time.perf_counter()
+    runs: dict[str, list[list[System]]] = {}
     for game in games:
         total = 0.5 if args.quick else (args.kuhn_seconds if game == "kuhn" else args.seconds)
-        systems = systems_for(game, args.seed)
-        for mark in marks(total, min(0.01, total / 10), 4):
-            for s in systems:
-                s.run_until(mark)
-            print(f"{game}: {mark:.3g} s per system done", file=sys.stderr, flush=True)
-        results[game] = systems
+        runs[game] = [run_game(game, args.seed + k, total) for k in range(max(1, args.seeds))]
+        results[game] = runs[game][0]
         points[game] = [t for t in (0.1, 1.0, 5.0, 30.0) if t <= total * 1.001] or [total]
     wall = time.perf_counter() - started
     versions = ", ".join(f"{p} {importlib.metadata.version(p)}" for p in ("numpy", "open-spiel"))
@@ -189,6 +231,14 @@ def main(argv: list[str] | None = None) -> int:
         "",
         table(results, points),
         "",
+        *([] if args.seeds <= 1 else [
+            f"Seeds {args.seed} to {args.seed + args.seeds - 1}: each cell the median exploitability over them, and "
+            "for ours the geometric mean over the seeds of ours ÷ OpenSpiel's of the same scheme and seed "
+            "(below 1: ours is less exploitable).",
+            "",
+            seeds_table(runs, points),
+            "",
+        ]),
     ])
     write_text(args.output, report)
     plot(results, args.output.with_suffix(".png"))

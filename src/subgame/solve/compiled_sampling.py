@@ -66,9 +66,12 @@ class PlayerLayout:
     picked: np.ndarray  #: [I] int64 scratch: the sampled slots
     sums: np.ndarray  #: [widest] scratch of the backward sweep
     cum: np.ndarray  #: [A] scratch of one draw
+    draws: np.ndarray  #: [I] the uniform draws of a pass, one per information set
+    result: np.ndarray  #: [I, A] what a pass returns for the player: her sampled regrets, or her average's increment
     pointers: tuple[int, ...]  #: addresses of parent, child_seq, infoset_priv, node (the C calls' first arguments)
     scratch: tuple[int, ...]  #: addresses of q, picked, reach, sums, cum
     tables: tuple[int, ...]  #: addresses of level_bounds, legal, uniform
+    outputs: tuple[int, ...]  #: addresses of draws, result
 
 
 @dataclass(frozen=True, eq=False)
@@ -90,12 +93,14 @@ class OutcomeLayout:
             return PlayerLayout(
                 *index, bounds, legal, np.ascontiguousarray(pa.legal / pa.legal.sum(axis=1, keepdims=True), dtype=np.float64),
                 widest, np.ones(pa.num_states), np.empty(pa.num_states), np.empty(legal.shape), np.empty(legal.shape[0], dtype=np.int64),
-                np.empty(widest), np.empty(legal.shape[1]), tuple(_ptr(x) for x in index), (), (),
+                np.empty(widest), np.empty(legal.shape[1]), np.empty(legal.shape[0]), np.empty(legal.shape),
+                tuple(_ptr(x) for x in index), (), (), (),
             )
         with_scratch = []
         for pl in (layout(0), layout(1)):
             with_scratch.append(replace(pl, scratch=tuple(_ptr(x) for x in (pl.q, pl.picked, pl.reach, pl.sums, pl.cum)),
-                                        tables=tuple(_ptr(x) for x in (pl.level_bounds, pl.legal, pl.uniform))))
+                                        tables=tuple(_ptr(x) for x in (pl.level_bounds, pl.legal, pl.uniform)),
+                                        outputs=(_ptr(pl.draws), _ptr(pl.result))))
         return OutcomeLayout(tree, (with_scratch[0], with_scratch[1]))
 
 
@@ -110,7 +115,8 @@ def outcome_pass(
         w: [N] the public chance sample's importance weights, already drawn from ``rng``.
     Returns:
         ``(regrets, average)`` as the numpy pass: [I_p, A] sampled regrets (0 at illegal slots),
-        [I_o, A] the opponent's 0/1 sampled reach times his strategy.
+        [I_o, A] the opponent's 0/1 sampled reach times his strategy; both the layout's buffers,
+        overwritten by the next pass.
     """
     if _LIB is None:
         raise RuntimeError("the compiled outcome-sampling pass was not built")
@@ -120,15 +126,13 @@ def outcome_pass(
     sig_p = np.ascontiguousarray(sigma[player], dtype=np.float64)
     w = np.ascontiguousarray(w, dtype=np.float64)
     wp = _ptr(w)
-    u_o = rng.random((sig_o.shape[0],))
-    avg = np.empty(sig_o.shape)
-    _LIB.os_opponent(*lo.pointers, lo.parent.size, int(lo.level_bounds[1]), _ptr(sig_o), _ptr(u_o), sig_o.shape[0],
-                     sig_o.shape[1], wp, lo.scratch[1], lo.scratch[2], _ptr(avg), lo.scratch[4])
+    rng.random(out=lo.draws)
+    _LIB.os_opponent(*lo.pointers, lo.parent.size, int(lo.level_bounds[1]), _ptr(sig_o), lo.outputs[0], sig_o.shape[0],
+                     sig_o.shape[1], wp, lo.scratch[1], lo.scratch[2], lo.outputs[1], lo.scratch[4])
     v = np.ascontiguousarray(leaf_values(layout.tree, player, (lp.ones, lo.reach) if player == 0 else (lo.reach, lp.ones)),
                              dtype=np.float64)
-    u_p = rng.random((sig_p.shape[0],))
-    inst = np.empty(sig_p.shape)
+    rng.random(out=lp.draws)
     _LIB.os_traverser(*lp.pointers, lp.parent.size, lp.tables[0], lp.level_bounds.size - 1, lp.tables[1],
-                      lp.tables[2], _ptr(sig_p), _ptr(u_p), sig_p.shape[0], sig_p.shape[1], float(epsilon), wp,
-                      _ptr(v), _ptr(inst), *lp.scratch)
-    return inst, avg
+                      lp.tables[2], _ptr(sig_p), lp.outputs[0], sig_p.shape[0], sig_p.shape[1], float(epsilon), wp,
+                      _ptr(v), lp.outputs[1], *lp.scratch)
+    return lp.result, lo.result

@@ -449,17 +449,23 @@ class MCCFRSolver(CFRSolver):
         """One iteration: each player's regrets updated once from a sampled estimate."""
         self.iteration += 1
         t = self.iteration
-        for p in (0, 1):
-            self._pass(p, t)
+        sigma = [self._current(0), self._current(1)]
+        self._pass(0, t, (sigma[0], sigma[1]))
+        sigma[0] = self._current(0)  # player 1's regrets did not change in player 0's pass
+        self._pass(1, t, (sigma[0], sigma[1]))
 
-    def _pass(self, p: int, t: int) -> None:
+    def _pass(self, p: int, t: int, sigma: tuple[np.ndarray, np.ndarray]) -> None:
+        """Player p's regrets (and her opponent's strategy sums) updated from one sample at both players' current
+        strategies ``sigma``."""
         o = 1 - p
-        sigma = (self._current(0), self._current(1))
         if self.layout is not None:
             from .compiled_sampling import outcome_pass
 
-            results = [(*outcome_pass(self.layout, p, self.scheme.epsilon, sigma, self.walk.chance.weights(rng), rng), rng)
-                       for rng in self.streams]
+            results = []
+            for rng in self.streams:
+                inst, avg = outcome_pass(self.layout, p, self.scheme.epsilon, sigma, self.walk.chance.weights(rng), rng)
+                # the layout's buffers, which the next stream's pass overwrites
+                results.append((inst, avg, rng) if len(self.streams) == 1 else (inst.copy(), avg.copy(), rng))
         elif self.executor is None:
             results = [(*sampled_pass(self.walk, self.scheme, p, sigma, rng), rng) for rng in self.streams]
         else:
@@ -520,7 +526,10 @@ def _compiled_layout(tree: PublicTree, scheme: SamplingScheme, engine: str, exec
 
 
 def _mean(parts: list[np.ndarray]) -> np.ndarray:
-    """The mean of equal-shaped arrays, summed in list order (the same bits on every executor)."""
+    """The mean of equal-shaped arrays, summed in list order (the same bits on every executor); one array is its own
+    mean (each caller consumes it at once)."""
+    if len(parts) == 1:
+        return parts[0]
     total = parts[0].copy()
     for x in parts[1:]:
         total += x
