@@ -11,8 +11,8 @@ from subgame.errors import GameDefinitionError
 from subgame.eval import exploitability
 from subgame.games import load_game
 from subgame.parallel import SerialExecutor
-from subgame.solve.cfr import CFR_PLUS, LINEAR_CFR
-from subgame.solve.compiled_sampling import available
+from subgame.solve.cfr import CFR_PLUS, DCFR, LINEAR_CFR
+from subgame.solve.compiled_sampling import WholeIteration, available
 from subgame.solve.mccfr import EXTERNAL_SAMPLING, OUTCOME_SAMPLING, MCCFRSolver, SamplingScheme
 from subgame.tree import kernels
 from subgame.tree.poker_compile import compile_poker
@@ -72,3 +72,25 @@ def test_bad_engine_choices_are_refused(kuhn_tree):
         MCCFRSolver(kuhn_tree, EXTERNAL_SAMPLING, engine="compiled")
     with pytest.raises(GameDefinitionError, match="executor=None"):
         MCCFRSolver(kuhn_tree, OUTCOME_SAMPLING, engine="compiled", executor=SerialExecutor())
+
+
+@needs_pass
+@pytest.mark.parametrize("game", ["kuhn_tree", "leduc_tree"])
+@pytest.mark.parametrize("config", [LINEAR_CFR, CFR_PLUS, DCFR])
+def test_a_whole_iteration_in_one_call_is_the_numpy_steps_bits(game, config, request, tmp_path):
+    """One stream on a tree of one sparse payoff matrix: each step is one C call (regret matching, the chance sample,
+    both passes and updates, the uniforms from the generator's own bit generator), bitwise numpy's steps, and a
+    checkpoint taken after it resumes bitwise."""
+    tree = request.getfixturevalue(game)
+    compiled = MCCFRSolver(tree, OUTCOME_SAMPLING, config, seed=11, engine="compiled")
+    assert WholeIteration.takes(tree, compiled.regrets, compiled.strategy_sum)
+    _same_run(tree, 120, scheme=OUTCOME_SAMPLING, config=config, seed=11)
+    for _ in range(60):
+        compiled.step()
+    path = compiled.save_checkpoint(tmp_path / "os.ckpt")
+    resumed = MCCFRSolver.load_checkpoint(path, tree)
+    for _ in range(60):
+        compiled.step()
+        resumed.step()
+    for a, b in zip(compiled.regrets + compiled.strategy_sum, resumed.regrets + resumed.strategy_sum):
+        assert np.array_equal(a, b)

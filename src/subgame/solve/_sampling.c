@@ -9,12 +9,13 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
 typedef int32_t idx_t;
 
-int64_t sampling_abi(void) { return 1; }
+int64_t sampling_abi(void) { return 2; }
 
 /* numpy's sample_actions on one row: the first slot whose cumulative sum reaches (1 - u) * total, at most a - 1 */
 static inline int64_t draw(const double *p, int64_t a, double u, double *cum) {
@@ -87,6 +88,149 @@ void os_traverser(const idx_t *parent, const idx_t *seq, const int64_t *infoset_
             x = qi > 0.0 ? x / qi : 0.0;
             inst[i * a + k] = x * (legal[i * a + k] ? 1.0 : 0.0);
         }
+    }
+}
+
+/*
+ * A whole iteration (MCCFRSolver.step with the compiled engine, one stream) in one call, on a tree whose terminals are
+ * one sparse payoff matrix: both players' regret matching, per player the public chance sample, the two passes above,
+ * the payoff matrix's product, the regret update and the opponent's average, in the order and with the operations of
+ * the numpy code (sweep.regret_matching, PublicChanceSampler.weights, SparseTerminal.cfv, rules.accumulate_regrets
+ * and rules.add_average), the uniforms drawn from the numpy generator's own bit generator.
+ */
+typedef struct {
+    void *state;
+    uint64_t (*next_uint64)(void *);
+    uint32_t (*next_uint32)(void *);
+    double (*next_double)(void *);
+    uint64_t (*next_raw)(void *);
+} bitgen_t;
+
+/* One player's tree arrays, the solver's regrets and strategy sums, and scratch (subgame.solve.compiled_sampling) */
+typedef struct {
+    const idx_t *parent, *seq, *node;
+    const int64_t *infoset_priv, *bounds;
+    int64_t g, ni, a, levels;
+    const uint8_t *legal;
+    const double *uniform;
+    double *regrets, *sums;
+    double *sigma, *draws, *result, *q, *reach, *level_sums, *cum, *v;
+    int64_t *picked;
+} OSPlayer;
+
+/* The public chance sampler (subgame.solve.mccfr.PublicChanceSampler) with its scratch */
+typedef struct {
+    int64_t nodes, count, width;
+    const int64_t *num_children, *chance_parent, *sibling_rank, *ancestors;
+    const double *full_weight;
+    double *w, *u;
+    int64_t *choice;
+    uint8_t *keep;
+} OSChance;
+
+/* numpy's maximum(x, 0.0): x where x >= 0 (so -0.0 stays) or NaN */
+static inline double at_least_zero(double x) { return (x >= 0.0 || x != x) ? x : 0.0; }
+
+/* sweep.regret_matching of rows of a < 16 slots: the positive parts over their sum (numpy's order), else uniform */
+static void matched(const double *r, const uint8_t *legal, double *s, int64_t ni, int64_t a) {
+    for (int64_t i = 0; i < ni; i++) {
+        const double *ri = r + i * a;
+        double *si = s + i * a;
+        for (int64_t k = 0; k < a; k++) si[k] = at_least_zero(ri[k]);
+        double total;
+        if (a < 8) {
+            total = si[0] + 0.0;
+            for (int64_t k = 1; k < a; k++) total += si[k];
+        } else {
+            total = ((si[0] + si[1]) + (si[2] + si[3])) + ((si[4] + si[5]) + (si[6] + si[7]));
+            for (int64_t k = 8; k < a; k++) total += si[k];
+        }
+        if (total > 0.0) {
+            for (int64_t k = 0; k < a; k++) si[k] = si[k] / total;
+        } else {
+            int64_t count = 0;
+            for (int64_t k = 0; k < a; k++) count += legal[i * a + k] != 0;
+            for (int64_t k = 0; k < a; k++) si[k] = (legal[i * a + k] ? 1.0 : 0.0) / (double)count;
+        }
+    }
+}
+
+/* PublicChanceSampler.weights: one uniform per chance node, its child floor(u * children); a node's weight is its
+   full weight where every chance child above it was drawn, else 0 */
+static void chance_weights(const OSChance *c, bitgen_t *rng) {
+    if (c->count == 0) {
+        memcpy(c->w, c->full_weight, (size_t)c->nodes * sizeof(double));
+        return;
+    }
+    for (int64_t k = 0; k < c->count; k++) c->u[k] = rng->next_double(rng->state);
+    for (int64_t k = 0; k < c->count; k++) c->choice[k] = (int64_t)floor(c->u[k] * (double)c->num_children[k]);
+    for (int64_t n = 0; n < c->nodes; n++)
+        c->keep[n] = c->chance_parent[n] < 0 || c->sibling_rank[n] == c->choice[c->chance_parent[n]];
+    c->keep[c->nodes] = 1;
+    for (int64_t n = 0; n < c->nodes; n++) {
+        int all = 1;
+        for (int64_t j = 0; j < c->width; j++) {
+            const int64_t x = c->ancestors[n * c->width + j];
+            all &= c->keep[x < 0 ? c->nodes : x];
+        }
+        c->w[n] = all ? c->full_weight[n] : 0.0;
+    }
+}
+
+/* scipy's CSR product y = M x: each row's entries added in order from 0 (negated for player 1's values) */
+static void csr_values(const int32_t *ptr, const int32_t *idx, const double *val, int64_t rows, const double *x,
+                       double *y, int negate) {
+    for (int64_t i = 0; i < rows; i++) {
+        double s = 0.0;
+        for (int32_t j = ptr[i]; j < ptr[i + 1]; j++) s += val[j] * x[idx[j]];
+        y[i] = negate ? -s : s;
+    }
+}
+
+/* rules.accumulate_regrets and rules.add_average of one rule (flags as subgame.tree.kernels.update_params) */
+static void update(OSPlayer *me, OSPlayer *opp, int64_t flags, double pos, double neg, double scale, double weight,
+                   double sum_discount) {
+    const int64_t slots = me->ni * me->a, oslots = opp->ni * opp->a;
+    for (int64_t k = 0; k < slots; k++) {
+        double r = me->regrets[k];
+        if (flags & 8) r = r * (r > 0 ? pos : neg);
+        r = r + me->result[k];
+        if (flags & 1) r = at_least_zero(r);
+        if (flags & 2) r = r * (r > 0 ? pos : neg);
+        if (flags & 4) r = r * scale;
+        me->regrets[k] = r;
+    }
+    for (int64_t k = 0; k < oslots; k++) opp->result[k] = opp->result[k] * weight;
+    if (flags & 32)
+        for (int64_t k = 0; k < oslots; k++) opp->sums[k] = opp->sums[k] * sum_discount;
+    for (int64_t k = 0; k < oslots; k++) opp->sums[k] = opp->sums[k] + opp->result[k];
+}
+
+static void draw_uniforms(double *out, int64_t n, bitgen_t *rng) {
+    for (int64_t i = 0; i < n; i++) out[i] = rng->next_double(rng->state);
+}
+
+void os_iteration(OSPlayer *pl, const OSChance *chance, const int32_t *u_ptr, const int32_t *u_idx, const double *u_val,
+                  const int32_t *ut_ptr, const int32_t *ut_idx, const double *ut_val, double epsilon, int64_t flags,
+                  double pos, double neg, double scale, double weight, double sum_discount, bitgen_t *rng) {
+    matched(pl[0].regrets, pl[0].legal, pl[0].sigma, pl[0].ni, pl[0].a);
+    matched(pl[1].regrets, pl[1].legal, pl[1].sigma, pl[1].ni, pl[1].a);
+    for (int p = 0; p < 2; p++) {
+        OSPlayer *me = pl + p, *opp = pl + (1 - p);
+        if (p == 1) matched(pl[0].regrets, pl[0].legal, pl[0].sigma, pl[0].ni, pl[0].a);
+        chance_weights(chance, rng);
+        draw_uniforms(opp->draws, opp->ni, rng);
+        os_opponent(opp->parent, opp->seq, opp->infoset_priv, opp->node, opp->g, opp->bounds[1], opp->sigma, opp->draws,
+                    opp->ni, opp->a, chance->w, opp->picked, opp->reach, opp->result, opp->cum);
+        if (p == 0)
+            csr_values(u_ptr, u_idx, u_val, me->g, opp->reach, me->v, 0);
+        else
+            csr_values(ut_ptr, ut_idx, ut_val, me->g, opp->reach, me->v, 1);
+        draw_uniforms(me->draws, me->ni, rng);
+        os_traverser(me->parent, me->seq, me->infoset_priv, me->node, me->g, me->bounds, me->levels, me->legal,
+                     me->uniform, me->sigma, me->draws, me->ni, me->a, epsilon, chance->w, me->v, me->result, me->q,
+                     me->picked, me->reach, me->level_sums, me->cum);
+        update(me, opp, flags, pos, neg, scale, weight, sum_discount);
     }
 }
 

@@ -3,7 +3,10 @@
 Lanctot et al. (2009), outcome sampling, over the whole compiled tree: the opponent's sampled pure
 strategy and reach, then the updating player's ε-exploring sampled path and its backward update, each
 in one C call; numpy keeps only the public chance sample, the uniform draws (so the random stream is
-the numpy pass's) and the terminal operators. Optional: without the build, :func:`available` is false
+the numpy pass's) and the terminal operators. On a tree of one sparse payoff matrix (Kuhn, Leduc) with
+one random stream, :class:`WholeIteration` runs a whole iteration in one call, the public chance sample,
+the payoff matrix's products, the regret matching and the updates included, drawing the numpy pass's
+uniforms from the generator's own bit generator. Optional: without the build, :func:`available` is false
 and :class:`~subgame.solve.mccfr.MCCFRSolver` refuses ``engine="compiled"`` with a message.
 """
 
@@ -11,11 +14,15 @@ from __future__ import annotations
 
 import ctypes
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..tree.public_tree import PublicTree
 from ..tree.sweep import leaf_values
+
+if TYPE_CHECKING:
+    from .mccfr import PublicChanceSampler
 
 
 def _load_library() -> ctypes.CDLL | None:
@@ -25,13 +32,16 @@ def _load_library() -> ctypes.CDLL | None:
         return None
     lib = ctypes.CDLL(_sampling.__file__)
     lib.sampling_abi.restype = ctypes.c_int64
-    if int(lib.sampling_abi()) != 1:
+    if int(lib.sampling_abi()) != 2:
         return None
     p, i64 = ctypes.c_void_p, ctypes.c_int64
     lib.os_opponent.argtypes = [p, p, p, p, i64, i64, p, p, i64, i64, p, p, p, p, p]
     lib.os_opponent.restype = None
     lib.os_traverser.argtypes = [p, p, p, p, i64, p, i64, p, p, p, p, i64, i64, ctypes.c_double, p, p, p, p, p, p, p, p]
     lib.os_traverser.restype = None
+    d = ctypes.c_double
+    lib.os_iteration.argtypes = [p, p, p, p, p, p, p, p, d, i64, d, d, d, d, d, p]
+    lib.os_iteration.restype = None
     return lib
 
 
@@ -136,3 +146,84 @@ def outcome_pass(
                       lp.tables[2], _ptr(sig_p), lp.outputs[0], sig_p.shape[0], sig_p.shape[1], float(epsilon), wp,
                       _ptr(v), lp.outputs[1], *lp.scratch)
     return lp.result, lo.result
+
+
+class _Player(ctypes.Structure):
+    """``OSPlayer`` of ``_sampling.c``."""
+
+    _fields_ = [(name, ctypes.c_void_p) for name in ("parent", "seq", "node", "infoset_priv", "bounds")] + [
+        (name, ctypes.c_int64) for name in ("g", "ni", "a", "levels")] + [
+        (name, ctypes.c_void_p) for name in ("legal", "uniform", "regrets", "sums", "sigma", "draws", "result", "q",
+                                             "reach", "level_sums", "cum", "v", "picked")]
+
+
+class _Chance(ctypes.Structure):
+    """``OSChance`` of ``_sampling.c``."""
+
+    _fields_ = [(name, ctypes.c_int64) for name in ("nodes", "count", "width")] + [
+        (name, ctypes.c_void_p) for name in ("num_children", "chance_parent", "sibling_rank", "ancestors", "full_weight",
+                                             "w", "u", "choice", "keep")]
+
+
+class WholeIteration:
+    """:meth:`MCCFRSolver.step <subgame.solve.mccfr.MCCFRSolver.step>` of compiled outcome sampling in one C call
+    (``os_iteration``), bitwise the step's passes, on a tree whose terminals are one sparse payoff matrix (Kuhn,
+    Leduc), one random stream and the solver's float64 regrets and sums without abstraction or restriction; its
+    uniforms are drawn from the stream's own bit generator, in the numpy pass's order.
+    """
+
+    def __init__(self, layout: OutcomeLayout, chance: PublicChanceSampler, regrets: list[np.ndarray],
+                 sums: list[np.ndarray]) -> None:
+        from ..tree.operators import SparseTerminal
+
+        op = layout.tree.terminals[0]
+        if not isinstance(op, SparseTerminal):
+            raise TypeError("WholeIteration runs a tree of one sparse payoff matrix (WholeIteration.takes)")
+        self.regrets, self.sums = regrets, sums
+        keep: list[np.ndarray] = []
+
+        def ptr(a: np.ndarray) -> int:
+            keep.append(a)
+            return _ptr(a)
+
+        players = []
+        for p, pl in enumerate(layout.players):
+            ni, a = pl.legal.shape
+            players.append(_Player(
+                pl.pointers[0], pl.pointers[1], pl.pointers[3], pl.pointers[2], pl.tables[0], pl.parent.size, ni, a,
+                pl.level_bounds.size - 1, pl.tables[1], pl.tables[2], ptr(regrets[p]), ptr(sums[p]), ptr(np.empty((ni, a))),
+                pl.outputs[0], pl.outputs[1], pl.scratch[0], pl.scratch[2], pl.scratch[3], pl.scratch[4],
+                ptr(np.empty(pl.parent.size)), pl.scratch[1]))
+        self._players = (_Player * 2)(*players)
+        n, c = chance.chance_parent.shape[0], chance.chance_nodes.size
+        tables = [np.ascontiguousarray(x, dtype=np.int64) for x in (chance.num_children, chance.chance_parent,
+                                                                     chance.sibling_rank, chance.ancestors)]
+        self._chance = _Chance(n, c, chance.ancestors.shape[1], *(ptr(x) for x in tables),
+                               ptr(np.ascontiguousarray(chance.full_weight, dtype=np.float64)), ptr(np.empty(n)),
+                               ptr(np.empty(max(c, 1))), ptr(np.empty(max(c, 1), dtype=np.int64)),
+                               ptr(np.empty(n + 1, dtype=np.uint8)))
+        self._csr = tuple(ptr(x) for m in (op.u, op.ut) for x in (m.indptr, m.indices, m.data))
+        self._keep = (keep, layout)
+        self._rng: tuple[Any, int] | None = None
+
+    @staticmethod
+    def takes(tree: PublicTree, regrets: list[np.ndarray], sums: list[np.ndarray]) -> bool:
+        """Whether the call runs these: one sparse payoff matrix of int32 indices, contiguous float64 regrets and sums
+        of the tree's shapes, rows of fewer than 16 actions."""
+        from ..tree.operators import SparseTerminal
+
+        if not (len(tree.terminals) == 1 and isinstance(tree.terminals[0], SparseTerminal)):
+            return False
+        op = tree.terminals[0]
+        return (all(m.indptr.dtype == np.int32 and m.indices.dtype == np.int32 and m.data.dtype == np.float64
+                    for m in (op.u, op.ut))
+                and all(x.dtype == np.float64 and x.flags.c_contiguous and x.shape == pa.legal.shape and x.shape[1] < 16
+                        for pair in (regrets, sums) for x, pa in zip(pair, tree.players)))
+
+    def run(self, epsilon: float, params: tuple[int, float, float, float, float, float], rng: np.random.Generator) -> None:
+        """One iteration under the update rule ``params`` (:func:`~subgame.tree.kernels.update_params`), drawing from
+        ``rng`` (its state advanced as the numpy pass advances it)."""
+        if self._rng is None or self._rng[0] is not rng:
+            self._rng = (rng, int(rng.bit_generator.ctypes.bit_generator.value))
+        assert _LIB is not None
+        _LIB.os_iteration(self._players, ctypes.byref(self._chance), *self._csr, epsilon, *params, self._rng[1])

@@ -61,6 +61,7 @@ import numpy as np
 
 from ..errors import GameDefinitionError, StrategyFileError, SubgameError
 from ..games.base import Game
+from ..tree.kernels import update_params
 from ..tree.public_tree import CHANCE_NODE, LEAF, PublicTree, refuse_isomorphic
 from ..tree.sampled import (
     PartIndex,
@@ -79,7 +80,7 @@ from .rules import add_average, refuse
 
 if TYPE_CHECKING:
     from ..parallel import Executor
-    from .compiled_sampling import OutcomeLayout
+    from .compiled_sampling import OutcomeLayout, WholeIteration
 
 
 @dataclass(frozen=True)
@@ -433,6 +434,7 @@ class MCCFRSolver(CFRSolver):
         self.walk = SampledWalk.of(tree, restrict)
         self.executor = executor
         self.game = game
+        self._whole_os: tuple[tuple[np.ndarray, ...], WholeIteration | None] | None = None
         self._key = tree_key(tree)
         if executor is not None:  # a pool forked from now on inherits the tree
             _WORKER_TREES.setdefault(self._key, self.walk)
@@ -449,10 +451,29 @@ class MCCFRSolver(CFRSolver):
         """One iteration: each player's regrets updated once from a sampled estimate."""
         self.iteration += 1
         t = self.iteration
+        whole = self._whole_iteration()
+        if whole is not None:
+            whole.run(self.scheme.epsilon, update_params(self._rule(t)), self.streams[0])
+            return
         sigma = [self._current(0), self._current(1)]
         self._pass(0, t, (sigma[0], sigma[1]))
         sigma[0] = self._current(0)  # player 1's regrets did not change in player 0's pass
         self._pass(1, t, (sigma[0], sigma[1]))
+
+    def _whole_iteration(self) -> WholeIteration | None:
+        """The one-call iteration of compiled outcome sampling, prepared for the solver's arrays, where it runs them."""
+        if (self.layout is None or len(self.streams) != 1 or self.abstraction is not None or self.predicted is not None
+                or any(r is not None for r in self.restriction)):
+            return None
+        arrays = (*self.regrets, *self.strategy_sum)
+        if self._whole_os is not None and all(a is b for a, b in zip(self._whole_os[0], arrays)):
+            return self._whole_os[1]
+        from .compiled_sampling import WholeIteration
+
+        call = (WholeIteration(self.layout, self.walk.chance, list(self.regrets), list(self.strategy_sum))
+                if WholeIteration.takes(self.tree, self.regrets, self.strategy_sum) else None)
+        self._whole_os = (arrays, call)
+        return call
 
     def _pass(self, p: int, t: int, sigma: tuple[np.ndarray, np.ndarray]) -> None:
         """Player p's regrets (and her opponent's strategy sums) updated from one sample at both players' current
