@@ -14,15 +14,12 @@ from __future__ import annotations
 
 import ctypes
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from ..tree.public_tree import PublicTree
 from ..tree.sweep import leaf_values
-
-if TYPE_CHECKING:
-    from .mccfr import PublicChanceSampler
 
 
 def _load_library() -> ctypes.CDLL | None:
@@ -165,6 +162,23 @@ class _Chance(ctypes.Structure):
                                              "w", "u", "choice", "keep")]
 
 
+class ChanceSample(Protocol):
+    """The public chance sample's tables, as :class:`~subgame.solve.mccfr.PublicChanceSampler` holds them."""
+
+    @property
+    def chance_nodes(self) -> np.ndarray: ...
+    @property
+    def num_children(self) -> np.ndarray: ...
+    @property
+    def chance_parent(self) -> np.ndarray: ...
+    @property
+    def sibling_rank(self) -> np.ndarray: ...
+    @property
+    def ancestors(self) -> np.ndarray: ...
+    @property
+    def full_weight(self) -> np.ndarray: ...
+
+
 class WholeIteration:
     """:meth:`MCCFRSolver.step <subgame.solve.mccfr.MCCFRSolver.step>` of compiled outcome sampling in one C call
     (``os_iteration``), bitwise the step's passes, on a tree whose terminals are one sparse payoff matrix (Kuhn,
@@ -172,7 +186,7 @@ class WholeIteration:
     uniforms are drawn from the stream's own bit generator, in the numpy pass's order.
     """
 
-    def __init__(self, layout: OutcomeLayout, chance: PublicChanceSampler, regrets: list[np.ndarray],
+    def __init__(self, layout: OutcomeLayout, chance: ChanceSample, regrets: list[np.ndarray],
                  sums: list[np.ndarray]) -> None:
         from ..tree.operators import SparseTerminal
 
