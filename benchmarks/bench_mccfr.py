@@ -1,9 +1,10 @@
 """Sampling CFR against wall time: ours next to full CFR+ and OpenSpiel's C++ MCCFR.
 
 Systems, on Kuhn and Leduc poker: our external sampling, outcome sampling and public chance
-sampling (``MCCFRSolver`` with ``SCHEMES["mccfr-es" | "mccfr-os" | "pcs"]`` and linear
-weighting, their defaults), outcome sampling's compiled pass (``engine="compiled"``, where it
-was built: the numpy run's bits, so only its time differs), our full CFR+ (``CFRSolver(tree, CFR_PLUS)``), and OpenSpiel's
+sampling (``MCCFRSolver`` with ``SCHEMES["mccfr-es" | "mccfr-os" | "pcs"]``, linear
+weighting and the default engine, compiled where it was built), the same external and
+outcome sampling runs by numpy (``engine="numpy"``: the compiled runs' bits, so only their
+time differs), our full CFR+ (``CFRSolver(tree, CFR_PLUS)``), and OpenSpiel's
 ``pyspiel.ExternalSamplingMCCFRSolver`` (simple averaging, its default) and
 ``pyspiel.OutcomeSamplingMCCFRSolver`` (ε = 0.6, its default).
 
@@ -47,7 +48,6 @@ from subgame.eval import exploitability  # noqa: E402
 from subgame.files import write_atomic, write_text  # noqa: E402
 from subgame.games import load_game  # noqa: E402
 from subgame.solve.cfr import CFR_PLUS, CFRSolver  # noqa: E402
-from subgame.solve.compiled_sampling import available as compiled_available  # noqa: E402
 from subgame.solve.mccfr import SCHEMES, MCCFRSolver  # noqa: E402
 from subgame.tree.compile import compile_game  # noqa: E402
 
@@ -79,14 +79,12 @@ def systems_for(game: str, seed: int) -> list[System]:
 
     tree = compile_game(load_game(game))
     out = []
-    for name in ("mccfr-es", "mccfr-os", "pcs"):
+    for name in ("mccfr-es", "mccfr-os", "pcs"):  # the default engine: compiled where built (not pcs)
         ours = MCCFRSolver(tree, SCHEMES[name], seed=seed)
-        out.append(System(f"subgame {name}", ours.step,
-                          lambda s=ours: exploitability(tree, s.average_strategy()).exploitability))
-    if compiled_available():  # the same run as "subgame mccfr-os", bit for bit, in C
-        fast = MCCFRSolver(tree, SCHEMES["mccfr-os"], seed=seed, engine="compiled")
-        out.append(System("subgame mccfr-os compiled", fast.step,
-                          lambda s=fast: exploitability(tree, s.average_strategy()).exploitability))
+        out.append(System(f"subgame {name}", ours.step, lambda s=ours: exploitability(tree, s).exploitability))
+    for name in ("mccfr-es", "mccfr-os"):  # the same runs, bit for bit, by numpy
+        slow = MCCFRSolver(tree, SCHEMES[name], seed=seed, engine="numpy")
+        out.append(System(f"subgame {name}, numpy", slow.step, lambda s=slow: exploitability(tree, s).exploitability))
     full = CFRSolver(tree, CFR_PLUS)
     out.append(System("subgame CFR+ (full)", full.step, lambda: exploitability(tree, full).exploitability))
     os_game = pyspiel.load_game(OPENSPIEL_NAMES[game])
@@ -139,7 +137,7 @@ def run_game(game: str, seed: int, total: float) -> list[System]:
 
 #: Each of our sampling schemes and OpenSpiel's system of the same scheme.
 SAME_SCHEME = {"subgame mccfr-es": "OpenSpiel C++ ES", "subgame mccfr-os": "OpenSpiel C++ OS",
-               "subgame mccfr-os compiled": "OpenSpiel C++ OS"}
+               "subgame mccfr-es, numpy": "OpenSpiel C++ ES", "subgame mccfr-os, numpy": "OpenSpiel C++ OS"}
 
 
 def seeds_table(runs: dict[str, list[list[System]]], points: dict[str, list[float]]) -> str:

@@ -13,7 +13,7 @@ from subgame.games import load_game
 from subgame.parallel import SerialExecutor
 from subgame.solve.cfr import CFR_PLUS, DCFR, LINEAR_CFR
 from subgame.solve.compiled_sampling import WholeIteration, available
-from subgame.solve.mccfr import EXTERNAL_SAMPLING, OUTCOME_SAMPLING, MCCFRSolver, SamplingScheme
+from subgame.solve.mccfr import EXTERNAL_SAMPLING, OUTCOME_SAMPLING, PUBLIC_CHANCE_SAMPLING, MCCFRSolver, SamplingScheme
 from subgame.tree import kernels
 from subgame.tree.poker_compile import compile_poker
 
@@ -28,7 +28,7 @@ def test_the_pass_is_built_where_required():
 
 
 def _same_run(tree, iterations: int, **options) -> None:
-    numpy_run = MCCFRSolver(tree, restrict=False, **options)
+    numpy_run = MCCFRSolver(tree, restrict=False, engine="numpy", **options)
     compiled_run = MCCFRSolver(tree, restrict=False, engine="compiled", **options)
     for _ in range(iterations):
         numpy_run.step()
@@ -68,8 +68,8 @@ def test_compiled_outcome_sampling_converges(kuhn_tree):
 def test_bad_engine_choices_are_refused(kuhn_tree):
     with pytest.raises(GameDefinitionError, match="engine must be one of"):
         MCCFRSolver(kuhn_tree, OUTCOME_SAMPLING, engine="gpu")
-    with pytest.raises(GameDefinitionError, match="outcome sampling"):
-        MCCFRSolver(kuhn_tree, EXTERNAL_SAMPLING, engine="compiled")
+    with pytest.raises(GameDefinitionError, match="outcome and external sampling"):
+        MCCFRSolver(kuhn_tree, PUBLIC_CHANCE_SAMPLING, engine="compiled")
     with pytest.raises(GameDefinitionError, match="executor=None"):
         MCCFRSolver(kuhn_tree, OUTCOME_SAMPLING, engine="compiled", executor=SerialExecutor())
 
@@ -77,20 +77,32 @@ def test_bad_engine_choices_are_refused(kuhn_tree):
 @needs_pass
 @pytest.mark.parametrize("game", ["kuhn_tree", "leduc_tree"])
 @pytest.mark.parametrize("config", [LINEAR_CFR, CFR_PLUS, DCFR])
-def test_a_whole_iteration_in_one_call_is_the_numpy_steps_bits(game, config, request, tmp_path):
+@pytest.mark.parametrize("scheme", [OUTCOME_SAMPLING, EXTERNAL_SAMPLING], ids=["os", "es"])
+def test_a_whole_iteration_in_one_call_is_the_numpy_steps_bits(game, config, scheme, request, tmp_path):
     """One stream on a tree of one sparse payoff matrix: each step is one C call (regret matching, the chance sample,
     both passes and updates, the uniforms from the generator's own bit generator), bitwise numpy's steps, and a
     checkpoint taken after it resumes bitwise."""
     tree = request.getfixturevalue(game)
-    compiled = MCCFRSolver(tree, OUTCOME_SAMPLING, config, seed=11, engine="compiled")
+    compiled = MCCFRSolver(tree, scheme, config, seed=11, engine="compiled")
     assert WholeIteration.takes(tree, compiled.regrets, compiled.strategy_sum)
-    _same_run(tree, 120, scheme=OUTCOME_SAMPLING, config=config, seed=11)
+    _same_run(tree, 120, scheme=scheme, config=config, seed=11)
     for _ in range(60):
         compiled.step()
     path = compiled.save_checkpoint(tmp_path / "os.ckpt")
-    resumed = MCCFRSolver.load_checkpoint(path, tree)
+    resumed = MCCFRSolver.load_checkpoint(path, tree)  # the default engine
     for _ in range(60):
         compiled.step()
         resumed.step()
     for a, b in zip(compiled.regrets + compiled.strategy_sum, resumed.regrets + resumed.strategy_sum):
         assert np.array_equal(a, b)
+
+
+@needs_pass
+def test_the_default_engine_is_compiled_where_it_gives_numpys_bits(kuhn_tree, leduc_tree):
+    """``engine="auto"``: compiled for a sampled opponent in this process on a walk of the whole tree; numpy with an
+    executor, for public chance sampling, and where the numpy walk is restricted to the sample's public nodes."""
+    assert MCCFRSolver(kuhn_tree, OUTCOME_SAMPLING).layout is not None
+    assert MCCFRSolver(leduc_tree, EXTERNAL_SAMPLING).layout is not None
+    assert MCCFRSolver(leduc_tree, PUBLIC_CHANCE_SAMPLING).layout is None
+    assert MCCFRSolver(leduc_tree, EXTERNAL_SAMPLING, executor=SerialExecutor()).layout is None
+    assert MCCFRSolver(leduc_tree, OUTCOME_SAMPLING, restrict=True).layout is None

@@ -15,7 +15,7 @@
 
 typedef int32_t idx_t;
 
-int64_t sampling_abi(void) { return 2; }
+int64_t sampling_abi(void) { return 3; }
 
 /* numpy's sample_actions on one row: the first slot whose cumulative sum reaches (1 - u) * total, at most a - 1 */
 static inline int64_t draw(const double *p, int64_t a, double u, double *cum) {
@@ -93,7 +93,8 @@ void os_traverser(const idx_t *parent, const idx_t *seq, const int64_t *infoset_
 
 /*
  * A whole iteration (MCCFRSolver.step with the compiled engine, one stream) in one call, on a tree whose terminals are
- * one sparse payoff matrix: both players' regret matching, per player the public chance sample, the two passes above,
+ * one sparse payoff matrix: both players' regret matching, per player the public chance sample, the two passes above
+ * (or, for external sampling, the opponent's and the traverser's whole backward sweep),
  * the payoff matrix's product, the regret update and the opponent's average, in the order and with the operations of
  * the numpy code (sweep.regret_matching, PublicChanceSampler.weights, SparseTerminal.cfv, rules.accumulate_regrets
  * and rules.add_average), the uniforms drawn from the numpy generator's own bit generator.
@@ -206,13 +207,43 @@ static void update(OSPlayer *me, OSPlayer *opp, int64_t flags, double pos, doubl
     for (int64_t k = 0; k < oslots; k++) opp->sums[k] = opp->sums[k] + opp->result[k];
 }
 
+/* External sampling's traverser (the numpy pass's backward_expected and sequence_values over the whole tree): v [G]
+   enters with the payoff matrix's values, is weighted by the chance sample and swept up under her own strategy
+   (each level's children summed in ascending order, then added to their parents: numpy's bincount); result [I, a]
+   gets her sampled regrets, the action's value minus the information set's, times legal */
+static void es_traverser(OSPlayer *me, const double *w) {
+    double *v = me->v;
+    const int64_t a = me->a;
+    for (int64_t s = 0; s < me->g; s++) v[s] = v[s] * w[me->node[s]];
+    for (int64_t d = me->levels - 1; d >= 1; d--) {
+        const int64_t plo = me->bounds[d - 1], width = me->bounds[d] - plo;
+        memset(me->level_sums, 0, (size_t)width * sizeof(double));
+        for (int64_t s = me->bounds[d]; s < me->bounds[d + 1]; s++) {
+            const int64_t k = me->seq[s];
+            me->level_sums[me->parent[s] - plo] += v[s] * (k < 0 ? 1.0 : me->sigma[k]);
+        }
+        for (int64_t j = 0; j < width; j++) v[plo + j] += me->level_sums[j];
+    }
+    memset(me->result, 0, (size_t)(me->ni * a) * sizeof(double));
+    for (int64_t s = 0; s < me->g; s++)
+        if (me->seq[s] >= 0) me->result[me->seq[s]] += v[s];
+    for (int64_t i = 0; i < me->ni; i++) {
+        const double vi = v[me->infoset_priv[i]];
+        for (int64_t k = 0; k < a; k++)
+            me->result[i * a + k] = (me->result[i * a + k] - vi) * (me->legal[i * a + k] ? 1.0 : 0.0);
+    }
+}
+
 static void draw_uniforms(double *out, int64_t n, bitgen_t *rng) {
     for (int64_t i = 0; i < n; i++) out[i] = rng->next_double(rng->state);
 }
 
+/* sampled: the traverser samples her path (outcome sampling, exploring with epsilon) or, 0, walks all of it (external
+   sampling) */
 void os_iteration(OSPlayer *pl, const OSChance *chance, const int32_t *u_ptr, const int32_t *u_idx, const double *u_val,
                   const int32_t *ut_ptr, const int32_t *ut_idx, const double *ut_val, double epsilon, int64_t flags,
-                  double pos, double neg, double scale, double weight, double sum_discount, bitgen_t *rng) {
+                  double pos, double neg, double scale, double weight, double sum_discount, bitgen_t *rng,
+                  int64_t sampled) {
     matched(pl[0].regrets, pl[0].legal, pl[0].sigma, pl[0].ni, pl[0].a);
     matched(pl[1].regrets, pl[1].legal, pl[1].sigma, pl[1].ni, pl[1].a);
     for (int p = 0; p < 2; p++) {
@@ -226,10 +257,14 @@ void os_iteration(OSPlayer *pl, const OSChance *chance, const int32_t *u_ptr, co
             csr_values(u_ptr, u_idx, u_val, me->g, opp->reach, me->v, 0);
         else
             csr_values(ut_ptr, ut_idx, ut_val, me->g, opp->reach, me->v, 1);
-        draw_uniforms(me->draws, me->ni, rng);
-        os_traverser(me->parent, me->seq, me->infoset_priv, me->node, me->g, me->bounds, me->levels, me->legal,
-                     me->uniform, me->sigma, me->draws, me->ni, me->a, epsilon, chance->w, me->v, me->result, me->q,
-                     me->picked, me->reach, me->level_sums, me->cum);
+        if (sampled) {
+            draw_uniforms(me->draws, me->ni, rng);
+            os_traverser(me->parent, me->seq, me->infoset_priv, me->node, me->g, me->bounds, me->levels, me->legal,
+                         me->uniform, me->sigma, me->draws, me->ni, me->a, epsilon, chance->w, me->v, me->result, me->q,
+                         me->picked, me->reach, me->level_sums, me->cum);
+        } else {
+            es_traverser(me, chance->w);
+        }
         update(me, opp, flags, pos, neg, scale, weight, sum_discount);
     }
 }

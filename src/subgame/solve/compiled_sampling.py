@@ -29,7 +29,7 @@ def _load_library() -> ctypes.CDLL | None:
         return None
     lib = ctypes.CDLL(_sampling.__file__)
     lib.sampling_abi.restype = ctypes.c_int64
-    if int(lib.sampling_abi()) != 2:
+    if int(lib.sampling_abi()) != 3:
         return None
     p, i64 = ctypes.c_void_p, ctypes.c_int64
     lib.os_opponent.argtypes = [p, p, p, p, i64, i64, p, p, i64, i64, p, p, p, p, p]
@@ -37,7 +37,7 @@ def _load_library() -> ctypes.CDLL | None:
     lib.os_traverser.argtypes = [p, p, p, p, i64, p, i64, p, p, p, p, i64, i64, ctypes.c_double, p, p, p, p, p, p, p, p]
     lib.os_traverser.restype = None
     d = ctypes.c_double
-    lib.os_iteration.argtypes = [p, p, p, p, p, p, p, p, d, i64, d, d, d, d, d, p]
+    lib.os_iteration.argtypes = [p, p, p, p, p, p, p, p, d, i64, d, d, d, d, d, p, i64]
     lib.os_iteration.restype = None
     return lib
 
@@ -180,14 +180,15 @@ class ChanceSample(Protocol):
 
 
 class WholeIteration:
-    """:meth:`MCCFRSolver.step <subgame.solve.mccfr.MCCFRSolver.step>` of compiled outcome sampling in one C call
+    """:meth:`MCCFRSolver.step <subgame.solve.mccfr.MCCFRSolver.step>` of compiled outcome sampling (``sampled``; else
+    external sampling: the traverser's whole tree) in one C call
     (``os_iteration``), bitwise the step's passes, on a tree whose terminals are one sparse payoff matrix (Kuhn,
     Leduc), one random stream and the solver's float64 regrets and sums without abstraction or restriction; its
     uniforms are drawn from the stream's own bit generator, in the numpy pass's order.
     """
 
     def __init__(self, layout: OutcomeLayout, chance: ChanceSample, regrets: list[np.ndarray],
-                 sums: list[np.ndarray]) -> None:
+                 sums: list[np.ndarray], sampled: bool = True) -> None:
         from ..tree.operators import SparseTerminal
 
         op = layout.tree.terminals[0]
@@ -219,6 +220,7 @@ class WholeIteration:
         self._csr = tuple(ptr(x) for m in (op.u, op.ut) for x in (m.indptr, m.indices, m.data))
         self._keep = (keep, layout)
         self._rng: tuple[Any, int] | None = None
+        self._sampled = int(sampled)
 
     @staticmethod
     def takes(tree: PublicTree, regrets: list[np.ndarray], sums: list[np.ndarray]) -> bool:
@@ -240,4 +242,5 @@ class WholeIteration:
         if self._rng is None or self._rng[0] is not rng:
             self._rng = (rng, int(rng.bit_generator.ctypes.bit_generator.value))
         assert _LIB is not None
-        _LIB.os_iteration(self._players, ctypes.byref(self._chance), *self._csr, epsilon, *params, self._rng[1])
+        _LIB.os_iteration(self._players, ctypes.byref(self._chance), *self._csr, epsilon, *params, self._rng[1],
+                          self._sampled)

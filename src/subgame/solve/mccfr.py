@@ -115,9 +115,10 @@ SCHEMES: dict[str, SamplingScheme] = {s.name: s for s in (EXTERNAL_SAMPLING, OUT
 
 MCCFR_CHECKPOINT_KIND = "mccfr"
 
-#: How a pass is computed: ``"numpy"`` (every scheme) or ``"compiled"`` (outcome sampling in C,
-#: :mod:`.compiled_sampling`: the same random stream and the same bits as numpy on the whole tree).
-ENGINES = ("numpy", "compiled")
+#: How a pass is computed: ``"numpy"`` (every scheme), ``"compiled"`` (outcome and external sampling in C,
+#: :mod:`.compiled_sampling`: the same random stream and the same bits as numpy on the whole tree) or ``"auto"``
+#: (compiled where it is built and gives numpy's bits: a sampled opponent, no executor, the whole tree walked).
+ENGINES = ("auto", "numpy", "compiled")
 
 
 @dataclass(frozen=True, eq=False)
@@ -397,9 +398,11 @@ class MCCFRSolver(CFRSolver):
             themselves (spawned processes, Ray); forked workers inherit the tree.
         restrict: walk only each sample's public nodes (``None``: on trees of at least
             :data:`RESTRICT_MIN_STATES` private states); the estimates are the same.
-        engine: one of :data:`ENGINES`; ``"compiled"`` (outcome sampling only, in this
-            process) sweeps the whole tree in C and gives the numpy pass's bits with
-            ``restrict=False``.
+        engine: one of :data:`ENGINES`; ``"compiled"`` (outcome and external sampling, in
+            this process) sweeps the whole tree in C, a whole iteration in one call where
+            the tree's terminals are one sparse payoff matrix and one stream runs, and
+            gives the numpy pass's bits with ``restrict=False``; ``"auto"`` (the default)
+            runs it where it gives the numpy run's bits.
     """
 
     def __init__(
@@ -414,7 +417,7 @@ class MCCFRSolver(CFRSolver):
         executor: Executor | None = None,
         game: Game | None = None,
         restrict: bool | None = None,
-        engine: str = "numpy",
+        engine: str = "auto",
     ) -> None:
         if not isinstance(scheme, SamplingScheme):
             raise GameDefinitionError(f"scheme must be a SamplingScheme, one of {', '.join(SCHEMES)} (SCHEMES[name]), got {scheme!r}")
@@ -428,10 +431,10 @@ class MCCFRSolver(CFRSolver):
         if isinstance(streams, bool) or not isinstance(streams, (int, np.integer)) or streams < 1:
             raise GameDefinitionError(f"streams (samples per pass) must be a whole number >= 1, got {streams!r}")
         self.scheme = scheme
-        self.layout = _compiled_layout(tree, scheme, engine, executor)
         rng = seeded_generator(seed)
         self.streams = [rng] if streams == 1 else list(rng.spawn(int(streams)))
         self.walk = SampledWalk.of(tree, restrict)
+        self.layout = _compiled_layout(tree, scheme, engine, executor, self.walk.restrict)
         self.executor = executor
         self.game = game
         self._whole_os: tuple[tuple[np.ndarray, ...], WholeIteration | None] | None = None
@@ -470,7 +473,8 @@ class MCCFRSolver(CFRSolver):
             return self._whole_os[1]
         from .compiled_sampling import WholeIteration
 
-        call = (WholeIteration(self.layout, self.walk.chance, list(self.regrets), list(self.strategy_sum))
+        call = (WholeIteration(self.layout, self.walk.chance, list(self.regrets), list(self.strategy_sum),
+                               self.scheme.traverser == "sampled")
                 if WholeIteration.takes(self.tree, self.regrets, self.strategy_sum) else None)
         self._whole_os = (arrays, call)
         return call
@@ -479,7 +483,7 @@ class MCCFRSolver(CFRSolver):
         """Player p's regrets (and her opponent's strategy sums) updated from one sample at both players' current
         strategies ``sigma``."""
         o = 1 - p
-        if self.layout is not None:
+        if self.layout is not None and self.scheme.traverser == "sampled":
             from .compiled_sampling import outcome_pass
 
             results = []
@@ -526,16 +530,21 @@ class MCCFRSolver(CFRSolver):
         return solver
 
 
-def _compiled_layout(tree: PublicTree, scheme: SamplingScheme, engine: str, executor: Executor | None) -> OutcomeLayout | None:
-    """The C pass's arrays for ``engine="compiled"`` (``None`` for numpy), after checking the choice."""
+def _compiled_layout(tree: PublicTree, scheme: SamplingScheme, engine: str, executor: Executor | None,
+                     restrict: bool) -> OutcomeLayout | None:
+    """The C pass's arrays for the compiled engine (``None`` for numpy), after checking the choice; ``"auto"`` is
+    compiled where that is built and gives the numpy run's bits (``restrict``: the numpy walk's)."""
     if engine not in ENGINES:
         raise GameDefinitionError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
     if engine == "numpy":
         return None
     from .compiled_sampling import OutcomeLayout, available
 
-    if scheme.traverser != "sampled" or scheme.opponent != "sampled":
-        raise GameDefinitionError(f"engine='compiled' runs outcome sampling ({OUTCOME_SAMPLING.name}) only, not {scheme.name}")
+    if engine == "auto":
+        return OutcomeLayout.of(tree) if scheme.opponent == "sampled" and executor is None and not restrict and available() else None
+    if scheme.opponent != "sampled":
+        raise GameDefinitionError(f"engine='compiled' runs outcome and external sampling ({OUTCOME_SAMPLING.name}, "
+                                  f"{EXTERNAL_SAMPLING.name}), not {scheme.name}")
     if executor is not None:
         raise GameDefinitionError("engine='compiled' computes its streams in this process; leave executor=None")
     if not available():
