@@ -166,14 +166,15 @@ def _profile_value(tree: PublicTree, sws: Sequence[np.ndarray], reach: tuple[np.
 
 def layout_exploitability(tree: PublicTree, sources: tuple[Source, Source],
                           root_reach: tuple[np.ndarray | None, np.ndarray | None],
-                          layout: PokerLayout | None = None) -> Exploitability:
+                          layout: PokerLayout | None = None, *, value: bool = True) -> Exploitability:
     """:func:`exploitability` from depth-first passes over the tree's poker layout (:mod:`~subgame.tree.poker_layout`).
 
     Three passes (each player's best response, player 0's values) that keep rows along
     the path walked instead of arrays over every private state; the strategies come from
     ``sources``: given behaviour strategies, or a solver's strategy sums read as their
     average without making it (:meth:`~subgame.solve.cfr.CFRSolver.exploitability`), laid out on ``layout`` (the
-    tree's where ``None``; a solver's :attr:`~subgame.solve.cfr.CFRSolver.sources_layout`).
+    tree's where ``None``; a solver's :attr:`~subgame.solve.cfr.CFRSolver.sources_layout`). Without ``value`` the
+    values pass is left out and the game value is ``None``.
     """
     layout = tree.layout if layout is None else layout
     if layout is None:
@@ -183,22 +184,24 @@ def layout_exploitability(tree: PublicTree, sources: tuple[Source, Source],
     rows = tuple(layout.kept("ones", rs[p].stop - rs[p].start) if r is None else r for p, r in enumerate(own))
     # One compiled call of the three passes, prepared once for these arrays (on Kuhn poker preparing a pass costs
     # several times the pass), where the library has it; else the passes one by one.
-    call = whole.layout_best_responses(layout, sources, (rows[0], rows[1]))
+    call = whole.layout_best_responses(layout, sources, (rows[0], rows[1]), value)
+    values: np.ndarray | None
     if call is None:
         best = (root_values(layout, 0, BEST_RESPONSE, sources, (rows[0], rows[1])),
                 root_values(layout, 1, BEST_RESPONSE, sources, (rows[0], rows[1])))
-        values = root_values(layout, 0, VALUES, sources, (rows[0], rows[1]))
+        values = root_values(layout, 0, VALUES, sources, (rows[0], rows[1])) if value else None
     else:
         totals = call.run()
         if own[0] is None and own[1] is None:  # its totals are the sums below
             return Exploitability((totals[0], totals[1]), totals[2])
         best, values = call.best, call.values
-    return Exploitability((_at_roots(best[0], own[0]), _at_roots(best[1], own[1])), _at_roots(values, own[0]))
+    return Exploitability((_at_roots(best[0], own[0]), _at_roots(best[1], own[1])),
+                          None if values is None else _at_roots(values, own[0]))
 
 
 def exploitability(
     tree: PublicTree, strategy: Strategy | CFRSolver, *, leaves: Sequence[Leaf] = (),
-    root_reach: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
+    root_reach: tuple[np.ndarray | None, np.ndarray | None] = (None, None), value: bool = True,
 ) -> Exploitability:
     """Both players' best-response values and NashConv / 2 of a strategy profile.
 
@@ -209,26 +212,28 @@ def exploitability(
     ``root_reach`` gives each player's reach of her root private states (her range in a
     subgame, as :class:`~subgame.solve.cfr.CFRSolver` takes it; ``None``: all ones): both
     the reach a best response plays against and the weight of the best responder's own
-    root values.
+    root values. ``value=False`` leaves the game value out (``None``) where it takes a
+    depth-first pass of its own (a check against a target needs the best responses only).
 
     Raises:
         StrategyFileError, InvalidRangeError: ``strategy`` is of another game or not a
             valid strategy of this tree, or a root reach that does not fit it.
     """
     if isinstance(strategy, CFRSolver):
-        hit = _solver_calls.get(id(strategy)) if not leaves and root_reach[0] is None and root_reach[1] is None else None
+        hit = (_solver_calls.get(id(strategy)) if value and not leaves and root_reach[0] is None and root_reach[1] is None
+               else None)
         if (hit is not None and hit[4]() is strategy and hit[0] is strategy.strategy_sum[0]
                 and hit[1] is strategy.strategy_sum[1] and hit[2] is tree):
-            best0, best1, value = hit[3]()
-            return Exploitability((best0, best1), value)
-        return _solver_exploitability(tree, strategy, leaves, root_reach)
+            best0, best1, game_value = hit[3]()
+            return Exploitability((best0, best1), game_value)
+        return _solver_exploitability(tree, strategy, leaves, root_reach, value)
     roots = tuple(_checked_root(tree, p, r) for p, r in enumerate(root_reach))
     _checked(tree, strategy)
     probs = [np.ascontiguousarray(x, dtype=np.float64) for x in strategy.probs]
     legal = [pa.legal for pa in tree.players]
     if not leaves and tree.layout is not None and usable(tree.layout, min(pa.num_states for pa in tree.players), *probs, *legal):
         return layout_exploitability(tree, (Source(PROBS, probs[0], legal[0]), Source(PROBS, probs[1], legal[1])),
-                                     (roots[0], roots[1]))
+                                     (roots[0], roots[1]), value=value)
     call = None if leaves else whole.sweep_best_responses(tree)
     if call is not None:
         return _swept_exploitability(tree, call, probs, roots)
@@ -238,8 +243,7 @@ def exploitability(
         resp = best_response_to_reach(tree, p, reach[1 - p], leaf_cfv=plug_in_values(p, reach, leaves, None), want_policy=False)
         own = roots[p]
         br.append(resp.value if own is None else float(np.dot(own, resp.cbv[tree.root_slice[p]])))
-    value = _profile_value(tree, sws, reach, leaves)
-    return Exploitability((br[0], br[1]), value)
+    return Exploitability((br[0], br[1]), _profile_value(tree, sws, reach, leaves))
 
 
 #: Per solver (by id, while it lives), its strategy sums, its tree, the evaluation prepared for them, which returns both
@@ -258,18 +262,18 @@ def _keep_evaluation(solver: CFRSolver, tree: PublicTree, evaluate: Callable[[],
 
 
 def _solver_exploitability(tree: PublicTree, solver: CFRSolver, leaves: Sequence[Leaf],
-                           root_reach: tuple[np.ndarray | None, np.ndarray | None]) -> Exploitability:
+                           root_reach: tuple[np.ndarray | None, np.ndarray | None], value: bool) -> Exploitability:
     """:func:`exploitability` of a solver's average strategy: from its strategy sums where the passes read them; where
     the tree is one compiled call's (:func:`~subgame.tree.whole.sweep_best_responses`), from its average made into
     buffers kept for the next evaluation; else from :meth:`~subgame.solve.cfr.CFRSolver.average_strategy`."""
-    whole_game = not leaves and root_reach[0] is None and root_reach[1] is None
+    whole_game = value and not leaves and root_reach[0] is None and root_reach[1] is None
     sums = solver.strategy_sum
     ours = solver.tree is tree and not leaves
     sources = solver.average_sources() if ours else None
     if sources is not None:
         roots = (_checked_root(tree, 0, root_reach[0]), _checked_root(tree, 1, root_reach[1]))
         layout = solver.sources_layout
-        out = layout_exploitability(tree, sources, roots, layout)
+        out = layout_exploitability(tree, sources, roots, layout, value=value)
         if whole_game and layout is not None:  # the call layout_exploitability ran, kept for the solver's next one
             rs = tree.root_slice
             call = whole.layout_best_responses(layout, sources, (layout.kept("ones", rs[0].stop - rs[0].start),
@@ -279,12 +283,12 @@ def _solver_exploitability(tree: PublicTree, solver: CFRSolver, leaves: Sequence
         return out
     swept = whole.sweep_best_responses(tree) if ours and solver.abstraction is None and not solver.compact else None
     if swept is None or not kernels.takes(*sums) or tree.players[0].max_actions >= 16 or tree.players[1].max_actions >= 16:
-        return exploitability(tree, solver.average_strategy(), leaves=leaves, root_reach=root_reach)
+        return exploitability(tree, solver.average_strategy(), leaves=leaves, root_reach=root_reach, value=value)
     evaluate = _averaged(tree, swept, sums, root_reach)
     if whole_game:
         _keep_evaluation(solver, tree, evaluate)
-    best0, best1, value = evaluate()
-    return Exploitability((best0, best1), value)
+    best0, best1, game_value = evaluate()
+    return Exploitability((best0, best1), game_value)
 
 
 def _averaged(tree: PublicTree, call: whole.SweepBestResponses, sums: Sequence[np.ndarray],

@@ -182,13 +182,14 @@ class HoldemProblem:
         return CFRSolver(self.tree, config, root_reach=self.root_reach, dtype=dtype, drop_zero_weight=drop_zero_weight,
                          compact=compact, compute=compute)
 
-    def exploitability(self, strategy: Strategy | CFRSolver) -> SpotExploitability:
-        """NashConv / 2 of ``strategy`` (or of a solver's average strategy) under the ranges, in chips per deal and in % of the pot."""
-        ex = exploitability(self.tree, strategy, root_reach=self.root_reach)
+    def exploitability(self, strategy: Strategy | CFRSolver, value: bool = True) -> SpotExploitability:
+        """NashConv / 2 of ``strategy`` (or of a solver's average strategy) under the ranges, in chips per deal and in %
+        of the pot; ``value=False`` leaves the game value out where that saves a pass (``None`` then)."""
+        ex = exploitability(self.tree, strategy, root_reach=self.root_reach, value=value)
         chips = ex.exploitability / self.mass
         return SpotExploitability(
             chips, 100.0 * chips / self.spot.pot, (ex.br_values[0] / self.mass, ex.br_values[1] / self.mass),
-            (ex.game_value or 0.0) / self.mass,
+            None if ex.game_value is None else ex.game_value / self.mass,
         )
 
 
@@ -199,7 +200,7 @@ class SpotExploitability:
     chips: float  #: NashConv / 2
     pct_pot: float  #: 100 × chips / pot
     br_values: tuple[float, float]  #: each player's best-response value against the other, chips
-    game_value: float  #: player 0's value of the profile, chips
+    game_value: float | None  #: player 0's value of the profile, chips (None: not computed)
 
 
 def root_hands(tree: PublicTree, player: int) -> np.ndarray:
@@ -301,10 +302,14 @@ class SpotSolve:
     seconds: float  #: the solve's wall-clock time, evaluations included
     stopped: driver.StopReason
     curve: tuple[SpotPoint, ...]
+    problem: HoldemProblem  #: the spot solved
 
-    @property
+    @cached_property
     def final(self) -> SpotExploitability:
-        return self.curve[-1].exploitability
+        """The last evaluation, with the game value (which the checks against a target leave out: computed when first
+        asked, after the solve's clock stopped)."""
+        last = self.curve[-1].exploitability
+        return last if last.game_value is not None else self.problem.exploitability(self.solver)
 
     @cached_property
     def strategy(self) -> Strategy:
@@ -351,7 +356,7 @@ def solve_spot(
         target_pct_pot, evaluate_every, restarts=average_restarts(config, iterations))
 
     def evaluate(s: CFRSolver) -> SpotPoint:
-        point = SpotPoint(s.iteration, time.perf_counter() - started, problem.exploitability(s))
+        point = SpotPoint(s.iteration, time.perf_counter() - started, problem.exploitability(s, value=False))
         if schedule is not None:
             schedule.record(point.iteration, point.exploitability.pct_pot)
         if progress is not None:
@@ -365,7 +370,7 @@ def solve_spot(
         until=None if target_pct_pot is None else (lambda p: p.exploitability.pct_pot <= target_pct_pot),
     )
     return SpotSolve(solver, solver.iteration, time.perf_counter() - started, result.stopped,
-                     result.evaluations)
+                     result.evaluations, problem)
 
 
 # -- the strategy at a node as a 13 × 13 hand grid ------------------------------------------------

@@ -835,8 +835,8 @@ int64_t poker_iterations(const Layout *L, const Source *src0, const Source *src1
 /*
  * The three passes of an exact exploitability (subgame.eval.best_response.layout_exploitability) in one call: player
  * 0's and player 1's best-response values at their root rows (best0, best1: poker_pass PASS_BEST) and player 0's values
- * under the profile (values: PASS_VALUES), the strategies read from src0 and src1. Returns the nodes whose children
- * went to threads, or -1 where memory ran out.
+ * under the profile (values: PASS_VALUES; NULL: that pass left out), the strategies read from src0 and src1. Returns
+ * the nodes whose children went to threads, or -1 where memory ran out.
  */
 int64_t poker_best_responses(const Layout *L, const Source *src0, const Source *src1, int64_t roots, const double *reach0,
                              const double *reach1, double *best0, double *best1, double *values, int64_t max_hands,
@@ -845,6 +845,7 @@ int64_t poker_best_responses(const Layout *L, const Source *src0, const Source *
     if (a < 0) return -1;
     const int64_t b = poker_pass(L, 1, PASS_BEST, src0, src1, NULL, roots, reach1, reach0, best1, max_hands, threads, min_fan);
     if (b < 0) return -1;
+    if (!values) return a + b;
     const int64_t c = poker_pass(L, 0, PASS_VALUES, src0, src1, NULL, roots, reach0, reach1, values, max_hands, threads,
                                  min_fan);
     return c < 0 ? -1 : a + b + c;
@@ -894,7 +895,7 @@ int64_t poker_best_totals(const BestCall *c, int64_t threads, int64_t min_fan, d
     if (fans < 0) return -1;
     totals[0] = 0.0 + numpy_sum(c->best0, c->rows1);
     totals[1] = 0.0 + numpy_sum(c->best1, c->rows0);
-    totals[2] = 0.0 + numpy_sum(c->values, c->rows1);
+    totals[2] = c->values ? 0.0 + numpy_sum(c->values, c->rows1) : 0.0;
     return fans;
 }
 #endif

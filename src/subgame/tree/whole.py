@@ -230,47 +230,50 @@ class LayoutBestResponses:
     """The three depth-first passes of an exploitability (both best responses, player 0's values) in one call
     (``poker_best_responses`` of ``_passes.c``), prepared for one layout, the strategies' arrays and root reaches:
     bitwise three :func:`poker_pass` calls. The values it writes are kept here (:attr:`best`, :attr:`values`), and
-    :meth:`run` returns their totals."""
+    :meth:`run` returns their totals. Without ``value`` the values pass is left out (:attr:`values` ``None``): a check
+    against a target needs the best responses only."""
 
-    def __init__(self, layout: Any, sources: tuple[Any, Any], root_reach: tuple[np.ndarray, np.ndarray]) -> None:
+    def __init__(self, layout: Any, sources: tuple[Any, Any], root_reach: tuple[np.ndarray, np.ndarray],
+                 value: bool = True) -> None:
         self.best = (np.empty(root_reach[1].shape[0]), np.empty(root_reach[0].shape[0]))
-        self.values = np.empty(root_reach[1].shape[0])
+        self.values = np.empty(root_reach[1].shape[0]) if value else None
         args, _ = _pass_args(layout, 0, BEST_RESPONSE, sources, None, root_reach, self.best[0])
         self._call = _BestCall(ctypes.addressof(args[0]._obj), ctypes.addressof(args[3]._obj), ctypes.addressof(args[4]._obj),
-                               layout.roots, args[7], args[8], _ptr(self.best[0]), _ptr(self.best[1]), _ptr(self.values),
+                               layout.roots, args[7], args[8], _ptr(self.best[0]), _ptr(self.best[1]),
+                               None if self.values is None else _ptr(self.values),
                                layout.max_hands, self.best[1].shape[0], self.best[0].shape[0],
                                layout.node.shape[0] * layout.max_hands >= kernels.MIN_STATES)
         self._address = ctypes.addressof(self._call)
         self._keep = args  # its structs; never the objects the cache watches (they would then never die)
 
-    def run(self) -> tuple[float, float, float]:
+    def run(self) -> tuple[float, float, float | None]:
         """Fill :attr:`best` and :attr:`values`; returns their totals over the root rows as numpy sums them (each
-        player's best-response value and player 0's value where the root reaches are ones)."""
+        player's best-response value and player 0's value, ``None`` without it, where the root reaches are ones)."""
         assert _best_totals is not None  # layout_best_responses makes none without it
         best0, best1, value, shared = _best_totals(self._address, thread_count(), kernels.MIN_FAN_ROWS)
         if shared:
             _shared_nodes[0] += shared
-        return best0, best1, value
+        return best0, best1, None if self.values is None else value
 
 
 #: :class:`LayoutBestResponses` kept while the objects they read live (as :data:`_calls`).
-_best_passes: dict[tuple[int, ...], tuple[tuple[Callable[[], Any], ...], LayoutBestResponses]] = {}
+_best_passes: dict[tuple[Any, ...], tuple[tuple[Callable[[], Any], ...], LayoutBestResponses]] = {}
 
 
-def layout_best_responses(layout: Any, sources: tuple[Any, Any],
-                          root_reach: tuple[np.ndarray, np.ndarray]) -> LayoutBestResponses | None:
-    """The prepared one-call exploitability passes for these objects, or ``None`` where the library lacks the call or
-    a root reach is not contiguous float64 (then :func:`poker_pass` three times)."""
+def layout_best_responses(layout: Any, sources: tuple[Any, Any], root_reach: tuple[np.ndarray, np.ndarray],
+                          value: bool = True) -> LayoutBestResponses | None:
+    """The prepared one-call exploitability passes for these objects (``value``: with the values pass), or ``None``
+    where the library lacks the call or a root reach is not contiguous float64 (then :func:`poker_pass` thrice)."""
     if _best_totals is None or not takes_values(*root_reach):
         return None
     arrays = (layout, sources[0].data, sources[0].legal, sources[1].data, sources[1].legal, *root_reach)
-    key = (sources[0].kind, sources[1].kind, *map(id, arrays))
+    key = (sources[0].kind, sources[1].kind, value, *map(id, arrays))
     hit = _best_passes.get(key)
     if hit is not None and all(ref() is a for ref, a in zip(hit[0], arrays)):
         return hit[1]
-    call = LayoutBestResponses(layout, sources, root_reach)
+    call = LayoutBestResponses(layout, sources, root_reach, value)
 
-    def forget(_: weakref.ref[Any], cache: dict[tuple[int, ...], Any] = _best_passes) -> None:
+    def forget(_: weakref.ref[Any], cache: dict[tuple[Any, ...], Any] = _best_passes) -> None:
         cache.pop(key, None)
 
     _best_passes[key] = (tuple(weakref.ref(a, forget) for a in arrays), call)
