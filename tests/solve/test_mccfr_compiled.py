@@ -106,3 +106,25 @@ def test_the_default_engine_is_compiled_where_it_gives_numpys_bits(kuhn_tree, le
     assert MCCFRSolver(leduc_tree, PUBLIC_CHANCE_SAMPLING).layout is None
     assert MCCFRSolver(leduc_tree, EXTERNAL_SAMPLING, executor=SerialExecutor()).layout is None
     assert MCCFRSolver(leduc_tree, OUTCOME_SAMPLING, restrict=True).layout is None
+
+
+@needs_pass
+@pytest.mark.parametrize("scheme", [OUTCOME_SAMPLING, EXTERNAL_SAMPLING], ids=["os", "es"])
+def test_a_copied_or_unpickled_compiled_solver_runs_on_its_own_buffers(leduc_tree, scheme):
+    """The compiled engine's buffers are addressed by pointers: a deep copy and an unpickled solver make their own,
+    and go on bitwise as the original does."""
+    import copy
+    import pickle
+
+    solver = MCCFRSolver(leduc_tree, scheme, seed=5, engine="compiled")
+    for _ in range(20):
+        solver.step()
+    twins = [copy.deepcopy(solver), pickle.loads(pickle.dumps(solver))]
+    for _ in range(30):
+        solver.step()
+        for twin in twins:
+            twin.step()
+    for twin in twins:
+        assert twin.layout is not None and twin.layout is not solver.layout
+        for a, b in zip(solver.regrets + solver.strategy_sum, twin.regrets + twin.strategy_sum):
+            assert np.array_equal(a, b)

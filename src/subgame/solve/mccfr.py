@@ -442,6 +442,21 @@ class MCCFRSolver(CFRSolver):
         if executor is not None:  # a pool forked from now on inherits the tree
             _WORKER_TREES.setdefault(self._key, self.walk)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """CFR's state without the compiled engine's arrays and calls (addresses of this solver's buffers): a copy or
+        an unpickled solver makes its own (:meth:`__setstate__`)."""
+        state = super().__getstate__()
+        state["layout"], state["_whole_os"], state["_compiled"] = None, None, self.layout is not None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        compiled = state.pop("_compiled", False)
+        self.__dict__.update(state)
+        if compiled:
+            from .compiled_sampling import OutcomeLayout
+
+            self.layout = OutcomeLayout.of(self.tree)
+
     def why_not_passes(self) -> str | None:
         """Always a reason: a sampling pass walks its sample's public nodes, not the depth-first passes."""
         return "sampling CFR walks the public nodes of its samples"
