@@ -23,10 +23,11 @@ What is measured:
    median over repetitions, also interleaved across systems, each timed run preceded by
    an untimed one (warm caches; skipped for runs over a second); each system repeats at
    least ``--min-reps`` and at most ``--reps`` times, stopping at the minimum once its
-   timed runs took ``--budget`` seconds. Ours is ``subgame.eval.exploitability`` of the solver, which reads
-   its average from the strategy sums; OpenSpiel's is ``pyspiel.exploitability`` on the C++ solver's
-   ``average_policy()``; LiteEFG's is ``Environment.exploitability`` of its linearly averaged iterate, read
-   from its graph as ours is from the sums.
+   timed runs took ``--budget`` seconds. Ours is ``subgame.eval.exploitability`` of the solver, which
+   reads its average from the strategy sums (``value=False``: both best responses, without the game
+   value's pass); OpenSpiel's is ``pyspiel.exploitability`` on the C++ solver's ``average_policy()``;
+   LiteEFG's is ``Environment.exploitability`` of its linearly averaged iterate, read from its graph
+   as ours is from the sums.
 3. **Exploitability after the same number of iterations**, in game units (chips for
    Leduc, the ±1 payoff of Liar's dice), always NashConv / 2: LiteEFG returns each
    player's best-response gain (their sum is NashConv), so its sum is halved.
@@ -193,8 +194,8 @@ def ours(case: GameCase, iterations: int) -> tuple[Contender, PublicTree]:
     tree, setup = timed(lambda: compile_game(load_game(case.ours)))
     solver = CFRSolver(tree, CFR_PLUS).plan(iterations)
 
-    def freeze() -> Callable[[], float]:
-        return lambda: exploitability(tree, solver).exploitability
+    def freeze() -> Callable[[], float]:  # NashConv / 2 needs the best responses only: no pass for the game value
+        return lambda: exploitability(tree, solver, value=False).exploitability
 
     size = tree.summary()
     note = f"{size['public_nodes']} public nodes, {size['infosets_p0'] + size['infosets_p1']} infosets"

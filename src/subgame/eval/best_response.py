@@ -219,13 +219,13 @@ def exploitability(
         StrategyFileError, InvalidRangeError: ``strategy`` is of another game or not a
             valid strategy of this tree, or a root reach that does not fit it.
     """
-    if isinstance(strategy, CFRSolver):
-        hit = (_solver_calls.get(id(strategy)) if value and not leaves and root_reach[0] is None and root_reach[1] is None
-               else None)
-        if (hit is not None and hit[4]() is strategy and hit[0] is strategy.strategy_sum[0]
-                and hit[1] is strategy.strategy_sum[1] and hit[2] is tree):
+    hit = _solver_calls[value].get(id(strategy))  # a solver evaluated before (a strategy never is one)
+    if hit is not None and hit[4]() is strategy and not leaves and root_reach[0] is None and root_reach[1] is None:
+        sums = strategy.strategy_sum
+        if hit[0] is sums[0] and hit[1] is sums[1] and hit[2] is tree:
             best0, best1, game_value = hit[3]()
             return Exploitability((best0, best1), game_value)
+    if isinstance(strategy, CFRSolver):
         return _solver_exploitability(tree, strategy, leaves, root_reach, value)
     roots = tuple(_checked_root(tree, p, r) for p, r in enumerate(root_reach))
     _checked(tree, strategy)
@@ -246,19 +246,20 @@ def exploitability(
     return Exploitability((br[0], br[1]), _profile_value(tree, sws, reach, leaves))
 
 
-#: Per solver (by id, while it lives), its strategy sums, its tree, the evaluation prepared for them, which returns both
-#: best-response values and the game value, and a weak reference to the solver.
-_solver_calls: dict[int, tuple[np.ndarray, np.ndarray, PublicTree, Callable[[], tuple[float, float, float | None]],
-                               weakref.ref[CFRSolver]]] = {}
+#: Per solver (by id, while it lives), without and with the game value: its strategy sums, its tree, the evaluation
+#: prepared for them, which returns both best-response values and the game value, and a weak reference to the solver.
+_solver_calls: tuple[dict[int, tuple[np.ndarray, np.ndarray, PublicTree, Callable[[], tuple[float, float, float | None]],
+                                     weakref.ref[CFRSolver]]], ...] = ({}, {})
 
 
-def _keep_evaluation(solver: CFRSolver, tree: PublicTree, evaluate: Callable[[], tuple[float, float, float | None]]) -> None:
-    key = id(solver)
+def _keep_evaluation(solver: CFRSolver, tree: PublicTree, value: bool,
+                     evaluate: Callable[[], tuple[float, float, float | None]]) -> None:
+    key, kept = id(solver), _solver_calls[value]
 
     def forget(_: weakref.ref[CFRSolver]) -> None:
-        _solver_calls.pop(key, None)
+        kept.pop(key, None)
 
-    _solver_calls[key] = (solver.strategy_sum[0], solver.strategy_sum[1], tree, evaluate, weakref.ref(solver, forget))
+    kept[key] = (solver.strategy_sum[0], solver.strategy_sum[1], tree, evaluate, weakref.ref(solver, forget))
 
 
 def _solver_exploitability(tree: PublicTree, solver: CFRSolver, leaves: Sequence[Leaf],
@@ -266,7 +267,7 @@ def _solver_exploitability(tree: PublicTree, solver: CFRSolver, leaves: Sequence
     """:func:`exploitability` of a solver's average strategy: from its strategy sums where the passes read them; where
     the tree is one compiled call's (:func:`~subgame.tree.whole.sweep_best_responses`), from its average made into
     buffers kept for the next evaluation; else from :meth:`~subgame.solve.cfr.CFRSolver.average_strategy`."""
-    whole_game = value and not leaves and root_reach[0] is None and root_reach[1] is None
+    whole_game = not leaves and root_reach[0] is None and root_reach[1] is None
     sums = solver.strategy_sum
     ours = solver.tree is tree and not leaves
     sources = solver.average_sources() if ours else None
@@ -277,16 +278,16 @@ def _solver_exploitability(tree: PublicTree, solver: CFRSolver, leaves: Sequence
         if whole_game and layout is not None:  # the call layout_exploitability ran, kept for the solver's next one
             rs = tree.root_slice
             call = whole.layout_best_responses(layout, sources, (layout.kept("ones", rs[0].stop - rs[0].start),
-                                                                 layout.kept("ones", rs[1].stop - rs[1].start)))
+                                                                 layout.kept("ones", rs[1].stop - rs[1].start)), value)
             if call is not None:
-                _keep_evaluation(solver, tree, call.run)
+                _keep_evaluation(solver, tree, value, call.run)
         return out
     swept = whole.sweep_best_responses(tree) if ours and solver.abstraction is None and not solver.compact else None
     if swept is None or not kernels.takes(*sums) or tree.players[0].max_actions >= 16 or tree.players[1].max_actions >= 16:
         return exploitability(tree, solver.average_strategy(), leaves=leaves, root_reach=root_reach, value=value)
     evaluate = _averaged(tree, swept, sums, root_reach)
     if whole_game:
-        _keep_evaluation(solver, tree, evaluate)
+        _keep_evaluation(solver, tree, value, evaluate)
     best0, best1, game_value = evaluate()
     return Exploitability((best0, best1), game_value)
 
