@@ -219,7 +219,7 @@ def exploitability(
         StrategyFileError, InvalidRangeError: ``strategy`` is of another game or not a
             valid strategy of this tree, or a root reach that does not fit it.
     """
-    hit = _solver_calls[value].get(id(strategy))  # a solver evaluated before (a strategy never is one)
+    hit = _solver_calls[1 if value else 0].get(id(strategy))  # a solver evaluated before (a strategy never is one)
     if hit is not None and hit[4]() is strategy and not leaves and root_reach[0] is None and root_reach[1] is None:
         sums = strategy.strategy_sum
         if hit[0] is sums[0] and hit[1] is sums[1] and hit[2] is tree:
@@ -254,7 +254,7 @@ _solver_calls: tuple[dict[int, tuple[np.ndarray, np.ndarray, PublicTree, Callabl
 
 def _keep_evaluation(solver: CFRSolver, tree: PublicTree, value: bool,
                      evaluate: Callable[[], tuple[float, float, float | None]]) -> None:
-    key, kept = id(solver), _solver_calls[value]
+    key, kept = id(solver), _solver_calls[1 if value else 0]
 
     def forget(_: weakref.ref[CFRSolver]) -> None:
         kept.pop(key, None)
