@@ -68,8 +68,8 @@ def test_compiled_outcome_sampling_converges(kuhn_tree):
 def test_bad_engine_choices_are_refused(kuhn_tree):
     with pytest.raises(GameDefinitionError, match="engine must be one of"):
         MCCFRSolver(kuhn_tree, OUTCOME_SAMPLING, engine="gpu")
-    with pytest.raises(GameDefinitionError, match="outcome and external sampling"):
-        MCCFRSolver(kuhn_tree, PUBLIC_CHANCE_SAMPLING, engine="compiled")
+    with pytest.raises(GameDefinitionError, match="engine='compiled' runs mccfr-es, mccfr-os, pcs, not odd"):
+        MCCFRSolver(kuhn_tree, SamplingScheme("odd", "exact", "sampled"), engine="compiled")
     with pytest.raises(GameDefinitionError, match="executor=None"):
         MCCFRSolver(kuhn_tree, OUTCOME_SAMPLING, engine="compiled", executor=SerialExecutor())
 
@@ -77,7 +77,7 @@ def test_bad_engine_choices_are_refused(kuhn_tree):
 @needs_pass
 @pytest.mark.parametrize("game", ["kuhn_tree", "leduc_tree"])
 @pytest.mark.parametrize("config", [LINEAR_CFR, CFR_PLUS, DCFR])
-@pytest.mark.parametrize("scheme", [OUTCOME_SAMPLING, EXTERNAL_SAMPLING], ids=["os", "es"])
+@pytest.mark.parametrize("scheme", [OUTCOME_SAMPLING, EXTERNAL_SAMPLING, PUBLIC_CHANCE_SAMPLING], ids=["os", "es", "pcs"])
 def test_a_whole_iteration_in_one_call_is_the_numpy_steps_bits(game, config, scheme, request, tmp_path):
     """One stream on a tree of one sparse payoff matrix: each step is one C call (regret matching, the chance sample,
     both passes and updates, the uniforms from the generator's own bit generator), bitwise numpy's steps, and a
@@ -99,11 +99,12 @@ def test_a_whole_iteration_in_one_call_is_the_numpy_steps_bits(game, config, sch
 
 @needs_pass
 def test_the_default_engine_is_compiled_where_it_gives_numpys_bits(kuhn_tree, leduc_tree):
-    """``engine="auto"``: compiled for a sampled opponent in this process on a walk of the whole tree; numpy with an
-    executor, for public chance sampling, and where the numpy walk is restricted to the sample's public nodes."""
+    """``engine="auto"``: compiled in this process on a walk of the whole tree; numpy with an executor, for a scheme
+    the C code does not run, and where the numpy walk is restricted to the sample's public nodes."""
     assert MCCFRSolver(kuhn_tree, OUTCOME_SAMPLING).layout is not None
     assert MCCFRSolver(leduc_tree, EXTERNAL_SAMPLING).layout is not None
-    assert MCCFRSolver(leduc_tree, PUBLIC_CHANCE_SAMPLING).layout is None
+    assert MCCFRSolver(leduc_tree, PUBLIC_CHANCE_SAMPLING).layout is not None
+    assert MCCFRSolver(leduc_tree, SamplingScheme("odd", "exact", "sampled")).layout is None
     assert MCCFRSolver(leduc_tree, EXTERNAL_SAMPLING, executor=SerialExecutor()).layout is None
     assert MCCFRSolver(leduc_tree, OUTCOME_SAMPLING, restrict=True).layout is None
 

@@ -189,9 +189,10 @@ static void csr_values(const int32_t *ptr, const int32_t *idx, const double *val
 }
 
 /* rules.accumulate_regrets and rules.add_average of one rule (flags as subgame.tree.kernels.update_params) */
-static void update(OSPlayer *me, OSPlayer *opp, int64_t flags, double pos, double neg, double scale, double weight,
-                   double sum_discount) {
-    const int64_t slots = me->ni * me->a, oslots = opp->ni * opp->a;
+/* rules.accumulate_regrets of me's regrets, rules.add_average of the owner's sums by `increment` (scaled in place) */
+static void update(OSPlayer *me, OSPlayer *owner, double *increment, int64_t flags, double pos, double neg,
+                   double scale, double weight, double sum_discount) {
+    const int64_t slots = me->ni * me->a, oslots = owner->ni * owner->a;
     for (int64_t k = 0; k < slots; k++) {
         double r = me->regrets[k];
         if (flags & 8) r = r * (r > 0 ? pos : neg);
@@ -201,10 +202,20 @@ static void update(OSPlayer *me, OSPlayer *opp, int64_t flags, double pos, doubl
         if (flags & 4) r = r * scale;
         me->regrets[k] = r;
     }
-    for (int64_t k = 0; k < oslots; k++) opp->result[k] = opp->result[k] * weight;
+    for (int64_t k = 0; k < oslots; k++) increment[k] = increment[k] * weight;
     if (flags & 32)
-        for (int64_t k = 0; k < oslots; k++) opp->sums[k] = opp->sums[k] * sum_discount;
-    for (int64_t k = 0; k < oslots; k++) opp->sums[k] = opp->sums[k] + opp->result[k];
+        for (int64_t k = 0; k < oslots; k++) owner->sums[k] = owner->sums[k] * sum_discount;
+    for (int64_t k = 0; k < oslots; k++) owner->sums[k] = owner->sums[k] + increment[k];
+}
+
+/* a player's own reach [G] under her current strategy (sweep.forward_reach): ones at the roots, each state its
+   parent's times the strategy's weight of the action leading to it */
+static void reach_under(const OSPlayer *pl, double *reach) {
+    for (int64_t s = 0; s < pl->bounds[1]; s++) reach[s] = 1.0;
+    for (int64_t s = pl->bounds[1]; s < pl->g; s++) {
+        const int64_t k = pl->seq[s];
+        reach[s] = reach[pl->parent[s]] * (k < 0 ? 1.0 : pl->sigma[k]);
+    }
 }
 
 /* External sampling's traverser (the numpy pass's backward_expected and sequence_values over the whole tree): v [G]
@@ -238,26 +249,33 @@ static void draw_uniforms(double *out, int64_t n, bitgen_t *rng) {
     for (int64_t i = 0; i < n; i++) out[i] = rng->next_double(rng->state);
 }
 
-/* sampled: the traverser samples her path (outcome sampling, exploring with epsilon) or, 0, walks all of it (external
-   sampling) */
+/* scheme: SCHEME_EXTERNAL (the opponent's actions sampled, the traverser's tree walked), SCHEME_OUTCOME (her path
+   sampled too, exploring with epsilon) or SCHEME_CHANCE (public chance sampling: neither sampled; the average is the
+   traverser's own) */
+enum { SCHEME_EXTERNAL = 0, SCHEME_OUTCOME = 1, SCHEME_CHANCE = 2 };
+
 void os_iteration(OSPlayer *pl, const OSChance *chance, const int32_t *u_ptr, const int32_t *u_idx, const double *u_val,
                   const int32_t *ut_ptr, const int32_t *ut_idx, const double *ut_val, double epsilon, int64_t flags,
                   double pos, double neg, double scale, double weight, double sum_discount, bitgen_t *rng,
-                  int64_t sampled) {
+                  int64_t scheme) {
     matched(pl[0].regrets, pl[0].legal, pl[0].sigma, pl[0].ni, pl[0].a);
     matched(pl[1].regrets, pl[1].legal, pl[1].sigma, pl[1].ni, pl[1].a);
     for (int p = 0; p < 2; p++) {
         OSPlayer *me = pl + p, *opp = pl + (1 - p);
         if (p == 1) matched(pl[0].regrets, pl[0].legal, pl[0].sigma, pl[0].ni, pl[0].a);
         chance_weights(chance, rng);
-        draw_uniforms(opp->draws, opp->ni, rng);
-        os_opponent(opp->parent, opp->seq, opp->infoset_priv, opp->node, opp->g, opp->bounds[1], opp->sigma, opp->draws,
-                    opp->ni, opp->a, chance->w, opp->picked, opp->reach, opp->result, opp->cum);
+        if (scheme == SCHEME_CHANCE) {
+            reach_under(opp, opp->reach);
+        } else {
+            draw_uniforms(opp->draws, opp->ni, rng);
+            os_opponent(opp->parent, opp->seq, opp->infoset_priv, opp->node, opp->g, opp->bounds[1], opp->sigma,
+                        opp->draws, opp->ni, opp->a, chance->w, opp->picked, opp->reach, opp->result, opp->cum);
+        }
         if (p == 0)
             csr_values(u_ptr, u_idx, u_val, me->g, opp->reach, me->v, 0);
         else
             csr_values(ut_ptr, ut_idx, ut_val, me->g, opp->reach, me->v, 1);
-        if (sampled) {
+        if (scheme == SCHEME_OUTCOME) {
             draw_uniforms(me->draws, me->ni, rng);
             os_traverser(me->parent, me->seq, me->infoset_priv, me->node, me->g, me->bounds, me->levels, me->legal,
                          me->uniform, me->sigma, me->draws, me->ni, me->a, epsilon, chance->w, me->v, me->result, me->q,
@@ -265,7 +283,17 @@ void os_iteration(OSPlayer *pl, const OSChance *chance, const int32_t *u_ptr, co
         } else {
             es_traverser(me, chance->w);
         }
-        update(me, opp, flags, pos, neg, scale, weight, sum_discount);
+        if (scheme == SCHEME_CHANCE) { /* her own reach times her strategy, 0 outside the sample, into q */
+            reach_under(me, me->reach);
+            for (int64_t i = 0; i < me->ni; i++) {
+                const int64_t s = me->infoset_priv[i];
+                for (int64_t k = 0; k < me->a; k++)
+                    me->q[i * me->a + k] = chance->w[me->node[s]] == 0.0 ? 0.0 : me->reach[s] * me->sigma[i * me->a + k];
+            }
+            update(me, me, me->q, flags, pos, neg, scale, weight, sum_discount);
+        } else {
+            update(me, opp, opp->result, flags, pos, neg, scale, weight, sum_discount);
+        }
     }
 }
 

@@ -6,7 +6,7 @@ in one C call; numpy keeps only the public chance sample, the uniform draws (so 
 the numpy pass's) and the terminal operators. On a tree of one sparse payoff matrix (Kuhn, Leduc) with
 one random stream, :class:`WholeIteration` runs a whole iteration in one call, the public chance sample,
 the payoff matrix's products, the regret matching and the updates included, drawing the numpy pass's
-uniforms from the generator's own bit generator. Optional: without the build, :func:`available` is false
+uniforms from the generator's own bit generator; so do external and public chance sampling. Optional: without the build, :func:`available` is false
 and :class:`~subgame.solve.mccfr.MCCFRSolver` refuses ``engine="compiled"`` with a message.
 """
 
@@ -179,16 +179,21 @@ class ChanceSample(Protocol):
     def full_weight(self) -> np.ndarray: ...
 
 
+#: The schemes ``os_iteration`` runs, by their opponent and traverser (:class:`~subgame.solve.mccfr.SamplingScheme`):
+#: external sampling, outcome sampling and public chance sampling.
+WHOLE_SCHEMES = {("sampled", "enumerate"): 0, ("sampled", "sampled"): 1, ("exact", "enumerate"): 2}
+
+
 class WholeIteration:
-    """:meth:`MCCFRSolver.step <subgame.solve.mccfr.MCCFRSolver.step>` of compiled outcome sampling (``sampled``; else
-    external sampling: the traverser's whole tree) in one C call
+    """:meth:`MCCFRSolver.step <subgame.solve.mccfr.MCCFRSolver.step>` of a sampling scheme of :data:`WHOLE_SCHEMES`
+    (``scheme``, its number there) in one C call
     (``os_iteration``), bitwise the step's passes, on a tree whose terminals are one sparse payoff matrix (Kuhn,
     Leduc), one random stream and the solver's float64 regrets and sums without abstraction or restriction; its
     uniforms are drawn from the stream's own bit generator, in the numpy pass's order.
     """
 
     def __init__(self, layout: OutcomeLayout, chance: ChanceSample, regrets: list[np.ndarray],
-                 sums: list[np.ndarray], sampled: bool = True) -> None:
+                 sums: list[np.ndarray], scheme: int) -> None:
         from ..tree.operators import SparseTerminal
 
         op = layout.tree.terminals[0]
@@ -220,7 +225,7 @@ class WholeIteration:
         self._csr = tuple(ptr(x) for m in (op.u, op.ut) for x in (m.indptr, m.indices, m.data))
         self._keep = (keep, layout)
         self._rng: tuple[Any, int] | None = None
-        self._sampled = int(sampled)
+        self._scheme = scheme
 
     @staticmethod
     def takes(tree: PublicTree, regrets: list[np.ndarray], sums: list[np.ndarray]) -> bool:
@@ -243,4 +248,4 @@ class WholeIteration:
             self._rng = (rng, int(rng.bit_generator.ctypes.bit_generator.value))
         assert _LIB is not None
         _LIB.os_iteration(self._players, ctypes.byref(self._chance), *self._csr, epsilon, *params, self._rng[1],
-                          self._sampled)
+                          self._scheme)

@@ -115,9 +115,9 @@ SCHEMES: dict[str, SamplingScheme] = {s.name: s for s in (EXTERNAL_SAMPLING, OUT
 
 MCCFR_CHECKPOINT_KIND = "mccfr"
 
-#: How a pass is computed: ``"numpy"`` (every scheme), ``"compiled"`` (outcome and external sampling in C,
+#: How a pass is computed: ``"numpy"`` (every scheme), ``"compiled"`` (the schemes of :data:`SCHEMES` in C,
 #: :mod:`.compiled_sampling`: the same random stream and the same bits as numpy on the whole tree) or ``"auto"``
-#: (compiled where it is built and gives numpy's bits: a sampled opponent, no executor, the whole tree walked).
+#: (compiled where it is built and gives numpy's bits: no executor, the whole tree walked).
 ENGINES = ("auto", "numpy", "compiled")
 
 
@@ -398,7 +398,7 @@ class MCCFRSolver(CFRSolver):
             themselves (spawned processes, Ray); forked workers inherit the tree.
         restrict: walk only each sample's public nodes (``None``: on trees of at least
             :data:`RESTRICT_MIN_STATES` private states); the estimates are the same.
-        engine: one of :data:`ENGINES`; ``"compiled"`` (outcome and external sampling, in
+        engine: one of :data:`ENGINES`; ``"compiled"`` (the schemes of :data:`SCHEMES`, in
             this process) sweeps the whole tree in C, a whole iteration in one call where
             the tree's terminals are one sparse payoff matrix and one stream runs, and
             gives the numpy pass's bits with ``restrict=False``; ``"auto"`` (the default)
@@ -486,11 +486,11 @@ class MCCFRSolver(CFRSolver):
         arrays = (*self.regrets, *self.strategy_sum)
         if self._whole_os is not None and all(a is b for a, b in zip(self._whole_os[0], arrays)):
             return self._whole_os[1]
-        from .compiled_sampling import WholeIteration
+        from .compiled_sampling import WHOLE_SCHEMES, WholeIteration
 
-        call = (WholeIteration(self.layout, self.walk.chance, list(self.regrets), list(self.strategy_sum),
-                               self.scheme.traverser == "sampled")
-                if WholeIteration.takes(self.tree, self.regrets, self.strategy_sum) else None)
+        scheme = WHOLE_SCHEMES.get((self.scheme.opponent, self.scheme.traverser))
+        call = (WholeIteration(self.layout, self.walk.chance, list(self.regrets), list(self.strategy_sum), scheme)
+                if scheme is not None and WholeIteration.takes(self.tree, self.regrets, self.strategy_sum) else None)
         self._whole_os = (arrays, call)
         return call
 
@@ -553,13 +553,14 @@ def _compiled_layout(tree: PublicTree, scheme: SamplingScheme, engine: str, exec
         raise GameDefinitionError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
     if engine == "numpy":
         return None
-    from .compiled_sampling import OutcomeLayout, available
+    from .compiled_sampling import WHOLE_SCHEMES, OutcomeLayout, available
 
+    runs = (scheme.opponent, scheme.traverser) in WHOLE_SCHEMES
     if engine == "auto":
-        return OutcomeLayout.of(tree) if scheme.opponent == "sampled" and executor is None and not restrict and available() else None
-    if scheme.opponent != "sampled":
-        raise GameDefinitionError(f"engine='compiled' runs outcome and external sampling ({OUTCOME_SAMPLING.name}, "
-                                  f"{EXTERNAL_SAMPLING.name}), not {scheme.name}")
+        return OutcomeLayout.of(tree) if runs and executor is None and not restrict and available() else None
+    if not runs:
+        raise GameDefinitionError(f"engine='compiled' runs {', '.join(SCHEMES)}, not {scheme.name} (opponent "
+                                  f"{scheme.opponent!r}, traverser {scheme.traverser!r})")
     if executor is not None:
         raise GameDefinitionError("engine='compiled' computes its streams in this process; leave executor=None")
     if not available():
