@@ -79,7 +79,7 @@ def systems_for(game: str, seed: int) -> list[System]:
 
     tree = compile_game(load_game(game))
     out = []
-    for name in ("mccfr-es", "mccfr-os", "pcs"):  # the default engine: compiled where built (not pcs)
+    for name in ("mccfr-es", "mccfr-os", "pcs"):  # the default engine: compiled where built
         ours = MCCFRSolver(tree, SCHEMES[name], seed=seed)
         out.append(System(f"subgame {name}", ours.step, lambda s=ours: exploitability(tree, s).exploitability))
     for name in ("mccfr-es", "mccfr-os"):  # the same runs, bit for bit, by numpy
