@@ -246,6 +246,22 @@ def exploitability(
     return Exploitability((br[0], br[1]), _profile_value(tree, sws, reach, leaves))
 
 
+def profile_value(tree: PublicTree, solver: CFRSolver,
+                  root_reach: tuple[np.ndarray | None, np.ndarray | None] = (None, None)) -> float:
+    """Player 0's value of a solver's average strategy (:attr:`Exploitability.game_value`, bitwise): one depth-first
+    pass of the values from the strategy sums where the passes read them, else the whole evaluation's."""
+    sources = solver.average_sources() if solver.tree is tree else None
+    layout = solver.sources_layout
+    if sources is None or layout is None:
+        value = exploitability(tree, solver, root_reach=root_reach).game_value
+        assert value is not None  # an evaluation with the value has one
+        return value
+    rs = tree.root_slice
+    own = (_checked_root(tree, 0, root_reach[0]), _checked_root(tree, 1, root_reach[1]))
+    rows = tuple(layout.kept("ones", rs[p].stop - rs[p].start) if r is None else r for p, r in enumerate(own))
+    return _at_roots(root_values(layout, 0, VALUES, sources, (rows[0], rows[1])), own[0])
+
+
 #: Per solver (by id, while it lives), without and with the game value: its strategy sums, its tree, the evaluation
 #: prepared for them, which returns both best-response values and the game value, and a weak reference to the solver.
 _solver_calls: tuple[dict[int, tuple[np.ndarray, np.ndarray, PublicTree, Callable[[], tuple[float, float, float | None]],

@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from math import comb
 
 import numpy as np
 
 from ..errors import GameDefinitionError
-from ..eval.best_response import exploitability
+from ..eval.best_response import exploitability, profile_value
 from ..games.base import CHANCE, TERMINAL
 from ..games.poker import PokerGame, PokerState
 from ..games.poker.holdem import HoldemSpot
@@ -306,10 +306,13 @@ class SpotSolve:
 
     @cached_property
     def final(self) -> SpotExploitability:
-        """The last evaluation, with the game value (which the checks against a target leave out: computed when first
-        asked, after the solve's clock stopped)."""
+        """The last evaluation, with the game value (which the checks against a target leave out: one pass of the
+        values, when first asked, after the solve's clock stopped)."""
         last = self.curve[-1].exploitability
-        return last if last.game_value is not None else self.problem.exploitability(self.solver)
+        if last.game_value is not None:
+            return last
+        value = profile_value(self.problem.tree, self.solver, self.problem.root_reach) / self.problem.mass
+        return replace(last, game_value=value)
 
     @cached_property
     def strategy(self) -> Strategy:
