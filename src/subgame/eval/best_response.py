@@ -179,24 +179,29 @@ def layout_exploitability(tree: PublicTree, sources: tuple[Source, Source],
     layout = tree.layout if layout is None else layout
     if layout is None:
         raise GameDefinitionError("layout_exploitability needs a tree with a poker layout (compile_poker without leaves)")
-    rs = tree.root_slice
-    own = root_reach
-    rows = tuple(layout.kept("ones", rs[p].stop - rs[p].start) if r is None else r for p, r in enumerate(own))
+    rows = _root_rows(tree, layout, root_reach)
     # One compiled call of the three passes, prepared once for these arrays (on Kuhn poker preparing a pass costs
     # several times the pass), where the library has it; else the passes one by one.
-    call = whole.layout_best_responses(layout, sources, (rows[0], rows[1]), value)
+    call = whole.layout_best_responses(layout, sources, rows, value)
     values: np.ndarray | None
     if call is None:
-        best = (root_values(layout, 0, BEST_RESPONSE, sources, (rows[0], rows[1])),
-                root_values(layout, 1, BEST_RESPONSE, sources, (rows[0], rows[1])))
-        values = root_values(layout, 0, VALUES, sources, (rows[0], rows[1])) if value else None
+        best = (root_values(layout, 0, BEST_RESPONSE, sources, rows), root_values(layout, 1, BEST_RESPONSE, sources, rows))
+        values = root_values(layout, 0, VALUES, sources, rows) if value else None
     else:
         totals = call.run()
-        if own[0] is None and own[1] is None:  # its totals are the sums below
+        if root_reach[0] is None and root_reach[1] is None:  # its totals are the sums below
             return Exploitability((totals[0], totals[1]), totals[2])
         best, values = call.best, call.values
-    return Exploitability((_at_roots(best[0], own[0]), _at_roots(best[1], own[1])),
-                          None if values is None else _at_roots(values, own[0]))
+    return Exploitability((_at_roots(best[0], root_reach[0]), _at_roots(best[1], root_reach[1])),
+                          None if values is None else _at_roots(values, root_reach[0]))
+
+
+def _root_rows(tree: PublicTree, layout: PokerLayout,
+               root_reach: tuple[np.ndarray | None, np.ndarray | None]) -> tuple[np.ndarray, np.ndarray]:
+    """Each player's root reach as the passes read it: the one given, or the layout's kept ones."""
+    rs = tree.root_slice
+    return (layout.kept("ones", rs[0].stop - rs[0].start) if root_reach[0] is None else root_reach[0],
+            layout.kept("ones", rs[1].stop - rs[1].start) if root_reach[1] is None else root_reach[1])
 
 
 def exploitability(
@@ -256,10 +261,8 @@ def profile_value(tree: PublicTree, solver: CFRSolver,
         value = exploitability(tree, solver, root_reach=root_reach).game_value
         assert value is not None  # an evaluation with the value has one
         return value
-    rs = tree.root_slice
     own = (_checked_root(tree, 0, root_reach[0]), _checked_root(tree, 1, root_reach[1]))
-    rows = tuple(layout.kept("ones", rs[p].stop - rs[p].start) if r is None else r for p, r in enumerate(own))
-    return _at_roots(root_values(layout, 0, VALUES, sources, (rows[0], rows[1])), own[0])
+    return _at_roots(root_values(layout, 0, VALUES, sources, _root_rows(tree, layout, own)), own[0])
 
 
 #: Per solver (by id, while it lives), without and with the game value: its strategy sums, its tree, the evaluation
@@ -288,16 +291,15 @@ def _solver_exploitability(tree: PublicTree, solver: CFRSolver, leaves: Sequence
     ours = solver.tree is tree and not leaves
     sources = solver.average_sources() if ours else None
     if sources is not None:
-        roots = (_checked_root(tree, 0, root_reach[0]), _checked_root(tree, 1, root_reach[1]))
         layout = solver.sources_layout
-        out = layout_exploitability(tree, sources, roots, layout, value=value)
-        if whole_game and layout is not None:  # the call layout_exploitability ran, kept for the solver's next one
-            rs = tree.root_slice
-            call = whole.layout_best_responses(layout, sources, (layout.kept("ones", rs[0].stop - rs[0].start),
-                                                                 layout.kept("ones", rs[1].stop - rs[1].start)), value)
-            if call is not None:
-                _keep_evaluation(solver, tree, value, call.run)
-        return out
+        call = (whole.layout_best_responses(layout, sources, _root_rows(tree, layout, root_reach), value)
+                if whole_game and layout is not None else None)
+        if call is not None:  # the call layout_exploitability would run, kept for the solver's next evaluation
+            _keep_evaluation(solver, tree, value, call.run)
+            best0, best1, game_value = call.run()
+            return Exploitability((best0, best1), game_value)
+        roots = (_checked_root(tree, 0, root_reach[0]), _checked_root(tree, 1, root_reach[1]))
+        return layout_exploitability(tree, sources, roots, layout, value=value)
     swept = whole.sweep_best_responses(tree) if ours and solver.abstraction is None and not solver.compact else None
     if swept is None or not kernels.takes(*sums) or tree.players[0].max_actions >= 16 or tree.players[1].max_actions >= 16:
         return exploitability(tree, solver.average_strategy(), leaves=leaves, root_reach=root_reach, value=value)

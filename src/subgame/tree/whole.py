@@ -32,12 +32,12 @@ from .kernels import (
     takes_values,
 )
 from .poker_layout import BEST_RESPONSE, CFR_UPDATE, regret_sources
+from .threads import thread_count
 
 try:  # the extension as a module: its one function of the interpreter's calling convention
     from . import _kernels  # type: ignore[attr-defined]
 except ImportError:
     _kernels = None
-from .threads import thread_count
 
 
 def _optional(name: str, argtypes: list[Any], restype: Any) -> Any:
