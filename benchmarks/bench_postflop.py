@@ -10,7 +10,7 @@ average is printed before and after, as absolute times on a shared machine mean 
 The driver is a small program over postflop-solver's public API (``CardConfig``,
 ``TreeConfig``, ``ActionTree``, ``PostFlopGame``, ``solve_step`` with
 ``compute_exploitability`` every 10 iterations, as its ``solve`` does) called as
-``DRIVER SPOT BETS TARGET_PCT_POT MAX_ITERATIONS RAISE_CAP``; it applies subgame's raise cap
+``DRIVER SPOT BETS TARGET_PCT_POT MAX_ITERATIONS RAISE_CAP [compress]``; it applies subgame's raise cap
 by removing the action-tree lines past it and prints one JSON line with ``solve_seconds``,
 ``iterations`` and ``exploitability_pct_pot``. ``SPOT`` is a text file this script writes:
 ``board``, ``pot``, ``stack`` lines and per player (``oop``, ``ip``) ``XxYy:weight`` tokens
@@ -88,7 +88,7 @@ def write_spot(spot: Spot, endgames: Path, out: Path) -> None:
 
 
 def ours_command(spot: Spot, endgames: Path, dtype: str, drop_zero_weight: bool = True, compact: bool = True,
-                 algo: str = "dcfr", compute: str = "float64") -> list[str]:
+                 algo: str = "dcfr", compute: str = "float64", compress: bool = False) -> list[str]:
     if spot.source == "flop":
         board, pot, stack = FLOP
         game = ["holdem-subgame", "--board", board, "--pot", str(pot), "--stack", str(stack), "--ranges", "uniform"]
@@ -96,7 +96,8 @@ def ours_command(spot: Spot, endgames: Path, dtype: str, drop_zero_weight: bool 
         game = [str(endgames / spot.source)]
     return [sys.executable, "-m", "subgame.cli", "solve", *game, "--bets", ",".join(spot.bets), "--raise-cap",
             str(spot.raise_cap), "--algo", algo, "--target", "0.5%pot", "--dtype", dtype, "--compute", compute, "--json",
-            *([] if drop_zero_weight else ["--keep-zero-weight"]), *([] if compact else ["--no-compact"])]
+            *([] if drop_zero_weight else ["--keep-zero-weight"]), *([] if compact else ["--no-compact"]),
+            *(["--compress"] if compress else [])]
 
 
 GNU_TIME = Path("/usr/bin/time")
@@ -164,6 +165,9 @@ def main() -> None:
                         help="ours keeps a row for every hand (default: only the hands in the ranges, as postflop-solver)")
     parser.add_argument("--no-compact", dest="compact", action="store_false",
                         help="ours pads each node's regrets to the tree's most actions (default: its own actions only, as postflop-solver)")
+    parser.add_argument("--compress", action="store_true",
+                        help="both store 16-bit regrets and sums (ours: --compress, which needs --algo dcfr-postflop "
+                             "--dtype float32 --compute float32; postflop-solver: its compression)")
     args = parser.parse_args()
     binary = driver(args.pfs) if args.pfs is not None else None
     if binary is None:
@@ -185,9 +189,10 @@ def main() -> None:
             spot = SPOTS[name]
             spot_file = Path(tmp) / f"{name}.spot"
             write_spot(spot, args.endgames or Path(), spot_file)
-            theirs_cmd = [*pin, str(binary), str(spot_file), pfs_bets(spot.bets), "0.5", "1000", str(spot.raise_cap)]
+            theirs_cmd = [*pin, str(binary), str(spot_file), pfs_bets(spot.bets), "0.5", "1000", str(spot.raise_cap),
+                          *(["compress"] if args.compress else [])]
             ours_cmd = pin + ours_command(spot, args.endgames or Path(), args.dtype, args.drop_zero_weight, args.compact,
-                                          args.algo, args.compute)
+                                          args.algo, args.compute, args.compress)
             ours, theirs = [], []
             for _ in range(args.reps):
                 ours.append(run(ours_cmd, env))

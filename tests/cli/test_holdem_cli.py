@@ -169,3 +169,20 @@ def test_a_spot_solves_in_float32_passes_on_request_and_says_so():
     assert refused.exit_code != 0 and "dtype='float32'" in refused.output
     misplaced = invoke("solve", "kuhn", "--compute", "float32", "--out", "k.npz")
     assert misplaced.exit_code == 2 and "--compute" in misplaced.output
+
+
+@pytest.mark.skipif(not kernels.available() and not REQUIRED, reason="the compiled passes were not built")
+def test_a_spot_solves_in_sixteen_bits_on_request_and_says_so():
+    """--compress stores 16-bit regrets and sums as postflop-solver's compression; it needs the float32 passes and
+    dcfr-postflop's average of the strategy alone, and is refused with the fix otherwise, and off hold'em spots."""
+    args = ("solve", "holdem-subgame", "--board", "Js Ks 5c Qs 7d", "--pot", "100", "--stack", "100", "--bets", "1,allin",
+            "--algo", "dcfr-postflop", "--iterations", "20", "--dtype", "float32", "--compute", "float32")
+    plain, small = ok_json(*args), ok_json(*args, "--compress")
+    assert (plain["compress"], small["compress"]) == (False, True)
+    assert small["exploitability_pct_pot"] == pytest.approx(plain["exploitability_pct_pot"], rel=0.1)
+    refused = invoke(*args[:-2], "--compress")
+    assert refused.exit_code != 0 and "compute='float32'" in refused.output
+    refused = invoke(*(("dcfr" if a == "dcfr-postflop" else a) for a in args), "--compress")
+    assert refused.exit_code != 0 and "reach_average=False" in refused.output
+    misplaced = invoke("solve", "kuhn", "--compress", "--out", "k.npz")
+    assert misplaced.exit_code == 2 and "--compress" in misplaced.output

@@ -57,6 +57,7 @@ class HoldemOptions:
     drop_zero_weight: bool = True  #: rows only of the hands in the ranges (the same average strategy)
     compact: bool = True  #: regrets and average per node over its own actions only
     compute: str = "float64"  #: the precision the passes compute in (float32: as postflop-solver)
+    compress: bool = False  #: regrets and average in 16 bits, a unit per node (postflop-solver's compression)
 
     def given(self) -> list[str]:
         names = {"board": "--board", "pot": "--pot", "stack": "--stack", "starting_stack": "--starting-stack",
@@ -65,6 +66,7 @@ class HoldemOptions:
         out += ["--raise-cap"] * (self.raise_cap != 3) + ["--evaluate-every"] * (self.evaluate_every != 10)
         out += ["--no-isomorphism"] * (not self.isomorphism) + ["--keep-zero-weight"] * (not self.drop_zero_weight)
         out += ["--no-compact"] * (not self.compact) + ["--compute"] * (self.compute != "float64")
+        out += ["--compress"] * self.compress
         return out
 
 
@@ -137,7 +139,7 @@ def solve_holdem(game: str, opts: HoldemOptions, algo: str, iterations: int, out
         solved = solve_spot(problem, PRESETS[algo], target_pct_pot=target, iterations=iterations, seconds=opts.seconds,
                             evaluate_every=opts.evaluate_every, progress=update, dtype=opts.dtype,
                             drop_zero_weight=None if opts.drop_zero_weight else False,
-                            compact=None if opts.compact else False, compute=opts.compute)
+                            compact=None if opts.compact else False, compute=opts.compute, compress=opts.compress)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
     if out is not None:
         avg = solved.strategy
@@ -163,6 +165,7 @@ def solve_holdem(game: str, opts: HoldemOptions, algo: str, iterations: int, out
         "drop_zero_weight": solved.solver.drop_zero_weight,
         "compact": solved.solver.compact,
         "compute": solved.solver.compute,
+        "compress": solved.solver.compress,
     }
     if as_json:
         echo_json(record)

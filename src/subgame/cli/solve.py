@@ -196,6 +196,10 @@ def solve_command(
     compute: Annotated[Precision, typer.Option(help="Hold'em spots: float32 runs the passes in float32 as "
                                                "postflop-solver does (needs --dtype float32; other iterates, the "
                                                "exploitability still evaluated in float64).")] = "float64",
+    compress: Annotated[bool, typer.Option(help="Hold'em spots: store the regrets and average in 16 bits, a unit per "
+                                                "node, as postflop-solver's compression (needs --dtype float32 --compute "
+                                                "float32 and --algo dcfr-postflop; a quarter of float64's memory, "
+                                                "other iterates).")] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Solve GAME and write the average strategy; prints exploitability at log-spaced iterations.
@@ -258,7 +262,8 @@ def solve_command(
 def _spot_options(o: SolveOptions, seconds: float | None = None) -> HoldemOptions:
     """The hold'em options given (``seconds``: the spot's time budget; ``--time`` serves every algorithm)."""
     return HoldemOptions(o.board, o.pot, o.stack, o.starting_stack, o.ranges, o.bets, o.raise_cap, o.target, seconds,
-                         o.evaluate_every, o.grid, o.isomorphism, o.dtype, o.drop_zero_weight, o.compact, o.compute)
+                         o.evaluate_every, o.grid, o.isomorphism, o.dtype, o.drop_zero_weight, o.compact, o.compute,
+                         o.compress)
 
 
 def _solve_spot(o: SolveOptions) -> None:

@@ -65,6 +65,7 @@ class SolveOptions:
     drop_zero_weight: bool
     compact: bool
     compute: str
+    compress: bool
     as_json: bool
 
     @staticmethod

@@ -176,11 +176,11 @@ class HoldemProblem:
         return self.subgame.root_reach
 
     def solver(self, config: CFRConfig = CFR_PLUS, dtype: str = "float64", drop_zero_weight: bool | None = False,
-               compact: bool | None = False, compute: str = "float64") -> CFRSolver:
+               compact: bool | None = False, compute: str = "float64", compress: bool = False) -> CFRSolver:
         """A CFR solver of the spot, the ranges as root reach, its regrets and average in ``dtype`` (``drop_zero_weight``,
-        ``compact`` and ``compute``: :class:`~subgame.solve.cfr.CFRSolver`'s options)."""
+        ``compact``, ``compute`` and ``compress``: :class:`~subgame.solve.cfr.CFRSolver`'s options)."""
         return CFRSolver(self.tree, config, root_reach=self.root_reach, dtype=dtype, drop_zero_weight=drop_zero_weight,
-                         compact=compact, compute=compute)
+                         compact=compact, compute=compute, compress=compress)
 
     def exploitability(self, strategy: Strategy | CFRSolver, value: bool = True) -> SpotExploitability:
         """NashConv / 2 of ``strategy`` (or of a solver's average strategy) under the ranges, in chips per deal and in %
@@ -333,6 +333,7 @@ def solve_spot(
     drop_zero_weight: bool | None = None,
     compact: bool | None = None,
     compute: str = "float64",
+    compress: bool = False,
 ) -> SpotSolve:
     """Run CFR (``config``) on the spot until its exploitability is at most ``target_pct_pot`` % of the pot.
 
@@ -347,13 +348,15 @@ def solve_spot(
     ``compact`` stores per node only its own actions (and kept rows) (:class:`~subgame.solve.cfr.CFRSolver`).
     ``None``, the default of both: wherever the solver can (:class:`~subgame.solve.cfr.CFRSolver`), as
     postflop-solver does and ``subgame solve`` by default. ``compute="float32"`` runs the passes in float32, as
-    postflop-solver does (with ``dtype="float32"``; other iterates, the exploitability evaluated in float64).
+    postflop-solver does (with ``dtype="float32"``; other iterates, the exploitability evaluated in float64);
+    ``compress`` stores them in 16 bits as postflop-solver's compression does (with ``compute="float32"`` and
+    :data:`~subgame.solve.rules.POSTFLOP_DCFR`'s average of the strategy alone).
     """
     if evaluate_every < 1:
         raise GameDefinitionError(f"evaluate_every must be at least 1, got {evaluate_every}")
     if target_pct_pot is not None and not target_pct_pot > 0:
         raise GameDefinitionError(f"the target must be a positive percentage of the pot, got {target_pct_pot}")
-    solver = problem.solver(config, dtype, drop_zero_weight, compact, compute).plan(iterations)
+    solver = problem.solver(config, dtype, drop_zero_weight, compact, compute, compress).plan(iterations)
     started = time.perf_counter()
     schedule = None if target_pct_pot is None else driver.TargetSchedule(
         target_pct_pot, evaluate_every, restarts=average_restarts(config, iterations))

@@ -22,7 +22,7 @@ typedef int32_t idx_t;
 
 /* The version of these functions' signatures: subgame.tree.kernels refuses a library built from another one (bump
    both together whenever a signature changes, so that a stale build left in place falls back to numpy). */
-int64_t kernels_abi(void) { return 23; }
+int64_t kernels_abi(void) { return 24; }
 
 /* numpy's maximum: the second argument unless the first is larger or NaN (so max(-0.0, 0.0) is 0.0) */
 static inline double np_max(double a, double b) { return (a > b || a != a) ? a : b; }
@@ -251,6 +251,8 @@ typedef int64_t v2i __attribute__((vector_size(16)));
 
 REGRET_MATCHING(regret_matching, double)
 REGRET_MATCHING(regret_matching_f32, float)
+REGRET_MATCHING(regret_matching_i16, int16_t)
+REGRET_MATCHING(regret_matching_u16, uint16_t)
 
 /*
  * One player's regret and average update at her information sets (subgame.solve.rules, an UpdateRule):

@@ -41,6 +41,10 @@ void regret_matching_average_compact(const double *sums, const uint8_t *legal, d
                                      int64_t rows, int64_t n);
 void regret_matching_f32_average_compact(const float *sums, const uint8_t *legal, double *strategy, double *total,
                                          int64_t rows, int64_t n);
+void regret_matching_i16_compact(const int16_t *regrets, const uint8_t *legal, double *strategy, double *total,
+                                 int64_t rows, int64_t n);
+void regret_matching_u16_average_compact(const uint16_t *sums, const uint8_t *legal, double *strategy, double *total,
+                                         int64_t rows, int64_t n);
 void update_regrets_rows(double *regrets, double *strategy_sum, double *predicted, const double *seqv, const double *v,
                          const double *reach, const double *strategy, const uint8_t *legal, const int64_t *infoset_priv,
                          int64_t rows, int64_t a, int flags, double positive, double negative, double scale,
@@ -127,6 +131,7 @@ typedef struct {
        action by action (slot k * rows + j: row j's action k), each of the node's own actions only, only its rows in
        the pass's layout (live rows where it has them) */
     const int64_t *offset;
+    int bits16;                            /* compact 16-bit storage: int16 regrets or uint16 sums, a scale per node */
 } Source;
 
 /* Where a node's rows are stored in a Source: the first slot, the slots a row takes, the row of each of the pass's
@@ -151,6 +156,7 @@ typedef struct {
     void *regrets, *sums, *predicted;      /* the traverser's (predicted: NULL, or what her Source matches from) */
     int flags;
     double positive, negative, scale, weight, sum_discount;
+    float *regret_scale, *sum_scale;       /* 16-bit storage: per node what one unit of its regrets and sums is worth */
 } Update;
 
 typedef struct {
@@ -359,7 +365,19 @@ static int fan_out(Pass *P, const int64_t *nd, int threads, int64_t width, const
 /* source_rows in float32: the node's float32 regrets matched (positive) or sums normalized, any layout */
 static void single_rows(const Source *s, Rows r, int64_t rows, int64_t n, real *out, real *total, int positive) {
     const float *g = (const float *)s->data;
-    if (r.compact) {
+    if (s->bits16) { /* a node's scale is common to its rows: it cancels in the normalization below */
+        if (positive) {
+            const int16_t *x = (const int16_t *)s->data + r.base;
+            for (int64_t i = 0; i < n * rows; i++) { /* the positive part in integers: the loop runs a row wide */
+                int16_t y = x[i];
+                y = y > 0 ? y : 0;
+                out[i] = (float)y;
+            }
+        } else {
+            const uint16_t *x = (const uint16_t *)s->data + r.base;
+            for (int64_t i = 0; i < n * rows; i++) out[i] = (float)x[i];
+        }
+    } else if (r.compact) {
         const float *x = g + r.base;
         for (int64_t i = 0; i < n * rows; i++) out[i] = positive ? (x[i] > 0.0f ? x[i] : 0.0f) : x[i];
     } else {
@@ -400,6 +418,9 @@ static void source_rows(const Source *s, Rows r, int64_t rows, int64_t n, real *
         else
             for (int64_t j = 0; j < rows; j++)
                 for (int64_t k = 0; k < n; k++) out[k * rows + j] = p[(live ? live[j] : j) * a + k];
+    } else if (s->bits16) { /* compact only; a node's scale cancels in the normalization */
+        if (s->kind == SRC_REGRETS) regret_matching_i16_compact((const int16_t *)s->data + r.base, legal, out, total, rows, n);
+        else regret_matching_u16_average_compact((const uint16_t *)s->data + r.base, legal, out, total, rows, n);
     } else if (r.compact) {
         const int average = s->kind != SRC_REGRETS;
         if (s->f32) (average ? regret_matching_f32_average_compact : regret_matching_f32_compact)(
@@ -511,6 +532,18 @@ static void terminal_row(Pass *P, const int64_t *nd, const real *opp, real *out)
 }
 
 #ifdef PASSES_SINGLE
+/* a regret after iteration t's update in float32 (update_regrets of _kernels.c: the discount of its sign before (flag
+   8), plus the instantaneous regret, floored at 0 (1), the discount after (2), the scale (4)) */
+static inline __attribute__((always_inline)) float next_regret(float r, float inst, int flags, const float discount[2],
+                                                               float scale) {
+    if (flags & 8) r *= r > 0 ? discount[1] : discount[0];
+    r += inst;
+    if (flags & 1) r = (r > 0 || r != r) ? r : 0.0f;
+    if (flags & 2) r *= r > 0 ? discount[1] : discount[0];
+    if (flags & 4) r *= scale;
+    return r;
+}
+
 /* The traverser's regret and average update at a node (update_regrets of _kernels.c, the same flags) in float32, as
    postflop-solver updates: rows of `rows` hands action by action, n actions. Inlined into update_single with constant
    `compact` and `flags` (compact storage lies as the buffers do, so the loop over a row runs several rows wide). */
@@ -525,17 +558,61 @@ static inline __attribute__((always_inline)) void update_slots(const Source *s, 
         for (int64_t j = 0; j < rows; j++) {
             const int64_t y = k * rows + j, x = compact ? R.base + y : slot_of(R, rows, j, k);
             const float inst = (seqv[y] - v[j]) * (float)s->legal[x];
-            float r = rg[x];
-            if (flags & 8) r *= r > 0 ? discount[1] : discount[0];
-            r += inst;
-            if (flags & 1) r = (r > 0 || r != r) ? r : 0.0f;
-            if (flags & 2) r *= r > 0 ? discount[1] : discount[0];
-            if (flags & 4) r *= scale;
+            const float r = next_regret(rg[x], inst, flags, discount, scale);
             rg[x] = r;
             if (pr) pr[x] = r + inst;
             const float m = (flags & 32) ? sm[x] * sum_discount : sm[x];
             sm[x] = m + ((flags & 16) ? 1.0f : reach[j]) * sigma[y] * weight;
         }
+}
+
+/* update_slots over 16-bit storage (postflop-solver's compression): node `node`'s regrets and sums decoded by its
+   units, updated in float32 as update_slots does into `r` and `m` (n * rows each), then encoded again, each kind
+   scaled so that its largest magnitude at the node is the type's largest (32767, 65535), rounded to nearest (halves
+   away from zero). Inlined into update_bits16 with constant `flags`, so that every loop runs a row wide. */
+static inline __attribute__((always_inline)) void bits16_slots(const Source *s, Rows R, const Update *u, int64_t node,
+                                                               int64_t rows, int64_t n, const real *seqv, const real *v,
+                                                               const real *reach, const real *sigma, float *r, float *m,
+                                                               int flags) {
+    int16_t *rg = (int16_t *)u->regrets + R.base;
+    uint16_t *sm = (uint16_t *)u->sums + R.base;
+    const uint8_t *legal = s->legal + R.base;
+    const float discount[2] = {(float)u->negative, (float)u->positive}, scale = (float)u->scale;
+    const float weight = (float)u->weight, sum_discount = (float)u->sum_discount;
+    const float unit_r = u->regret_scale[node], unit_s = u->sum_scale[node];
+    for (int64_t k = 0; k < n; k++)
+        for (int64_t j = 0; j < rows; j++) {
+            const int64_t y = k * rows + j;
+            const float inst = (seqv[y] - v[j]) * (float)legal[y];
+            r[y] = next_regret((float)rg[y] * unit_r, inst, flags, discount, scale);
+            const float w = (flags & 32) ? (float)sm[y] * unit_s * sum_discount : (float)sm[y] * unit_s;
+            m[y] = w + ((flags & 16) ? 1.0f : reach[j]) * sigma[y] * weight;
+        }
+    /* the largest magnitudes compared as the bits of non-negative floats (an integer maximum runs a row wide) */
+    int32_t top_r = 0, top_s = 0;
+    for (int64_t y = 0; y < n * rows; y++) {
+        const float a = fabsf(r[y]);
+        int32_t b, c;
+        memcpy(&b, &a, sizeof b), memcpy(&c, m + y, sizeof c);
+        top_r = b > top_r ? b : top_r, top_s = c > top_s ? c : top_s;
+    }
+    float tr, ts;
+    memcpy(&tr, &top_r, sizeof tr), memcpy(&ts, &top_s, sizeof ts);
+    const float to_r = tr > 0.0f ? 32767.0f / tr : 0.0f, to_s = ts > 0.0f ? 65535.0f / ts : 0.0f;
+    for (int64_t y = 0; y < n * rows; y++) {
+        const float x = r[y] * to_r;
+        rg[y] = (int16_t)(int32_t)(x + (x >= 0.0f ? 0.5f : -0.5f));
+        sm[y] = (uint16_t)(int32_t)(m[y] * to_s + 0.5f);
+    }
+    u->regret_scale[node] = tr / 32767.0f, u->sum_scale[node] = ts / 65535.0f;
+}
+
+static void update_bits16(const Source *s, Rows R, const Update *u, int64_t node, int64_t rows, int64_t n,
+                          const real *seqv, const real *v, const real *reach, const real *sigma, float *r, float *m) {
+    if (u->flags == 1) bits16_slots(s, R, u, node, rows, n, seqv, v, reach, sigma, r, m, 1); /* cfr+ */
+    else if (u->flags == 2) bits16_slots(s, R, u, node, rows, n, seqv, v, reach, sigma, r, m, 2); /* dcfr */
+    else if (u->flags == 56) bits16_slots(s, R, u, node, rows, n, seqv, v, reach, sigma, r, m, 56); /* dcfr-postflop */
+    else bits16_slots(s, R, u, node, rows, n, seqv, v, reach, sigma, r, m, u->flags);
 }
 
 static void update_single(const Source *s, Rows R, const Update *u, int64_t rows, int64_t n, const real *seqv,
@@ -643,7 +720,8 @@ static void visit(Pass *P, int64_t n, const real *own, const real *opp, real *ou
     }
     if (actor == p && P->mode == PASS_CFR) {
 #ifdef PASSES_SINGLE
-        update_single(s, R, &P->up, H, width, slots, out, own, sigma);
+        if (s->bits16) update_bits16(s, R, &P->up, n, H, width, slots, out, own, sigma, vals, reaches);
+        else update_single(s, R, &P->up, H, width, slots, out, own, sigma);
 #else
         const Update *u = &P->up;
         const size_t at = (size_t)R.base;

@@ -63,12 +63,18 @@ class _Layout(ctypes.Structure):
 
 
 class _Source(ctypes.Structure):
-    _fields_ = [("kind", ctypes.c_int), ("f32", ctypes.c_int), ("data", _P), ("legal", _P), ("a", _I), ("offset", _P)]
+    _fields_ = [("kind", ctypes.c_int), ("f32", ctypes.c_int), ("data", _P), ("legal", _P), ("a", _I), ("offset", _P),
+                ("bits16", ctypes.c_int)]
 
 
 class _Update(ctypes.Structure):
     _fields_ = [("regrets", _P), ("sums", _P), ("predicted", _P), ("flags", ctypes.c_int), ("positive", _D),
-                ("negative", _D), ("scale", _D), ("weight", _D), ("sum_discount", _D)]
+                ("negative", _D), ("scale", _D), ("weight", _D), ("sum_discount", _D), ("regret_scale", _P),
+                ("sum_scale", _P)]
+
+
+#: The dtype of 16-bit storage per Source kind (``SRC_REGRETS``, ``SRC_SUMS`` of ``_passes.c``).
+BITS16 = {0: np.dtype(np.int16), 2: np.dtype(np.uint16)}
 
 
 class Rule(Protocol):
@@ -93,7 +99,7 @@ class Rule(Protocol):
 
 
 #: The signatures' version ``_kernels.c`` must report (``kernels_abi``); bumped with every change to them.
-ABI = 23
+ABI = 24
 
 
 def _load() -> ctypes.CDLL | None:
@@ -502,7 +508,9 @@ def poker_pass(layout: Any, player: int, mode: int, sources: tuple[Any, Any], up
 
     ``sources`` are :class:`~subgame.tree.poker_layout.Source` per player; ``update`` is
     ``(regrets, sums, predicted, rule)`` for a CFR pass (``predicted``: ``None`` unless the
-    :class:`~subgame.solve.rules.UpdateRule` predicts), else ``None``; ``out``: where the values
+    :class:`~subgame.solve.rules.UpdateRule` predicts), and over 16-bit storage
+    ``(regrets, sums, None, rule, scales)`` ([2, N] float32: per node the unit of its regrets,
+    then of its sums), else ``None``; ``out``: where the values
     are written (contiguous float64 of the opponent's root rows; a new array where ``None``).
     """
     fresh = out is None
@@ -512,7 +520,7 @@ def poker_pass(layout: Any, player: int, mode: int, sources: tuple[Any, Any], up
         args, up = _pass_args(layout, player, mode, sources, update, root_reach, out)
     else:
         arrays = (layout, sources[0].data, sources[0].legal, sources[1].data, sources[1].legal, *update[:3],
-                  root_reach[player], root_reach[1 - player], out)
+                  update[4] if len(update) > 4 else None, root_reach[player], root_reach[1 - player], out)
         key = (player, mode, sources[0].kind, sources[1].kind, bool(update[3].predict), *map(id, arrays))
         hit = _calls.get(key)
         if hit is not None and all(ref() is a for ref, a in zip(hit[0], arrays)):
@@ -549,26 +557,39 @@ def _pass_args(layout: Any, player: int, mode: int, sources: tuple[Any, Any], up
     lay = _layout(layout)
     src = []
     for q, s in enumerate(sources):
+        bits16 = s.data.dtype in (np.int16, np.uint16)
         if not (s.data.flags.c_contiguous and s.legal.flags.c_contiguous and s.legal.dtype == np.bool_
-                and s.data.dtype in (np.float64, np.float32) and s.data.shape == s.legal.shape):
+                and (bits16 or s.data.dtype in (np.float64, np.float32)) and s.data.shape == s.legal.shape):
             raise GameDefinitionError("poker_pass: strategies must be contiguous [I, A] float64 or float32 arrays with their legal masks")
         if s.compact is None and s.data.ndim != 2:
             raise GameDefinitionError("poker_pass: a strategy of one dimension is compact storage; give its CompactRows")
         if s.compact is not None and not (s.compact is layout.compact[q] and s.data.shape == (s.compact.size,)):
             raise GameDefinitionError("poker_pass: compact storage of another layout (all rows or kept rows) or size")
+        if bits16 and (s.compact is None or BITS16.get(s.kind) != s.data.dtype):
+            raise GameDefinitionError("poker_pass: 16-bit storage is compact: int16 regrets or uint16 strategy sums")
         a = s.data.shape[1] if s.compact is None else s.compact.actions
-        if s.single and s.data.dtype != np.float32:
-            raise GameDefinitionError("poker_pass: a pass computes in float32 over float32 regrets and sums only")
+        if s.single and not (bits16 or s.data.dtype == np.float32):
+            raise GameDefinitionError("poker_pass: a pass computes in float32 over float32 (or 16-bit) regrets and sums only")
         precision = 2 if s.single else int(s.data.dtype == np.float32)  # 2: computed in float32 (poker_pass_single)
         src.append(_Source(s.kind, precision, _kept_ptr(s.data), _kept_ptr(s.legal), a,
-                           None if s.compact is None else _kept_ptr(s.compact.offset)))
+                           None if s.compact is None else _kept_ptr(s.compact.offset), int(bits16)))
     up = None
     if update is not None:
         regrets, sums = update[0], update[1]
-        if not (regrets.dtype == sums.dtype == np.dtype(sources[player].data.dtype) and takes(regrets, sums)):
-            raise GameDefinitionError("poker_pass: the regrets and sums updated must be contiguous and of one precision")
-        predicted = None if _predicted(regrets, update[2], update[3]) is None else _kept_ptr(update[2])
-        up = _Update(_kept_ptr(regrets), _kept_ptr(sums), predicted, *update_params(update[3]))
+        scales = update[4] if len(update) > 4 else None
+        if regrets.dtype == np.int16 or scales is not None:
+            if not (regrets.dtype == sources[player].data.dtype == np.int16 and sums.dtype == np.uint16 and sources[player].single
+                    and scales is not None and scales.dtype == np.float32 and scales.shape == (2, layout.node.shape[0])
+                    and takes(regrets, sums, scales) and not update[3].predict):
+                raise GameDefinitionError("poker_pass: 16-bit storage updates int16 regrets and uint16 sums with their [2, N] "
+                                          "float32 scales, computed in float32, without prediction")
+            up = _Update(_kept_ptr(regrets), _kept_ptr(sums), None, *update_params(update[3]), _ptr(scales[0]),
+                         _ptr(scales[1]))
+        else:
+            if not (regrets.dtype == sums.dtype == np.dtype(sources[player].data.dtype) and takes(regrets, sums)):
+                raise GameDefinitionError("poker_pass: the regrets and sums updated must be contiguous and of one precision")
+            predicted = None if _predicted(regrets, update[2], update[3]) is None else _kept_ptr(update[2])
+            up = _Update(_kept_ptr(regrets), _kept_ptr(sums), predicted, *update_params(update[3]))
     own, opp = (np.ascontiguousarray(r, dtype=np.float64) for r in (root_reach[player], root_reach[1 - player]))
     if not (out.shape == opp.shape and takes_values(out)):
         raise GameDefinitionError("poker_pass: the values are written to contiguous float64 of the opponent's root rows")

@@ -339,6 +339,13 @@ class CompactRows:
         return out
 
 
+    def nodes(self, layout: PokerLayout, player: int) -> np.ndarray:
+        """[size] each compact slot's public node (what a per-node scale of 16-bit storage is indexed by)."""
+        ns = _decisions(layout, player)
+        width = _rows_at(layout, ns, player) * (layout.node[ns, CHILD_HI] - layout.node[ns, CHILD_LO])
+        return np.repeat(ns, width)
+
+
 def _counting(counts: np.ndarray, dtype: type[np.signedinteger[Any]]) -> np.ndarray:
     """0, 1, ..., c - 1 for each count c, one after another."""
     out = np.arange(int(counts.sum()), dtype=dtype)
@@ -393,7 +400,7 @@ def usable(layout: PokerLayout | None, num_states: int, *arrays: np.ndarray) -> 
 def cfr_pass(layout: PokerLayout, player: int, matched: tuple[np.ndarray, np.ndarray], regrets: np.ndarray,
              strategy_sum: np.ndarray, predicted: np.ndarray | None, legal: tuple[np.ndarray, np.ndarray],
              root_reach: tuple[np.ndarray, np.ndarray], rule: kernels.Rule, dropped: np.ndarray, compact: bool = False,
-             single: bool = False) -> None:
+             single: bool = False, scales: np.ndarray | None = None) -> None:
     """One CFR update of ``player``'s regrets and strategy sums (in place), both players playing regret matching.
 
     Each player's strategy is matched from ``matched`` (her regrets, or her predicted regrets
@@ -404,10 +411,12 @@ def cfr_pass(layout: PokerLayout, player: int, matched: tuple[np.ndarray, np.nda
     ``dropped`` [R] takes her values at the root rows, which the pass computes and the root's regret update reads
     back: the caller's own array, as two passes at once (two solvers of one tree on Python threads) must not share it.
     ``compact``: every array is in the layout's :attr:`~PokerLayout.compact` storage; ``single``: the pass computes in
-    float32 (``poker_pass_single``; float32 arrays).
+    float32 (``poker_pass_single``; float32 arrays, or 16-bit storage: int16 ``regrets``, uint16 ``strategy_sum``
+    and their ``scales``, [2, N] float32 per node, as :func:`~subgame.tree.kernels.poker_pass` takes them).
     """
     sources = regret_sources(layout, matched, legal, compact, single)
-    kernels.poker_pass(layout, player, CFR_UPDATE, sources, (regrets, strategy_sum, predicted, rule), root_reach, dropped)
+    update = (regrets, strategy_sum, predicted, rule) + (() if scales is None else (scales,))
+    kernels.poker_pass(layout, player, CFR_UPDATE, sources, update, root_reach, dropped)
 
 
 def regret_sources(layout: PokerLayout, matched: tuple[np.ndarray, np.ndarray], legal: tuple[np.ndarray, np.ndarray],

@@ -60,17 +60,20 @@ class PassIterations:
     Bitwise :func:`~subgame.tree.poker_layout.cfr_pass` for player 0 then player 1 per
     iteration; the call reads and writes the arrays given here, so it stays valid while
     they are the solver's (:meth:`fits`). ``compact``: the arrays are in the layout's
-    :attr:`~subgame.tree.poker_layout.PokerLayout.compact` storage; ``single``: the passes compute in float32.
+    :attr:`~subgame.tree.poker_layout.PokerLayout.compact` storage; ``single``: the passes compute in float32;
+    ``scales``: per player the [2, N] units of 16-bit storage (:func:`~subgame.tree.poker_layout.cfr_pass`).
     """
 
     def __init__(self, layout: Any, matched: tuple[np.ndarray, np.ndarray], legal: tuple[np.ndarray, np.ndarray],
                  state: tuple[tuple[np.ndarray, np.ndarray, np.ndarray | None], ...], root_reach: tuple[np.ndarray, np.ndarray],
-                 rule: Rule, compact: bool = False, single: bool = False) -> None:
+                 rule: Rule, compact: bool = False, single: bool = False,
+                 scales: tuple[np.ndarray, np.ndarray] | None = None) -> None:
         sources = regret_sources(layout, matched, legal, compact, single)
         outs = [np.empty(root_reach[1 - p].shape[0]) for p in (0, 1)]  # its own: two solvers may run at once
-        made = [_pass_args(layout, p, CFR_UPDATE, sources, (*state[p], rule), root_reach, outs[p]) for p in (0, 1)]
+        made = [_pass_args(layout, p, CFR_UPDATE, sources, (*state[p], rule, *(() if scales is None else (scales[p],))),
+                           root_reach, outs[p]) for p in (0, 1)]
         (a0, up0), (a1, up1) = made
-        self.arrays = (layout, *matched, *legal, *(a for s in state for a in s), *root_reach)
+        self.arrays = (layout, *matched, *legal, *(a for s in state for a in s), *root_reach, *(scales or ()))
         self._args = (a0[0], a0[3], a0[4], ctypes.byref(up0), ctypes.byref(up1))
         self._rest = (layout.roots, a0[7], a1[7], _ptr(outs[0]), _ptr(outs[1]), layout.max_hands)
         self._keep = (made, outs)
