@@ -131,3 +131,20 @@ def test_a_pass_refuses_compact_storage_of_another_layout(turn):
     flat = Source(SUMS, sums[0].data, sums[0].legal)
     with pytest.raises(GameDefinitionError, match="one dimension is compact storage"):
         root_values(kept.sources_layout, 0, 1, (flat, sums[1]), turn.root_reach)
+
+
+@pytest.mark.parametrize("compute,config", [("float64", DCFR), ("float32", POSTFLOP_DCFR)])
+def test_compact_storage_keeps_no_legal_mask_where_every_slot_is_legal(turn, compute, config):
+    """A poker tree's own actions are legal at every row, so compact storage keeps no mask of a byte a slot (the passes
+    read a block of ones): the same regrets, sums and best responses, bit for bit, as with every slot's mask given."""
+    dtype = "float32" if compute == "float32" else "float64"
+    lean = turn.solver(config, dtype, True, True, compute)
+    assert lean._legal == [None, None]
+    masked = turn.solver(config, dtype, True, True, compute)
+    masked._legal = [np.ones(masked.regrets[p].shape, dtype=bool) for p in (0, 1)]
+    lean.run(4), masked.run(4)
+    for p in (0, 1):
+        assert lean.regrets[p].tobytes() == masked.regrets[p].tobytes()
+        assert lean.strategy_sum[p].tobytes() == masked.strategy_sum[p].tobytes()
+    assert exploitability(turn.tree, lean, root_reach=turn.root_reach) == exploitability(
+        turn.tree, masked, root_reach=turn.root_reach)

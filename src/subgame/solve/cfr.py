@@ -163,13 +163,15 @@ class CFRSolver(IterationPlan):
         self.compact = _checked_compact(self, compact)
         self.compute = _checked_compute(self, compute)
         self.compress = _checked_compress(self, compress)
-        self._legal = [self._compact_legal(p) if self.compact else pa.legal for p, pa in enumerate(tree.players)]
+        self._legal: list[np.ndarray | None] = [self._compact_legal(p) if self.compact else pa.legal
+                                                for p, pa in enumerate(tree.players)]
         if abstraction is not None:
             self._legal = [abstraction.pool(p, pa.legal.astype(float)) > 0 for p, pa in enumerate(tree.players)]
         stored: tuple[type[np.generic], type[np.generic]] = (np.int16, np.uint16) if self.compress else (self.dtype, self.dtype)
-        self.regrets: list[np.ndarray] = [np.zeros(legal.shape, dtype=stored[0]) for legal in self._legal]
-        self.strategy_sum: list[np.ndarray] = [np.zeros(legal.shape, dtype=stored[1]) for legal in self._legal]
-        self.predicted = None if config.prediction == "none" else [np.zeros(lg.shape, dtype=self.dtype) for lg in self._legal]
+        shapes = [self._stored_shape(p) for p in (0, 1)]
+        self.regrets: list[np.ndarray] = [np.zeros(shape, dtype=stored[0]) for shape in shapes]
+        self.strategy_sum: list[np.ndarray] = [np.zeros(shape, dtype=stored[1]) for shape in shapes]
+        self.predicted = None if config.prediction == "none" else [np.zeros(shape, dtype=self.dtype) for shape in shapes]
         nodes = self._pass_layout().node.shape[0] if self.compress else 0
         self.scales = [np.zeros((2, nodes), dtype=np.float32) for _ in (0, 1)] if self.compress else None
         rs = tree.root_slice
@@ -206,7 +208,7 @@ class CFRSolver(IterationPlan):
 
     def _sigma_buffer(self, p: int) -> np.ndarray | None:
         """Where step() writes player p's current strategy (``None`` with an abstraction: lifting makes a new array)."""
-        return None if self.abstraction is not None else self._buffer("sigma", p, self._legal[p].shape)
+        return None if self.abstraction is not None else self._buffer("sigma", p, self._stored_shape(p))
 
     def _lift(self, p: int, x: np.ndarray) -> np.ndarray:
         return x if self.abstraction is None else self.abstraction.lift(p, x)
@@ -219,8 +221,14 @@ class CFRSolver(IterationPlan):
         """[I, A] what player p's current strategy is regret matching of: her regrets, or her predicted regrets."""
         return self.regrets[p] if self.predicted is None else self.predicted[p]
 
-    def _current(self, p: int, out: np.ndarray | None = None) -> np.ndarray:
+    def _rows_legal(self, p: int) -> np.ndarray:
+        """Player p's legal masks as her [I, A] (or [B, A]) strategies are laid out: the tree's where storage is compact."""
         legal = self.tree.players[p].legal if self.compact else self._legal[p]
+        assert legal is not None  # only compact storage leaves its masks out
+        return legal
+
+    def _current(self, p: int, out: np.ndarray | None = None) -> np.ndarray:
+        legal = self._rows_legal(p)
         sigma = self._lift(p, regret_matching(self.padded(p, self._decoded(p, self._matched(p), 0)), legal, out=out))
         r = self.restriction[p]
         if r is not None and r.weight == 1.0:
@@ -237,8 +245,8 @@ class CFRSolver(IterationPlan):
         usually an evaluation, which needs the memory more (the next iteration allocates them again).
         """
         self._buffers.clear()
-        legal = [pa.legal for pa in self.tree.players] if self.compact else self._legal
-        out = [self._lift(p, average_rows(self.padded(p, self._decoded(p, self.strategy_sum[p], 1)), legal[p])) for p in (0, 1)]
+        out = [self._lift(p, average_rows(self.padded(p, self._decoded(p, self.strategy_sum[p], 1)), self._rows_legal(p)))
+               for p in (0, 1)]
         return Strategy(self.tree.game_id, (out[0], out[1]), StrategyMeta(iterations=self.iteration, config=asdict(self.config)))
 
     def average_sources(self) -> tuple[Source, Source] | None:
@@ -247,8 +255,8 @@ class CFRSolver(IterationPlan):
 
         ``None`` where those passes do not apply (no poker layout, an abstraction, restrictions).
         """
-        if not self.compact and (self.abstraction is not None
-                                 or not usable(self.tree.layout, self._fewest_states, *self.strategy_sum, *self._legal)):
+        if not self.compact and (self.abstraction is not None or not usable(self.tree.layout, self._fewest_states,
+                                                                            *self.strategy_sum, *map(self._rows_legal, (0, 1)))):
             return None
         compact = self._pass_layout().compact if self.compact else (None, None)
         return (Source(SUMS, self.strategy_sum[0], self._legal[0], compact[0]),
@@ -279,13 +287,19 @@ class CFRSolver(IterationPlan):
         out.ravel()[self._slots(p)] = x
         return out
 
-    def _compact_legal(self, p: int) -> np.ndarray:
-        """[S] player p's legal masks in compact storage: all legal, as a poker tree's own actions are at every row,
-        unless the tree says otherwise (an action abstraction's restricted tree)."""
+    def _compact_legal(self, p: int) -> np.ndarray | None:
+        """[S] player p's legal masks in compact storage, or ``None`` where all are legal, as a poker tree's own
+        actions are at every row unless the tree says otherwise (an action abstraction's restricted tree): the passes
+        then read a block of ones instead of a byte a slot."""
         pa = self.tree.players[p]
         if pa.stored_legal is None:
-            return np.ones(self._pass_layout().compact[p].size, dtype=bool)
+            return None
         return np.ascontiguousarray(pa.stored_legal.ravel()[self._slots(p)])
+
+    def _stored_shape(self, p: int) -> tuple[int, ...]:
+        """The shape of player p's regrets and strategy sums: [S] compact, [I, A] (or [B, A] over buckets)."""
+        legal = self._legal[p]
+        return (self._pass_layout().compact[p].size,) if legal is None else legal.shape
 
     def _slots(self, p: int) -> np.ndarray:
         """[S] each of player p's compact slots' index in her flattened [I, A] arrays."""
@@ -451,7 +465,7 @@ class CFRSolver(IterationPlan):
                 and self.abstraction is None and self.restriction == (None, None))
 
     def _pass_arrays(self) -> list[np.ndarray]:
-        return [*self.regrets, *self.strategy_sum, *self._legal, *(self.predicted or [])]
+        return [*self.regrets, *self.strategy_sum, *(x for x in self._legal if x is not None), *(self.predicted or [])]
 
     def _layout_step(self, t: int) -> None:
         """Iteration t as two depth-first passes (:attr:`loops` ``"passes"``).

@@ -132,6 +132,7 @@ typedef struct {
        the pass's layout (live rows where it has them) */
     const int64_t *offset;
     int bits16;                            /* compact 16-bit storage: int16 regrets or uint16 sums, a scale per node */
+    int block_legal;                       /* compact, every slot legal: legal is one node's block of ones (no base) */
 } Source;
 
 /* Where a node's rows are stored in a Source: the first slot, the slots a row takes, the row of each of the pass's
@@ -150,6 +151,16 @@ static inline Rows rows_in(const Source *s, int64_t n, int64_t inf, int64_t nc, 
 /* where row j's action k is stored (the pass's row j: R.at's row of it), of a node with `rows` rows */
 static inline int64_t slot_of(Rows R, int64_t rows, int64_t j, int64_t k) {
     return R.compact ? R.base + k * rows + j : R.base + (R.at ? R.at[j] : j) * R.stride + k;
+}
+
+/* the legal masks of a node stored compact, slot by slot from its first (every one legal: a block of ones) */
+static inline const uint8_t *block_legal(const Source *s, Rows R) {
+    return s->block_legal ? s->legal : s->legal + R.base;
+}
+
+/* whether row j's action k is legal at a node with `rows` rows */
+static inline int legal_at(const Source *s, Rows R, int64_t rows, int64_t j, int64_t k) {
+    return R.compact ? block_legal(s, R)[k * rows + j] : s->legal[slot_of(R, rows, j, k)];
 }
 
 typedef struct {
@@ -395,8 +406,8 @@ static void single_rows(const Source *s, Rows r, int64_t rows, int64_t n, real *
     for (int64_t j = 0; j < rows; j++) {
         if (total[j] > 0.0f) continue;
         int64_t count = 0;
-        for (int64_t k = 0; k < n; k++) count += s->legal[slot_of(r, rows, j, k)] != 0;
-        for (int64_t k = 0; k < n; k++) out[k * rows + j] = s->legal[slot_of(r, rows, j, k)] ? 1.0f / (float)count : 0.0f;
+        for (int64_t k = 0; k < n; k++) count += legal_at(s, r, rows, j, k) != 0;
+        for (int64_t k = 0; k < n; k++) out[k * rows + j] = legal_at(s, r, rows, j, k) ? 1.0f / (float)count : 0.0f;
     }
 }
 #endif
@@ -411,7 +422,7 @@ static void source_rows(const Source *s, Rows r, int64_t rows, int64_t n, real *
     }
 #else
     const int64_t a = r.stride, *live = r.at;
-    const uint8_t *legal = s->legal + r.base;
+    const uint8_t *legal = r.compact ? block_legal(s, r) : s->legal + r.base;
     if (s->kind == SRC_PROBS) {
         const double *p = (const double *)s->data + r.base;
         if (r.compact) memcpy(out, p, (size_t)(n * rows) * sizeof(double));
@@ -554,10 +565,11 @@ static inline __attribute__((always_inline)) void update_slots(const Source *s, 
     float *rg = u->regrets, *sm = u->sums, *pr = u->predicted;
     const float discount[2] = {(float)u->negative, (float)u->positive}, scale = (float)u->scale;
     const float weight = (float)u->weight, sum_discount = (float)u->sum_discount;
+    const uint8_t *legal = compact ? block_legal(s, R) : s->legal;
     for (int64_t k = 0; k < n; k++)
         for (int64_t j = 0; j < rows; j++) {
             const int64_t y = k * rows + j, x = compact ? R.base + y : slot_of(R, rows, j, k);
-            const float inst = (seqv[y] - v[j]) * (float)s->legal[x];
+            const float inst = (seqv[y] - v[j]) * (float)legal[compact ? y : x];
             const float r = next_regret(rg[x], inst, flags, discount, scale);
             rg[x] = r;
             if (pr) pr[x] = r + inst;
@@ -576,7 +588,7 @@ static inline __attribute__((always_inline)) void bits16_slots(const Source *s, 
                                                                int flags) {
     int16_t *rg = (int16_t *)u->regrets + R.base;
     uint16_t *sm = (uint16_t *)u->sums + R.base;
-    const uint8_t *legal = s->legal + R.base;
+    const uint8_t *legal = block_legal(s, R);
     const float discount[2] = {(float)u->negative, (float)u->positive}, scale = (float)u->scale;
     const float weight = (float)u->weight, sum_discount = (float)u->sum_discount;
     const float unit_r = u->regret_scale[node], unit_s = u->sum_scale[node];
@@ -712,7 +724,7 @@ static void visit(Pass *P, int64_t n, const real *own, const real *opp, real *ou
         for (int64_t j = 0; j < H; j++) {
             real top = -INFINITY;
             for (int64_t k = 0; k < width; k++) {
-                const real y = s->legal[slot_of(R, H, j, k)] ? slots[k * H + j] + (real)0.0 : -INFINITY;
+                const real y = legal_at(s, R, H, j, k) ? slots[k * H + j] + (real)0.0 : -INFINITY;
                 if (y > top) top = y;
             }
             out[j] = top;
@@ -728,12 +740,12 @@ static void visit(Pass *P, int64_t n, const real *own, const real *opp, real *ou
         if (R.compact && s->f32)
             update_regrets_f32_compact((float *)u->regrets + at, (float *)u->sums + at,
                                        u->predicted ? (float *)u->predicted + at : NULL, slots, out, own, sigma,
-                                       s->legal + at, H, u->flags, u->positive, u->negative, u->scale, u->weight,
+                                       block_legal(s, R), H, u->flags, u->positive, u->negative, u->scale, u->weight,
                                        u->sum_discount, width);
         else if (R.compact)
             update_regrets_compact((double *)u->regrets + at, (double *)u->sums + at,
                                    u->predicted ? (double *)u->predicted + at : NULL, slots, out, own, sigma,
-                                   s->legal + at, H, u->flags, u->positive, u->negative, u->scale, u->weight,
+                                   block_legal(s, R), H, u->flags, u->positive, u->negative, u->scale, u->weight,
                                    u->sum_discount, width);
         else if (s->f32)
             update_regrets_f32_rows((float *)u->regrets + at, (float *)u->sums + at, u->predicted ? (float *)u->predicted + at : NULL,

@@ -64,7 +64,7 @@ class _Layout(ctypes.Structure):
 
 class _Source(ctypes.Structure):
     _fields_ = [("kind", ctypes.c_int), ("f32", ctypes.c_int), ("data", _P), ("legal", _P), ("a", _I), ("offset", _P),
-                ("bits16", ctypes.c_int)]
+                ("bits16", ctypes.c_int), ("block_legal", ctypes.c_int)]
 
 
 class _Update(ctypes.Structure):
@@ -75,6 +75,17 @@ class _Update(ctypes.Structure):
 
 #: The dtype of 16-bit storage per Source kind (``SRC_REGRETS``, ``SRC_SUMS`` of ``_passes.c``).
 BITS16 = {0: np.dtype(np.int16), 2: np.dtype(np.uint16)}
+
+#: Blocks of ones by size: the legal masks of a node in compact storage where every slot is legal (a Source's
+#: ``legal`` ``None``), so that no mask of a byte a slot is stored. Kept for good (prepared calls point into them).
+_ONES: dict[int, np.ndarray] = {}
+
+
+def _ones(n: int) -> np.ndarray:
+    block = _ONES.get(n)
+    if block is None:
+        block = _ONES[n] = np.ones(max(n, 1), dtype=np.bool_)
+    return block
 
 
 class Rule(Protocol):
@@ -558,11 +569,14 @@ def _pass_args(layout: Any, player: int, mode: int, sources: tuple[Any, Any], up
     src = []
     for q, s in enumerate(sources):
         bits16 = s.data.dtype in (np.int16, np.uint16)
-        if not (s.data.flags.c_contiguous and s.legal.flags.c_contiguous and s.legal.dtype == np.bool_
-                and (bits16 or s.data.dtype in (np.float64, np.float32)) and s.data.shape == s.legal.shape):
-            raise GameDefinitionError("poker_pass: strategies must be contiguous [I, A] float64 or float32 arrays with their legal masks")
         if s.compact is None and s.data.ndim != 2:
             raise GameDefinitionError("poker_pass: a strategy of one dimension is compact storage; give its CompactRows")
+        if s.legal is None and s.compact is None:
+            raise GameDefinitionError("poker_pass: only compact storage may leave its legal masks out (every slot legal)")
+        legal = _ones(layout.max_hands * s.compact.actions) if s.legal is None else s.legal
+        if not (s.data.flags.c_contiguous and legal.flags.c_contiguous and legal.dtype == np.bool_
+                and (bits16 or s.data.dtype in (np.float64, np.float32)) and (s.legal is None or s.data.shape == legal.shape)):
+            raise GameDefinitionError("poker_pass: strategies must be contiguous [I, A] float64 or float32 arrays with their legal masks")
         if s.compact is not None and not (s.compact is layout.compact[q] and s.data.shape == (s.compact.size,)):
             raise GameDefinitionError("poker_pass: compact storage of another layout (all rows or kept rows) or size")
         if bits16 and (s.compact is None or BITS16.get(s.kind) != s.data.dtype):
@@ -571,8 +585,8 @@ def _pass_args(layout: Any, player: int, mode: int, sources: tuple[Any, Any], up
         if s.single and not (bits16 or s.data.dtype == np.float32):
             raise GameDefinitionError("poker_pass: a pass computes in float32 over float32 (or 16-bit) regrets and sums only")
         precision = 2 if s.single else int(s.data.dtype == np.float32)  # 2: computed in float32 (poker_pass_single)
-        src.append(_Source(s.kind, precision, _kept_ptr(s.data), _kept_ptr(s.legal), a,
-                           None if s.compact is None else _kept_ptr(s.compact.offset), int(bits16)))
+        src.append(_Source(s.kind, precision, _kept_ptr(s.data), _kept_ptr(legal), a,
+                           None if s.compact is None else _kept_ptr(s.compact.offset), int(bits16), int(s.legal is None)))
     up = None
     if update is not None:
         regrets, sums = update[0], update[1]

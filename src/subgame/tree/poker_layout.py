@@ -382,7 +382,7 @@ class Source:
 
     kind: int  #: REGRETS, PROBS or SUMS
     data: np.ndarray  #: [I, A] float64 (or float32 regrets and sums), or [S] in ``compact`` storage
-    legal: np.ndarray  #: bool, laid out as ``data``
+    legal: np.ndarray | None  #: bool, laid out as ``data`` (``None``: compact storage with every slot legal)
     compact: CompactRows | None = None  #: the layout's ``compact[player]`` where ``data`` is compact
     single: bool = False  #: the pass computes in float32 (float32 ``data``; CFRSolver's ``compute="float32"``)
 
@@ -398,7 +398,7 @@ def usable(layout: PokerLayout | None, num_states: int, *arrays: np.ndarray) -> 
 
 
 def cfr_pass(layout: PokerLayout, player: int, matched: tuple[np.ndarray, np.ndarray], regrets: np.ndarray,
-             strategy_sum: np.ndarray, predicted: np.ndarray | None, legal: tuple[np.ndarray, np.ndarray],
+             strategy_sum: np.ndarray, predicted: np.ndarray | None, legal: tuple[np.ndarray | None, np.ndarray | None],
              root_reach: tuple[np.ndarray, np.ndarray], rule: kernels.Rule, dropped: np.ndarray, compact: bool = False,
              single: bool = False, scales: np.ndarray | None = None) -> None:
     """One CFR update of ``player``'s regrets and strategy sums (in place), both players playing regret matching.
@@ -419,7 +419,7 @@ def cfr_pass(layout: PokerLayout, player: int, matched: tuple[np.ndarray, np.nda
     kernels.poker_pass(layout, player, CFR_UPDATE, sources, update, root_reach, dropped)
 
 
-def regret_sources(layout: PokerLayout, matched: tuple[np.ndarray, np.ndarray], legal: tuple[np.ndarray, np.ndarray],
+def regret_sources(layout: PokerLayout, matched: tuple[np.ndarray, np.ndarray], legal: tuple[np.ndarray | None, np.ndarray | None],
                    compact: bool, single: bool = False) -> tuple[Source, Source]:
     """Both players' strategies as regret matching of ``matched`` (in the layout's compact storage where ``compact``;
     the pass computing in float32 where ``single``)."""

@@ -64,7 +64,7 @@ class PassIterations:
     ``scales``: per player the [2, N] units of 16-bit storage (:func:`~subgame.tree.poker_layout.cfr_pass`).
     """
 
-    def __init__(self, layout: Any, matched: tuple[np.ndarray, np.ndarray], legal: tuple[np.ndarray, np.ndarray],
+    def __init__(self, layout: Any, matched: tuple[np.ndarray, np.ndarray], legal: tuple[np.ndarray | None, np.ndarray | None],
                  state: tuple[tuple[np.ndarray, np.ndarray, np.ndarray | None], ...], root_reach: tuple[np.ndarray, np.ndarray],
                  rule: Rule, compact: bool = False, single: bool = False,
                  scales: tuple[np.ndarray, np.ndarray] | None = None) -> None:
@@ -279,7 +279,7 @@ def layout_best_responses(layout: Any, sources: tuple[Any, Any], root_reach: tup
     def forget(_: weakref.ref[Any], cache: dict[tuple[Any, ...], Any] = _best_passes) -> None:
         cache.pop(key, None)
 
-    _best_passes[key] = (tuple(weakref.ref(a, forget) for a in arrays), call)
+    _best_passes[key] = (tuple(weakref.ref(a, forget) if a is not None else (lambda: None) for a in arrays), call)
     return call
 
 
