@@ -621,9 +621,8 @@ static inline __attribute__((always_inline)) void bits16_slots(const Source *s, 
 
 static void update_bits16(const Source *s, Rows R, const Update *u, int64_t node, int64_t rows, int64_t n,
                           const real *seqv, const real *v, const real *reach, const real *sigma, float *r, float *m) {
-    if (u->flags == 1) bits16_slots(s, R, u, node, rows, n, seqv, v, reach, sigma, r, m, 1); /* cfr+ */
-    else if (u->flags == 2) bits16_slots(s, R, u, node, rows, n, seqv, v, reach, sigma, r, m, 2); /* dcfr */
-    else if (u->flags == 56) bits16_slots(s, R, u, node, rows, n, seqv, v, reach, sigma, r, m, 56); /* dcfr-postflop */
+    /* 16-bit storage averages the strategy alone (flag 16): dcfr-postflop, or another rule so */
+    if (u->flags == 56) bits16_slots(s, R, u, node, rows, n, seqv, v, reach, sigma, r, m, 56); /* dcfr-postflop */
     else bits16_slots(s, R, u, node, rows, n, seqv, v, reach, sigma, r, m, u->flags);
 }
 
