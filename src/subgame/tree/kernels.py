@@ -548,12 +548,18 @@ def poker_pass(layout: Any, player: int, mode: int, sources: tuple[Any, Any], up
     return out
 
 
+def watched(objects: tuple[Any, ...], forget: Callable[[Any], None]) -> tuple[Callable[[], Any], ...]:
+    """Weak references to ``objects`` calling ``forget`` when one dies; a ``None`` (an array not given) is not watched
+    and reads back as ``None``."""
+    return tuple(weakref.ref(a, forget) if a is not None else (lambda: None) for a in objects)
+
+
 def _keep_call(key: tuple[int, ...], arrays: tuple[Any, ...], args: tuple[Any, ...], up: Any) -> None:
     """Remember a pass's call for the objects it reads (``None``, no predicted regrets, is not watched)."""
     def forget(_: weakref.ref[np.ndarray]) -> None:
         _calls.pop(key, None)
 
-    _calls[key] = (tuple(weakref.ref(a, forget) if a is not None else (lambda: None) for a in arrays), args, up)
+    _calls[key] = (watched(arrays, forget), args, up)
 
 
 def _set_rule(up: _Update, rule: Rule) -> None:

@@ -322,8 +322,7 @@ class CompactRows:
         """[size] each compact slot's index in the flattened [I, a] array over ``layout``'s rows (its node's first
         information set plus its row among all of the node's hands, times a, plus the action)."""
         node = layout.node
-        ns = _decisions(layout, player)
-        rows, nc = _rows_at(layout, ns, player), node[ns, CHILD_HI] - node[ns, CHILD_LO]
+        ns, rows, nc = _decision_blocks(layout, player)
         dtype = np.int32 if int(node[:, INFOSET].max(initial=0) + node[:, SIZE].max(initial=0)) * a < 2**31 else np.int64
         row = _counting(rows, dtype)  # each stored row's place among its node's stored rows
         if layout.live_node is not None and layout.live_row is not None:
@@ -338,12 +337,10 @@ class CompactRows:
         out += (local // h).astype(dtype)
         return out
 
-
     def nodes(self, layout: PokerLayout, player: int) -> np.ndarray:
         """[size] each compact slot's public node (what a per-node scale of 16-bit storage is indexed by)."""
-        ns = _decisions(layout, player)
-        width = _rows_at(layout, ns, player) * (layout.node[ns, CHILD_HI] - layout.node[ns, CHILD_LO])
-        return np.repeat(ns, width)
+        ns, rows, nc = _decision_blocks(layout, player)
+        return np.repeat(ns, rows * nc)
 
 
 def _counting(counts: np.ndarray, dtype: type[np.signedinteger[Any]]) -> np.ndarray:
@@ -360,6 +357,13 @@ def _decisions(layout: PokerLayout, player: int) -> np.ndarray:
     return ns[np.argsort(node[ns, INFOSET], kind="stable")]
 
 
+def _decision_blocks(layout: PokerLayout, player: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The player's decision nodes (:func:`_decisions`), her rows at each and each one's own actions: a node's block of
+    compact storage is its rows times its actions."""
+    ns = _decisions(layout, player)
+    return ns, _rows_at(layout, ns, player), layout.node[ns, CHILD_HI] - layout.node[ns, CHILD_LO]
+
+
 def _rows_at(layout: PokerLayout, nodes: np.ndarray, player: int) -> np.ndarray:
     """The player's rows at ``nodes`` in the layout (its kept rows, or every hand of the node's board)."""
     return layout.node[nodes, SIZE] if layout.live_node is None else layout.live_node[player][nodes, 0]
@@ -368,11 +372,11 @@ def _rows_at(layout: PokerLayout, nodes: np.ndarray, player: int) -> np.ndarray:
 def compact_rows(layout: PokerLayout, player: int) -> CompactRows:
     """The :class:`CompactRows` of ``player`` over ``layout``'s rows: her nodes in the order of their information sets."""
     node = layout.node
-    ns = _decisions(layout, player)
-    width = _rows_at(layout, ns, player) * (node[ns, CHILD_HI] - node[ns, CHILD_LO])
+    ns, rows, nc = _decision_blocks(layout, player)
+    width = rows * nc
     offset = np.zeros(node.shape[0], dtype=np.int64)
     offset[ns] = np.cumsum(width) - width
-    actions = int((node[ns, CHILD_HI] - node[ns, CHILD_LO]).max(initial=1))
+    actions = int(nc.max(initial=1))
     return CompactRows(offset, int(width.sum()), actions)
 
 

@@ -279,7 +279,7 @@ def layout_best_responses(layout: Any, sources: tuple[Any, Any], root_reach: tup
     def forget(_: weakref.ref[Any], cache: dict[tuple[Any, ...], Any] = _best_passes) -> None:
         cache.pop(key, None)
 
-    _best_passes[key] = (tuple(weakref.ref(a, forget) if a is not None else (lambda: None) for a in arrays), call)
+    _best_passes[key] = (kernels.watched(arrays, forget), call)
     return call
 
 
