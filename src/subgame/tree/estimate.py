@@ -65,7 +65,7 @@ SOLVER_BYTES_PER_INFOSET_ACTION = 17
 #: game (peak resident memory less the interpreter, the tree and the solver state).
 SWEEP_BYTES_PER_PRIVATE_STATE = 48
 #: Bytes of a CFR solver's state whatever the game's size (its lists of per-player arrays).
-SOLVER_BYTES_FIXED = 440
+SOLVER_BYTES_FIXED = 408
 #: Histories the generic walk visits before it stops and reports a lower bound.
 MAX_HISTORIES = 2_000_000
 #: Boards at most this many hands per player get explicit sparse terminals (as :func:`compile_poker`).
