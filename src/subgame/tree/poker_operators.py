@@ -36,7 +36,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 import numpy as np
 
 from ..errors import GameDefinitionError
-from ..games.poker.evaluator import MAX_CARDS, MIN_CARDS, RANKS, SUITS, hand_values
+from ..games.poker import showdown
+from ..games.poker.evaluator import MAX_CARDS, MIN_CARDS, RANKS, SUITS
 from ..games.poker.hands import (
     FLUSH,
     FULL_HOUSE,
@@ -64,8 +65,8 @@ def strength_keys(cards: np.ndarray, num_ranks: int, num_suits: int) -> np.ndarr
     Returns:
         [M] int64; ``key[a] > key[b]`` iff hand ``a`` beats hand ``b`` (equal keys tie).
         Keys of hands with different numbers of cards are not comparable. Five to seven
-        cards of the 52-card deck are valued by the lookup tables of
-        :func:`~subgame.games.poker.evaluator.hand_values`, other hands here.
+        cards of the 52-card deck are valued by :func:`~subgame.games.poker.showdown.values` (the compiled
+        evaluator, which builds no lookup tables: a river spot's peak memory), other hands here.
     """
     cards = np.asarray(cards, dtype=np.int64)
     if cards.ndim != 2 or cards.shape[1] < 1:
@@ -73,8 +74,8 @@ def strength_keys(cards: np.ndarray, num_ranks: int, num_suits: int) -> np.ndarr
     if 9 * num_ranks**5 >= 2**62:
         raise GameDefinitionError(f"poker: {num_ranks} ranks are too many for integer hand-strength keys")
     m, c = cards.shape
-    if (num_ranks, num_suits) == (RANKS, SUITS) and MIN_CARDS <= c <= MAX_CARDS:  # the 52-card deck: lookup tables
-        return hand_values(cards)
+    if (num_ranks, num_suits) == (RANKS, SUITS) and MIN_CARDS <= c <= MAX_CARDS:
+        return showdown.values(cards)
     if c <= 5:
         return _five_card_keys(cards // num_suits, cards % num_suits, num_ranks)
     pick = np.array(list(combinations(range(c), 5)), dtype=np.int64)  # [S, 5]
