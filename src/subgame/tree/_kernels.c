@@ -22,7 +22,7 @@ typedef int32_t idx_t;
 
 /* The version of these functions' signatures: subgame.tree.kernels refuses a library built from another one (bump
    both together whenever a signature changes, so that a stale build left in place falls back to numpy). */
-int64_t kernels_abi(void) { return 24; }
+int64_t kernels_abi(void) { return 25; }
 
 /* numpy's maximum: the second argument unless the first is larger or NaN (so max(-0.0, 0.0) is 0.0) */
 static inline double np_max(double a, double b) { return (a > b || a != a) ? a : b; }
@@ -381,81 +381,84 @@ UPDATE_REGRETS(update_regrets_f32, float)
  * less what those hands hold of the hand's cards; stronger hands likewise from the top. out[mrow[j]] = w_below *
  * weaker + w_above * stronger, negated where `negate`. `scratch` holds cards + the traverser's hands doubles.
  *
- * The rows of reaches and values are R: float64 (removal_values, ladder_values), or float32 (removal_values_f32,
- * ladder_values_f32: the float32 passes of _passes_single.c); the sums are float64 either way, each value rounded to
- * R once.
+ * The rows of reaches and values are R: float64 (removal_values, ladder_values and the passes' _rows forms), or
+ * float32 (removal_values_f32, ladder_values_f32: the float32 passes of _passes_single.c); the sums are float64 either
+ * way, each value rounded to R once. The positions mrow, twin and orow are I: the sweeps' int64 private states, or the
+ * passes' int32 rows of a node.
  */
-#define REMOVAL_SUMS(SUFFIX, R)                                                                                      \
-    /* total plus the opponent's reach over her hands lo .. hi - 1, and each card's share into mass */               \
-    INLINE double add_opponents##SUFFIX(const R *opp, const int64_t *orow, const uint8_t *oc, int64_t lo, int64_t hi,  \
-                                        int64_t k, double total, double *mass) {                                      \
-        for (int64_t u = lo; u < hi; u++) {                                                                           \
-            const double x = (double)opp[orow[u]];                                                                    \
-            if (x == 0.0) continue; /* adds nothing (both sums start at +0.0 and never hold -0.0) */                  \
-            total += x;                                                                                               \
-            for (int64_t c = 0; c < k; c++) mass[oc[u * k + c]] += x;                                                 \
-        }                                                                                                             \
-        return total;                                                                                                 \
-    }                                                                                                                 \
-    INLINE void removal_body##SUFFIX(const R *opp, R *out, const int64_t *mrow, const uint8_t *mc,                    \
-                                     const int64_t *twin, int64_t nm, const int64_t *orow, const uint8_t *oc,         \
-                                     int64_t no, int64_t k, double value, double *mass, int64_t cards) {              \
-        memset(mass, 0, (size_t)cards * sizeof(double));                                                              \
-        const double total = add_opponents##SUFFIX(opp, orow, oc, 0, no, k, 0.0, mass);                              \
-        for (int64_t i = 0; i < nm; i++) {                                                                            \
-            double m = total - mass[mc[i * k]];                                                                       \
-            if (k == 2) m = (m - mass[mc[i * k + 1]]) + (twin[i] >= 0 ? (double)opp[twin[i]] : 0.0);                 \
-            out[mrow[i]] = (R)(value * m + 0.0);                                                                      \
-        }                                                                                                             \
-    }                                                                                                                 \
-    void removal_values##SUFFIX(const R *opp, R *out, const int64_t *mrow, const uint8_t *mc, const int64_t *twin,    \
-                                int64_t nm, const int64_t *orow, const uint8_t *oc, int64_t no, int64_t k,            \
-                                double value, double *mass, int64_t cards) {                                          \
-        if (k == 2) removal_body##SUFFIX(opp, out, mrow, mc, twin, nm, orow, oc, no, 2, value, mass, cards);          \
-        else removal_body##SUFFIX(opp, out, mrow, mc, twin, nm, orow, oc, no, k, value, mass, cards);                 \
+#define REMOVAL_SUMS(SUFFIX, R, I)                                                                                     \
+    /* total plus the opponent's reach over her hands lo .. hi - 1, and each card's share into mass */                 \
+    INLINE double add_opponents##SUFFIX(const R *opp, const I *orow, const uint8_t *oc, int64_t lo, int64_t hi,        \
+                                        int64_t k, double total, double *mass) {                                       \
+        for (int64_t u = lo; u < hi; u++) {                                                                            \
+            const double x = (double)opp[orow[u]];                                                                     \
+            if (x == 0.0) continue; /* adds nothing (both sums start at +0.0 and never hold -0.0) */                   \
+            total += x;                                                                                                \
+            for (int64_t c = 0; c < k; c++) mass[oc[u * k + c]] += x;                                                  \
+        }                                                                                                              \
+        return total;                                                                                                  \
+    }                                                                                                                  \
+    INLINE void removal_body##SUFFIX(const R *opp, R *out, const I *mrow, const uint8_t *mc,                           \
+                                     const I *twin, int64_t nm, const I *orow, const uint8_t *oc,                      \
+                                     int64_t no, int64_t k, double value, double *mass, int64_t cards) {               \
+        memset(mass, 0, (size_t)cards * sizeof(double));                                                               \
+        const double total = add_opponents##SUFFIX(opp, orow, oc, 0, no, k, 0.0, mass);                                \
+        for (int64_t i = 0; i < nm; i++) {                                                                             \
+            double m = total - mass[mc[i * k]];                                                                        \
+            if (k == 2) m = (m - mass[mc[i * k + 1]]) + (twin[i] >= 0 ? (double)opp[twin[i]] : 0.0);                   \
+            out[mrow[i]] = (R)(value * m + 0.0);                                                                       \
+        }                                                                                                              \
+    }                                                                                                                  \
+    void removal_values##SUFFIX(const R *opp, R *out, const I *mrow, const uint8_t *mc, const I *twin,                 \
+                                int64_t nm, const I *orow, const uint8_t *oc, int64_t no, int64_t k,                   \
+                                double value, double *mass, int64_t cards) {                                           \
+        if (k == 2) removal_body##SUFFIX(opp, out, mrow, mc, twin, nm, orow, oc, no, 2, value, mass, cards);           \
+        else removal_body##SUFFIX(opp, out, mrow, mc, twin, nm, orow, oc, no, k, value, mass, cards);                  \
     }
 
-#define LADDER_SUMS(SUFFIX, R)                                                                                        \
-    INLINE void ladder_body##SUFFIX(const R *opp, R *out, const int64_t *mrow, const uint8_t *mc, const int64_t *mt,  \
-                                    const int64_t *orow, const uint8_t *oc, const int64_t *ot, int64_t groups,        \
-                                    int64_t k, double w_below, double w_above, int negate, double *scratch,           \
-                                    int64_t cards) {                                                                  \
-        double *mass = scratch, *weaker = scratch + cards, total = 0.0;                                               \
-        memset(mass, 0, (size_t)cards * sizeof(double));                                                              \
-        for (int64_t g = 0; g < groups; g++) {                                                                        \
-            for (int64_t j = mt[g]; j < mt[g + 1]; j++) {                                                             \
-                double m = total - mass[mc[j * k]];                                                                   \
-                if (k == 2) m -= mass[mc[j * k + 1]];                                                                 \
-                weaker[j] = m;                                                                                        \
-            }                                                                                                         \
-            total = add_opponents##SUFFIX(opp, orow, oc, ot[g], ot[g + 1], k, total, mass);                           \
-        }                                                                                                             \
-        total = 0.0;                                                                                                  \
-        memset(mass, 0, (size_t)cards * sizeof(double));                                                              \
-        for (int64_t g = groups - 1; g >= 0; g--) {                                                                   \
-            for (int64_t j = mt[g]; j < mt[g + 1]; j++) {                                                             \
-                double m = total - mass[mc[j * k]];                                                                   \
-                if (k == 2) m -= mass[mc[j * k + 1]];                                                                 \
-                const double value = w_below * weaker[j] + w_above * m;                                               \
-                out[mrow[j]] = (R)((negate ? -value : value) + 0.0);                                                  \
-            }                                                                                                         \
-            total = add_opponents##SUFFIX(opp, orow, oc, ot[g], ot[g + 1], k, total, mass);                           \
-        }                                                                                                             \
-    }                                                                                                                 \
-    void ladder_values##SUFFIX(const R *opp, R *out, const int64_t *mrow, const uint8_t *mc, const int64_t *mt,       \
-                               const int64_t *orow, const uint8_t *oc, const int64_t *ot, int64_t groups, int64_t k,  \
-                               double w_below, double w_above, int negate, double *scratch, int64_t cards) {          \
-        if (k == 2)                                                                                                   \
-            ladder_body##SUFFIX(opp, out, mrow, mc, mt, orow, oc, ot, groups, 2, w_below, w_above, negate, scratch,   \
-                                cards);                                                                               \
-        else                                                                                                          \
-            ladder_body##SUFFIX(opp, out, mrow, mc, mt, orow, oc, ot, groups, k, w_below, w_above, negate, scratch,   \
-                                cards);                                                                               \
+#define LADDER_SUMS(SUFFIX, R, I)                                                                                      \
+    INLINE void ladder_body##SUFFIX(const R *opp, R *out, const I *mrow, const uint8_t *mc, const int64_t *mt,         \
+                                    const I *orow, const uint8_t *oc, const int64_t *ot, int64_t groups,               \
+                                    int64_t k, double w_below, double w_above, int negate, double *scratch,            \
+                                    int64_t cards) {                                                                   \
+        double *mass = scratch, *weaker = scratch + cards, total = 0.0;                                                \
+        memset(mass, 0, (size_t)cards * sizeof(double));                                                               \
+        for (int64_t g = 0; g < groups; g++) {                                                                         \
+            for (int64_t j = mt[g]; j < mt[g + 1]; j++) {                                                              \
+                double m = total - mass[mc[j * k]];                                                                    \
+                if (k == 2) m -= mass[mc[j * k + 1]];                                                                  \
+                weaker[j] = m;                                                                                         \
+            }                                                                                                          \
+            total = add_opponents##SUFFIX(opp, orow, oc, ot[g], ot[g + 1], k, total, mass);                            \
+        }                                                                                                              \
+        total = 0.0;                                                                                                   \
+        memset(mass, 0, (size_t)cards * sizeof(double));                                                               \
+        for (int64_t g = groups - 1; g >= 0; g--) {                                                                    \
+            for (int64_t j = mt[g]; j < mt[g + 1]; j++) {                                                              \
+                double m = total - mass[mc[j * k]];                                                                    \
+                if (k == 2) m -= mass[mc[j * k + 1]];                                                                  \
+                const double value = w_below * weaker[j] + w_above * m;                                                \
+                out[mrow[j]] = (R)((negate ? -value : value) + 0.0);                                                   \
+            }                                                                                                          \
+            total = add_opponents##SUFFIX(opp, orow, oc, ot[g], ot[g + 1], k, total, mass);                            \
+        }                                                                                                              \
+    }                                                                                                                  \
+    void ladder_values##SUFFIX(const R *opp, R *out, const I *mrow, const uint8_t *mc, const int64_t *mt,              \
+                               const I *orow, const uint8_t *oc, const int64_t *ot, int64_t groups, int64_t k,         \
+                               double w_below, double w_above, int negate, double *scratch, int64_t cards) {           \
+        if (k == 2)                                                                                                    \
+            ladder_body##SUFFIX(opp, out, mrow, mc, mt, orow, oc, ot, groups, 2, w_below, w_above, negate, scratch,    \
+                                cards);                                                                                \
+        else                                                                                                           \
+            ladder_body##SUFFIX(opp, out, mrow, mc, mt, orow, oc, ot, groups, k, w_below, w_above, negate, scratch,    \
+                                cards);                                                                                \
     }
 
-REMOVAL_SUMS(, double)
-REMOVAL_SUMS(_f32, float)
-LADDER_SUMS(, double)
+REMOVAL_SUMS(, double, int64_t)       /* the sweeps: private-state positions */
+REMOVAL_SUMS(_rows, double, int32_t)  /* the depth-first passes: rows of a node, a layout's int32 */
+REMOVAL_SUMS(_f32, float, int32_t)
+LADDER_SUMS(, double, int64_t)
+LADDER_SUMS(_rows, double, int32_t)
 
 /* ladder_values in float32 rows, in one pass up the ladder: a hand's opponents weaker and disjoint as there, and its
    stronger ones as (all disjoint) - (weaker or tied, disjoint), both counted from the running sums (T - mass[c1] -
@@ -469,8 +472,8 @@ INLINE double disjoint_of(double total, const double *mass, const uint8_t *c, in
     return m;
 }
 
-INLINE void ladder_one_pass(const float *opp, float *out, const int64_t *mrow, const uint8_t *mc, const int64_t *mt,
-                            const int64_t *orow, const uint8_t *oc, const int64_t *ot, int64_t groups, int64_t k,
+INLINE void ladder_one_pass(const float *opp, float *out, const int32_t *mrow, const uint8_t *mc, const int64_t *mt,
+                            const int32_t *orow, const uint8_t *oc, const int64_t *ot, int64_t groups, int64_t k,
                             double w_below, double w_above, int negate, double *scratch, int64_t cards) {
     double *mass = scratch, *weaker = scratch + cards, *upto = weaker + mt[groups], total = 0.0;
     memset(mass, 0, (size_t)cards * sizeof(double));
@@ -485,8 +488,8 @@ INLINE void ladder_one_pass(const float *opp, float *out, const int64_t *mrow, c
     }
 }
 
-void ladder_values_f32(const float *opp, float *out, const int64_t *mrow, const uint8_t *mc, const int64_t *mt,
-                       const int64_t *orow, const uint8_t *oc, const int64_t *ot, int64_t groups, int64_t k,
+void ladder_values_f32(const float *opp, float *out, const int32_t *mrow, const uint8_t *mc, const int64_t *mt,
+                       const int32_t *orow, const uint8_t *oc, const int64_t *ot, int64_t groups, int64_t k,
                        double w_below, double w_above, int negate, double *scratch, int64_t cards) {
     if (k == 2)
         ladder_one_pass(opp, out, mrow, mc, mt, orow, oc, ot, groups, 2, w_below, w_above, negate, scratch, cards);

@@ -110,7 +110,7 @@ class Rule(Protocol):
 
 
 #: The signatures' version ``_kernels.c`` must report (``kernels_abi``); bumped with every change to them.
-ABI = 24
+ABI = 25
 
 
 def _load() -> ctypes.CDLL | None:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from functools import partial
 from itertools import combinations
 from math import comb
+from typing import Any
 
 import numpy as np
 
@@ -231,10 +232,16 @@ class _Board:
         return _Board(cards, hands, (order0, order1), (order0, local1), labels)
 
 
-def _int64_rows(parts: Sequence[np.ndarray], k: int | None = None) -> np.ndarray:
-    """The parts one after the other as one contiguous int64 array ([0] or [0, k] where there are none)."""
+def _int64_rows(parts: Sequence[np.ndarray], k: int | None = None, dtype: type[np.integer[Any]] = np.int64) -> np.ndarray:
+    """The parts one after the other as one contiguous int64 (or ``dtype``) array ([0] or [0, k] where there are none)."""
     out = np.concatenate(parts) if parts else np.zeros((0,) if k is None else (0, k))
-    return np.ascontiguousarray(out, dtype=np.int64)
+    return np.ascontiguousarray(out, dtype=dtype)
+
+
+def _rows(parts: Sequence[np.ndarray]) -> np.ndarray:
+    """Rows of nodes or hands of boards (each below a board's hand count) one after the other, as the passes read them:
+    :data:`~.poker_layout.ROW` (int32)."""
+    return _int64_rows(parts, dtype=pl.ROW)
 
 
 def _check_board(game: PokerGame, board: Sequence[int] | None) -> tuple[int, ...] | None:
@@ -415,7 +422,8 @@ class _Builder:
         nodes = self.nodes
         boards = {cards: i for i, cards in enumerate(self.removals)}
         first_row = np.cumsum([0] + [r.num_hands for r in self.removals.values()])
-        ties_at = np.cumsum([0] + [r.ladder[2].size for r in self.removals.values()])
+        ladders = [r.ladder_arrays() for r in self.removals.values()]
+        ties_at = np.cumsum([0] + [ladder[2].size for ladder in ladders])
         table = np.full((len(nodes), pl.COLUMNS), -1, dtype=np.int64)
         table[:, pl.KIND] = self.kind
         table[:, pl.ACTOR] = self.actor
@@ -469,16 +477,16 @@ class _Builder:
         k = self.deck.hole
         return PokerLayout(
             node=table,
-            board=np.array([[r.num_hands, first_row[i], ties_at[i], r.ladder[2].size - 1, by_matrix[i]]
+            board=np.array([[r.num_hands, first_row[i], ties_at[i], ladders[i][2].size - 1, by_matrix[i]]
                             for i, r in enumerate(removal)], dtype=np.int64).reshape(-1, 5),
             hand_cards=_int64_rows([r.hand_cards for r in removal], k).astype(np.uint8),
-            ladder_cards=_int64_rows([r.ladder[1] for r in removal], k).astype(np.uint8),
-            local=np.stack([_int64_rows(local[p]) for p in range(2)]),
-            ladder_local=np.stack([_int64_rows([loc[r.ladder[0]] for loc, r in zip(local[p], removal)]) for p in range(2)]),
-            hand_of_row=np.stack([_int64_rows([np.argsort(loc) for loc in local[p]]) for p in range(2)]),
-            rank=_int64_rows([r.strength for r in removal]),
-            ties=_int64_rows([r.ladder[2] for r in removal]),
-            maps=np.stack([_int64_rows(maps[p]) for p in range(2)]),
+            ladder_cards=_int64_rows([ladder[1] for ladder in ladders], k).astype(np.uint8),
+            local=np.stack([_rows(local[p]) for p in range(2)]),
+            ladder_local=np.stack([_rows([loc[ladder[0]] for loc, ladder in zip(local[p], ladders)]) for p in range(2)]),
+            hand_of_row=np.stack([_rows([np.argsort(loc) for loc in local[p]]) for p in range(2)]),
+            rank=_rows([r.strength for r in removal]),
+            ties=_int64_rows([ladder[2] for ladder in ladders]),
+            maps=np.stack([_rows(maps[p]) for p in range(2)]),
             mirror=mirror,
             term=term_value,
             cards=self.deck.size,
@@ -601,8 +609,8 @@ class _Builder:
     def _states(self, nodes: list[int], b: _Board) -> tuple[StateGrid, StateGrid]:
         """Per player [n, T]: the private state of canonical hand i at each node."""
         starts = np.array([self.nodes[n].start for n in nodes], dtype=np.intp)
-        return (StateGrid(b.local[0].astype(np.intp), starts[:, 0].copy()),
-                StateGrid(b.local[1].astype(np.intp), starts[:, 1].copy()))
+        return (StateGrid(b.local[0].astype(np.intp, copy=False), starts[:, 0].copy()),
+                StateGrid(b.local[1].astype(np.intp, copy=False), starts[:, 1].copy()))
 
     def _histories(self, n: int) -> tuple[HistoryAtNode, ...]:
         """The node's histories in the generic compiler's order: player 0's hand, then player 1's."""

@@ -47,6 +47,10 @@ _TERMINAL = 2  #: the kind of a terminal node (``K_TERMINAL``)
 REGRETS, PROBS, SUMS = 0, 1, 2
 #: What a pass computes.
 CFR_UPDATE, BEST_RESPONSE, VALUES = 0, 1, 2
+#: The dtype of rows of a node and hands of a board (``local``, ``ladder_local``, ``hand_of_row``, ``rank``, ``maps``
+#: and the kept rows' ``live_hand_row``, ``live_hand_twin``, ``live_ladder_row``): each is below its board's hand count,
+#: and a flop holds tens of millions of them.
+ROW = np.int32
 
 
 @dataclass(frozen=True, eq=False)
@@ -66,12 +70,12 @@ class PokerLayout:
     board: np.ndarray
     hand_cards: np.ndarray  #: [R, k] uint8, each board's hands' cards in canonical order
     ladder_cards: np.ndarray  #: [R, k] uint8, each board's hands' cards in ascending strength
-    local: np.ndarray  #: [2, R] int64, each player's row of each canonical hand
-    ladder_local: np.ndarray  #: [2, R] int64, the same in ascending strength
-    hand_of_row: np.ndarray  #: [2, R] int64, each player's canonical hand of each of her rows (``local`` inverted)
-    rank: np.ndarray  #: [R] int64, each canonical hand's dense strength rank on its board (zero without a showdown)
+    local: np.ndarray  #: [2, R] int32, each player's row of each canonical hand
+    ladder_local: np.ndarray  #: [2, R] int32, the same in ascending strength
+    hand_of_row: np.ndarray  #: [2, R] int32, each player's canonical hand of each of her rows (``local`` inverted)
+    rank: np.ndarray  #: [R] int32, each canonical hand's dense strength rank on its board (zero without a showdown)
     ties: np.ndarray  #: int64, per board where each group of tied hands starts, then n
-    maps: np.ndarray  #: [2, M] int64, per chance child the parent's row of each of its rows
+    maps: np.ndarray  #: [2, M] int32, per chance child the parent's row of each of its rows
     #: [E, 2] int64 per deal a suit-isomorphic tree leaves out (in the order of :class:`~.isomorphism.MirrorEdges`):
     #: the canonical child standing for it and the offset in ``maps`` of the chance node's row of each of its rows
     mirror: np.ndarray
@@ -86,10 +90,10 @@ class PokerLayout:
     #: [2, B, 2] int64, per board the first of its kept hands in the ``live_hand_*`` and ``live_ladder_*`` rows
     #: (each board's kept hands, in canonical order and in ascending strength) and their count
     live_board: np.ndarray | None = None
-    live_hand_row: np.ndarray | None = None  #: [2, H] int64, each kept hand's row at the board's nodes, canonical order
+    live_hand_row: np.ndarray | None = None  #: [2, H] int32, each kept hand's row at the board's nodes, canonical order
     live_hand_cards: np.ndarray | None = None  #: [2, H·k] uint8, its cards
-    live_hand_twin: np.ndarray | None = None  #: [2, H] int64, the other player's row of the same hand (-1: not kept)
-    live_ladder_row: np.ndarray | None = None  #: [2, H] int64, each kept hand's row, ascending strength
+    live_hand_twin: np.ndarray | None = None  #: [2, H] int32, the other player's row of the same hand (-1: not kept)
+    live_ladder_row: np.ndarray | None = None  #: [2, H] int32, each kept hand's row, ascending strength
     live_ladder_cards: np.ndarray | None = None  #: [2, H·k] uint8, its cards
     #: [2, len(ties)] int64, per board and tie group (as ``ties``) the kept hands in ascending strength before it
     live_ties: np.ndarray | None = None
@@ -237,10 +241,10 @@ def live_layout(layout: PokerLayout, root_reach: tuple[np.ndarray, np.ndarray]) 
             live_ties[p, tie : tie + groups + 1] = kept_before[ties[tie : tie + groups + 1]]
             live_board[p, b, 1] = hands.size
     live_board[:, :, 0] = np.cumsum(live_board[:, :, 1], axis=1) - live_board[:, :, 1]
-    row, cards, twin, steps, step_cards = (_padded([np.concatenate(x) for x in parts[name]], np.uint8 if "cards" in name else np.int64)
+    row, cards, twin, steps, step_cards = (_padded([np.concatenate(x) for x in parts[name]], np.uint8 if "cards" in name else ROW)
                                            for name in ("row", "cards", "twin", "ladder", "ladder_cards"))
     del local, ladder  # the kept rows' positions served only to list each board's kept hands above
-    return replace(layout, maps=_padded(maps), live_node=live_node,
+    return replace(layout, maps=_padded(maps, ROW), live_node=live_node,
                    live_row=_padded(live_row), mirror_map=mirror_map, live_board=live_board, live_hand_row=row,
                    live_hand_cards=cards, live_hand_twin=twin, live_ladder_row=steps, live_ladder_cards=step_cards,
                    live_ties=live_ties)

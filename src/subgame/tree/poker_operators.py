@@ -220,10 +220,15 @@ class CardRemoval:
 
     @cached_property
     def ladder(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The hands in ascending strength for the compiled showdown loop: ``(order [n], cards [n, k], ties [L+1])``.
+        """:meth:`ladder_arrays`, kept for the compiled showdown loop of the sweeps."""
+        return self.ladder_arrays()
+
+    def ladder_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The hands in ascending strength: ``(order [n], cards [n, k], ties [L+1])``.
 
         ``order`` lists the hands from the weakest, ``cards`` their cards in that order, and
-        the ``L`` groups of tied hands start at ``ties[:-1]`` (``ties[-1] == n``).
+        the ``L`` groups of tied hands start at ``ties[:-1]`` (``ties[-1] == n``). Made anew
+        each call: a layout copies them into its own arrays and keeps none per board.
         """
         order = np.argsort(self.strength, kind="stable")
         s = self.strength[order]
