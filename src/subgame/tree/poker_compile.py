@@ -64,10 +64,11 @@ from .public_tree import (
     PublicTree,
     Repeat,
     StateIndex,
+    Taken,
     ValueOperator,
     index_dtype,
 )
-from .size import SizeBudget
+from .size import SizeBudget, release_freed_memory
 
 
 def compile_poker(
@@ -149,7 +150,10 @@ def compile_poker(
     builder = _Builder(game, deck, depth_limit, fixed, leaf_histories, sparse_threshold, chance_limit, budget,
                        None if suits is None or suits.trivial or fixed is not None else suits,
                        None if leaf_cards is None else frozenset(int(c) for c in leaf_cards), before_deal)
-    return builder.run(roots)
+    tree = builder.run(roots)
+    del builder  # with its records of every node and board, which the tree does not keep
+    release_freed_memory()
+    return tree
 
 
 # -- hands and boards ------------------------------------------------------------------------
@@ -216,7 +220,7 @@ class _Board:
     hands: np.ndarray  #: [n] hands disjoint from the board, ascending (the canonical order)
     order: tuple[np.ndarray, np.ndarray]  #: per player [n] canonical positions in private-state order
     local: tuple[np.ndarray, np.ndarray]  #: per player [n] private-state position of each canonical hand
-    labels: tuple[tuple[str, ...], tuple[str, ...]]  #: per player, labels in private-state order
+    labels: tuple[Taken[str], Taken[str]]  #: per player, labels in private-state order (the deck's names, taken)
 
     @staticmethod
     def of(deck: _Deck, cards: tuple[int, ...]) -> _Board:
@@ -228,7 +232,7 @@ class _Board:
         order0 = np.arange(hands.size)
         local1 = np.empty_like(order1)
         local1[order1] = np.arange(order1.size)
-        labels = (tuple(deck.names[hands[order0]]), tuple(deck.names[hands[order1]]))
+        labels: tuple[Taken[str], Taken[str]] = (Taken(deck.names, hands[order0]), Taken(deck.names, hands[order1]))
         return _Board(cards, hands, (order0, order1), (order0, local1), labels)
 
 
@@ -546,6 +550,8 @@ class _Builder:
             nd = nodes[n]
             ids[r, : len(nd.actions)] = nd.actions
         boards = list(self.boards.values())
+        rows = [(nodes[n].names, nodes[n].board.hands.size) for n in acting]  # the action names at each acting node's rows
+        names = {key: i for i, key in enumerate(dict.fromkeys(rows))}  # each distinct one once, numbered
         return PlayerArrays(
             states=states,
             label=BlockSequence([nd.start[p] for nd in nodes] + [G], [board_id[nd.board.cards] for nd in nodes],
@@ -553,8 +559,8 @@ class _Builder:
             level_bounds=np.asarray(self.level_bounds[p], dtype=np.int64),
             stored_legal=None,  # ids >= 0 row by row, expanded when first asked
             action_rows=ids,
-            action_names=BlockSequence([nodes[n].inf_start for n in acting] + [n_inf], range(len(acting)),
-                                       [Repeat(nodes[n].names, nodes[n].board.hands.size) for n in acting]),
+            action_names=BlockSequence([nodes[n].inf_start for n in acting] + [n_inf], [names[r] for r in rows],
+                                       [Repeat(*key) for key in names]),
             action_row_bounds=np.asarray([nodes[n].inf_start for n in acting] + [n_inf], dtype=np.int64),
         )
 

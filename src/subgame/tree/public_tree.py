@@ -10,7 +10,6 @@ folded into the terminal operators, so reaches carry only the players' own proba
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -67,6 +66,32 @@ class Repeat(Sequence[T]):
         return self.value
 
 
+class Taken(Sequence[T]):
+    """``values[index]`` without storing the items taken: a small integer per item instead of a reference (a board's
+    hand names, taken from the deck's)."""
+
+    def __init__(self, values: np.ndarray, index: np.ndarray) -> None:
+        self.values: np.ndarray = values  #: [V] the items
+        #: [n] the item of each position (int16 where the values are fewer than 2^15)
+        self.at = index.astype(np.int16 if values.shape[0] < 2**15 else np.int32)
+
+    def __len__(self) -> int:
+        return int(self.at.shape[0])
+
+    @overload
+    def __getitem__(self, i: SupportsIndex) -> T: ...
+    @overload
+    def __getitem__(self, i: slice) -> tuple[T, ...]: ...
+    def __getitem__(self, i: SupportsIndex | slice) -> T | tuple[T, ...]:
+        if isinstance(i, slice):
+            return tuple(self.values[self.at[i]])
+        item: T = self.values[self.at[i]]
+        return item
+
+    def __iter__(self) -> Iterator[T]:
+        return iter(self.values[self.at])
+
+
 class BlockSequence(Sequence[T]):
     """A read-only sequence stored as consecutive blocks that share their contents.
 
@@ -79,23 +104,25 @@ class BlockSequence(Sequence[T]):
     """
 
     def __init__(self, starts: Sequence[int], content_of: Sequence[int], contents: Sequence[Sequence[T]]) -> None:
-        self._starts = [int(x) for x in starts]  # [B+1]
+        self._starts = np.asarray(starts, dtype=np.int64)  # [B+1]
         self._content_of = np.asarray(content_of, dtype=np.int64)  # [B]
         self._contents = tuple(contents)
-        if len(self._starts) != len(self._content_of) + 1 or any(
-            len(self._contents[c]) < hi - lo for c, lo, hi in zip(self._content_of.tolist(), self._starts, self._starts[1:])
+        bounds = self._starts.tolist()
+        if len(bounds) != len(self._content_of) + 1 or any(
+            len(self._contents[c]) < hi - lo for c, lo, hi in zip(self._content_of.tolist(), bounds, bounds[1:])
         ):
             raise GameDefinitionError("BlockSequence: every block needs a start and contents at least as long as itself")
 
     def __len__(self) -> int:
-        return self._starts[-1]
+        return int(self._starts[-1])
 
     def mapped(self, f: Callable[[Sequence[T]], np.ndarray]) -> np.ndarray:
         """``f`` (items to an array of one entry per item) over the whole sequence, called once per content the blocks
         read instead of once per item: the concatenation of ``f(items of block b)`` over the blocks."""
         used = np.unique(self._content_of).tolist()
         done = dict(zip(used, (np.asarray(f(self._contents[c])) for c in used)))
-        parts = [done[c][: hi - lo] for c, lo, hi in zip(self._content_of.tolist(), self._starts, self._starts[1:])]
+        bounds = self._starts.tolist()
+        parts = [done[c][: hi - lo] for c, lo, hi in zip(self._content_of.tolist(), bounds, bounds[1:])]
         return np.concatenate(parts) if parts else np.asarray(f(()))
 
     @overload
@@ -114,15 +141,16 @@ class BlockSequence(Sequence[T]):
             i += n
         if not 0 <= i < n:
             raise IndexError(f"index {i} out of range for {n} items")
-        b = bisect_right(self._starts, i) - 1
-        return self._contents[int(self._content_of[b])][i - self._starts[b]]
+        b = int(np.searchsorted(self._starts, i, side="right")) - 1
+        return self._contents[int(self._content_of[b])][i - int(self._starts[b])]
 
     def _items(self, lo: int, hi: int) -> Iterator[T]:
-        b = max(bisect_right(self._starts, lo) - 1, 0)
+        b = max(int(np.searchsorted(self._starts, lo, side="right")) - 1, 0)
         while lo < hi:
-            end = min(self._starts[b + 1], hi)
+            start = int(self._starts[b])
+            end = min(int(self._starts[b + 1]), hi)
             content = self._contents[int(self._content_of[b])]
-            yield from islice(content, lo - self._starts[b], end - self._starts[b])
+            yield from islice(content, lo - start, end - start)
             lo, b = end, b + 1
 
     def __iter__(self) -> Iterator[T]:
