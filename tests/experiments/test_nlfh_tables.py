@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import signal
+
+import numpy as np
 import pytest
 
 from subgame.errors import GameDefinitionError
@@ -32,6 +36,34 @@ def test_nlfh_technique_table_on_a_small_deck_resumes_to_the_same_table(tmp_path
     assert again.rows == first.rows and "6 read back from the checkpoint" in again.notes[0]
     with pytest.raises(GameDefinitionError, match="blueprint of passes 100, seed 0, flop_buckets 200, not of passes 200"):
         nlfh_technique_table(checkpoint=tmp_path, **{**SMALL, "blueprint_passes": 200})  # the folder's blueprint is another
+
+
+def test_a_stop_signal_during_the_blueprint_writes_its_passes_and_a_run_with_the_folder_goes_on_bitwise(tmp_path):
+    """SIGINT in the blueprint's passes: their solver is written and the job stops; the next run reads it and ends with
+    the blueprint of an uninterrupted run, bit for bit, reporting its passes with the time left."""
+    game = load_game("nlfh", num_ranks=3, num_suits=3, **ACTION_SETS["small"])
+    whole = nlfh_blueprint(game, 200, 60, 0, None)
+    heard: list[str] = []
+
+    def stop_at_30(line: str) -> None:
+        heard.append(line)
+        if " 30 of 60 passes" in line:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    before = signal.getsignal(signal.SIGINT)
+    with pytest.raises(KeyboardInterrupt, match="stopped after 30 of 60 passes of the blueprint, written to"):
+        nlfh_blueprint(game, 200, 60, 0, tmp_path, stop_at_30)
+    assert (tmp_path / "blueprint-passes.npz").is_file() and not (tmp_path / "blueprint.npz").exists()
+    assert signal.getsignal(signal.SIGINT) == before
+    assert heard[0].startswith("blueprint, 200 flop buckets: 1 of 60 passes, about") and "min left" in heard[0]
+    with pytest.raises(GameDefinitionError, match="holds 30 passes, more than the 20 asked"):
+        nlfh_blueprint(game, 200, 20, 0, tmp_path)
+    went_on: list[str] = []
+    resumed = nlfh_blueprint(game, 200, 60, 0, tmp_path, went_on.append)
+    assert went_on[0].startswith("blueprint, 200 flop buckets: 31 of 60 passes") and " 60 of 60 passes" in went_on[-1]
+    assert (tmp_path / "blueprint.npz").is_file() and not (tmp_path / "blueprint-passes.npz").exists()
+    for p in (0, 1):
+        np.testing.assert_array_equal(resumed.probs[p], whole.probs[p])
 
 
 def test_the_sample_study_sets_seeded_samples_against_the_exact_table(tmp_path):

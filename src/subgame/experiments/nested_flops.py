@@ -198,7 +198,7 @@ def nlfh_nested_table(
         folder.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     kept = folder is not None and (folder / "blueprint.npz").exists()
-    trunk = nlfh_blueprint(abstraction.abstract_game, flop_buckets, passes, seed, folder)
+    trunk = nlfh_blueprint(abstraction.abstract_game, flop_buckets, passes, seed, folder, progress)
     setup = "read back from the checkpoint" if kept else f"{time.perf_counter() - started:.0f} s"
 
     def tick(done: int, total: int, eta: float) -> None:

@@ -70,9 +70,18 @@ class BucketRows:
         return self.blueprint.rows(self.game, tree, player)
 
 
-def nlfh_blueprint(game: PokerGame, flop_buckets: int, passes: int, seed: int, folder: Path | None) -> BucketStrategy:
+def nlfh_blueprint(game: PokerGame, flop_buckets: int, passes: int, seed: int, folder: Path | None,
+                   progress: Callable[[str], None] | None = None) -> BucketStrategy:
     """A lossless-preflop, ``flop_buckets``-bucket blueprint by ``passes`` of board sampling; read from ``folder`` if there
-    (one made with other settings is refused: a checkpoint folder belongs to one blueprint)."""
+    (one made with other settings is refused: a checkpoint folder belongs to one blueprint).
+
+    With a folder the passes are a job of their own: their solver is written there (``blueprint-passes.npz``) every
+    five minutes and on a stop signal, a run with the folder goes on from it bitwise, and ``progress`` hears how far it
+    is with the time left.
+
+    Raises:
+        KeyboardInterrupt: a stop signal (SIGINT, SIGTERM, SIGHUP) ended the passes, their solver written first.
+    """
     path = None if folder is None else folder / "blueprint.npz"
     if path is not None and path.exists():
         blueprint, meta = BucketStrategy.load(path)
@@ -85,11 +94,32 @@ def nlfh_blueprint(game: PokerGame, flop_buckets: int, passes: int, seed: int, f
     n, h = game.spec.deck_size, game.spec.hole_cards
     lossless = min(169, comb(n, h))  # the 169 preflop classes, or every pair on a smaller deck
     buckets = CardBuckets.build(game, (lossless, min(flop_buckets, comb(n, 3) * comb(n - 3, h))), seed=seed)
-    solver = BoardSamplingPCS(game, buckets, seed=seed, boards_per_pass=1)
-    driver.run(solver, driver.Budget(iterations=passes))
+    partial = None if folder is None else folder / "blueprint-passes.npz"
+    if partial is not None and partial.exists():
+        solver = BoardSamplingPCS.load_checkpoint(partial, game, buckets)
+        if solver.iteration > passes:
+            raise GameDefinitionError(f"{partial} holds {solver.iteration:,} passes, more than the {passes:,} asked: give "
+                                      "this job another checkpoint folder, or remove that file to start the blueprint again")
+    else:
+        solver = BoardSamplingPCS(game, buckets, seed=seed, boards_per_pass=1)
+    first, started, every = solver.iteration, time.perf_counter(), max(passes // 100, 1)
+
+    def tick(done: int) -> None:
+        if progress is not None and (done % every == 0 or done == passes):
+            rate = (time.perf_counter() - started) / (done - first)
+            progress(f"blueprint, {flop_buckets:,} flop buckets: {done:,} of {passes:,} passes, "
+                     f"{eta_text(rate * (passes - done))}")
+
+    run = driver.run(solver, driver.Budget(iterations=passes), checkpoint=partial,
+                     checkpoint_every=driver.Cadence(seconds=300), progress=tick)
+    if run.interrupted:
+        raise KeyboardInterrupt(f"stopped after {solver.iteration:,} of {passes:,} passes of the blueprint"
+                                + ("" if partial is None else f", written to {partial}: run again with that folder"))
     blueprint = solver.blueprint()
     if path is not None:
         blueprint.save(path, passes=passes, seed=seed, flop_buckets=flop_buckets)
+    if partial is not None:
+        partial.unlink(missing_ok=True)  # the blueprint file stands for it now
     return blueprint
 
 
@@ -135,7 +165,7 @@ def nlfh_technique_table(
             if folder is not None:
                 folder.mkdir(parents=True, exist_ok=True)
             t0 = time.perf_counter()
-            blueprint = nlfh_blueprint(game, count, passes, seed, folder)
+            blueprint = nlfh_blueprint(game, count, passes, seed, folder, progress)
             setup_s = time.perf_counter() - t0
 
             def tick(done: int, total: int, eta: float, label: str = f"{name}, {count} buckets") -> None:
