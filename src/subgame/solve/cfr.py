@@ -30,6 +30,7 @@ from ..tree import kernels, whole
 from ..tree.operators import SparseTerminal
 from ..tree.poker_layout import SUMS, PokerLayout, Source, cfr_pass, droppable, live_layout, usable
 from ..tree.public_tree import PublicTree
+from ..tree.size import release_freed_memory
 from ..tree.sweep import backward_expected, forward_reach, regret_matching, sequence_values, transition_weights
 from .abstraction import Abstraction
 from .checkpoint import read_checkpoint, write_checkpoint
@@ -336,6 +337,8 @@ class CFRSolver(IterationPlan):
                 roots = (r0, r1)
                 none = droppable(layout) and all(r.all() for r in roots)  # nothing to drop: the same rows
                 self._live = layout if none else live_layout(layout, roots)
+                if not none:
+                    release_freed_memory()  # what its making freed, before this solver's storage comes
             layout = self._live
         return layout
 
