@@ -141,3 +141,28 @@ def test_other_dtypes_are_refused(kuhn_tree):
 
     with pytest.raises(GameDefinitionError, match="float64 or float32"):
         CFRSolver(kuhn_tree, CFR_PLUS, dtype="float16")
+
+
+@pytest.mark.parametrize("preset", ["cfr+", "pcfr+"])
+def test_the_solver_state_is_carved_from_one_allocation_aligned_zeroed_and_apart(leduc_tree, preset):
+    """Regrets, strategy sums and predictions: views of one zeroed allocation, each on a 64-byte boundary, none
+    overlapping another, so writing one leaves the others as they were; the iterates are what separate arrays give."""
+    solver = CFRSolver(leduc_tree, PRESETS[preset])
+    state = [*solver.regrets, *solver.strategy_sum, *(solver.predicted or [])]
+    assert len(state) == (6 if preset == "pcfr+" else 4)
+    owner = state[0]
+    while owner.base is not None:
+        owner = owner.base
+    for i, a in enumerate(state):
+        assert a.flags.c_contiguous and a.flags.writeable and a.ctypes.data % 64 == 0 and not a.any()
+        assert np.shares_memory(a, owner)
+        assert not any(np.shares_memory(a, b) for b in state[i + 1 :])
+    solver.run(5)
+    alone = CFRSolver(leduc_tree, PRESETS[preset])
+    alone.regrets = [np.zeros_like(r) for r in alone.regrets]  # separate arrays, the same iterates
+    alone.strategy_sum = [np.zeros_like(s) for s in alone.strategy_sum]
+    if alone.predicted is not None:
+        alone.predicted = [np.zeros_like(x) for x in alone.predicted]
+    alone.run(5)
+    for a, b in zip(state, [*alone.regrets, *alone.strategy_sum, *(alone.predicted or [])]):
+        np.testing.assert_array_equal(a, b)
