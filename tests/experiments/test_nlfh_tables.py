@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import pickle
 import signal
 
 import numpy as np
@@ -12,6 +13,7 @@ from subgame.errors import GameDefinitionError
 from subgame.eval.board_pass import board_pass_exploitability
 from subgame.experiments.nlfh_tables import ACTION_SETS, TABLE_1_METHODS, BucketRows, nlfh_blueprint, nlfh_sample_study, nlfh_technique_table
 from subgame.games import load_game
+from subgame.tree.poker_compile import compile_poker
 from tests.cli.test_cli import invoke
 
 SMALL = {"num_ranks": 3, "num_suits": 3, "action_sets": ("small",), "blueprint_passes": 100, "subgame_iterations": 10,
@@ -64,6 +66,13 @@ def test_a_stop_signal_during_the_blueprint_writes_its_passes_and_a_run_with_the
     assert (tmp_path / "blueprint.npz").is_file() and not (tmp_path / "blueprint-passes.npz").exists()
     for p in (0, 1):
         np.testing.assert_array_equal(resumed.probs[p], whole.probs[p])
+    # a job's row source pickles as the blueprint's file, which each process reads once: the same rows
+    source = BucketRows(game, resumed, tmp_path / "blueprint.npz")
+    sent = pickle.dumps(source)
+    assert len(sent) < len(pickle.dumps(resumed)) // 10
+    tree = compile_poker(game, board=(0, 1, 2))
+    for p in (0, 1):
+        np.testing.assert_array_equal(pickle.loads(sent)(tree, p), source(tree, p))
 
 
 def test_the_sample_study_sets_seeded_samples_against_the_exact_table(tmp_path):
