@@ -162,19 +162,24 @@ class CardRemoval:
     ``[n, T]`` arrays: one column per terminal node sharing the board.
     """
 
-    hand_cards: np.ndarray  #: [n, k] the cards of each hand, ascending
-    strength: np.ndarray  #: [n] dense strength rank with the board (all zero where unused)
+    hand_cards: np.ndarray  #: [n, k] the cards of each hand, ascending (uint8, as the compiled loops read them)
+    strength: np.ndarray  #: [n] int32 dense strength rank with the board (all zero where unused)
 
     @staticmethod
     def build(hand_cards: np.ndarray, strength: np.ndarray | None = None) -> CardRemoval:
         """The hands and their dense strength ranks (``strength`` [n]: any integer key, higher is better); the levels'
-        index arrays are sorted (O(n log n)) the first time a sum asks for them, which the compiled loops never do."""
-        hand_cards = np.asarray(hand_cards, dtype=np.int64)
+        index arrays are sorted (O(n log n)) the first time a sum asks for them, which the compiled loops never do.
+
+        Cards are kept as uint8 where every card is below 256 (int64 otherwise) and ranks as int32: a flop spot holds
+        one of these per board, 21 MiB of them in int64."""
+        hand_cards = np.asarray(hand_cards)
+        small = hand_cards.size == 0 or (int(hand_cards.min()) >= 0 and int(hand_cards.max()) < 256)
+        hand_cards = np.ascontiguousarray(hand_cards, dtype=np.uint8 if small else np.int64)
         n = hand_cards.shape[0]
         if strength is None:
-            dense = np.zeros(n, dtype=np.int64)
+            dense = np.zeros(n, dtype=np.int32)
         else:
-            dense = np.unique(np.asarray(strength), return_inverse=True)[1].reshape(n).astype(np.int64)
+            dense = np.unique(np.asarray(strength), return_inverse=True)[1].reshape(n).astype(np.int32)
         return CardRemoval(hand_cards, dense)
 
     @cached_property
