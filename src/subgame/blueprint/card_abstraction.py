@@ -453,6 +453,7 @@ class BucketStrategy:
     def _index(self) -> tuple[dict[tuple[tuple[str, ...], int], np.ndarray], ...]:
         """Per player, per (betting sequence, board size): the row of each bucket there (-1 where none), made once, so
         that :meth:`rows` does no Python work per bucket (30,000 flop buckets a sequence)."""
+        count = dict(zip((x.shape[1] for x in self.buckets.boards), self.buckets.num_buckets))  # buckets by board size
         out = []
         for ks in self.keys:
             by: dict[tuple[tuple[str, ...], int], list[tuple[int, int]]] = {}
@@ -460,8 +461,7 @@ class BucketStrategy:
                 by.setdefault((betting, size), []).append((b, i))
             tables = {}
             for key, pairs in by.items():
-                table = np.full(self.buckets.num_buckets[[x.shape[1] for x in self.buckets.boards].index(key[1])], -1,
-                                dtype=np.int64)
+                table = np.full(count[key[1]], -1, dtype=np.int64)
                 b, i = np.array(pairs, dtype=np.int64).T
                 table[b] = i
                 tables[key] = table

@@ -236,8 +236,8 @@ class _Board:
         return _Board(cards, hands, (order0, order1), (order0, local1), labels)
 
 
-def _int64_rows(parts: Sequence[np.ndarray], k: int | None = None, dtype: type[np.integer[Any]] = np.int64) -> np.ndarray:
-    """The parts one after the other as one contiguous int64 (or ``dtype``) array ([0] or [0, k] where there are none)."""
+def _joined(parts: Sequence[np.ndarray], k: int | None = None, dtype: type[np.integer[Any]] = np.int64) -> np.ndarray:
+    """The parts one after the other as one contiguous array of ``dtype`` ([0] or [0, k] where there are none)."""
     out = np.concatenate(parts) if parts else np.zeros((0,) if k is None else (0, k))
     return np.ascontiguousarray(out, dtype=dtype)
 
@@ -245,7 +245,7 @@ def _int64_rows(parts: Sequence[np.ndarray], k: int | None = None, dtype: type[n
 def _rows(parts: Sequence[np.ndarray]) -> np.ndarray:
     """Rows of nodes or hands of boards (each below a board's hand count) one after the other, as the passes read them:
     :data:`~.poker_layout.ROW` (int32)."""
-    return _int64_rows(parts, dtype=pl.ROW)
+    return _joined(parts, dtype=pl.ROW)
 
 
 def _check_board(game: PokerGame, board: Sequence[int] | None) -> tuple[int, ...] | None:
@@ -483,13 +483,13 @@ class _Builder:
             node=table,
             board=np.array([[r.num_hands, first_row[i], ties_at[i], ladders[i][2].size - 1, by_matrix[i]]
                             for i, r in enumerate(removal)], dtype=np.int64).reshape(-1, 5),
-            hand_cards=_int64_rows([r.hand_cards for r in removal], k).astype(np.uint8),
-            ladder_cards=_int64_rows([ladder[1] for ladder in ladders], k).astype(np.uint8),
+            hand_cards=_joined([r.hand_cards for r in removal], k, np.uint8),
+            ladder_cards=_joined([ladder[1] for ladder in ladders], k, np.uint8),
             local=np.stack([_rows(local[p]) for p in range(2)]),
             ladder_local=np.stack([_rows([loc[ladder[0]] for loc, ladder in zip(local[p], ladders)]) for p in range(2)]),
             hand_of_row=np.stack([_rows([np.argsort(loc) for loc in local[p]]) for p in range(2)]),
             rank=_rows([r.strength for r in removal]),
-            ties=_int64_rows([ladder[2] for ladder in ladders]),
+            ties=_joined([ladder[2] for ladder in ladders]),
             maps=np.stack([_rows(maps[p]) for p in range(2)]),
             mirror=mirror,
             term=term_value,
