@@ -159,15 +159,16 @@ def main() -> None:
     parser.add_argument("--dtype", default="float64", choices=("float64", "float32"), help="our storage (default float64)")
     parser.add_argument("--compute", default="float64", choices=("float64", "float32"),
                         help="the precision our passes compute in (default float64; float32 needs --dtype float32)")
-    parser.add_argument("--algo", default="dcfr", choices=("dcfr", "dcfr-postflop", "cfr+", "pcfr+"),
-                        help="our update rule (default dcfr; dcfr-postflop is postflop-solver's own)")
+    parser.add_argument("--algo", default="dcfr", choices=("dcfr", "dcfr-postflop", "dcfr+", "dcfr+-postflop", "cfr+", "pcfr+"),
+                        help="our update rule (default dcfr; dcfr-postflop is postflop-solver's own; dcfr+-postflop "
+                             "DCFR+ with its average of the strategy alone)")
     parser.add_argument("--keep-zero-weight", dest="drop_zero_weight", action="store_false",
                         help="ours keeps a row for every hand (default: only the hands in the ranges, as postflop-solver)")
     parser.add_argument("--no-compact", dest="compact", action="store_false",
                         help="ours pads each node's regrets to the tree's most actions (default: its own actions only, as postflop-solver)")
     parser.add_argument("--compress", action="store_true",
-                        help="both store 16-bit regrets and sums (ours: --compress, which needs --algo dcfr-postflop "
-                             "--dtype float32 --compute float32; postflop-solver: its compression)")
+                        help="both store 16-bit regrets and sums (ours: --compress, which needs --algo dcfr-postflop or "
+                             "dcfr+-postflop, --dtype float32 --compute float32; postflop-solver: its compression)")
     args = parser.parse_args()
     binary = driver(args.pfs) if args.pfs is not None else None
     if binary is None:

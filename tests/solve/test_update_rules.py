@@ -1,4 +1,5 @@
-"""Update rules as values: PCFR+ and postflop-solver's DCFR against hand computations, on every engine, resumed bitwise."""
+"""Update rules as values: PCFR+, DCFR+ and postflop-solver's DCFR against hand computations, on every engine, resumed
+bitwise."""
 
 from __future__ import annotations
 
@@ -16,15 +17,15 @@ from subgame.games.poker.ranges import parse_board, parse_range
 from subgame.resolving.gadgets import ResolveGadget
 from subgame.resolving.spots import holdem_problem
 from subgame.solve import PRESET_HELP, preset
-from subgame.solve.cfr import CFR_PLUS, PCFR_PLUS, POSTFLOP_DCFR, PRESETS, CFRConfig, CFRSolver
+from subgame.solve.cfr import CFR_PLUS, DCFR_PLUS, PCFR_PLUS, POSTFLOP_DCFR, POSTFLOP_DCFR_PLUS, PRESETS, CFRConfig, CFRSolver
 from subgame.solve.checkpoint import read_checkpoint
 from subgame.solve.mccfr import EXTERNAL_SAMPLING, MCCFRSolver
 from subgame.solve.rules import update_rule
 from subgame.tree import kernels
 from subgame.tree.compile import compile_game
 
-NEW = [PCFR_PLUS, POSTFLOP_DCFR]
-NEW_IDS = ["pcfr+", "dcfr-postflop"]
+NEW = [PCFR_PLUS, POSTFLOP_DCFR, DCFR_PLUS, POSTFLOP_DCFR_PLUS]
+NEW_IDS = ["pcfr+", "dcfr-postflop", "dcfr+", "dcfr+-postflop"]
 #: RPS+ (depth-limited paper, Fig. 1a), player 0's payoffs; rows and columns rock, paper, scissors.
 RPS_PLUS = np.array([[0.0, -1.0, 2.0], [1.0, 0.0, -2.0], [-2.0, 2.0, 0.0]])
 
@@ -70,6 +71,22 @@ def _postflop_by_hand(iterations: int) -> tuple[list[np.ndarray], list[np.ndarra
     return r, s
 
 
+def _dcfr_plus_by_hand(iterations: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Alternating DCFR+ on RPS+ in Xu et al.'s form: R_t = [R_{t-1} (t-1)^1.5/((t-1)^1.5+1) + r_t]^+, x_{t+1} ∝ R_t,
+    the average weighted by t^4 (in a one-shot game every reach is 1, so both averages are this one)."""
+    r, s = [np.zeros(3), np.zeros(3)], [np.zeros(3), np.zeros(3)]
+    for t in range(1, iterations + 1):
+        d = (t - 1) ** 1.5 / ((t - 1) ** 1.5 + 1)
+        x, y = _matching(r[0]), _matching(r[1])
+        u0 = RPS_PLUS @ y
+        r[0] = np.maximum(r[0] * d + (u0 - x @ u0), 0.0)
+        s[0] = s[0] + t**4 * x
+        u1 = -(_matching(r[0]) @ RPS_PLUS)
+        r[1] = np.maximum(r[1] * d + (u1 - y @ u1), 0.0)
+        s[1] = s[1] + t**4 * y
+    return r, s
+
+
 @pytest.fixture(scope="module")
 def rps_plus():
     return compile_game(load_game("rps_plus"))
@@ -98,6 +115,21 @@ def test_postflop_dcfr_iterates_are_postflop_solvers_on_rps_plus(rps_plus, itera
     for p in (0, 1):
         np.testing.assert_allclose(solver.regrets[p][0], regrets[p], rtol=0, atol=1e-14)
         np.testing.assert_allclose(solver.strategy_sum[p][0], sums[p], rtol=0, atol=1e-13)
+
+
+@pytest.mark.parametrize("config", [DCFR_PLUS, POSTFLOP_DCFR_PLUS], ids=["dcfr+", "dcfr+-postflop"])
+@pytest.mark.parametrize("iterations", [1, 2, 3, 6, 20])
+def test_dcfr_plus_iterates_are_the_papers_on_rps_plus(rps_plus, config, iterations):
+    """The solver discounts after the update by t^1.5/(t^1.5+1), the paper before the next one by the same factor: its
+    regrets are the paper's times that factor, so every strategy (matched from them) is the paper's."""
+    solver = CFRSolver(rps_plus, config).run(iterations)
+    regrets, sums = _dcfr_plus_by_hand(iterations)
+    factor = iterations**1.5 / (iterations**1.5 + 1)
+    assert np.abs(regrets[0]).max() > 0.1  # regrets left after the floor: the check can fail
+    for p in (0, 1):
+        np.testing.assert_allclose(solver.regrets[p][0], regrets[p] * factor, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(solver.strategy_sum[p][0], sums[p], rtol=1e-12, atol=0)
+        np.testing.assert_allclose(_matching(solver.regrets[p][0]), _matching(regrets[p]), rtol=0, atol=1e-12)
 
 
 def test_postflop_schedule_restarts_the_average_at_powers_of_four():
@@ -186,8 +218,9 @@ def test_mccfr_runs_pcfr_plus_and_refuses_postflop_averaging(leduc, tmp_path):
         MCCFRSolver(kuhn, EXTERNAL_SAMPLING, POSTFLOP_DCFR)
 
 
-@pytest.mark.parametrize("config, part", [(PCFR_PLUS, "prediction 'last'"), (POSTFLOP_DCFR, "without reach weights")],
-                         ids=NEW_IDS)
+@pytest.mark.parametrize("config, part", [(PCFR_PLUS, "prediction 'last'"), (POSTFLOP_DCFR, "without reach weights"),
+                                          (POSTFLOP_DCFR_PLUS, "without reach weights")],
+                         ids=["pcfr+", "dcfr-postflop", "dcfr+-postflop"])
 def test_board_sampling_refuses_what_it_cannot_run(config, part):
     game = load_game("nlfh", num_ranks=4, num_suits=2)
     assert isinstance(game, PokerGame)

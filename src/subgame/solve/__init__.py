@@ -5,11 +5,13 @@ from .cfr import (
     CFR,
     CFR_PLUS,
     DCFR,
+    DCFR_PLUS,
     ENGINES,
     LINEAR_CFR,
     MODICUM,
     PCFR_PLUS,
     POSTFLOP_DCFR,
+    POSTFLOP_DCFR_PLUS,
     PRESET_HELP,
     PRESETS,
     CFRConfig,
@@ -22,7 +24,8 @@ from .mccfr import EXTERNAL_SAMPLING, OUTCOME_SAMPLING, PUBLIC_CHANCE_SAMPLING, 
 from .rules import UpdateRule, preset, update_rule
 
 __all__ = [
-    "CFR", "CFR_PLUS", "DCFR", "LINEAR_CFR", "MODICUM", "PCFR_PLUS", "POSTFLOP_DCFR", "PRESETS", "PRESET_HELP", "preset",
+    "CFR", "CFR_PLUS", "DCFR", "DCFR_PLUS", "LINEAR_CFR", "MODICUM", "PCFR_PLUS", "POSTFLOP_DCFR", "POSTFLOP_DCFR_PLUS",
+    "PRESETS", "PRESET_HELP", "preset",
     "ENGINES", "Engine", "UpdateRule", "update_rule", "Abstraction", "CFRConfig", "CFRSolver",
     "LPResult", "SequenceForm", "payoff_matrix", "realization_plan", "sequence_form", "solve_lp", "terminal_matrix",
     "Budget", "Cadence", "RunResult", "Solver", "run",

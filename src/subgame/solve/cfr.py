@@ -41,11 +41,13 @@ from .rules import (
     CFR,
     CFR_PLUS,
     DCFR,
+    DCFR_PLUS,
     ENGINES,
     LINEAR_CFR,
     MODICUM,
     PCFR_PLUS,
     POSTFLOP_DCFR,
+    POSTFLOP_DCFR_PLUS,
     PRESET_HELP,
     PRESETS,
     CFRConfig,
@@ -58,8 +60,8 @@ from .rules import (
 )
 
 __all__ = [
-    "CFR", "CFR_PLUS", "DCFR", "ENGINES", "LINEAR_CFR", "MODICUM", "PCFR_PLUS", "POSTFLOP_DCFR", "PRESETS", "PRESET_HELP",
-    "CFRConfig", "CFRSolver", "Engine", "UpdateRule",
+    "CFR", "CFR_PLUS", "DCFR", "DCFR_PLUS", "ENGINES", "LINEAR_CFR", "MODICUM", "PCFR_PLUS", "POSTFLOP_DCFR", "POSTFLOP_DCFR_PLUS",
+    "PRESETS", "PRESET_HELP", "CFRConfig", "CFRSolver", "Engine", "UpdateRule",
 ]
 
 #: how compact storage is laid out, recorded in a compact solver's checkpoints: per node its actions × its rows

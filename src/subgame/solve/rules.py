@@ -215,6 +215,14 @@ MODICUM = CFRConfig(regret="rm+", gamma=1.0, sqrt_discount=30, average_skip=0.5)
 #: Predictive CFR+ (Farina, Kroer & Sandholm 2021): RM+ on R_t + m_{t+1}, m_{t+1} the last
 #: instantaneous regret, alternating updates, quadratic averaging (weights t²).
 PCFR_PLUS = CFRConfig(regret="rm+", gamma=2.0, prediction="last")
+#: DCFR+ (Xu et al. 2024, "Minimizing weighted counterfactual regret with optimistic online mirror
+#: descent", IJCAI): RM+ with the cumulative regrets discounted by (t-1)^1.5/((t-1)^1.5+1) before
+#: iteration t's are added, the average weighted by t^4. Discounting after the update by
+#: t^1.5/(t^1.5+1), as here, scales every later regret alike: the same strategies.
+DCFR_PLUS = CFRConfig(regret="rm+", alpha=1.5, gamma=4.0)
+#: DCFR+ averaging the strategy alone, as postflop-solver averages: no reach carried down the
+#: traverser's pass (cheaper passes) and an average that 16-bit storage can hold.
+POSTFLOP_DCFR_PLUS = CFRConfig(regret="rm+", alpha=1.5, gamma=4.0, reach_average=False)
 #: postflop-solver's discounted CFR: DCFR(1.5, 0, 3) with the discounts applied before the update,
 #: the strategy sum restarted at powers of 4, increments not weighted by reach.
 POSTFLOP_DCFR = CFRConfig(alpha=1.5, beta=0.0, gamma=3.0, schedule="postflop", reach_average=False)
@@ -226,6 +234,8 @@ _REGISTRY: tuple[tuple[str, CFRConfig, str], ...] = (
     ("dcfr", DCFR, "discounted CFR (1.5, 0, 2) (Brown & Sandholm 2019)"),
     ("modicum", MODICUM, "CFR+ with sqrt discounts and half the run averaged (depth-limited paper, App. A)"),
     ("pcfr+", PCFR_PLUS, "predictive CFR+: RM+ on regrets plus the last regret, quadratic average (Farina et al. 2021)"),
+    ("dcfr+", DCFR_PLUS, "DCFR+: RM+ with DCFR's discount of regrets, average weighted by t^4 (Xu et al. 2024)"),
+    ("dcfr+-postflop", POSTFLOP_DCFR_PLUS, "DCFR+ averaging the strategy alone, as postflop-solver averages"),
     ("dcfr-postflop", POSTFLOP_DCFR, "postflop-solver's DCFR: discounts before the update, average restarted at powers of 4"),
 )
 #: The named configurations (name → :class:`CFRConfig`), in the order help lists them.

@@ -267,7 +267,7 @@ REGRET_MATCHING(regret_matching_u16, uint16_t)
  * buffers), over the first n of each row's a slots (a node's own actions: the others, zero and illegal, would stay
  * zero); infoset_priv NULL stands for 0, 1, ... NAME_compact does the same for storage laid out action by action too
  * (compact storage), each action's loop over the rows apart. NAME_body runs for the flags of the presets (0 cfr, 1
- * cfr+ and pcfr+, 2 dcfr, 56 dcfr-postflop) with constant flags.
+ * cfr+ and pcfr+, 2 dcfr, 3 dcfr+, 19 dcfr+-postflop, 56 dcfr-postflop) with constant flags.
  */
 #define UPDATE_REGRETS(NAME, T)                                                                                        \
     INLINE void NAME##_slot(T *restrict rg, T *restrict sm, T *restrict pr, double sq, double st, uint8_t lg,          \
@@ -277,8 +277,9 @@ REGRET_MATCHING(regret_matching_u16, uint16_t)
         T r = *rg;                                                                                                     \
         if (flags & 8) r = (T)((double)r * discount[r > 0]);                                                           \
         r = (T)((double)r + inst);                                                                                     \
-        if (flags & 1) r = (r > 0 || r != r) ? r : (T)0;                                                               \
-        if (flags & 2) r = (T)((double)r * discount[r > 0]);                                                           \
+        if (flags & 1) r = ((r > 0) | (r != r)) ? r : (T)0;                                                            \
+        /* after rm+'s floor a regret is 0, NaN or positive: the positive discount leaves 0 and NaN as they are */     \
+        if (flags & 2) r = (T)((double)r * ((flags & 1) ? discount[1] : discount[r > 0]));                             \
         if (flags & 4) r = (T)((double)r * scale);                                                                     \
         *rg = r;                                                                                                       \
         if (pr) *pr = (T)((double)r + inst);                                                                           \
@@ -330,6 +331,10 @@ REGRET_MATCHING(regret_matching_u16, uint16_t)
                             1, positive, negative, scale, weight, sum_discount, at, n, cs); break;                      \
         case 2: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,   \
                             2, positive, negative, scale, weight, sum_discount, at, n, cs); break;                      \
+        case 3: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,  \
+                            3, positive, negative, scale, weight, sum_discount, at, n, cs); break;                     \
+        case 19: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a, \
+                             19, positive, negative, scale, weight, sum_discount, at, n, cs); break;                   \
         case 56: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,  \
                              56, positive, negative, scale, weight, sum_discount, at, n, cs); break;                    \
         default: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,  \
@@ -358,6 +363,10 @@ REGRET_MATCHING(regret_matching_u16, uint16_t)
                                negative, scale, weight, sum_discount, n); break;                                        \
         case 2: NAME##_columns(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, rows, 2, positive,    \
                                negative, scale, weight, sum_discount, n); break;                                        \
+        case 3: NAME##_columns(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, rows, 3, positive,   \
+                               negative, scale, weight, sum_discount, n); break;                                       \
+        case 19: NAME##_columns(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, rows, 19, positive, \
+                                negative, scale, weight, sum_discount, n); break;                                      \
         case 56: NAME##_columns(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, rows, 56, positive,  \
                                 negative, scale, weight, sum_discount, n); break;                                       \
         default: NAME##_columns(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, rows, flags,         \

@@ -550,10 +550,12 @@ static void terminal_row(Pass *P, const int64_t *nd, const real *opp, real *out)
    8), plus the instantaneous regret, floored at 0 (1), the discount after (2), the scale (4)) */
 static inline __attribute__((always_inline)) float next_regret(float r, float inst, int flags, const float discount[2],
                                                                float scale) {
+    /* each condition one comparison, no short circuit, so that a row's loop runs in vector blends */
     if (flags & 8) r *= r > 0 ? discount[1] : discount[0];
     r += inst;
-    if (flags & 1) r = (r > 0 || r != r) ? r : 0.0f;
-    if (flags & 2) r *= r > 0 ? discount[1] : discount[0];
+    if (flags & 1) r = ((r > 0) | (r != r)) ? r : 0.0f;
+    /* after the floor (rm+) a regret is 0, NaN or positive: the positive discount leaves 0 and NaN as they are */
+    if (flags & 2) r *= (flags & 1) ? discount[1] : (r > 0 ? discount[1] : discount[0]);
     if (flags & 4) r *= scale;
     return r;
 }
@@ -626,6 +628,7 @@ static void update_bits16(const Source *s, Rows R, const Update *u, int64_t node
                           const real *seqv, const real *v, const real *reach, const real *sigma, float *r, float *m) {
     /* 16-bit storage averages the strategy alone (flag 16): dcfr-postflop, or another rule so */
     if (u->flags == 56) bits16_slots(s, R, u, node, rows, n, seqv, v, reach, sigma, r, m, 56); /* dcfr-postflop */
+    else if (u->flags == 19) bits16_slots(s, R, u, node, rows, n, seqv, v, reach, sigma, r, m, 19); /* dcfr+-postflop */
     else bits16_slots(s, R, u, node, rows, n, seqv, v, reach, sigma, r, m, u->flags);
 }
 
@@ -634,6 +637,8 @@ static void update_single(const Source *s, Rows R, const Update *u, int64_t rows
     if (!R.compact) update_slots(s, R, u, rows, n, seqv, v, reach, sigma, 0, u->flags);
     else if (u->flags == 1) update_slots(s, R, u, rows, n, seqv, v, reach, sigma, 1, 1); /* cfr+, pcfr+ */
     else if (u->flags == 2) update_slots(s, R, u, rows, n, seqv, v, reach, sigma, 1, 2); /* dcfr */
+    else if (u->flags == 3) update_slots(s, R, u, rows, n, seqv, v, reach, sigma, 1, 3); /* dcfr+ */
+    else if (u->flags == 19) update_slots(s, R, u, rows, n, seqv, v, reach, sigma, 1, 19); /* dcfr+-postflop */
     else if (u->flags == 56) update_slots(s, R, u, rows, n, seqv, v, reach, sigma, 1, 56); /* dcfr-postflop */
     else update_slots(s, R, u, rows, n, seqv, v, reach, sigma, 1, u->flags);
 }
