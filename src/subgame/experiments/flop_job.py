@@ -227,7 +227,7 @@ def flop_values(task: FlopTask) -> list[dict[str, np.ndarray]]:
         out = [{"blueprint/0": values[0][i], "blueprint/1": values[1][i]} for i in range(len(task.deals))]
     if task.folder is not None:
         for deal, flop in zip(task.deals, out):
-            write_npz(task.folder / f"flop-{deal:06d}.npz",
+            write_npz(_flop_path(task.folder, deal),
                       {"format": FLOP_FORMAT, "version": FLOP_VERSION, "deal": deal, **task.header}, flop)
     return out
 
@@ -316,16 +316,23 @@ def _trunk_exploitability(cut: BoardCut, reach: tuple[np.ndarray, np.ndarray], t
     return Exploitability((br[0], br[1])).exploitability
 
 
-def _class_totals(cut: BoardCut, classes: BoardClasses, values: Sequence[np.ndarray], p: int) -> np.ndarray:
-    """[C·H] the sum over every flop of player ``p``'s values (the blueprint's, or a re-solve's), from the compiled
-    flops' ``values``.
+def _class_totals(cut: BoardCut, classes: BoardClasses, values_of: Callable[[int], dict[str, np.ndarray]],
+                  keys: Sequence[str]) -> dict[str, np.ndarray]:
+    """Per key ``"METHOD/p"`` [C·H]: the sum over every flop of player ``p``'s values (the blueprint's, or a
+    re-solve's), from the compiled flops' ``values_of(deal)``, read one flop at a time in their order: one flop's
+    values are in memory at once, and the sum is the same however the job was stopped and resumed.
 
     A flop ``F`` with ``π_q(F) = F*`` has at hand ``h`` the values of ``π_q(h)`` at ``F*``
     (:class:`~subgame.eval.board_pass.BoardClasses`); without isomorphism every flop is compiled and ``q`` = 0.
     """
-    C, H = cut.state_at[p].shape
-    per_q = classes.weight.T @ np.stack(values)  # [Q, C·H]
-    return sum((per_q[q].reshape(C, H)[:, classes.hand_perm[q]] for q in range(per_q.shape[0])), np.zeros((C, H))).ravel()
+    shapes = {key: cut.state_at[int(key.rsplit("/", 1)[1])].shape for key in keys}
+    totals = {key: np.zeros(shape) for key, shape in shapes.items()}
+    for row, deal in enumerate(classes.compiled):
+        values = values_of(int(deal))
+        for q in np.flatnonzero(classes.weight[row]):
+            for key, total in totals.items():
+                total += classes.weight[row, q] * values[key].reshape(shapes[key])[:, classes.hand_perm[q]]
+    return {key: total.ravel() for key, total in totals.items()}
 
 
 def _seconds_left(spent: dict[bool, list[float]], left: Sequence[FlopTask]) -> float:
@@ -345,16 +352,18 @@ def _identity(game: PokerGame, plugin: FlopMethods, blueprint_id: str) -> dict[s
     return {"job": hashlib.sha256(key.encode()).hexdigest()[:16], "methods": list(plugin.names), "identity": repr(plugin.identity)}
 
 
-def _read_done(folder: Path, identity: dict[str, Any]) -> dict[int, dict[str, np.ndarray]]:
-    done = {}
-    for path in sorted(folder.glob("flop-*.npz")):
-        header, arrays = read_npz(path, format=FLOP_FORMAT, version=FLOP_VERSION, kind="flop checkpoint",
-                                  expected="a finished flop of a re-solving job")
-        if header.get("job") != identity["job"]:
-            raise SubgameError(f"{folder}: holds flops of another job (methods {header.get('methods')}, "
-                               f"{header.get('identity')}, or another game or blueprint); give another checkpoint folder")
-        done[int(header["deal"])] = arrays
-    return done
+def _read_flop(path: Path, identity: dict[str, Any]) -> tuple[int, dict[str, np.ndarray]]:
+    """A finished flop's deal and values from the checkpoint folder (refused where another job wrote it)."""
+    header, arrays = read_npz(path, format=FLOP_FORMAT, version=FLOP_VERSION, kind="flop checkpoint",
+                              expected="a finished flop of a re-solving job")
+    if header.get("job") != identity["job"]:
+        raise SubgameError(f"{path.parent}: holds flops of another job (methods {header.get('methods')}, "
+                           f"{header.get('identity')}, or another game or blueprint); give another checkpoint folder")
+    return int(header["deal"]), arrays
+
+
+def _flop_path(folder: Path, deal: int) -> Path:
+    return folder / f"flop-{deal:06d}.npz"
 
 
 def run_flop_job(
@@ -386,7 +395,9 @@ def run_flop_job(
             asked (``flops`` None or all) the re-solves too, each a suit permutation of its class's
             (a re-solve's inputs, the blueprint's reaches and values, are permuted alike); a sample
             re-solves the sampled flops.
-        checkpoint: folder of finished flops; a run with the same folder resumes.
+        checkpoint: folder of finished flops; a run with the same folder resumes. With one, a finished flop's values
+            stay there (but a sampled flop's, which the estimate reads one by one) and the sums over every flop are
+            read back from it; without one every flop's values stay in memory.
         progress: called with (flops done, flops the job needs, estimated seconds left: NaN until measured,
             :func:`eta_text`) after each batch of flops.
         sample_by_class: with ``isomorphic`` and a sample, each sampled flop's values are its class's re-solve,
@@ -435,10 +446,30 @@ def run_flop_job(
         folder.mkdir(parents=True, exist_ok=True)
     sampled = set(deals.tolist())
     needs = {d: names if d in sampled else () for d in sorted(sampled | set(classes.compiled.tolist()))}
-    stored = {} if folder is None else {d: v for d, v in _read_done(folder, identity).items() if d in needs}
+    # With a folder a finished flop's values stay on disk, but for the sampled flops an estimate reads one by one;
+    # the sums over every flop are read back from it flop by flop (_class_totals).
+    kept = (lambda d: True) if folder is None else (lambda d: d in sampled and not by_class)
+    stored: dict[int, dict[str, np.ndarray]] = {}
+    held: dict[int, frozenset[str]] = {}
+
+    def keep(d: int, values: dict[str, np.ndarray]) -> None:
+        held[d] = frozenset(values)
+        if kept(d):
+            stored[d] = values
+
+    for path in [] if folder is None else sorted(folder.glob("flop-*.npz")):
+        d, values = _read_flop(path, identity)
+        if d in needs:
+            keep(d, values)
+
+    def values_of(d: int) -> dict[str, np.ndarray]:
+        if d in stored:
+            return stored[d]
+        assert folder is not None  # without one every flop is kept
+        return _read_flop(_flop_path(folder, d), identity)[1]
 
     def finished(d: int) -> bool:
-        return d in stored and all(f"{m}/0" in stored[d] for m in needs[d])
+        return d in held and all(f"{m}/0" in held[d] for m in needs[d])
 
     resumed = sum(d in sampled and finished(d) for d in needs)
     step = EVALUATION_BATCH if plugin.rows_blueprint else 1
@@ -457,7 +488,8 @@ def run_flop_job(
             chunk = tasks[i : i + batch]
             batch_started = time.perf_counter()
             for task, values in zip(chunk, pool.map(flop_values, chunk)):
-                stored.update(zip(task.deals, values))
+                for d, flop in zip(task.deals, values):
+                    keep(d, flop)
             kind = spent[any(t.methods for t in chunk)]
             kind[0] += time.perf_counter() - batch_started
             kind[1] += sum(len(t.deals) for t in chunk)
@@ -473,32 +505,33 @@ def run_flop_job(
         with deferred_stop_signals() as stop:  # a stop signal ends the job after the flops under way, each written
             resolves = [d for d in sorted(sampled) if not finished(d)]
             if plugin.gift_modes:  # the blueprint at every flop first: the trunk's gifts rest on its values there
-                run(evaluations([d for d in needs if d not in stored]),
+                run(evaluations([d for d in needs if d not in held]),
                     [FlopTask(cut, rows, reach, (d,), plugin, names, folder, identity) for d in resolves], stop)
-                base = [_class_totals(cut, classes, [stored[int(d)][f"blueprint/{p}"] for d in classes.compiled], p)
-                        for p in (0, 1)]
-                gifts = trunk_gifts(cut, reach, base, plugin.gift_modes)
+                sums = _class_totals(cut, classes, values_of, ("blueprint/0", "blueprint/1"))
+                gifts = trunk_gifts(cut, reach, [sums["blueprint/0"], sums["blueprint/1"]], plugin.gift_modes)
             tasks = [FlopTask(cut, rows, reach, (d,), plugin, names, folder, identity, gifts) for d in resolves]  # first
             run(tasks + evaluations([d for d in needs if not finished(d) and d not in sampled]), [], stop)
     finally:
         pool.close()
-    done = stored
     per_flop = spent[True][0] / spent[True][1] if spent[True][1] else 0.0
     scale = total / k
     rng = np.random.default_rng(seed + 1)
     picks = [rng.integers(0, k, size=k) for _ in range(BOOTSTRAP)] if k < total else []
 
+    summed = _class_totals(cut, classes, values_of, [f"{m}/{p}" for m in ("blueprint", *(names if by_class else ()))
+                                                     for p in (0, 1)])
+
     def totals(method: str) -> list[np.ndarray]:
-        """Per player the sum over every flop of ``method``'s values, from the compiled flops'."""
-        return [_class_totals(cut, classes, [done[int(d)][f"{method}/{p}"] for d in classes.compiled], p) for p in (0, 1)]
+        """Per player the sum over every flop of ``method``'s values."""
+        return [summed[f"{method}/{p}"] for p in (0, 1)]
 
     def at(d: int, method: str, p: int) -> np.ndarray:
         """Player p's values of ``method`` at flop ``d``: its own, or its class's suit-permuted (sample_by_class)."""
         if not sample_by_class:
-            return done[int(d)][f"{method}/{p}"]
+            return stored[int(d)][f"{method}/{p}"]
         C, H = cut.state_at[p].shape
         rep = int(classes.compiled[classes.representative[d]])
-        return done[rep][f"{method}/{p}"].reshape(C, H)[:, classes.hand_perm[classes.perm[d]]].ravel()
+        return stored[rep][f"{method}/{p}"].reshape(C, H)[:, classes.hand_perm[classes.perm[d]]].ravel()
 
     base = totals("blueprint")
     estimates = [FlopEstimate("blueprint", *(3 * (_trunk_exploitability(cut, reach, base),)))]
