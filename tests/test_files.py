@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from subgame import files
-from subgame.errors import OutputFileError
+from subgame.errors import OutputFileError, StrategyFileError
 from subgame.files import write_atomic, write_text
 
 
@@ -104,3 +104,14 @@ def test_a_full_disk_names_the_file_and_keeps_the_previous_one(tmp_path):
     with pytest.raises(OutputFileError, match="the previous file is kept"):
         write_atomic(path, _disk_full, "--out")
     assert path.read_text() == "old" and list(tmp_path.iterdir()) == [path]
+
+
+def test_an_npz_reads_only_the_arrays_asked_and_names_them_without_reading(tmp_path: Path):
+    target = tmp_path / "a.npz"
+    files.write_npz(target, {"format": "t", "version": 1}, {"x": np.arange(3.0), "y": np.ones(2)})
+    kw = {"format": "t", "version": 1, "kind": "test", "expected": "a test file"}
+    header, arrays = files.read_npz(target, only=("y", "z"), **kw)
+    assert header["version"] == 1 and list(arrays) == ["y"] and arrays["y"].tolist() == [1.0, 1.0]
+    assert files.read_npz_names(target, **kw) == (header, frozenset({"x", "y"}))
+    with pytest.raises(StrategyFileError, match="version 1 is not supported"):
+        files.read_npz_names(target, **{**kw, "version": 2})

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -107,9 +107,9 @@ def write_npz(path: str | Path, header: dict[str, Any], arrays: dict[str, np.nda
 
 
 def read_npz(
-    path: str | Path, *, format: str, version: int, kind: str, expected: str
+    path: str | Path, *, format: str, version: int, kind: str, expected: str, only: Collection[str] | None = None
 ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """The header and arrays of a file of ``format``.
+    """The header and arrays of a file of ``format`` (``only``: just the arrays of these names that it holds).
 
     ``kind`` ("strategy") and ``expected`` ("a subgame strategy file") name the file in
     error messages.
@@ -118,13 +118,30 @@ def read_npz(
         StrategyFileError: the file is missing, not an archive of this library, of
             another kind, or of a version this library does not read.
     """
+    header, names, arrays = _read_archive(path, kind, expected, only)
+    return _checked_header(path, header, format, version, kind, expected), arrays
+
+
+def read_npz_names(path: str | Path, *, format: str, version: int, kind: str, expected: str) -> tuple[dict[str, Any], frozenset[str]]:
+    """The header of a file of ``format`` and the names of its arrays, none of them read (:func:`read_npz`'s checks)."""
+    header, names, _ = _read_archive(path, kind, expected, ())
+    return _checked_header(path, header, format, version, kind, expected), names
+
+
+def _read_archive(path: str | Path, kind: str, expected: str,
+                  only: Collection[str] | None) -> tuple[Any, frozenset[str], dict[str, np.ndarray]]:
     path = input_file(path, kind)
     try:
         with np.load(path, allow_pickle=False) as z:
             header = json.loads(str(z["header"]))
-            arrays = {k: np.array(z[k]) for k in z.files if k != "header"}
+            names = frozenset(z.files) - {"header"}
+            arrays = {k: np.array(z[k]) for k in z.files if k in names and (only is None or k in only)}
     except Exception:  # a damaged archive fails in zipfile, zlib, numpy or json, each in its own way
         raise StrategyFileError(f"{path}: not {expected} (expected an .npz written by this library)") from None
+    return header, names, arrays
+
+
+def _checked_header(path: str | Path, header: Any, format: str, version: int, kind: str, expected: str) -> dict[str, Any]:
     tag = header.get("format") if isinstance(header, dict) else None
     if tag != format:
         raise StrategyFileError(f"{path}: not {expected} (format tag {tag!r}, expected {format!r})")
@@ -132,4 +149,4 @@ def read_npz(
         raise StrategyFileError(
             f"{path}: {kind} file version {header.get('version')} is not supported (this library reads version {version})"
         )
-    return header, arrays
+    return header

@@ -57,7 +57,7 @@ from ..eval.board_pass import (
     check_reach_symmetry,
     strategy_rows,
 )
-from ..files import read_npz, write_npz
+from ..files import read_npz, read_npz_names, write_npz
 from ..games.poker import PokerGame
 from ..parallel import make_executor
 from ..resolving import resolve_subgame
@@ -77,6 +77,7 @@ FLOP_METHODS: tuple[str, ...] = tuple(METHODS)
 #: flop at each (chance node, hand) of the trunk.
 TrunkGifts = dict[str, tuple[np.ndarray, np.ndarray]]
 FLOP_FORMAT, FLOP_VERSION = "subgame-flop-values", 1
+FLOP_EXPECTED = "a finished flop of a re-solving job"
 #: Bootstrap resamples of the sampled flops behind an estimate's interval.
 BOOTSTRAP = 200
 
@@ -316,23 +317,26 @@ def _trunk_exploitability(cut: BoardCut, reach: tuple[np.ndarray, np.ndarray], t
     return Exploitability((br[0], br[1])).exploitability
 
 
-def _class_totals(cut: BoardCut, classes: BoardClasses, values_of: Callable[[int], dict[str, np.ndarray]],
+def _class_totals(cut: BoardCut, classes: BoardClasses, values_of: Callable[[int, Sequence[str]], dict[str, np.ndarray]],
                   keys: Sequence[str]) -> dict[str, np.ndarray]:
     """Per key ``"METHOD/p"`` [C·H]: the sum over every flop of player ``p``'s values (the blueprint's, or a
-    re-solve's), from the compiled flops' ``values_of(deal)``, read one flop at a time in their order: one flop's
-    values are in memory at once, and the sum is the same however the job was stopped and resumed.
+    re-solve's), from the compiled flops' ``values_of(deal, keys)``, read one flop at a time in their order: one
+    flop's values are in memory at once, and the sum is the same however the job was stopped and resumed.
 
     A flop ``F`` with ``π_q(F) = F*`` has at hand ``h`` the values of ``π_q(h)`` at ``F*``
     (:class:`~subgame.eval.board_pass.BoardClasses`); without isomorphism every flop is compiled and ``q`` = 0.
     """
-    shapes = {key: cut.state_at[int(key.rsplit("/", 1)[1])].shape for key in keys}
-    totals = {key: np.zeros(shape) for key, shape in shapes.items()}
+    by_player = {p: [key for key in keys if key.endswith(f"/{p}")] for p in (0, 1)}
+    totals = {p: np.zeros((len(ks), *cut.state_at[p].shape)) for p, ks in by_player.items()}
     for row, deal in enumerate(classes.compiled):
-        values = values_of(int(deal))
-        for q in np.flatnonzero(classes.weight[row]):
-            for key, total in totals.items():
-                total += classes.weight[row, q] * values[key].reshape(shapes[key])[:, classes.hand_perm[q]]
-    return {key: total.ravel() for key, total in totals.items()}
+        values = values_of(int(deal), keys)
+        for p, ks in by_player.items():
+            if not ks:
+                continue
+            stacked = np.stack([values[key] for key in ks]).reshape(totals[p].shape)
+            for q in np.flatnonzero(classes.weight[row]):
+                totals[p] += classes.weight[row, q] * stacked[:, :, classes.hand_perm[q]]
+    return {key: totals[p][i].ravel() for p, ks in by_player.items() for i, key in enumerate(ks)}
 
 
 def _seconds_left(spent: dict[bool, list[float]], left: Sequence[FlopTask]) -> float:
@@ -352,14 +356,25 @@ def _identity(game: PokerGame, plugin: FlopMethods, blueprint_id: str) -> dict[s
     return {"job": hashlib.sha256(key.encode()).hexdigest()[:16], "methods": list(plugin.names), "identity": repr(plugin.identity)}
 
 
-def _read_flop(path: Path, identity: dict[str, Any]) -> tuple[int, dict[str, np.ndarray]]:
-    """A finished flop's deal and values from the checkpoint folder (refused where another job wrote it)."""
-    header, arrays = read_npz(path, format=FLOP_FORMAT, version=FLOP_VERSION, kind="flop checkpoint",
-                              expected="a finished flop of a re-solving job")
+def _read_flop(path: Path, identity: dict[str, Any], only: Sequence[str] | None = None) -> tuple[int, dict[str, np.ndarray]]:
+    """A finished flop's deal and values (``only``: these) from the checkpoint folder (refused where another job wrote it)."""
+    header, arrays = read_npz(path, format=FLOP_FORMAT, version=FLOP_VERSION, kind="flop checkpoint", expected=FLOP_EXPECTED,
+                              only=only)
+    return _flop_deal(path, header, identity), arrays
+
+
+def _flop_names(path: Path, identity: dict[str, Any]) -> tuple[int, frozenset[str]]:
+    """A finished flop's deal and the names of its values, none read."""
+    header, names = read_npz_names(path, format=FLOP_FORMAT, version=FLOP_VERSION, kind="flop checkpoint",
+                                   expected=FLOP_EXPECTED)
+    return _flop_deal(path, header, identity), names
+
+
+def _flop_deal(path: Path, header: dict[str, Any], identity: dict[str, Any]) -> int:
     if header.get("job") != identity["job"]:
         raise SubgameError(f"{path.parent}: holds flops of another job (methods {header.get('methods')}, "
                            f"{header.get('identity')}, or another game or blueprint); give another checkpoint folder")
-    return int(header["deal"]), arrays
+    return int(header["deal"])
 
 
 def _flop_path(folder: Path, deal: int) -> Path:
@@ -458,15 +473,17 @@ def run_flop_job(
             stored[d] = values
 
     for path in [] if folder is None else sorted(folder.glob("flop-*.npz")):
-        d, values = _read_flop(path, identity)
+        d, present = _flop_names(path, identity)
         if d in needs:
-            keep(d, values)
+            held[d] = present
+            if kept(d):
+                stored[d] = _read_flop(path, identity)[1]
 
-    def values_of(d: int) -> dict[str, np.ndarray]:
+    def values_of(d: int, keys: Sequence[str]) -> dict[str, np.ndarray]:
         if d in stored:
             return stored[d]
         assert folder is not None  # without one every flop is kept
-        return _read_flop(_flop_path(folder, d), identity)[1]
+        return _read_flop(_flop_path(folder, d), identity, keys)[1]
 
     def finished(d: int) -> bool:
         return d in held and all(f"{m}/0" in held[d] for m in needs[d])
