@@ -327,15 +327,16 @@ def _class_totals(cut: BoardCut, classes: BoardClasses, values_of: Callable[[int
     (:class:`~subgame.eval.board_pass.BoardClasses`); without isomorphism every flop is compiled and ``q`` = 0.
     """
     by_player = {p: [key for key in keys if key.endswith(f"/{p}")] for p in (0, 1)}
-    totals = {p: np.zeros((len(ks), *cut.state_at[p].shape)) for p, ks in by_player.items()}
+    Q = classes.weight.shape[1]
+    per_q = {p: np.zeros((Q, len(ks), *cut.state_at[p].shape)) for p, ks in by_player.items()}  # before π_q
     for row, deal in enumerate(classes.compiled):
         values = values_of(int(deal), keys)
         for p, ks in by_player.items():
-            if not ks:
-                continue
-            stacked = np.stack([values[key] for key in ks]).reshape(totals[p].shape)
             for q in np.flatnonzero(classes.weight[row]):
-                totals[p] += classes.weight[row, q] * stacked[:, :, classes.hand_perm[q]]
+                for i, key in enumerate(ks):
+                    per_q[p][q, i] += classes.weight[row, q] * values[key].reshape(per_q[p].shape[2:])
+    totals = {p: sum((per_q[p][q][:, :, classes.hand_perm[q]] for q in range(Q)), np.zeros(per_q[p].shape[1:]))
+              for p in (0, 1)}
     return {key: totals[p][i].ravel() for p, ks in by_player.items() for i, key in enumerate(ks)}
 
 
