@@ -114,16 +114,18 @@ class MaxMarginGadget:
     segment: np.ndarray | None = None  #: [R] subgame of each root state
     regrets: np.ndarray = field(init=False)  #: [R]
     _subgame: np.ndarray = field(init=False, repr=False)  #: [R] ``segment`` or all zeros
+    _uniform: np.ndarray = field(init=False, repr=False)  #: [R] 1 / the root states of its subgame
 
     def __post_init__(self) -> None:
         self.regrets = np.zeros(self.alt.shape[0])
         self._subgame = np.zeros(self.alt.shape[0], dtype=np.int64) if self.segment is None else self.segment
+        per_subgame = np.bincount(self._subgame).astype(float)
+        self._uniform = 1.0 / per_subgame[self._subgame]
 
     def choice(self) -> np.ndarray:
         pos = np.maximum(self.regrets, 0.0)
-        n = np.bincount(self._subgame).astype(float)
-        tot = np.bincount(self._subgame, weights=pos, minlength=n.size)[self._subgame]
-        return np.where(tot > 0, pos / np.where(tot > 0, tot, 1.0), 1.0 / n[self._subgame])
+        tot = np.bincount(self._subgame, weights=pos)[self._subgame]
+        return np.where(tot > 0, pos / np.where(tot > 0, tot, 1.0), self._uniform)
 
     def root_range(self) -> np.ndarray:
         return self.choice()
@@ -158,6 +160,13 @@ class DistributionalGadget:
     spread: float = 0.5
     step: float = 0.1
     smoothed: np.ndarray | None = None  #: [R] ĉ
+    _spread: np.ndarray = field(init=False, repr=False)  #: [R] sd where positive, else 1
+    _drawn: np.ndarray = field(init=False, repr=False)  #: [R] sd > 0
+
+    def __post_init__(self) -> None:
+        sd = self.sd()
+        self._drawn = sd > 0
+        self._spread = np.where(self._drawn, sd, 1.0)
 
     def sd(self) -> np.ndarray:
         return self.spread * np.maximum(self.cbv - self.est, 0.0)
@@ -165,12 +174,10 @@ class DistributionalGadget:
     def follow(self) -> np.ndarray:
         if self.smoothed is None:
             return np.full(self.est.shape, 0.5)
-        sd = self.sd()
         gap = self.smoothed - self.est
-        safe = np.where(sd > 0, sd, 1.0)
         from scipy.special import ndtr  # imported where used (scipy.special is slow to import)
 
-        return np.where(sd > 0, ndtr(gap / safe), (gap > 0).astype(float) + 0.5 * (gap == 0))
+        return np.where(self._drawn, ndtr(gap / self._spread), (gap > 0).astype(float) + 0.5 * (gap == 0))
 
     def root_range(self) -> np.ndarray:
         return self.follow()
