@@ -219,7 +219,7 @@ def resolve_subgame(
         raise SubgameError(f"the gadget plays for player {gadget.player}, but the opponent of the re-solver is {opp}")
     reach: list[np.ndarray | None] = [None, None]
     reach[player] = problem.root_reach
-    solver = CFRSolver(tree, config, leaves=leaves, gadget=gadget, root_reach=(reach[0], reach[1]))
+    solver = CFRSolver(tree, config, leaves=leaves, gadget=gadget, root_reach=(reach[0], reach[1]), compact=None)
     if budget.iterations is not None:
         solver.plan(budget.iterations)
     iterations = run(solver, budget).iteration
