@@ -118,7 +118,7 @@ def read_npz(
         StrategyFileError: the file is missing, not an archive of this library, of
             another kind, or of a version this library does not read.
     """
-    header, names, arrays = _read_archive(path, kind, expected, only)
+    header, _, arrays = _read_archive(path, kind, expected, only)
     return _checked_header(path, header, format, version, kind, expected), arrays
 
 
