@@ -135,7 +135,7 @@ def _read_archive(path: str | Path, kind: str, expected: str,
         with np.load(path, allow_pickle=False) as z:
             header = json.loads(str(z["header"]))
             names = frozenset(z.files) - {"header"}
-            arrays = {k: np.array(z[k]) for k in z.files if k in names and (only is None or k in only)}
+            arrays = {k: np.array(z[k]) for k in z.files if k != "header" and (only is None or k in only)}
     except Exception:  # a damaged archive fails in zipfile, zlib, numpy or json, each in its own way
         raise StrategyFileError(f"{path}: not {expected} (expected an .npz written by this library)") from None
     return header, names, arrays

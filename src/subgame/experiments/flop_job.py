@@ -330,11 +330,12 @@ def _class_totals(cut: BoardCut, classes: BoardClasses, values_of: Callable[[int
     Q = classes.weight.shape[1]
     per_q = {p: np.zeros((Q, len(ks), *cut.state_at[p].shape)) for p, ks in by_player.items()}  # before π_q
     for row, deal in enumerate(classes.compiled):
-        values = values_of(int(deal), keys)
+        values, perms = values_of(int(deal), keys), np.flatnonzero(classes.weight[row])
         for p, ks in by_player.items():
-            for q in np.flatnonzero(classes.weight[row]):
-                for i, key in enumerate(ks):
-                    per_q[p][q, i] += classes.weight[row, q] * values[key].reshape(per_q[p].shape[2:])
+            if ks:
+                stacked = np.stack([values[key] for key in ks]).reshape(per_q[p].shape[1:])
+                for q in perms:
+                    per_q[p][q] += classes.weight[row, q] * stacked
     totals = {p: sum((per_q[p][q][:, :, classes.hand_perm[q]] for q in range(Q)), np.zeros(per_q[p].shape[1:]))
               for p in (0, 1)}
     return {key: totals[p][i].ravel() for p, ks in by_player.items() for i, key in enumerate(ks)}
