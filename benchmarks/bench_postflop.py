@@ -3,8 +3,10 @@
 Each spot is solved by ``subgame solve ... --algo ALGO --target 0.5%pot --json`` and by a
 postflop-solver driver, alternately (A B A B ...), each run in its own process; the report
 gives per spot the median solve seconds, iterations and exploitability each system reports,
-their peak RSS (the child process's, read by ``os.wait4``: ours includes the interpreter) and
-the ratio of postflop-solver's median time to ours (above 1: ours is faster). The load
+their peak RSS (the child process's, read by ``os.wait4``: ours includes the interpreter), the
+ratio of postflop-solver's median time to ours (above 1: ours is faster) and of what our
+process holds beyond its size when the spot's work began (the interpreter and the libraries,
+``rss_at_start_mib``) to postflop-solver's peak (at most 1.5: the goal). The load
 average is printed before and after, as absolute times on a shared machine mean little.
 
 The driver is a small program over postflop-solver's public API (``CardConfig``,
@@ -138,15 +140,17 @@ def driver(path: Path) -> Path | None:
 
 
 def row(name: str, ours: list[tuple[dict[str, object], float, float]], theirs: list[tuple[dict[str, object], float, float]]) -> str:
-    """One markdown row: medians of solve seconds, iterations, exploitability and peak RSS, and the ratio of times."""
+    """One markdown row: medians of solve seconds, iterations, exploitability and peak RSS, the ratio of times and
+    the ratio of our memory beyond the process's start to theirs."""
     def med(runs: list[tuple[dict[str, object], float, float]], key: str) -> float:
         return statistics.median(float(r[0][key]) for r in runs)  # type: ignore[arg-type]
 
     a, b = med(ours, "seconds"), med(theirs, "solve_seconds")
     rss_a, rss_b = statistics.median(r[2] for r in ours), statistics.median(r[2] for r in theirs)
+    beyond = statistics.median(r[2] - float(r[0]["rss_at_start_mib"]) for r in ours)  # type: ignore[arg-type]
     return (f"| {name} | {a:.2f} s, {med(ours, 'iterations'):.0f} it., {med(ours, 'exploitability_pct_pot'):.3f} %, "
             f"{rss_a:.0f} MiB | {b:.2f} s, {med(theirs, 'iterations'):.0f} it., {med(theirs, 'exploitability_pct_pot'):.3f} %, "
-            f"{rss_b:.0f} MiB | {b / a:.2f} |")
+            f"{rss_b:.0f} MiB | {b / a:.2f} | {beyond:.1f} ÷ {rss_b:.1f} MiB = {beyond / rss_b:.2f} |")
 
 
 def main() -> None:
@@ -183,8 +187,8 @@ def main() -> None:
     # ours uses the cores it may run on: fewer threads than the machine's are both pinned to the first cores
     pin = ["taskset", "-c", f"0-{args.threads - 1}"] if args.threads < len(os.sched_getaffinity(0)) else []
     print(f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())}; {os.cpu_count()} CPUs")
-    lines = ["| spot | subgame: solve, iterations, exploitability, peak RSS | postflop-solver: the same | its time ÷ ours |",
-             "|---|---|---|---|"]
+    lines = ["| spot | subgame: solve, iterations, exploitability, peak RSS | postflop-solver: the same | its time ÷ ours "
+             "| our memory beyond the start ÷ its peak |", "|---|---|---|---|---|"]
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
             spot = SPOTS[name]

@@ -3,13 +3,13 @@
 The spot is solved with a CFR preset under its ranges until the exploitability reaches a
 target in % of the pot (or the iterations or seconds run out); progress shows the
 exploitability in % of the pot. ``--json`` reports seconds, iterations, peak memory
-(the process's maximum resident set size) and the exploitability.
+(the process's maximum resident set size, and that size when the spot's work began: the
+interpreter and the libraries) and the exploitability.
 """
 
 from __future__ import annotations
 
 import re
-import resource
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -26,6 +26,7 @@ from ..files import write_atomic
 from ..games.poker.holdem import GAME_NAME, BetSizing, HoldemSpot
 from ..games.poker.libratus import read_endgame
 from ..games.poker.ranges import SUIT_CHARS, Range, format_range, parse_board, read_ranges
+from ..parallel import peak_rss_bytes
 from ..resolving.spot_resolve import RISE_TOLERANCE_PCT_POT, SPOT_METHODS, resolve_endgame
 from ..resolving.spots import HandGrid, SpotPoint, hand_grid, holdem_problem, solve_spot
 from ..solve.cfr import PRESETS
@@ -126,7 +127,7 @@ def solve_holdem(game: str, opts: HoldemOptions, algo: str, iterations: int, out
     if algo not in PRESETS:
         raise CommandLineError(f"--algo {algo} does not solve hold'em spots; use one of {', '.join(PRESETS)}")
     target = None if opts.target is None else parse_target(opts.target)
-    started = time.perf_counter()
+    started, rss_at_start = time.perf_counter(), peak_rss_bytes()
     bets = BetSizing.parse(opts.bets or "0.5,1,allin", opts.raise_cap)
     spot, ranges, label = _spot_and_ranges(game, opts, bets)
     problem = holdem_problem(spot, ranges, max_bytes=gib_to_bytes(max_memory), isomorphism=opts.isomorphism)
@@ -140,7 +141,7 @@ def solve_holdem(game: str, opts: HoldemOptions, algo: str, iterations: int, out
                             evaluate_every=opts.evaluate_every, progress=update, dtype=opts.dtype,
                             drop_zero_weight=None if opts.drop_zero_weight else False,
                             compact=None if opts.compact else False, compute=opts.compute, compress=opts.compress)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
+    peak = peak_rss_bytes()
     if out is not None:
         avg = solved.strategy
         extra = {"ranges": [format_range(r) for r in ranges], "isomorphism": problem.suits is not None}
@@ -153,7 +154,8 @@ def solve_holdem(game: str, opts: HoldemOptions, algo: str, iterations: int, out
     record: dict[str, Any] = {
         "game": GAME_NAME, "source": game, "spot": spot.params(), "algo": algo, "iterations": solved.iterations,
         "stopped": solved.stopped, "target_pct_pot": target, "seconds": solved.seconds, "build_seconds": compiled,
-        "peak_rss_mib": peak / 2**20, "exploitability_pct_pot": final.pct_pot, "exploitability_chips": final.chips,
+        "peak_rss_mib": peak / 2**20, "rss_at_start_mib": rss_at_start / 2**20, "exploitability_pct_pot": final.pct_pot,
+        "exploitability_chips": final.chips,
         "br_values_chips": list(final.br_values), "value_chips": final.game_value,
         "curve": [{"iteration": p.iteration, "seconds": p.seconds, "pct_pot": p.exploitability.pct_pot}
                   for p in solved.curve],
@@ -194,6 +196,7 @@ def _summary(record: dict[str, Any]) -> Table:
         ("seconds (building the tree)", f"{record['build_seconds']:.2f}"),
         ("loops (passes: depth-first over the layout; compiled: the sweeps)", record["loops"]),
         ("peak memory (max RSS, MiB)", f"{record['peak_rss_mib']:.0f}"),
+        ("memory when the spot's work began (RSS, MiB)", f"{record['rss_at_start_mib']:.0f}"),
         ("exploitability (% of the pot)", f"{record['exploitability_pct_pot']:.4f}"),
         ("exploitability (chips per deal)", f"{record['exploitability_chips']:.3f}"),
         ("value for the first player (chips)", f"{record['value_chips']:.3f}"),

@@ -159,7 +159,7 @@ typedef int64_t v2i __attribute__((vector_size(16)));
         }                                                                                                             \
     }                                                                                                                 \
     INLINE void NAME##_body(const T *restrict regrets, const uint8_t *restrict legal, double *restrict strategy,      \
-                            int64_t rows, int64_t n, int64_t a, const int64_t *restrict at, int positive,             \
+                            int64_t rows, int64_t n, int64_t a, const int32_t *restrict at, int positive,             \
                             int by_action) {                                                                          \
         double s[n > 0 ? n : 1];                                                                                      \
         for (int64_t i = 0; i < rows; i++) {                                                                          \
@@ -205,7 +205,7 @@ typedef int64_t v2i __attribute__((vector_size(16)));
         }                                                                                                             \
     }                                                                                                                 \
     static void NAME##_at(const T *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t n,          \
-                          int64_t a, const int64_t *at, int positive, int by_action) {                                \
+                          int64_t a, const int32_t *at, int positive, int by_action) {                                \
         switch (n) {                                                                                                  \
         case 2: NAME##_body(regrets, legal, strategy, rows, 2, a, at, positive, by_action); break;                    \
         case 3: NAME##_body(regrets, legal, strategy, rows, 3, a, at, positive, by_action); break;                    \
@@ -230,7 +230,7 @@ typedef int64_t v2i __attribute__((vector_size(16)));
         NAME##_at(regrets, legal, strategy, rows, a, a, NULL, 1, 0);                                                  \
     }                                                                                                                 \
     void NAME##_rows(const T *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,               \
-                     const int64_t *at, int64_t n) {                                                                  \
+                     const int32_t *at, int64_t n) {                                                                  \
         NAME##_at(regrets, legal, strategy, rows, n, a, at, 1, 1);                                                    \
     }                                                                                                                 \
     void NAME##_compact(const T *regrets, const uint8_t *legal, double *strategy, double *total, int64_t rows,        \
@@ -241,7 +241,7 @@ typedef int64_t v2i __attribute__((vector_size(16)));
         NAME##_at(sums, legal, strategy, rows, a, a, NULL, 0, 0);                                                     \
     }                                                                                                                 \
     void NAME##_average_rows(const T *sums, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,          \
-                             const int64_t *at, int64_t n) {                                                          \
+                             const int32_t *at, int64_t n) {                                                          \
         NAME##_at(sums, legal, strategy, rows, n, a, at, 0, 1);                                                       \
     }                                                                                                                 \
     void NAME##_average_compact(const T *sums, const uint8_t *legal, double *strategy, double *total, int64_t rows,   \
@@ -291,7 +291,7 @@ REGRET_MATCHING(regret_matching_u16, uint16_t)
     INLINE void NAME##_body(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v,            \
                             const double *reach, const double *strategy, const uint8_t *legal,                         \
                             const int64_t *infoset_priv, int64_t rows, int64_t a, int flags, double positive,          \
-                            double negative, double scale, double weight, double sum_discount, const int64_t *at,      \
+                            double negative, double scale, double weight, double sum_discount, const int32_t *at,      \
                             int64_t n, int64_t cs) {                                                                   \
         const double discount[2] = {negative, positive}; /* by the sign, without a branch that mispredicts */          \
         for (int64_t i = 0; i < rows; i++) {                                                                           \
@@ -322,7 +322,7 @@ REGRET_MATCHING(regret_matching_u16, uint16_t)
     static void NAME##_at(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v,              \
                           const double *reach, const double *strategy, const uint8_t *legal,                           \
                           const int64_t *infoset_priv, int64_t rows, int64_t a, int flags, double positive,            \
-                          double negative, double scale, double weight, double sum_discount, const int64_t *at,        \
+                          double negative, double scale, double weight, double sum_discount, const int32_t *at,        \
                           int64_t n, int64_t cs) {                                                                     \
         switch (flags) {                                                                                               \
         case 0: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,   \
@@ -350,7 +350,7 @@ REGRET_MATCHING(regret_matching_u16, uint16_t)
     void NAME##_rows(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v,                   \
                      const double *reach, const double *strategy, const uint8_t *legal, const int64_t *infoset_priv,    \
                      int64_t rows, int64_t a, int flags, double positive, double negative, double scale, double weight, \
-                     double sum_discount, const int64_t *at, int64_t n) {                                              \
+                     double sum_discount, const int32_t *at, int64_t n) {                                              \
         NAME##_at(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a, flags,      \
                   positive, negative, scale, weight, sum_discount, at, n, rows);                                        \
     }                                                                                                                  \

@@ -26,13 +26,13 @@ typedef double real;
 
 /* from _kernels.c (the _rows and _compact forms write or read the passes' buffers action by action) */
 void regret_matching_rows(const double *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,
-                          const int64_t *at, int64_t n);
+                          const int32_t *at, int64_t n);
 void regret_matching_f32_rows(const float *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,
-                              const int64_t *at, int64_t n);
+                              const int32_t *at, int64_t n);
 void regret_matching_average_rows(const double *sums, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,
-                                  const int64_t *at, int64_t n);
+                                  const int32_t *at, int64_t n);
 void regret_matching_f32_average_rows(const float *sums, const uint8_t *legal, double *strategy, int64_t rows,
-                                      int64_t a, const int64_t *at, int64_t n);
+                                      int64_t a, const int32_t *at, int64_t n);
 void regret_matching_compact(const double *regrets, const uint8_t *legal, double *strategy, double *total, int64_t rows,
                              int64_t n);
 void regret_matching_f32_compact(const float *regrets, const uint8_t *legal, double *strategy, double *total,
@@ -48,11 +48,11 @@ void regret_matching_u16_average_compact(const uint16_t *sums, const uint8_t *le
 void update_regrets_rows(double *regrets, double *strategy_sum, double *predicted, const double *seqv, const double *v,
                          const double *reach, const double *strategy, const uint8_t *legal, const int64_t *infoset_priv,
                          int64_t rows, int64_t a, int flags, double positive, double negative, double scale,
-                         double weight, double sum_discount, const int64_t *at, int64_t n);
+                         double weight, double sum_discount, const int32_t *at, int64_t n);
 void update_regrets_f32_rows(float *regrets, float *strategy_sum, float *predicted, const double *seqv, const double *v,
                              const double *reach, const double *strategy, const uint8_t *legal,
                              const int64_t *infoset_priv, int64_t rows, int64_t a, int flags, double positive,
-                             double negative, double scale, double weight, double sum_discount, const int64_t *at,
+                             double negative, double scale, double weight, double sum_discount, const int32_t *at,
                              int64_t n);
 void update_regrets_compact(double *regrets, double *strategy_sum, double *predicted, const double *seqv, const double *v,
                             const double *reach, const double *strategy, const uint8_t *legal, int64_t rows, int flags,
@@ -102,7 +102,7 @@ typedef struct {
     /* Rows of live hands only (NULL: every hand's row). A live layout's maps are of these rows and its mirror's
        offsets are mirror_map's; its terminals read the live_hand_* and live_ladder_* lists, never local or ladder_local. */
     const int64_t *live_node[2];           /* [N, 3] per player and node: rows, first of them in live_row, offset in maps */
-    const int64_t *live_row[2];            /* each live row's row among all of the node's hands */
+    const int32_t *live_row[2];            /* each live row's row among all of the node's hands */
     const int64_t *mirror_map[2];          /* [E] per player: the offset in maps of a left-out deal's rows */
     const int64_t *live_board[2];          /* [B, 2] per player and board: the first of its live hands below, their count */
     const int32_t *live_hand_row[2];       /* each board's live hands in canonical order: their rows at its nodes */
@@ -117,7 +117,7 @@ typedef struct {
 static inline int64_t rows_of(const Layout *L, int64_t n, int q) {
     return L->live_node[0] ? L->live_node[q][3 * n] : L->node[n * NK_COLS + NK_SIZE];
 }
-static inline const int64_t *live_of(const Layout *L, int64_t n, int q) {
+static inline const int32_t *live_of(const Layout *L, int64_t n, int q) {
     return L->live_node[0] ? L->live_row[q] + L->live_node[q][3 * n + 1] : NULL;
 }
 static inline int64_t map_of(const Layout *L, int64_t n, int q) {
@@ -141,11 +141,11 @@ typedef struct {
    rows (NULL: the i-th is the i-th), and whether they are stored action by action (compact storage) */
 typedef struct {
     int64_t base, stride;
-    const int64_t *at;
+    const int32_t *at;
     int compact;
 } Rows;
 
-static inline Rows rows_in(const Source *s, int64_t n, int64_t inf, int64_t nc, const int64_t *live) {
+static inline Rows rows_in(const Source *s, int64_t n, int64_t inf, int64_t nc, const int32_t *live) {
     if (s->offset) return (Rows){s->offset[n], nc, NULL, 1};
     return (Rows){inf * s->a, s->a, live, 0};
 }
@@ -272,11 +272,14 @@ typedef struct {
 /* At least n bytes kept for the calling thread from one shared node to the next (buffer `which` of a worker `depth`
    fans deep on it: a chance node of a suit-isomorphic tree fans its children out on one thread, and one below it may
    too): the pool's helpers live on, and a node's buffers of a megabyte or more, taken and given back at every shared
-   node, cost the kernel a fresh zeroed page each time. NULL where memory ran out or the depth has none. */
+   node, cost the kernel a fresh zeroed page each time. NULL where memory ran out or the depth has none. One set serves
+   every compilation of the passes (a float32 solve's evaluation runs the float64 ones), as a thread runs one pass at a
+   time. */
 enum { KEPT_DEPTH = 4 };
 static __thread int fan_depth;
 
-static void *kept(int depth, int which, int64_t n) {
+#if !defined(PASSES_SINGLE) && !defined(PASSES_AVX2)
+void *passes_kept(int depth, int which, int64_t n) {
     static __thread void *buf[KEPT_DEPTH][3];
     static __thread int64_t size[KEPT_DEPTH][3];
     if (depth >= KEPT_DEPTH) return NULL;
@@ -287,6 +290,9 @@ static void *kept(int depth, int which, int64_t n) {
     }
     return buf[depth][which];
 }
+#else
+void *passes_kept(int depth, int which, int64_t n);
+#endif
 
 static void fan_worker(void *arg) {
     Fan *F = arg;
@@ -294,10 +300,10 @@ static void fan_worker(void *arg) {
     const int dealt = F->nd[NK_KIND] == K_CHANCE, depth = fan_depth++;
     Pass Q = *F->P;
     Q.threads = 1, Q.failed = 0, Q.arena_top = 0;
-    Q.arena = Q.arena_size ? kept(depth, 0, Q.arena_size * (int64_t)sizeof(real)) : NULL;
+    Q.arena = Q.arena_size ? passes_kept(depth, 0, Q.arena_size * (int64_t)sizeof(real)) : NULL;
     if (!Q.arena) Q.arena_size = 0; /* take() mallocs node by node */
-    double *scratch = kept(depth, 1, Q.scratch_size * (int64_t)sizeof(double));
-    real *rows = dealt ? kept(depth, 2, 2 * F->width * (int64_t)sizeof(real)) : NULL;
+    double *scratch = passes_kept(depth, 1, Q.scratch_size * (int64_t)sizeof(double));
+    real *rows = dealt ? passes_kept(depth, 2, 2 * F->width * (int64_t)sizeof(real)) : NULL;
     const int own_scratch = !scratch, own_rows = dealt && !rows;
     if (own_scratch) scratch = malloc((size_t)Q.scratch_size * sizeof(double));
     if (own_rows) rows = malloc((size_t)(2 * F->width) * sizeof(real));
@@ -424,7 +430,8 @@ static void source_rows(const Source *s, Rows r, int64_t rows, int64_t n, real *
         single_rows(s, r, rows, n, out, total, s->kind == SRC_REGRETS);
     }
 #else
-    const int64_t a = r.stride, *live = r.at;
+    const int64_t a = r.stride;
+    const int32_t *live = r.at;
     const uint8_t *legal = r.compact ? block_legal(s, r) : s->legal + r.base;
     if (s->kind == SRC_PROBS) {
         const double *p = (const double *)s->data + r.base;
@@ -847,7 +854,8 @@ int64_t POKER_PASS(PASS_ARGS) {
     for (int64_t r = 0; r < roots && !P.failed; r++) {
         const int64_t H = L->node[r * NK_COLS + NK_SIZE];
         if (rows) { /* the live rows of the root's reaches in, their values out (zero at the others) */
-            const int64_t Hp = rows_of(L, r, p), Hq = rows_of(L, r, 1 - p), *lp = live_of(L, r, p), *lq = live_of(L, r, 1 - p);
+            const int64_t Hp = rows_of(L, r, p), Hq = rows_of(L, r, 1 - p);
+            const int32_t *lp = live_of(L, r, p), *lq = live_of(L, r, 1 - p);
             for (int64_t j = 0; j < Hp; j++) rows[j] = (real)own[at + (lp ? lp[j] : j)];
             for (int64_t j = 0; j < Hq; j++) rows[max_hands + j] = (real)opp[at + (lq ? lq[j] : j)];
             visit(&P, r, own_reach ? rows : NULL, rows + max_hands, rows + 2 * max_hands);

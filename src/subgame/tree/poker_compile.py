@@ -193,6 +193,7 @@ class _Deck:
     cards: np.ndarray  #: [H, k] cards of each hand, ascending
     has: np.ndarray  #: [H, D] bool, hand holds card
     names: np.ndarray  #: [H] object, the hand's name (its private-state label)
+    identity: np.ndarray  #: [H] intp 0 .. H - 1, read-only: every board's player-0 order is a view of it
 
     @staticmethod
     def of(game: PokerGame) -> _Deck:
@@ -203,7 +204,9 @@ class _Deck:
         has = np.zeros((len(cards), D), dtype=bool)
         has[np.arange(len(cards))[:, None], cards] = True
         names = np.array([game.cards_str(tuple(int(c) for c in h)) for h in cards], dtype=object)
-        return _Deck(D, k, cards, has, names)
+        identity = np.arange(len(cards), dtype=np.intp)
+        identity.flags.writeable = False
+        return _Deck(D, k, cards, has, names, identity)
 
 
 def _lowest(avail: np.ndarray, count: int) -> np.ndarray:
@@ -229,9 +232,9 @@ class _Board:
         hands = np.flatnonzero(~deck.has[:, on_board].any(axis=1))
         first_opponent = colex_rank(_lowest(~(deck.has[hands] | on_board), deck.hole))
         order1 = np.lexsort((hands, first_opponent))
-        order0 = np.arange(hands.size)
-        local1 = np.empty_like(order1)
-        local1[order1] = np.arange(order1.size)
+        order0 = deck.identity[: hands.size]  # player 0's private states come in canonical order
+        local1 = np.empty(order1.size, dtype=np.int32)  # below 1,326 hands: a flop spot keeps one per board
+        local1[order1] = np.arange(order1.size, dtype=np.int32)
         labels: tuple[Taken[str], Taken[str]] = (Taken(deck.names, hands[order0]), Taken(deck.names, hands[order1]))
         return _Board(cards, hands, (order0, order1), (order0, local1), labels)
 
@@ -615,8 +618,7 @@ class _Builder:
     def _states(self, nodes: list[int], b: _Board) -> tuple[StateGrid, StateGrid]:
         """Per player [n, T]: the private state of canonical hand i at each node."""
         starts = np.array([self.nodes[n].start for n in nodes], dtype=np.intp)
-        return (StateGrid(b.local[0].astype(np.intp, copy=False), starts[:, 0].copy()),
-                StateGrid(b.local[1].astype(np.intp, copy=False), starts[:, 1].copy()))
+        return StateGrid(b.local[0], starts[:, 0].copy()), StateGrid(b.local[1], starts[:, 1].copy())
 
     def _histories(self, n: int) -> tuple[HistoryAtNode, ...]:
         """The node's histories in the generic compiler's order: player 0's hand, then player 1's."""

@@ -85,7 +85,7 @@ class PokerLayout:
     #: [2, N, 3] int64 where only the rows of hands with nonzero reach at the root are kept (:func:`live_layout`), per
     #: player and node: its rows, the first of them in ``live_row`` and its offset in ``maps``; ``None``: every row
     live_node: np.ndarray | None = None
-    live_row: np.ndarray | None = None  #: [2, L] int64, each kept row's row among all the hands of its node
+    live_row: np.ndarray | None = None  #: [2, L] int32, each kept row's row among all the hands of its node
     mirror_map: np.ndarray | None = None  #: [2, E] int64, per left-out deal the offset of its kept rows' map in ``maps``
     #: [2, B, 2] int64, per board the first of its kept hands in the ``live_hand_*`` and ``live_ladder_*`` rows
     #: (each board's kept hands, in canonical order and in ascending strength) and their count
@@ -245,7 +245,7 @@ def live_layout(layout: PokerLayout, root_reach: tuple[np.ndarray, np.ndarray]) 
                                            for name in ("row", "cards", "twin", "ladder", "ladder_cards"))
     del local, ladder  # the kept rows' positions served only to list each board's kept hands above
     return replace(layout, maps=_padded(maps, ROW), live_node=live_node,
-                   live_row=_padded(live_row), mirror_map=mirror_map, live_board=live_board, live_hand_row=row,
+                   live_row=_padded(live_row, ROW), mirror_map=mirror_map, live_board=live_board, live_hand_row=row,
                    live_hand_cards=cards, live_hand_twin=twin, live_ladder_row=steps, live_ladder_cards=step_cards,
                    live_ties=live_ties)
 

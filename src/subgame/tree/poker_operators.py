@@ -306,7 +306,7 @@ class StateGrid:
     an outer sum and costs ``n + T`` integers instead of ``n · T``.
     """
 
-    local: np.ndarray  #: [n] intp, the hand's position in the node's block of private states
+    local: np.ndarray  #: [n] integers, the hand's position in the node's block of private states
     start: np.ndarray  #: [T] intp, the first private state of each terminal node
 
     @property
