@@ -17,10 +17,11 @@ from subgame.games.poker.ranges import parse_board, parse_range
 from subgame.resolving.gadgets import ResolveGadget
 from subgame.resolving.spots import holdem_problem
 from subgame.solve import PRESET_HELP, preset
+from subgame.solve.abstraction import pool_rows, pool_touched
 from subgame.solve.cfr import CFR_PLUS, DCFR_PLUS, PCFR_PLUS, POSTFLOP_DCFR, POSTFLOP_DCFR_PLUS, PRESETS, CFRConfig, CFRSolver
 from subgame.solve.checkpoint import read_checkpoint
 from subgame.solve.mccfr import EXTERNAL_SAMPLING, MCCFRSolver
-from subgame.solve.rules import update_rule
+from subgame.solve.rules import accumulate_regrets, add_average, update_rule
 from subgame.tree import kernels
 from subgame.tree.compile import compile_game
 
@@ -254,3 +255,36 @@ def test_presets_registry_and_config_checks():
         CFRConfig(schedule="libratus")  # type: ignore[arg-type]
     with pytest.raises(GameDefinitionError, match="gamma must be a finite number"):
         CFRConfig(gamma=-1.0)
+
+
+@pytest.mark.parametrize("name", ["cfr+", "dcfr", "lcfr", "dcfr-postflop", "dcfr+"])
+@pytest.mark.parametrize("t", [1, 2, 7])
+def test_an_update_of_some_rows_is_the_whole_tables_with_zeros_elsewhere(name, t):
+    """Board sampling updates only the abstract rows a pass reached; every other row is discounted alike, bit for bit."""
+    rng = np.random.default_rng(t)
+    rule = update_rule(PRESETS[name], t, 10)
+    regrets, sums = rng.normal(size=(40, 4)), rng.random((40, 4))
+    regrets[rng.random((40, 4)) < 0.2] = 0.0
+    rows = np.sort(rng.choice(40, size=9, replace=False))
+    inst, increment = rng.normal(size=(9, 4)), rng.random((9, 4))
+    dense_inst, dense_increment = np.zeros((40, 4)), np.zeros((40, 4))
+    dense_inst[rows], dense_increment[rows] = inst, increment
+    whole_r, whole_s, some_r, some_s = regrets.copy(), sums.copy(), regrets.copy(), sums.copy()
+    accumulate_regrets(rule, whole_r, dense_inst)
+    add_average(rule, whole_s, dense_increment)
+    accumulate_regrets(rule, some_r, inst, rows=rows)
+    add_average(rule, some_s, increment, rows=rows)
+    assert whole_r.tobytes() == some_r.tobytes() and whole_s.tobytes() == some_s.tobytes()
+    assert not np.array_equal(whole_r, regrets)  # the update did something
+
+
+def test_pooled_touched_rows_are_the_dense_pools_row_for_row():
+    rng = np.random.default_rng(3)
+    parts = [(rng.integers(0, 50, size=30), rng.normal(size=(30, 3))), (rng.integers(40, 70, size=25), rng.normal(size=(25, 5)))]
+    rows, sums = pool_touched(parts, 5)
+    dense = np.zeros((70, 5))
+    for ids, x in parts:
+        dense += pool_rows(ids, x, (70, 5))
+    assert np.array_equal(rows, np.unique(np.concatenate([ids for ids, _ in parts])))  # the parts overlap on 40..49
+    assert sums.tobytes() == dense[rows].tobytes()
+    assert not dense[np.setdiff1d(np.arange(70), rows)].any()

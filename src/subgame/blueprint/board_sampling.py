@@ -36,7 +36,10 @@ exactly a CFR iteration in the abstraction (the tests check this against
 :class:`~subgame.solve.cfr.CFRSolver` on the whole tree of a small deck). The tables have
 one row per abstract information set, enumerated once from the trunk and one flop's forest
 (a flop's betting does not depend on its cards), so memory is the trunk, one forest and
-the tables. The result is a :class:`~subgame.blueprint.card_abstraction.BucketStrategy`, which
+the tables. A pass matches regrets and adds values at the abstract rows it reaches only (the
+trunk's and the drawn flops'); the rest of the tables is discounted, with the same bits as an
+update of the whole tables with zeros there: with 30,000 flop buckets the tables hold 1.5
+million rows a player, and the work over all of them made four fifths of an iteration. The result is a :class:`~subgame.blueprint.card_abstraction.BucketStrategy`, which
 the board pass (:mod:`subgame.eval.board_pass`) evaluates exactly.
 """
 
@@ -51,7 +54,7 @@ from ..errors import GameDefinitionError, StrategyFileError
 from ..files import read_npz, write_npz
 from ..games.base import Game, game_fingerprint
 from ..games.poker import PokerGame
-from ..solve.abstraction import pool_rows
+from ..solve.abstraction import pool_touched
 from ..solve.cfr import LINEAR_CFR, CFRConfig
 from ..solve.mccfr import seeded_generator
 from ..solve.plan import IterationPlan, average_rows
@@ -192,7 +195,7 @@ class BoardSamplingPCS(IterationPlan):
         self._all = None if boards_per_pass is not None or first is None else self._with_rows(first)  # every flop: kept
         self._trunk_rows = tuple(self.tables.rows(game, buckets, trunk, p, self._trunk_hands[p]) for p in (0, 1))
         self._uniform = [legal / np.maximum(legal.sum(axis=1, keepdims=True), 1) for legal in self.tables.legal]
-        self.regrets = [np.zeros(legal.shape) for legal in self.tables.legal]
+        self.regrets: list[np.ndarray] = [np.zeros(legal.shape) for legal in self.tables.legal]
         self.strategy_sum = [np.zeros(legal.shape) for legal in self.tables.legal]
         self.iteration = 0
         self.horizon: int | None = None
@@ -212,9 +215,14 @@ class BoardSamplingPCS(IterationPlan):
         return hand
 
     # -- strategies -----------------------------------------------------------------------
-    def _current(self, p: int) -> np.ndarray:
-        """[K_p, A] player p's current strategy at every abstract information set."""
-        return regret_matching(self.regrets[p], self.tables.legal[p], self._uniform[p])
+    def _current(self, p: int, rows: np.ndarray, width: int) -> np.ndarray:
+        """[n, width] player p's current strategy at the abstract information sets ``rows`` [n] (regret matching goes
+        row by row: the whole table's rows, bit for bit, without matching the rows no pass reads)."""
+        if rows.size >= self.regrets[p].shape[0]:  # a small table: matched whole, then read
+            whole: np.ndarray = regret_matching(self.regrets[p], self.tables.legal[p], self._uniform[p])
+            return whole[rows, :width]
+        sigma = regret_matching(self.regrets[p][rows], self.tables.legal[p][rows], self._uniform[p][rows])
+        return np.ascontiguousarray(sigma[:, :width])
 
     def average_tables(self) -> tuple[np.ndarray, np.ndarray]:
         """Per player [K_p, A] the average strategy at every abstract information set (uniform where never reached)."""
@@ -253,21 +261,18 @@ class BoardSamplingPCS(IterationPlan):
     def _pass(self, p: int, t: int) -> None:
         o = 1 - p
         trunk = self.cut.trunk
-        sigma = (self._current(0), self._current(1))
-        shape = self.regrets[p].shape
-        sigma_t = [sigma[q][self._trunk_rows[q], : trunk.players[q].max_actions] for q in (0, 1)]  # [I_q, A] per infoset
+        pt = trunk.players[p]
+        sigma_t = [self._current(q, self._trunk_rows[q], trunk.players[q].max_actions) for q in (0, 1)]  # [I_q, a]
         sw = [transition_weights(trunk, q, sigma_t[q]) for q in (0, 1)]
         reach = [forward_reach(trunk, q, sw[q]) for q in (0, 1)]
-        pt = trunk.players[p]
         at_deal = np.zeros(pt.num_states)  # p's values from the forest at the trunk's states of the deal
-        inst = np.zeros(shape)
-        avg = np.zeros(shape)
+        regrets, increments = [], []  # (abstract rows, values) of the forest, then of the trunk
         sample, weight = self._sample()
         if sample is not None:
             part, rows = sample
             forest = part.tree
             pf = forest.players[p]
-            sigma_f = [sigma[q][rows[q], : forest.players[q].max_actions] for q in (0, 1)]
+            sigma_f = [self._current(q, rows[q], forest.players[q].max_actions) for q in (0, 1)]
             sw_f = [transition_weights(forest, q, sigma_f[q]) for q in (0, 1)]
             reach_o = forward_reach(forest, o, sw_f[o], reach[o][part.gather[o]])
             v = leaf_values(forest, p, (reach_o, reach_o))
@@ -276,20 +281,24 @@ class BoardSamplingPCS(IterationPlan):
             at_deal += weight * np.bincount(part.gather[p], weights=v[rs], minlength=pt.num_states)
             regret_f = sequence_values(forest, p, v) - v[pf.infoset_priv][:, None]
             regret_f *= weight * pf.legal
-            inst += pool_rows(rows[p], regret_f, shape)
+            regrets.append((rows[p], regret_f))
             reach_p = forward_reach(forest, p, sw_f[p], reach[p][part.gather[p]])
-            avg += pool_rows(rows[p], weight * reach_p[pf.infoset_priv][:, None] * sigma_f[p], shape)
+            increments.append((rows[p], weight * reach_p[pf.infoset_priv][:, None] * sigma_f[p]))
             del part, forest, sw_f, reach_o, v, reach_p, sample, sigma_f
         v = leaf_values(trunk, p, (reach[o], reach[o]))
         v += at_deal
         backward_expected(trunk, p, v, sw[p])
         regret_t = sequence_values(trunk, p, v) - v[pt.infoset_priv][:, None]
         regret_t *= pt.legal
-        inst += pool_rows(self._trunk_rows[p], regret_t, shape)
-        avg += pool_rows(self._trunk_rows[p], reach[p][pt.infoset_priv][:, None] * sigma_t[p], shape)
+        regrets.append((self._trunk_rows[p], regret_t))
+        increments.append((self._trunk_rows[p], reach[p][pt.infoset_priv][:, None] * sigma_t[p]))
+        # only the rows this pass reached get values: the rest of the tables is discounted, never added zeros
+        width = self.regrets[p].shape[1]
         rule = update_rule(self.config, t, self.horizon)
-        accumulate_regrets(rule, self.regrets[p], inst)
-        add_average(rule, self.strategy_sum[p], avg)
+        touched, inst = pool_touched(regrets, width)
+        accumulate_regrets(rule, self.regrets[p], inst, rows=touched)
+        touched, avg = pool_touched(increments, width)
+        add_average(rule, self.strategy_sum[p], avg, rows=touched)
 
     # -- checkpoints ----------------------------------------------------------------------
     def save_checkpoint(self, path: str | Path) -> Path:

@@ -9,7 +9,7 @@ full-game strategy, so its exploitability is computed exactly on the unabstracte
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -27,6 +27,21 @@ def pool_rows(ids: np.ndarray, x: np.ndarray, shape: tuple[int, ...]) -> np.ndar
     flat = (np.asarray(ids)[:, None] * width + np.arange(x.shape[1])).ravel()
     out: np.ndarray = np.bincount(flat, weights=np.asarray(x, dtype=np.float64).ravel(), minlength=k * width).reshape(k, width)
     return out
+
+
+def pool_touched(parts: Sequence[tuple[np.ndarray, np.ndarray]], width: int) -> tuple[np.ndarray, np.ndarray]:
+    """The rows that ``parts`` (``ids`` [I], ``x`` [I, a <= width] each) name, ascending, and their sums [n, width]:
+    each part pooled as :func:`pool_rows` pools it and the parts added in order, so that row for row these are the
+    bits of adding every part's :func:`pool_rows` to a zero table, over the rows named only."""
+    pooled = []
+    for ids, x in parts:
+        named, at = np.unique(np.asarray(ids), return_inverse=True)
+        pooled.append((named, pool_rows(at.ravel(), x, (named.size, width))))
+    rows = np.unique(np.concatenate([named for named, _ in pooled])) if pooled else np.zeros(0, dtype=np.int64)
+    out = np.zeros((rows.size, width))
+    for named, sums in pooled:
+        out[np.searchsorted(rows, named)] += sums
+    return rows, out
 
 
 @dataclass(frozen=True, eq=False)

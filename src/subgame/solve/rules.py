@@ -150,17 +150,24 @@ def average_restarts(config: CFRConfig, up_to: int) -> tuple[int, ...]:
     return tuple(4**k + 1 for k in range(1, max(up_to, 1).bit_length()) if 4**k + 1 <= up_to)
 
 
-def accumulate_regrets(rule: UpdateRule, regrets: np.ndarray, inst: np.ndarray, predicted: np.ndarray | None = None) -> None:
+def accumulate_regrets(rule: UpdateRule, regrets: np.ndarray, inst: np.ndarray, predicted: np.ndarray | None = None,
+                       rows: np.ndarray | None = None) -> None:
     """Add instantaneous regrets ``inst`` [I, A] to ``regrets`` in place per ``rule``; with prediction
-    ``predicted`` becomes the new regrets plus ``inst`` (what the next strategy is matched from)."""
+    ``predicted`` becomes the new regrets plus ``inst`` (what the next strategy is matched from).
+
+    ``rows`` [n] (distinct): ``inst`` [n, A] holds only these rows of the table, every other row's being zero; the
+    regrets are those a whole zero-filled ``inst`` would give, bit for bit, without adding its zeros."""
     r = regrets
     if rule.before is not None:
-        r *= np.where(r > 0, *rule.before)
-    r += inst
+        _discount(r, rule.before)
+    if rows is None:
+        r += inst
+    else:
+        r[rows] += inst
     if rule.rm_plus:
         np.maximum(r, 0.0, out=r)
     if rule.after is not None:
-        r *= np.where(r > 0, *rule.after)
+        _discount(r, rule.after)
     if rule.scale is not None:
         r *= np.float64(rule.scale)
     if rule.predict:
@@ -169,15 +176,28 @@ def accumulate_regrets(rule: UpdateRule, regrets: np.ndarray, inst: np.ndarray, 
         np.add(r, inst, out=predicted, casting="same_kind")
 
 
-def add_average(rule: UpdateRule, strategy_sum: np.ndarray, increment: np.ndarray) -> None:
+def add_average(rule: UpdateRule, strategy_sum: np.ndarray, increment: np.ndarray, rows: np.ndarray | None = None) -> None:
     """Add an average-strategy increment (reach × strategy, or the strategy alone) to ``strategy_sum`` per ``rule``.
 
-    ``increment`` is scaled by the weight in place.
+    ``increment`` is scaled by the weight in place. ``rows`` [n] (distinct): ``increment`` [n, A] holds only these
+    rows of the table, every other row's being zero (as :func:`accumulate_regrets`).
     """
     increment *= rule.weight
     if rule.sum_discount is not None:
         strategy_sum *= rule.sum_discount
-    strategy_sum += increment
+    if rows is None:
+        strategy_sum += increment
+    else:
+        strategy_sum[rows] += increment
+
+
+def _discount(r: np.ndarray, signs: tuple[float, float]) -> None:
+    """``r`` times the discount of each entry's sign (positive, other), in place: one product where both are alike
+    (in float64 the same bits as the product by the chosen factors)."""
+    if signs[0] == signs[1] and r.dtype == np.float64:
+        r *= signs[0]
+    else:
+        r *= np.where(r > 0, *signs)
 
 
 Part = Literal["prediction", "reach_average", "schedule"]

@@ -34,6 +34,7 @@ import numpy as np
 from ..errors import GameDefinitionError
 from ..games.base import CHANCE, TERMINAL, game_fingerprint
 from ..games.poker import PokerGame, PokerState
+from ..games.poker.spec import PokerSpec
 from . import kernels
 from . import poker_layout as pl
 from .estimate import estimate_size
@@ -197,6 +198,14 @@ class _Deck:
 
     @staticmethod
     def of(game: PokerGame) -> _Deck:
+        """The game's deck, made once per deck (board sampling compiles a forest of flops every pass)."""
+        deck = _DECKS.get(game.spec)
+        if deck is None:
+            deck = _DECKS[game.spec] = _Deck._make(game)
+        return deck
+
+    @staticmethod
+    def _make(game: PokerGame) -> _Deck:
         D, k = game.spec.deck_size, game.spec.hole_cards
         lex = np.array(list(combinations(range(D), k)), dtype=np.int64).reshape(-1, k)
         cards = np.empty_like(lex)
@@ -205,8 +214,13 @@ class _Deck:
         has[np.arange(len(cards))[:, None], cards] = True
         names = np.array([game.cards_str(tuple(int(c) for c in h)) for h in cards], dtype=object)
         identity = np.arange(len(cards), dtype=np.intp)
-        identity.flags.writeable = False
+        for shared in (cards, has, names, identity):  # every tree of the deck reads them
+            shared.flags.writeable = False
         return _Deck(D, k, cards, has, names, identity)
+
+
+#: The decks made so far, by the game's spec (its cards' names included).
+_DECKS: dict[PokerSpec, _Deck] = {}
 
 
 def _lowest(avail: np.ndarray, count: int) -> np.ndarray:
