@@ -39,8 +39,9 @@ one row per abstract information set, enumerated once from the trunk and one flo
 the tables. A pass matches regrets and adds values at the abstract rows it reaches only (the
 trunk's and the drawn flops'); the rest of the tables is discounted, with the same bits as an
 update of the whole tables with zeros there: with 30,000 flop buckets the tables hold 1.5
-million rows a player, and the work over all of them made four fifths of an iteration. The result is a :class:`~subgame.blueprint.card_abstraction.BucketStrategy`, which
-the board pass (:mod:`subgame.eval.board_pass`) evaluates exactly.
+million rows a player, and the work over all of them made four fifths of an iteration. The
+result is a :class:`~subgame.blueprint.card_abstraction.BucketStrategy`, which the board pass
+(:mod:`subgame.eval.board_pass`) evaluates exactly.
 """
 
 from __future__ import annotations

@@ -511,14 +511,16 @@ def abstract_infosets(
     if columns is None:
         columns = hand_columns(game, buckets)[state_hands(game, tree, player)]
     hand = columns[pa.infoset_priv]
-    hand_bucket = np.empty((nodes.size, buckets.hands.shape[0]), dtype=np.int64)  # [U, H] bucket of each hand at a node
-    sequences = []
+    sequences, boards = [], {}  # boards: the index of each distinct board (a forest of flops repeats its few)
+    board_of = np.empty(nodes.size, dtype=np.int64)
     cards = _card_index(game)
     for u, n in enumerate(nodes.tolist()):  # one per public node
         betting, board = _split_public(game, tree.public_key[n], cards)
-        hand_bucket[u] = buckets.hand_buckets(board)
+        board_of[u] = boards.setdefault(board, len(boards))
         sequences.append((betting, len(board)))
-    return sequences, node_of.reshape(-1), hand_bucket[node_of, hand]
+    hand_bucket = np.array([buckets.hand_buckets(board) for board in boards], dtype=np.int64).reshape(len(boards), -1)
+    node_of = node_of.reshape(-1)
+    return sequences, node_of, hand_bucket[board_of[node_of], hand]  # [B, H]: the bucket of each hand on a board
 
 
 def hand_columns(game: PokerGame, buckets: CardBuckets) -> np.ndarray:

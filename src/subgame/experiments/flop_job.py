@@ -224,7 +224,7 @@ def flop_values(task: FlopTask) -> list[dict[str, np.ndarray]]:
     if task.methods or not task.plugin.rows_blueprint:
         out = [_measured(task, deal) for deal in task.deals]
     else:
-        values, _ = _board_values(cut, [cut.deals[d] for d in task.deals], task.rows, task.reach)
+        values, _ = _board_values(cut, [cut.deals[d] for d in task.deals], task.rows, task.reach, measure=False)
         out = [{"blueprint/0": values[0][i], "blueprint/1": values[1][i]} for i in range(len(task.deals))]
     if task.folder is not None:
         for deal, flop in zip(task.deals, out):
