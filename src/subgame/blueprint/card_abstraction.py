@@ -511,7 +511,8 @@ def abstract_infosets(
     if columns is None:
         columns = hand_columns(game, buckets)[state_hands(game, tree, player)]
     hand = columns[pa.infoset_priv]
-    sequences, boards = [], {}  # boards: the index of each distinct board (a forest of flops repeats its few)
+    sequences = []
+    boards: dict[tuple[int, ...], int] = {}  # the index of each distinct board (a forest of flops repeats its few)
     board_of = np.empty(nodes.size, dtype=np.int64)
     cards = _card_index(game)
     for u, n in enumerate(nodes.tolist()):  # one per public node
