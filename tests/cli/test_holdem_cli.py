@@ -25,7 +25,7 @@ def test_holdem_subgame_to_a_target_then_evaluate(tmp_path):
             "--out", out)
     report = ok_json(*args)
     assert report["stopped"] == "target" and report["exploitability_pct_pot"] <= 2.0
-    assert report["peak_rss_mib"] > report["rss_at_start_mib"] > 0 and report["seconds"] > 0  # the tree and the solve
+    assert report["peak_rss_mib"] >= report["rss_at_start_mib"] > 0 and report["seconds"] > 0  # peaks so far, in-process
     assert report["loops"] == ("passes" if kernels.available() else "numpy")  # 1,081 hands a node: above MIN_STATES
     checked = [p["iteration"] for p in report["curve"]]  # first at --evaluate-every, then where the target is predicted
     assert checked[0] == 10 and checked[-1] == report["iterations"] and all(b - a >= 10 for a, b in zip(checked, checked[1:]))

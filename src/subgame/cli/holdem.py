@@ -3,8 +3,8 @@
 The spot is solved with a CFR preset under its ranges until the exploitability reaches a
 target in % of the pot (or the iterations or seconds run out); progress shows the
 exploitability in % of the pot. ``--json`` reports seconds, iterations, peak memory
-(the process's maximum resident set size, and that size when the spot's work began: the
-interpreter and the libraries) and the exploitability.
+(the process's maximum resident set size, and that maximum when the spot's work began: in a
+process of its own, the interpreter and the libraries) and the exploitability.
 """
 
 from __future__ import annotations
