@@ -100,3 +100,17 @@ def test_reproduce_takes_the_flop_options_only_where_they_mean_something(tmp_pat
     assert refused.exit_code != 0 and "takes no --flops" in refused.output
     leduc = invoke("reproduce", "technique-table", "--flops", "3", "--out-dir", tmp_path)
     assert leduc.exit_code != 0 and "--flops and --checkpoint-dir are for nlfh" in leduc.output
+
+
+def test_a_reach_method_whose_problems_are_its_counterparts_is_not_solved_again(tmp_path, monkeypatch):
+    """Where a flop's gifts are zero, reach-maxmargin's problems are maxmargin's bit for bit: solved once, equal rows."""
+    from subgame.experiments import flop_job
+
+    solves = []
+    real = flop_job.resolve_subgame
+    monkeypatch.setattr(flop_job, "resolve_subgame", lambda *a, **k: solves.append(1) or real(*a, **k))
+    methods = ("maxmargin", "reach-maxmargin")
+    table = nlfh_technique_table(checkpoint=tmp_path, methods=methods, **SMALL)
+    by = {row[2]: row[3:-1] for row in table.rows}  # ours, without the paper's
+    assert by["reach-maxmargin"] == by["maxmargin"] != by["blueprint"]  # no gift at these flops' roots
+    assert len(solves) == 2 * SMALL["flops"]  # one re-solve a player a flop, not two
