@@ -11,6 +11,7 @@ import pytest
 
 from subgame.errors import GameDefinitionError
 from subgame.eval.board_pass import board_pass_exploitability
+from subgame.experiments import flop_job
 from subgame.experiments.nlfh_tables import ACTION_SETS, TABLE_1_METHODS, BucketRows, nlfh_blueprint, nlfh_sample_study, nlfh_technique_table
 from subgame.games import load_game
 from subgame.tree.poker_compile import compile_poker
@@ -104,11 +105,14 @@ def test_reproduce_takes_the_flop_options_only_where_they_mean_something(tmp_pat
 
 def test_a_reach_method_whose_problems_are_its_counterparts_is_not_solved_again(tmp_path, monkeypatch):
     """Where a flop's gifts are zero, reach-maxmargin's problems are maxmargin's bit for bit: solved once, equal rows."""
-    from subgame.experiments import flop_job
-
     solves = []
     real = flop_job.resolve_subgame
-    monkeypatch.setattr(flop_job, "resolve_subgame", lambda *a, **k: solves.append(1) or real(*a, **k))
+
+    def counted(*args, **kwargs):
+        solves.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(flop_job, "resolve_subgame", counted)
     methods = ("maxmargin", "reach-maxmargin")
     table = nlfh_technique_table(checkpoint=tmp_path, methods=methods, **SMALL)
     by = {row[2]: row[3:-1] for row in table.rows}  # ours, without the paper's

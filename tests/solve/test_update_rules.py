@@ -278,6 +278,12 @@ def test_an_update_of_some_rows_is_the_whole_tables_with_zeros_elsewhere(name, t
     assert not np.array_equal(whole_r, regrets)  # the update did something
 
 
+def test_a_predictive_rule_takes_the_whole_tables_regrets_only():
+    rule = update_rule(PRESETS["pcfr+"], 3, 10)
+    with pytest.raises(GameDefinitionError, match="whole table"):
+        accumulate_regrets(rule, np.zeros((5, 2)), np.ones((2, 2)), np.zeros((5, 2)), rows=np.array([0, 3]))
+
+
 def test_pooled_touched_rows_are_the_dense_pools_row_for_row():
     rng = np.random.default_rng(3)
     parts = [(rng.integers(0, 50, size=30), rng.normal(size=(30, 3))), (rng.integers(40, 70, size=25), rng.normal(size=(25, 5)))]

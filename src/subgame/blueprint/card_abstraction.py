@@ -512,16 +512,18 @@ def abstract_infosets(
         columns = hand_columns(game, buckets)[state_hands(game, tree, player)]
     hand = columns[pa.infoset_priv]
     sequences = []
-    boards: dict[tuple[int, ...], int] = {}  # the index of each distinct board (a forest of flops repeats its few)
+    boards: dict[tuple[int, ...], int] = {}  # each distinct board's row (a forest's nodes share a few boards)
     board_of = np.empty(nodes.size, dtype=np.int64)
     cards = _card_index(game)
     for u, n in enumerate(nodes.tolist()):  # one per public node
         betting, board = _split_public(game, tree.public_key[n], cards)
         board_of[u] = boards.setdefault(board, len(boards))
         sequences.append((betting, len(board)))
-    hand_bucket = np.array([buckets.hand_buckets(board) for board in boards], dtype=np.int64).reshape(len(boards), -1)
+    hand_bucket = np.empty((len(boards), buckets.hands.shape[0]), dtype=np.int64)  # [B, H] bucket of each hand on a board
+    for b, board in enumerate(boards):
+        hand_bucket[b] = buckets.hand_buckets(board)
     node_of = node_of.reshape(-1)
-    return sequences, node_of, hand_bucket[board_of[node_of], hand]  # [B, H]: the bucket of each hand on a board
+    return sequences, node_of, hand_bucket[board_of[node_of], hand]
 
 
 def hand_columns(game: PokerGame, buckets: CardBuckets) -> np.ndarray:

@@ -157,6 +157,9 @@ def accumulate_regrets(rule: UpdateRule, regrets: np.ndarray, inst: np.ndarray, 
 
     ``rows`` [n] (distinct): ``inst`` [n, A] holds only these rows of the table, every other row's being zero; the
     regrets are those a whole zero-filled ``inst`` would give, bit for bit, without adding its zeros."""
+    if rows is not None and rule.predict:
+        raise GameDefinitionError("a predictive update rule adds the instantaneous regrets of every row to the prediction; "
+                                  "give them for the whole table")
     r = regrets
     if rule.before is not None:
         _discount(r, rule.before)
