@@ -172,6 +172,7 @@ def test_writer_output_is_plain_acpc():
         (dataclasses.replace(LEDUC, num_ranks=14), "num_ranks=14 exceeds the ACPC limit of 13"),
         (dataclasses.replace(LEDUC, num_suits=5), "num_suits=5"),
         (dataclasses.replace(LEDUC, stack=12), "stack 12 can run out"),
+        (dataclasses.replace(LEDUC, start=(2,)), "starts after betting"),
     ],
 )
 def test_writer_refuses_specs_without_a_faithful_acpc_form(spec, message):

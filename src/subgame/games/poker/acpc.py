@@ -383,6 +383,9 @@ def to_acpc(spec: PokerSpec) -> str:
         if value > top:
             raise GameDefinitionError(f"to_acpc: {name}={value} exceeds the ACPC limit of {top}; "
                                       "such a game has no ACPC game file")
+    if spec.start:
+        raise GameDefinitionError(f"to_acpc: a game that starts after betting ({list(spec.start)}) has no ACPC game file; "
+                                  "write the game without start")
     if spec.betting == "limit" and any(m > MAX_RAISES for m in spec.max_raises):
         raise GameDefinitionError(f"to_acpc: max_raises {spec.max_raises} exceeds the ACPC limit of {MAX_RAISES}")
     need = _limit_need(spec.ante, spec.blinds, spec.raise_sizes, spec.max_raises)

@@ -16,13 +16,15 @@ from functools import cache
 from itertools import combinations
 from typing import Any, NamedTuple
 
+from ...errors import GameDefinitionError
 from ..base import CHANCE, TERMINAL, Game
 from .hands import card_name, hand_strength
 from .spec import PokerSpec
 
 FOLD, CALL, RAISE = 0, 1, 2
 #: Spec fields added after strategy files first recorded game fingerprints, with their defaults.
-_LATER_FIELDS: dict[str, Any] = {"board": (), "raise_cap": 0, "round_bet_fractions": (), "round_raise_caps": ()}
+_LATER_FIELDS: dict[str, Any] = {"board": (), "raise_cap": 0, "round_bet_fractions": (), "round_raise_caps": (),
+                                 "start": ()}
 
 
 class PokerState(NamedTuple):
@@ -46,6 +48,7 @@ class PokerGame(Game[PokerState]):
     def __init__(self, spec: PokerSpec, name: str = "poker"):
         self.spec = spec
         self.name = name
+        self._root, self.start_names = self._started()
 
     @property
     def params(self) -> Mapping[str, Any]:
@@ -59,9 +62,28 @@ class PokerGame(Game[PokerState]):
 
     # -- structure -------------------------------------------------------------------
     def root(self) -> PokerState:
+        return self._root
+
+    def _started(self) -> tuple[PokerState, tuple[str, ...]]:
+        """The root (the betting of ``spec.start`` taken) and those actions' names, the public state it stands for.
+
+        Raises:
+            GameDefinitionError: a start action that is a fold or not legal where it is taken.
+        """
         s = self.spec
         contrib = (s.ante + s.blinds[0], s.ante + s.blinds[1])
-        return PokerState((), s.board, 0, contrib, 0, 0, s.first_player[0], max(s.blinds), -1, False)
+        st = PokerState((), s.board, 0, contrib, 0, 0, s.first_player[0], max(s.blinds), -1, False)
+        names = []
+        for i, action in enumerate(s.start):
+            legal = self._betting_actions(st)
+            if st.betting_over or st.round > 0 or action not in dict(legal) or action == FOLD:
+                where = "after the first round's betting" if st.betting_over or st.round > 0 else \
+                    f"where {', '.join(f'{a} ({self._bet_name(st, a)})' for a, _ in legal if a != FOLD)} are"
+                raise GameDefinitionError(f"{self.name}: start action {i + 1} ({action}) is not a check, call or bet "
+                                          f"{where}; start takes first-round betting only")
+            names.append(self._bet_name(st, action))
+            st = self._bet(st, action)
+        return st, tuple(names)
 
     def _board_needed(self, rnd: int) -> int:
         return sum(self.spec.board_cards[: rnd + 1])
@@ -114,6 +136,10 @@ class PokerGame(Game[PokerState]):
             if len(st.hole) < 2:
                 return st._replace(hole=st.hole + (cards,))
             return st._replace(board=st.board + cards)
+        return self._bet(st, action)
+
+    def _bet(self, st: PokerState, action: int) -> PokerState:
+        """The state after betting ``action`` of the player to act."""
         p = st.to_act
         if action == FOLD:
             return st._replace(folded=p)
@@ -162,6 +188,9 @@ class PokerGame(Game[PokerState]):
     def action_name(self, st: PokerState, action: int) -> str:
         if self.actor(st) == CHANCE:
             return self.cards_str(self.decode_deal(action, self._cards_to_deal(st)))
+        return self._bet_name(st, action)
+
+    def _bet_name(self, st: PokerState, action: int) -> str:
         if action == FOLD:
             return "f"
         if action == CALL:

@@ -36,6 +36,7 @@ DEFAULTS: dict[str, Any] = {
     "all_in": True,
     "raise_cap": 2,
     "round_raise_caps": (),
+    "start": (),
 }
 
 
@@ -50,11 +51,13 @@ def nlfh_spec(
     all_in: bool = True,
     raise_cap: int = 2,
     round_raise_caps: tuple[int, ...] = (),
+    start: tuple[int, ...] = (),
 ) -> PokerSpec:
     """The :class:`PokerSpec` of NLFH (see the module docstring); the spec validates the other values.
 
     ``round_raise_caps`` (preflop, flop) replaces ``raise_cap`` where given: the paper's Table 2
-    game allows one bet preflop and three on the flop, ``(1, 3)``.
+    game allows one bet preflop and three on the flop, ``(1, 3)``. ``start``: preflop betting taken before the game
+    begins (:class:`PokerSpec`), so the game is the part of NLFH after it, e.g. the subgame after a bet.
 
     Raises:
         GameDefinitionError: the small blind is larger than the big blind, or the spec refuses a value.
@@ -66,7 +69,7 @@ def nlfh_spec(
         num_ranks=num_ranks, num_suits=num_suits, hole_cards=2, board_cards=(0, 3), betting="nolimit", ante=0,
         blinds=(big_blind, small_blind), stack=stack, bet_fractions=tuple(preflop_fractions), all_in=all_in,
         first_player=(1, 0), raise_cap=raise_cap, round_bet_fractions=(tuple(preflop_fractions), tuple(flop_fractions)),
-        round_raise_caps=tuple(round_raise_caps),
+        round_raise_caps=tuple(round_raise_caps), start=tuple(start),
     )
 
 

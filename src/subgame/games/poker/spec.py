@@ -39,6 +39,9 @@ class PokerSpec:
             ``bet_fractions`` (empty: ``bet_fractions`` in every round).
         round_raise_caps: no-limit: the cap of each round, replacing ``raise_cap`` (empty:
             ``raise_cap`` in every round; 0: no cap in that round).
+        start: betting actions (ids as :class:`PokerGame` numbers them) taken before the
+            game begins, right after the deal: the game is then the part of the game without
+            them that starts at that public state (checked by :class:`PokerGame`).
     """
 
     num_ranks: int = 3
@@ -58,6 +61,7 @@ class PokerSpec:
     raise_cap: int = 0
     round_bet_fractions: tuple[tuple[float, ...], ...] = ()
     round_raise_caps: tuple[int, ...] = ()
+    start: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         def bad(msg: str) -> GameDefinitionError:
@@ -123,6 +127,8 @@ class PokerSpec:
                     raise bad("a round without bet fractions needs all_in=True")
         if len(set(self.board)) != len(self.board) or any(not 0 <= c < self.deck_size for c in self.board):
             raise bad(f"board {list(self.board)} must be distinct cards of the deck (0..{self.deck_size - 1})")
+        if any(isinstance(a, bool) or not isinstance(a, int) or a < 1 for a in self.start):
+            raise bad(f"start must be betting action ids (1: check/call, 2 and up: bets and raises), got {list(self.start)}")
         if len(self.board) > self.board_cards[0]:
             raise bad(f"board {list(self.board)} has {len(self.board)} cards but the first round has only "
                       f"{self.board_cards[0]} (board_cards={self.board_cards})")
