@@ -66,6 +66,71 @@ def test_every_flop_drawn_is_whole_tree_cfr_in_the_abstraction(tiny, tiny_whole,
         np.testing.assert_allclose(sampled.blueprint().rows(game, tiny_tree, p), ref.rows(game, tiny_tree, p), atol=1e-12)
 
 
+def _after_open():
+    """The tiny game after the small blind's pot-sized open (a game that starts there), its buckets, and seeded root
+    ranges: the big blind's fixed, the small blind's alternative payoffs for a gadget."""
+    game = load_game("nlfh", start=(2,), **TINY)
+    assert isinstance(game, PokerGame) and game.start_names == ("r300",)
+    rng = np.random.default_rng(11)
+    hands = game.spec.num_hands
+    return game, CardBuckets.build(game, [5, 6]), rng.uniform(0.2, 1.0, hands), rng.normal(0.0, 50.0, hands)
+
+
+@pytest.mark.parametrize("kind", ["resolve", "maxmargin"])
+@pytest.mark.slow
+def test_a_subgame_from_a_preflop_bet_is_resolved_with_a_gadget_as_whole_tree_cfr(kind):
+    """Root reaches and a root gadget (safe-and-nested §4–5) over board sampling: with every flop drawn, the same
+    regrets, averages, gadget and average root range as whole-tree CFR with that gadget in the abstraction."""
+    from subgame.resolving.gadgets import MaxMarginGadget, ResolveGadget
+
+    game, buckets, reach, alt = _after_open()
+    make = ResolveGadget if kind == "resolve" else MaxMarginGadget
+    tree = compile_game(game)
+    abstraction = buckets.abstraction(game, tree)
+    whole = CFRSolver(tree, CFR_PLUS, abstraction=abstraction, root_reach=(reach, None), gadget=make(1, alt.copy()))
+    sampled = BoardSamplingPCS(game, buckets, CFR_PLUS, boards_per_pass=None, root_reach=(reach, None),
+                               gadget=make(1, alt.copy()))
+    for _ in range(3):
+        whole.step()
+        sampled.step()
+    for p in (0, 1):
+        rows = _table_rows(game, buckets, tree, abstraction, sampled.tables, p)
+        width = tree.players[p].max_actions
+        np.testing.assert_allclose(sampled.regrets[p][rows, :width], whole.regrets[p], rtol=0,
+                                   atol=1e-12 * np.abs(whole.regrets[p]).max())
+        np.testing.assert_allclose(sampled.strategy_sum[p][rows, :width], whole.strategy_sum[p], rtol=0,
+                                   atol=1e-12 * np.abs(whole.strategy_sum[p]).max())
+    np.testing.assert_allclose(sampled.gadget.regrets, whole.gadget.regrets, rtol=0, atol=1e-9)  # type: ignore[union-attr]
+    assert np.abs(whole.gadget.regrets).max() > 0  # type: ignore[union-attr]
+    np.testing.assert_allclose(sampled.average_root_range(), whole.average_root_range(), rtol=0, atol=1e-12)
+
+
+@pytest.mark.slow
+def test_a_gadget_resolve_resumes_bitwise_and_refuses_another_gadget(tmp_path):
+    from subgame.resolving.gadgets import MaxMarginGadget, ResolveGadget
+
+    game, buckets, reach, alt = _after_open()
+
+    def solver() -> BoardSamplingPCS:
+        return BoardSamplingPCS(game, buckets, seed=2, boards_per_pass=3, root_reach=(reach, None),
+                                gadget=ResolveGadget(1, alt.copy()))
+
+    straight, first = solver().run(5), solver().run(2)
+    path = first.save_checkpoint(tmp_path / "g.npz")
+    resumed = BoardSamplingPCS.load_checkpoint(path, game, buckets, root_reach=(reach, None), gadget=ResolveGadget(1, alt.copy()))
+    resumed.run(3)
+    for p in (0, 1):
+        assert np.array_equal(resumed.regrets[p], straight.regrets[p])
+    assert np.array_equal(resumed.gadget.regrets, straight.gadget.regrets)  # type: ignore[union-attr]
+    assert np.array_equal(resumed.average_root_range(), straight.average_root_range())
+    with pytest.raises(StrategyFileError, match="with a ResolveGadget, given a MaxMarginGadget"):
+        BoardSamplingPCS.load_checkpoint(path, game, buckets, gadget=MaxMarginGadget(1, alt.copy()))
+    with pytest.raises(StrategyFileError, match="given none"):
+        BoardSamplingPCS.load_checkpoint(path, game, buckets)
+    with pytest.raises(GameDefinitionError, match="root reach of player 0 has shape"):
+        BoardSamplingPCS(game, buckets, root_reach=(reach[:3], None))
+
+
 class _OneFlop(BoardSamplingPCS):
     """Draws the flop it is told to (the test enumerates the draws)."""
 

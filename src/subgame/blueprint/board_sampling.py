@@ -42,6 +42,12 @@ update of the whole tables with zeros there: with 30,000 flop buckets the tables
 million rows a player, and the work over all of them made four fifths of an iteration. The
 result is a :class:`~subgame.blueprint.card_abstraction.BucketStrategy`, which the board pass
 (:mod:`subgame.eval.board_pass`) evaluates exactly.
+
+A subgame too big to compile is re-solved the same way: the game is the part after its root
+public state (a poker game whose ``start`` is that state's betting), the players' root ranges
+are given, and a root gadget (:class:`~subgame.solve.plugins.RootGadget`, safe-and-nested
+§4–5) may set the opponent's instead. The gadget learns from her root values of each pass,
+which are sampled (unbiased, as the regrets are), the way MCCFR's regrets are.
 """
 
 from __future__ import annotations
@@ -59,6 +65,8 @@ from ..solve.abstraction import pool_touched
 from ..solve.cfr import LINEAR_CFR, CFRConfig
 from ..solve.mccfr import seeded_generator
 from ..solve.plan import IterationPlan, average_rows
+from ..solve.plugins import RootGadget, RootRangeAverage
+from ..solve.restriction import checked_root_reach
 from ..solve.rules import accumulate_regrets, add_average, refuse, update_rule
 from ..strategy import Strategy, StrategyMeta
 from ..tree.board_cut import BoardCut, BoardForest
@@ -150,6 +158,10 @@ class BoardSamplingPCS(IterationPlan):
         seed: an int seed or a ``numpy.random.Generator`` (advanced in place).
         boards_per_pass: flops drawn per pass, compiled as one forest; ``None``: all of
             them every pass (then no draw is made and a pass is a CFR pass).
+        root_reach: per player [R_p] a fixed reach at her root private states (the hands, in
+            the trunk's order; ``None``: all ones), as :class:`~subgame.solve.cfr.CFRSolver`'s.
+        gadget: a root gadget setting its player's root range each pass (her ``root_reach``
+            is then not read).
 
     Attributes:
         regrets: per player [K_p, A] cumulative regrets per abstract information set.
@@ -165,6 +177,8 @@ class BoardSamplingPCS(IterationPlan):
         *,
         seed: int | np.random.Generator = 0,
         boards_per_pass: int | None = 1,
+        root_reach: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
+        gadget: RootGadget | None = None,
     ) -> None:
         if not isinstance(game, PokerGame):
             raise GameDefinitionError(f"{game.name}: board sampling is for the poker family; solve it whole with MCCFRSolver")
@@ -189,6 +203,12 @@ class BoardSamplingPCS(IterationPlan):
         self.boards_per_pass = boards_per_pass
         self.rng = seeded_generator(seed)
         trunk = self.cut.trunk
+        if gadget is not None and gadget.player not in (0, 1):
+            raise GameDefinitionError(f"the gadget's player must be 0 or 1, got {gadget.player!r}")
+        self.gadget = gadget
+        self.root_reach = tuple(checked_root_reach(trunk, p, r) for p, r in enumerate(root_reach))
+        rs = trunk.root_slice
+        self.root_average = None if gadget is None else RootRangeAverage(np.zeros(rs[gadget.player].stop - rs[gadget.player].start))
         columns = hand_columns(game, buckets)
         self._trunk_hands = tuple(columns[state_hands(game, trunk, p)] for p in (0, 1))  # [G_p] hand (buckets.hands row)
         first = self.cut.forest(self.cut.deals if boards_per_pass is None else self.cut.deals[:1])
@@ -224,6 +244,18 @@ class BoardSamplingPCS(IterationPlan):
             return whole[rows, :width]
         sigma = regret_matching(self.regrets[p][rows], self.tables.legal[p][rows], self._uniform[p][rows])
         return np.ascontiguousarray(sigma[:, :width])
+
+    def average_root_range(self) -> np.ndarray:
+        """[R] the gadget player's root range averaged like the strategies (:class:`~subgame.solve.plugins.RootRangeAverage`)."""
+        if self.gadget is None or self.root_average is None:
+            raise GameDefinitionError("average_root_range needs a solver with a root gadget")
+        return self.root_average.mean(self.gadget)
+
+    def _root(self, q: int) -> np.ndarray | None:
+        """[R_q] player q's reach at the trunk's root private states (``None``: ones)."""
+        if self.gadget is not None and self.gadget.player == q:
+            return self.gadget.root_range()
+        return self.root_reach[q]
 
     def average_tables(self) -> tuple[np.ndarray, np.ndarray]:
         """Per player [K_p, A] the average strategy at every abstract information set (uniform where never reached)."""
@@ -265,7 +297,7 @@ class BoardSamplingPCS(IterationPlan):
         pt = trunk.players[p]
         sigma_t = [self._current(q, self._trunk_rows[q], trunk.players[q].max_actions) for q in (0, 1)]  # [I_q, a]
         sw = [transition_weights(trunk, q, sigma_t[q]) for q in (0, 1)]
-        reach = [forward_reach(trunk, q, sw[q]) for q in (0, 1)]
+        reach = [forward_reach(trunk, q, sw[q], self._root(q)) for q in (0, 1)]
         at_deal = np.zeros(pt.num_states)  # p's values from the forest at the trunk's states of the deal
         regrets, increments = [], []  # (abstract rows, values) of the forest, then of the trunk
         sample, weight = self._sample()
@@ -289,6 +321,8 @@ class BoardSamplingPCS(IterationPlan):
         v = leaf_values(trunk, p, (reach[o], reach[o]))
         v += at_deal
         backward_expected(trunk, p, v, sw[p])
+        if self.gadget is not None:
+            self.gadget.update(p, v[trunk.root_slice[p]], t)
         regret_t = sequence_values(trunk, p, v) - v[pt.infoset_priv][:, None]
         regret_t *= pt.legal
         regrets.append((self._trunk_rows[p], regret_t))
@@ -300,28 +334,42 @@ class BoardSamplingPCS(IterationPlan):
         accumulate_regrets(rule, self.regrets[p], inst, rows=touched)
         touched, avg = pool_touched(increments, width)
         add_average(rule, self.strategy_sum[p], avg, rows=touched)
+        if self.root_average is not None and self.gadget is not None and self.gadget.player == p:
+            self.root_average.add(rule, reach[p][trunk.root_slice[p]])
 
     # -- checkpoints ----------------------------------------------------------------------
     def save_checkpoint(self, path: str | Path) -> Path:
-        """Write tables, iteration, rule and generator state; :meth:`load_checkpoint` continues bitwise."""
+        """Write tables, iteration, rule and generator state (and a root gadget's regrets and average range);
+        :meth:`load_checkpoint` continues bitwise."""
         header = {"format": BOARD_SAMPLING_CHECKPOINT_FORMAT, "version": 1, "game_id": game_fingerprint(self.game),
                   "buckets": list(self.buckets.num_buckets), "iteration": self.iteration, "config": asdict(self.config),
                   "boards_per_pass": self.boards_per_pass, "horizon": self.horizon, "rng": self.rng.bit_generator.state}
         arrays = {"r0": self.regrets[0], "r1": self.regrets[1], "s0": self.strategy_sum[0], "s1": self.strategy_sum[1]}
+        if self.gadget is not None and self.root_average is not None:
+            header |= {"gadget": type(self.gadget).__name__, "root_range_weight": self.root_average.weight}
+            arrays |= {"root_range_sum": self.root_average.total, **_gadget_state(self.gadget)}
         return write_npz(path, header, arrays)
 
     @staticmethod
-    def load_checkpoint(path: str | Path, game: Game, buckets: CardBuckets) -> BoardSamplingPCS:
-        """Restore a solver saved by :meth:`save_checkpoint` (with the game and buckets it used).
+    def load_checkpoint(path: str | Path, game: Game, buckets: CardBuckets, *,
+                        root_reach: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
+                        gadget: RootGadget | None = None) -> BoardSamplingPCS:
+        """Restore a solver saved by :meth:`save_checkpoint` (with the game, buckets, root reaches and a new gadget
+        of the kind it used, made as that one was: its learned state is read back into it).
 
         Raises:
-            StrategyFileError: not such a checkpoint, or one of another game or abstraction.
+            StrategyFileError: not such a checkpoint, or one of another game or abstraction, or with another gadget.
         """
         header, arrays = read_npz(path, format=BOARD_SAMPLING_CHECKPOINT_FORMAT, version=1, kind="checkpoint",
                                   expected="a board-sampling checkpoint (BoardSamplingPCS.save_checkpoint)")
         if header["game_id"] != game_fingerprint(game):
             raise StrategyFileError(f"{path}: checkpoint is for game {header['game_id']!r}, not {game_fingerprint(game)!r}")
-        solver = BoardSamplingPCS(game, buckets, CFRConfig(**header["config"]), boards_per_pass=header["boards_per_pass"])
+        kind = header.get("gadget")
+        if kind != (None if gadget is None else type(gadget).__name__):
+            raise StrategyFileError(f"{path}: checkpoint of a solve {'without a gadget' if kind is None else f'with a {kind}'}, "
+                                    f"given {'none' if gadget is None else f'a {type(gadget).__name__}'}: give the same kind")
+        solver = BoardSamplingPCS(game, buckets, CFRConfig(**header["config"]), boards_per_pass=header["boards_per_pass"],
+                                  root_reach=root_reach, gadget=gadget)
         try:
             loaded = [np.asarray(arrays[k], dtype=np.float64) for k in ("r0", "r1", "s0", "s1")]
         except KeyError as exc:
@@ -332,5 +380,20 @@ class BoardSamplingPCS(IterationPlan):
         solver.iteration = int(header["iteration"])
         solver.horizon = header["horizon"]
         solver.rng.bit_generator.state = header["rng"]
+        if gadget is not None and solver.root_average is not None:
+            state = _gadget_state(gadget)
+            if any(k not in arrays or arrays[k].shape != v.shape for k, v in state.items()) or "root_range_sum" not in arrays:
+                raise StrategyFileError(f"{path}: the checkpoint's gadget state does not fit this gadget (another subgame?)")
+            for k, v in state.items():
+                v[...] = arrays[k]
+            solver.root_average.total[...] = arrays["root_range_sum"]
+            solver.root_average.weight = float(header["root_range_weight"])
         return solver
+
+
+def _gadget_state(gadget: RootGadget) -> dict[str, np.ndarray]:
+    """The arrays a root gadget learns (its regrets), by name: the gadgets of :mod:`subgame.resolving.gadgets` keep
+    them as ``regrets``; a gadget that learns nothing has none."""
+    regrets = getattr(gadget, "regrets", None)
+    return {} if regrets is None else {"gadget_regrets": regrets}
 

@@ -35,7 +35,7 @@ from ..tree.sweep import backward_expected, forward_reach, regret_matching, sequ
 from .abstraction import Abstraction
 from .checkpoint import read_checkpoint, write_checkpoint
 from .plan import IterationPlan, average_rows, checked_iterations
-from .plugins import Leaf, RootGadget, counterfactual_leaf_values
+from .plugins import Leaf, RootGadget, RootRangeAverage, counterfactual_leaf_values
 from .restriction import Restriction, checked_restrictions, checked_root_reach
 from .rules import (
     CFR,
@@ -195,8 +195,7 @@ class CFRSolver(IterationPlan):
         nodes = self._pass_layout().node.shape[0] if self.compress else 0
         self.scales = [np.zeros((2, nodes), dtype=np.float32) for _ in (0, 1)] if self.compress else None
         rs = tree.root_slice
-        self.root_range_sum = None if gadget is None else np.zeros(rs[gadget.player].stop - rs[gadget.player].start)
-        self.root_range_weight = 0.0
+        self.root_average = None if gadget is None else RootRangeAverage(np.zeros(rs[gadget.player].stop - rs[gadget.player].start))
         self._buffers: dict[tuple[str, int, tuple[int, ...]], np.ndarray] = {}
         self.engine = _checked_engine(self, engine)
         self._whole: whole.PassIterations | whole.SweepIterations | None = None
@@ -350,10 +349,9 @@ class CFRSolver(IterationPlan):
         With the re-solver's average strategy this is the gadget player's average strategy
         in the re-solving game (her average follow probability for a follow/terminate gadget).
         """
-        if self.gadget is None or self.root_range_sum is None:
+        if self.gadget is None or self.root_average is None:
             raise GameDefinitionError("average_root_range needs a solver with a root gadget")
-        w = self.root_range_weight
-        return self.root_range_sum / w if w > 0 else self.gadget.root_range()
+        return self.root_average.mean(self.gadget)
 
     # -- iterations ---------------------------------------------------------------------
     def _gadget_player(self, q: int) -> bool:
@@ -411,12 +409,8 @@ class CFRSolver(IterationPlan):
 
     def _add_root_range(self, p: int, rule: UpdateRule, root_range: np.ndarray) -> None:
         """Add the gadget player's root range of this iteration, weighted like the strategies, to its average."""
-        if self.root_range_sum is not None and self._gadget_player(p):
-            if rule.sum_discount is not None:
-                self.root_range_sum *= rule.sum_discount
-                self.root_range_weight *= rule.sum_discount
-            self.root_range_sum += rule.weight * root_range
-            self.root_range_weight += rule.weight
+        if self.root_average is not None and self._gadget_player(p):
+            self.root_average.add(rule, root_range)
 
     def _compiled_update(self, p: int, rule: UpdateRule, sigma_p: np.ndarray, v: np.ndarray, reach_p: np.ndarray) -> bool:
         """:meth:`_update` in one compiled loop (bitwise the same) where it applies; False where it does not."""

@@ -11,12 +11,14 @@ only the solver writes its reaches.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 
 from ..tree.public_tree import PublicTree
 from ..tree.sweep import leaf_values
+from .rules import UpdateRule
 
 
 class Leaf(Protocol):
@@ -50,6 +52,27 @@ class RootGadget(Protocol):
     def root_range(self) -> np.ndarray: ...
 
     def update(self, player: int, root_cfv: np.ndarray, t: int) -> None: ...
+
+
+@dataclass(eq=False)
+class RootRangeAverage:
+    """A root gadget's range averaged like the strategies (each iteration's weight and discount of the update rule):
+    with the re-solver's average strategy, the gadget player's average strategy in the re-solving game."""
+
+    total: np.ndarray  #: [R] the weighted sum of her root ranges
+    weight: float = 0.0  #: the sum of the weights
+
+    def add(self, rule: UpdateRule, root_range: np.ndarray) -> None:
+        """Add iteration's ``root_range`` [R] with ``rule``'s weight, after its discount of the sum."""
+        if rule.sum_discount is not None:
+            self.total *= rule.sum_discount
+            self.weight *= rule.sum_discount
+        self.total += rule.weight * root_range
+        self.weight += rule.weight
+
+    def mean(self, gadget: RootGadget) -> np.ndarray:
+        """[R] the average, or the gadget's range where nothing was added yet."""
+        return self.total / self.weight if self.weight > 0 else gadget.root_range()
 
 
 def counterfactual_leaf_values(
