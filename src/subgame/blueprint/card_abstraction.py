@@ -48,7 +48,7 @@ and turn into an :class:`~subgame.solve.abstraction.Abstraction` of a compiled t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from math import comb
 from pathlib import Path
@@ -186,6 +186,22 @@ class CardBuckets:
         return CardBuckets(game_fingerprint(game), tuple(int(x) for x in np.cumsum(s.board_cards)),
                            tuple(cb.boards for cb in rounds), iso.hands, tuple(out), tuple(counts), bins, s.num_suits,
                            opponent)
+
+    def for_game(self, game: PokerGame) -> CardBuckets:
+        """These buckets for another game with the same deck and deals (other bet sizes, a ``start``): the buckets are
+        the cards', so a re-solve of a part of the game uses its blueprint's.
+
+        Raises:
+            GameDefinitionError: ``game`` deals other cards (deck, hole cards, board sizes or a known board).
+        """
+        s = game.spec
+        same = (isinstance(game, PokerGame) and s.num_suits == self.num_suits and not s.board
+                and tuple(int(x) for x in np.cumsum(s.board_cards)) == self.board_sizes
+                and self.hands.shape == (comb(s.deck_size, s.hole_cards), s.hole_cards) and int(self.hands.max()) < s.deck_size)
+        if not same:
+            raise GameDefinitionError(f"{game.name}: its deck or deals are not those these buckets were built for; "
+                                      "build buckets for it (CardBuckets.build)")
+        return replace(self, game_id=game_fingerprint(game))
 
     # -- lookups ---------------------------------------------------------------------------------
     def hand_buckets(self, board: Sequence[int]) -> np.ndarray:

@@ -132,8 +132,30 @@ class FlopMethods(Protocol):
         """The gift modes ("split", "whole") its methods take from the trunk: the job then evaluates the blueprint at
         every flop first and passes :func:`trunk_gifts` to each call."""
 
+    @property
+    def blueprint_first(self) -> bool:
+        """Whether it needs the blueprint's values at every flop before re-solving any (:meth:`prepare`)."""
+
+    def prepare(self, cut: BoardCut, rows: RowSource, reach: tuple[np.ndarray, np.ndarray],
+                totals: tuple[np.ndarray, np.ndarray]) -> FlopMethods:
+        """Itself ready to re-solve, given the job's blueprint, its trunk reaches and per player [C·H] her values
+        against it summed over every flop (where :attr:`blueprint_first`; the job calls it once before the re-solves)."""
+
+    def trunk(self, method: str) -> Trunk | None:
+        """Where ``method`` (or ``"blueprint"``) plays another trunk than the job's row source: the trunk its best
+        responders face and its players' reaches there; ``None``: the row source's."""
+
     def __call__(self, cut: BoardCut, part: BoardForest, root: Sequence[np.ndarray], rows: RowSource,
                  methods: tuple[str, ...], gifts: TrunkGifts | None = None) -> dict[str, np.ndarray]: ...
+
+
+@dataclass(frozen=True, eq=False)
+class Trunk:
+    """A method's own trunk: where re-solving changes the preflop (nested solving of a preflop off-tree bet) or where
+    the best responder is held to an abstraction (the blueprint's own exploitability)."""
+
+    tree: PublicTree  #: the cut's trunk, or it restricted (:func:`~subgame.resolving.translation.restrict`)
+    reach: tuple[np.ndarray, np.ndarray]  #: per player [G_p] her reach there under the method's trunk strategy
 
 
 @dataclass(frozen=True)
@@ -158,6 +180,17 @@ class GadgetResolves:
     @property
     def gift_modes(self) -> tuple[str, ...]:
         return tuple(sorted({METHODS[m].gifts for m in self.methods} - {"none"}))
+
+    @property
+    def blueprint_first(self) -> bool:
+        return bool(self.gift_modes)
+
+    def prepare(self, cut: BoardCut, rows: RowSource, reach: tuple[np.ndarray, np.ndarray],
+                totals: tuple[np.ndarray, np.ndarray]) -> GadgetResolves:
+        return self  # the gifts are the job's (trunk_gifts)
+
+    def trunk(self, method: str) -> Trunk | None:
+        return None  # a flop re-solve never changes the preflop
 
     def __call__(self, cut: BoardCut, part: BoardForest, root: Sequence[np.ndarray], rows: RowSource,
                  methods: tuple[str, ...], gifts: TrunkGifts | None = None) -> dict[str, np.ndarray]:
@@ -307,7 +340,7 @@ def trunk_gifts(cut: BoardCut, reach: tuple[np.ndarray, np.ndarray], base: Seque
     trunk, spec = cut.trunk, cut.game.spec
     flops_per_hand = math.comb(spec.deck_size - len(spec.board) - spec.hole_cards, cut.size)
     roots = cut.chance[~cut.trunk_holds(cut.deals[0])]  # after an all-in the trunk holds the showdowns: no subgames
-    gift = [action_gifts(trunk, p, _trunk_best_response(cut, reach, base, p).cbv) for p in (0, 1)]
+    gift = [action_gifts(trunk, p, trunk_best_response(cut, reach, base, p).cbv) for p in (0, 1)]
     out: TrunkGifts = {}
     for mode in modes:
         per = []
@@ -321,18 +354,21 @@ def trunk_gifts(cut: BoardCut, reach: tuple[np.ndarray, np.ndarray], base: Seque
     return out
 
 
-def _trunk_best_response(cut: BoardCut, reach: tuple[np.ndarray, np.ndarray], totals: Sequence[np.ndarray],
-                         p: int) -> BestResponse:
-    """Player ``p``'s best response in the trunk with ``totals[p]`` [C·H] (her values summed over the flops) at its chance nodes."""
+def trunk_best_response(cut: BoardCut, reach: tuple[np.ndarray, np.ndarray], totals: Sequence[np.ndarray],
+                         p: int, trunk: PublicTree | None = None) -> BestResponse:
+    """Player ``p``'s best response in the trunk (``trunk``: it restricted) with ``totals[p]`` [C·H] (her values
+    summed over the flops) at its chance nodes."""
     leaf = np.zeros(cut.trunk.players[p].num_states)
     valid = cut.state_at[p] >= 0
     leaf[cut.state_at[p][valid]] = totals[p].reshape(cut.state_at[p].shape)[valid]
-    return best_response_to_reach(cut.trunk, p, reach[1 - p], leaf_cfv=leaf, want_policy=False)
+    return best_response_to_reach(cut.trunk if trunk is None else trunk, p, reach[1 - p], leaf_cfv=leaf, want_policy=False)
 
 
-def _trunk_exploitability(cut: BoardCut, reach: tuple[np.ndarray, np.ndarray], totals: Sequence[np.ndarray]) -> float:
-    """NashConv / 2 with ``totals[p]`` [C·H] (summed flop values) at the trunk's chance nodes."""
-    br = [_trunk_best_response(cut, reach, totals, p).value for p in (0, 1)]
+def _trunk_exploitability(cut: BoardCut, reach: tuple[np.ndarray, np.ndarray], totals: Sequence[np.ndarray],
+                          own: Trunk | None = None) -> float:
+    """NashConv / 2 with ``totals[p]`` [C·H] (summed flop values) at the trunk's chance nodes (``own``: a method's trunk)."""
+    tree, reach = (None, reach) if own is None else (own.tree, own.reach)
+    br = [trunk_best_response(cut, reach, totals, p, tree).value for p in (0, 1)]
     return Exploitability((br[0], br[1])).exploitability
 
 
@@ -542,11 +578,16 @@ def run_flop_job(
     try:
         with deferred_stop_signals() as stop:  # a stop signal ends the job after the flops under way, each written
             resolves = [d for d in sorted(sampled) if not finished(d)]
-            if plugin.gift_modes:  # the blueprint at every flop first: the trunk's gifts rest on its values there
+            if plugin.blueprint_first:  # the blueprint at every flop first: the trunk's gifts, say, rest on its values there
                 run(evaluations([d for d in needs if d not in held]),
                     [FlopTask(cut, rows, reach, (d,), plugin, names, folder, identity) for d in resolves], stop)
                 sums = _class_totals(cut, classes, values_of, ("blueprint/0", "blueprint/1"))
-                gifts = trunk_gifts(cut, reach, [sums["blueprint/0"], sums["blueprint/1"]], plugin.gift_modes)
+                if plugin.gift_modes:
+                    gifts = trunk_gifts(cut, reach, [sums["blueprint/0"], sums["blueprint/1"]], plugin.gift_modes)
+                plugin = plugin.prepare(cut, rows, reach, (sums["blueprint/0"], sums["blueprint/1"]))
+            if isomorphic:  # a method's own trunk is checked like the row source's
+                for trunk_of in (t for t in map(plugin.trunk, ("blueprint", *names)) if t is not None):
+                    check_reach_symmetry(cut, classes, trunk_of.reach)
             tasks = [FlopTask(cut, rows, reach, (d,), plugin, names, folder, identity, gifts) for d in resolves]  # first
             run(tasks + evaluations([d for d in needs if not finished(d) and d not in sampled]), [], stop)
     finally:
@@ -572,14 +613,15 @@ def run_flop_job(
         return stored[rep][f"{method}/{p}"].reshape(C, H)[:, classes.hand_perm[classes.perm[d]]].ravel()
 
     base = totals("blueprint")
-    estimates = [FlopEstimate("blueprint", *(3 * (_trunk_exploitability(cut, reach, base),)))]
+    estimates = [FlopEstimate("blueprint", *(3 * (_trunk_exploitability(cut, reach, base, plugin.trunk("blueprint")),)))]
     for method in names:
+        own = plugin.trunk(method)
         if by_class:
-            estimates.append(FlopEstimate(method, *(3 * (_trunk_exploitability(cut, reach, totals(method)),))))
+            estimates.append(FlopEstimate(method, *(3 * (_trunk_exploitability(cut, reach, totals(method), own),))))
             continue
         diff = [np.stack([at(d, method, p) - at(d, "blueprint", p) for d in sampled_deals]) for p in (0, 1)]
-        value = _trunk_exploitability(cut, reach, [base[p] + scale * diff[p].sum(axis=0) for p in (0, 1)])
-        boot = [_trunk_exploitability(cut, reach, [base[p] + scale * diff[p][pick].sum(axis=0) for p in (0, 1)])
+        value = _trunk_exploitability(cut, reach, [base[p] + scale * diff[p].sum(axis=0) for p in (0, 1)], own)
+        boot = [_trunk_exploitability(cut, reach, [base[p] + scale * diff[p][pick].sum(axis=0) for p in (0, 1)], own)
                 for pick in picks]
         low, high = (2 * value - float(np.quantile(boot, 0.975)), 2 * value - float(np.quantile(boot, 0.025))) if boot \
             else (value, value)

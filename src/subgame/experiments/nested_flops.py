@@ -35,24 +35,29 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..blueprint.card_abstraction import BucketStrategy
-from ..errors import GameDefinitionError
+from ..errors import GameDefinitionError, SubgameError
 from ..eval.board_pass import RowSource
 from ..games import load_game
 from ..games.poker import PokerGame
-from ..resolving import BetAbstraction, restrict
+from ..resolving import BetAbstraction, NestedResult, restrict, translation_branches, translation_strategy
+from ..resolving.nested import Root, reachable
+from ..resolving.problem import resolve_subgame
+from ..resolving.solving import blueprint_problem, blueprint_values
 from ..solve import driver
 from ..solve.cfr import CFR_PLUS, CFRSolver
 from ..strategy import Strategy
 from ..tree.board_cut import BoardCut, BoardForest
+from ..tree.part import Part
 from ..tree.public_tree import PublicTree
-from .flop_job import TrunkGifts, br_values, eta_text, run_flop_job
+from .flop_job import Trunk, TrunkGifts, br_values, eta_text, run_flop_job
+from .nested_preflop import PreflopAnswer, PreflopResolves, PreflopSolve, place_solution, preflop_answers
 from .nested_table import PAPER_TABLE_2, ROWS, nested_table, responses
 from .nlfh_tables import nlfh_blueprint
 from .report import ExperimentResult, Series
@@ -70,6 +75,25 @@ NESTED_ROWS: dict[str, str] = {
 }
 
 
+@dataclass(frozen=True, eq=False)
+class Prepared:
+    """What the preflop's off-tree bets ask of every flop, made once before the flops (:meth:`NestedResponses.prepare`).
+
+    Attributes:
+        trunks: per method, and ``"blueprint"``, the trunk its best responders face and its reaches there.
+        entering: per nested method, per player [G_p] her reach at the trunk's deals below her own off-tree preflop
+            bets, as the re-solves there let her enter (the flops below are solved from it).
+        translated: per player, per public node of the trunk, the nodes the responder takes it for (translation).
+        off_tree: [N] the trunk's public nodes below an off-tree bet.
+    """
+
+    trunks: dict[str, Trunk]
+    entering: dict[str, tuple[np.ndarray, np.ndarray]]
+    solves: dict[str, tuple[PreflopSolve, ...]]
+    translated: tuple[list[list[tuple[int, float]]], list[list[tuple[int, float]]]]
+    off_tree: np.ndarray
+
+
 @dataclass(frozen=True)
 class NestedResponses:
     """At one flop: the blueprint, and the small-abstraction player's strategy under translation and each nested method.
@@ -80,12 +104,22 @@ class NestedResponses:
     of. The blueprint at the flop is the job's row source where ``blueprint_iterations`` is
     None (a whole-game blueprint, in tests), else CFR+ with that many iterations in the
     abstraction from the preflop's reaches (module docstring).
+
+    With ``preflop``, the real game's preflop has bets the abstraction lacks: the job first
+    values the blueprint at every flop, then :meth:`prepare` meets each off-tree preflop bet
+    by translation (:func:`~subgame.resolving.translation.translation_branches` on the trunk)
+    or re-solves it (:func:`~.nested_preflop.preflop_answers`); at each flop the lines below
+    such a bet are solved from the re-solve's reaches (CFR+, ``blueprint_iterations``, or
+    ``iterations`` with a whole-game blueprint) or translated from the lines of the
+    translated bets, and nested solving meets the flop's own off-tree bets below them too.
     """
 
     abstraction: BetAbstraction
     methods: tuple[str, ...]  #: keys of :data:`NESTED_ROWS`
     iterations: int  #: CFR+ iterations of each nested re-solve
     blueprint_iterations: int | None = None
+    preflop: PreflopResolves | None = None  #: how off-tree preflop bets are re-solved; None: the preflop has none
+    prepared: Prepared | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         unknown = [m for m in self.methods if m not in NESTED_ROWS]
@@ -98,16 +132,54 @@ class NestedResponses:
 
     @property
     def identity(self) -> list[Any]:
-        return ["nested", list(self.abstraction.fractions), self.abstraction.all_in, list(self.methods), self.iterations,
-                self.blueprint_iterations]
+        out = ["nested", list(self.abstraction.fractions), self.abstraction.all_in, list(self.methods), self.iterations,
+               self.blueprint_iterations]
+        if self.preflop is not None:
+            out.append(["preflop", list(self.preflop.buckets.num_buckets), self.preflop.passes, self.preflop.seed])
+        return out
 
     @property
     def rows_blueprint(self) -> bool:
-        return self.blueprint_iterations is None
+        return False  # the blueprint's values are its abstraction's: the board pass over the real game's forest is not
 
     @property
     def gift_modes(self) -> tuple[str, ...]:
         return ()  # a flop's nested solving counts the flop's gifts alone (module docstring)
+
+    @property
+    def blueprint_first(self) -> bool:
+        return self.preflop is not None
+
+    def prepare(self, cut: BoardCut, rows: RowSource, reach: tuple[np.ndarray, np.ndarray],
+                totals: tuple[np.ndarray, np.ndarray]) -> NestedResponses:
+        if self.preflop is None:
+            return self
+        game, trunk = cut.game, cut.trunk
+        blueprint = (rows(trunk, 0), rows(trunk, 1))
+        strategy = Strategy(trunk.game_id, blueprint)
+        current = restrict(game, trunk, self.abstraction)
+        trunks = {"blueprint": Trunk(current, reach)}
+        entering: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        solves: dict[str, tuple[PreflopSolve, ...]] = {}
+        answers: dict[tuple[str, Root] | None, PreflopAnswer] = {}
+        for name in self.methods:
+            how = ROWS[NESTED_ROWS[name]]
+            if how not in answers:
+                if how is None:
+                    probs = [translation_strategy(game, trunk, self.abstraction, strategy, p) for p in (0, 1)]
+                    zero = (np.zeros(trunk.players[0].num_states), np.zeros(trunk.players[1].num_states))
+                    answers[how] = PreflopAnswer((probs[0], probs[1]), zero)
+                else:
+                    answers[how] = preflop_answers(game, self.abstraction, cut, blueprint, totals, how[0], how[1], self.preflop)
+            trunks[name] = Trunk(trunk, answers[how].reach(trunk))
+            entering[name] = answers[how].entering
+            solves[name] = answers[how].solves
+        translated = tuple(translation_branches(game, trunk, self.abstraction, strategy, p) for p in (0, 1))
+        off_tree = ~reachable(current)
+        return replace(self, prepared=Prepared(trunks, entering, solves, (translated[0], translated[1]), off_tree))
+
+    def trunk(self, method: str) -> Trunk | None:
+        return None if self.prepared is None else self.prepared.trunks.get(method)
 
     def __call__(self, cut: BoardCut, part: BoardForest, root: Sequence[np.ndarray], rows: RowSource,
                  methods: tuple[str, ...], gifts: TrunkGifts | None = None) -> dict[str, np.ndarray]:
@@ -117,20 +189,69 @@ class NestedResponses:
         if self.blueprint_iterations is None:
             probs = (rows(forest, 0), rows(forest, 1))
         else:
-            solver = CFRSolver(abstract, CFR_PLUS, root_reach=reach)
-            if driver.run(solver, driver.Budget(iterations=self.blueprint_iterations)).iteration < self.blueprint_iterations:
-                raise KeyboardInterrupt("a stop signal ended the flop's blueprint early")
-            probs = solver.average_strategy().probs
+            probs = self._cfr_plus(abstract, reach, self.blueprint_iterations)
         blueprint = Strategy(forest.game_id, probs)
         bp = br_values(cut, replace(part, tree=abstract), probs, root)
         values = {"blueprint/0": bp[0], "blueprint/1": bp[1]}
         for name in methods:
-            res = responses(game, forest, self.abstraction, blueprint, ROWS[NESTED_ROWS[name]], self.iterations, reach)
+            if methods and self.preflop is not None and self.prepared is None:
+                raise SubgameError("the preflop's off-tree bets are answered before the flops: prepare() first")
+            res = self._responses(cut, part, abstract, blueprint, reach, name)
             if any(r.cut_short for r in res):
                 raise KeyboardInterrupt("a stop signal ended a nested re-solve early")
-            v = br_values(cut, part, [r.probs for r in res], root)
+            own = self.trunk(name)
+            at = root if own is None else [own.reach[q][part.gather[q]] for q in (0, 1)]
+            v = br_values(cut, part, [r.probs for r in res], at)
             values[f"{name}/0"], values[f"{name}/1"] = v[0], v[1]
         return values
+
+    def _cfr_plus(self, abstract: PublicTree, reach: tuple[np.ndarray, np.ndarray], iterations: int) -> tuple[np.ndarray, np.ndarray]:
+        """Both players' average strategies after ``iterations`` of CFR+ from root reaches ``reach``."""
+        solver = CFRSolver(abstract, CFR_PLUS, root_reach=reach)
+        if driver.run(solver, driver.Budget(iterations=iterations)).iteration < iterations:
+            raise KeyboardInterrupt("a stop signal ended the flop's blueprint early")
+        avg = solver.average_strategy().probs
+        return avg[0], avg[1]
+
+    def _responses(self, cut: BoardCut, part: BoardForest, abstract: PublicTree, blueprint: Strategy,
+                   reach: tuple[np.ndarray, np.ndarray], name: str) -> list[NestedResult]:
+        """Both seats' strategies of method ``name`` at this flop, the lines below off-tree preflop bets included."""
+        game, forest = cut.game, part.tree
+        how = ROWS[NESTED_ROWS[name]]
+        prepared = self.prepared
+        if prepared is None:
+            return responses(game, forest, self.abstraction, blueprint, how, self.iterations, reach)
+        roots = np.flatnonzero(forest.parent < 0)
+        deal = {int(r): int(cut.chance[part.root_chance[i]]) for i, r in enumerate(roots)}
+        if how is None:  # translated from the lines of the translated preflop bets, the responder's reach weighing them
+            out = []
+            for p in (0, 1):
+                targets = {r: [(forest.node_of_key[cut.trunk.public_key[m] + forest.public_key[r][-1:]], w)
+                               for m, w in prepared.translated[p][d]] for r, d in deal.items() if prepared.off_tree[d]}
+                out.append(NestedResult(translation_strategy(game, forest, self.abstraction, blueprint, p,
+                                                             root_reach=reach[p],
+                                                             root_targets=targets), 0, 0))
+            return out
+        own = prepared.trunks[name].reach
+        entering = prepared.entering[name]
+        solving = tuple(own[q][part.gather[q]] + entering[q][part.gather[q]] for q in (0, 1))
+        probs = [blueprint.probs[0].copy(), blueprint.probs[1].copy()]
+        lines = np.zeros(forest.num_nodes, dtype=bool)
+        for solve in prepared.solves[name]:  # below an off-tree preflop bet: its re-solve's strategy
+            place_solution(solve, forest, part.boards[0], probs, lines)
+        if lines.any() and self.preflop is not None:  # that strategy is in buckets: re-solved over every hand
+            bv = blueprint_values(abstract, Strategy(forest.game_id, (probs[0], probs[1])), (solving[0], solving[1]))
+            for p in (0, 1):
+                solution = resolve_subgame(blueprint_problem(bv, Part.whole(abstract), p, self.preflop.flop_method),
+                                           iterations=self.blueprint_iterations or self.iterations, config=CFR_PLUS)
+                if solution.iterations < (self.blueprint_iterations or self.iterations):
+                    raise KeyboardInterrupt("a stop signal ended a re-solve of a flop below a preflop re-solve early")
+                pa = forest.players[p]
+                mine = lines[pa.node[pa.infoset_priv]]
+                probs[p][mine] = 0.0
+                probs[p][mine, : solution.probs.shape[1]] = solution.probs[mine]
+        return responses(game, forest, self.abstraction, Strategy(forest.game_id, (probs[0], probs[1])), how,
+                         self.iterations, (solving[0], solving[1]))
 
 
 class TrunkRows:

@@ -27,7 +27,7 @@ from .solving import (
     subgame_forest,
     subgame_roots,
 )
-from .translation import BetAbstraction, pseudo_harmonic, restrict, translate, translation_strategy
+from .translation import BetAbstraction, pseudo_harmonic, restrict, translate, translation_branches, translation_strategy
 
 __all__ = [
     "GADGETS", "METHODS", "SAFE_METHODS", "BlueprintValues", "DistributionalGadget", "FixedRange", "GadgetSpec",
@@ -35,5 +35,5 @@ __all__ = [
     "blueprint_problem", "blueprint_values", "public_node", "resolve_all", "resolve_subgame",
     "solve_subgames", "subgame_forest", "subgame_roots",
     "NESTED_METHODS", "NestedResult", "nested_strategy", "solve_off_tree",
-    "BetAbstraction", "pseudo_harmonic", "restrict", "translate", "translation_strategy",
+    "BetAbstraction", "pseudo_harmonic", "restrict", "translate", "translation_branches", "translation_strategy",
 ]

@@ -21,7 +21,7 @@ exploitability is exact.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache, cached_property
 
@@ -263,7 +263,8 @@ def _follow_chance(tree: PublicTree, n: int, here: list[tuple[int, float]], bran
 
 
 def translation_strategy(game: Game, tree: PublicTree, abstraction: BetAbstraction, blueprint: Strategy,
-                         responder: int, *, own_off_tree: bool = False) -> np.ndarray:
+                         responder: int, *, own_off_tree: bool = False, root_reach: np.ndarray | None = None,
+                         root_targets: Mapping[int, Sequence[tuple[int, float]]] | None = None) -> np.ndarray:
     """[I, A] the real-game strategy of ``responder`` who meets off-tree bets by pseudo-harmonic translation.
 
     ``blueprint`` is a strategy on ``tree`` that plays only abstract actions (solved on
@@ -280,9 +281,30 @@ def translation_strategy(game: Game, tree: PublicTree, abstraction: BetAbstracti
     depth-limited paper §6.1) are translated the same way, so below them she plays the
     blueprint of the translated bet instead of rows the blueprint never trained.
 
+    On a part of a game cut below an off-tree bet (a flop's forest below the preflop), the bets
+    above were translated already: ``root_targets`` gives each root reached through one the
+    roots it was translated to, with their probabilities (:func:`translation_branches` on the
+    part above), and ``root_reach`` [R] the responder's reach at the roots, which weights
+    the mixture as her reach of the whole game's information sets would.
+
     Raises:
         SubgameError: an off-tree bet outside every abstraction interval.
     """
+    return _translation(game, tree, abstraction, blueprint, responder, own_off_tree, root_reach, root_targets)[0]
+
+
+def translation_branches(game: Game, tree: PublicTree, abstraction: BetAbstraction, blueprint: Strategy,
+                         responder: int) -> list[list[tuple[int, float]]]:
+    """Per public node of ``tree``, the nodes the responder of :func:`translation_strategy` takes it for, with their
+    probabilities (the node itself, with 1, where no off-tree bet of the opponent was made on the way)."""
+    return _translation(game, tree, abstraction, blueprint, responder, False, None, None)[1]
+
+
+def _translation(game: Game, tree: PublicTree, abstraction: BetAbstraction, blueprint: Strategy, responder: int,
+                 own_off_tree: bool, root_reach: np.ndarray | None,
+                 root_targets: Mapping[int, Sequence[tuple[int, float]]] | None,
+                 ) -> tuple[np.ndarray, list[list[tuple[int, float]]]]:
+    """:func:`translation_strategy` and :func:`translation_branches` at once."""
     if responder not in (0, 1):
         raise SubgameError(f"the responder must be player 0 or 1, got {responder!r}")
     blueprint.check(tree)
@@ -294,7 +316,7 @@ def translation_strategy(game: Game, tree: PublicTree, abstraction: BetAbstracti
     real_acts = node_actions_legal(tree) if own_off_tree else abs_acts
     pa = tree.players[responder]
     sigma = blueprint.probs[responder]
-    reach = forward_reach(tree, responder, transition_weights(tree, responder, sigma))
+    reach = forward_reach(tree, responder, transition_weights(tree, responder, sigma), root_reach)
     num = np.zeros_like(sigma)
     den = np.zeros(pa.num_infosets)
     node_infosets = _node_infosets(tree, responder)
@@ -302,7 +324,7 @@ def translation_strategy(game: Game, tree: PublicTree, abstraction: BetAbstracti
     key_node = tree.node_of_key
     branches: list[list[tuple[int, float]]] = [[] for _ in range(tree.num_nodes)]
     for root in map(int, np.flatnonzero(tree.parent < 0)):  # one, or each subgame's of a forest
-        branches[root] = [(root, 1.0)]
+        branches[root] = list((root_targets or {}).get(root, ((root, 1.0),)))
     for n in range(tree.num_nodes):
         here = branches[n]
         if not here or tree.kind[n] not in (DECISION, CHANCE_NODE):
@@ -342,7 +364,7 @@ def translation_strategy(game: Game, tree: PublicTree, abstraction: BetAbstracti
     out = sigma.copy()
     has = den > 0
     out[has] = num[has] / den[has, None]
-    return out
+    return out, branches
 
 
 def node_actions_legal(tree: PublicTree) -> list[np.ndarray]:

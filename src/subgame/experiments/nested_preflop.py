@@ -1,0 +1,238 @@
+"""Nested solving of an off-tree preflop bet of No-Limit Flop Hold'em: a re-solve that holds every flop.
+
+Safe-and-nested §6 re-solves the subgame after each off-tree action of the opponent. After a
+preflop bet that subgame holds every flop (22,100 at 52 cards), so it is solved the way the
+blueprint of :mod:`.nested_flops` is, by decomposition:
+
+1. **The preflop of the subgame** by board sampling in the blueprint's card abstraction
+   (:class:`~subgame.blueprint.board_sampling.BoardSamplingPCS`) on the game that starts at
+   the subgame's root (``PokerSpec.start``), with the responder's root range her blueprint
+   reach there and the opponent's set by the method's root gadget: her alternative payoffs
+   are her counterfactual best-response values ``C̃BV(I)`` at the public state ``h`` before
+   the bet, against the blueprint in the abstraction (summed over every flop by the flop
+   job), raised by her gifts on the way for the reach methods (§5). The *inexpensive* root is
+   right after the bet; the *expensive* one is ``h`` itself with all her actions there (the
+   real game's preflop sizes everywhere in the subgame: a spec's sizes are per round), its
+   strategy kept only after the bet; unsafe solving fixes her range at her blueprint reach.
+   The subgame's flop keeps the abstraction's sizes: her 0.75 bets there are met by nested
+   solving again, at the flop.
+2. **Each flop below it** from the preflop re-solve's reaches, as the blueprint's flops are
+   (:class:`~.nested_flops.NestedResponses`): CFR+ in the abstraction over every hand, the
+   opponent entering with the gadget's average range.
+
+The gadget learns from sampled root values, so its range differs between suit-isomorphic
+hands by sampling noise; it is averaged over each preflop class (a range, like any, is a
+valid input to the flops' solves), which keeps the flop job's suit classes exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ..blueprint.board_sampling import BoardSamplingPCS
+from ..blueprint.card_abstraction import BucketStrategy, CardBuckets, hand_columns
+from ..errors import GameDefinitionError
+from ..games.poker import PokerGame
+from ..resolving import BetAbstraction, MaxMarginGadget, ResolveGadget, restrict
+from ..resolving.nested import off_tree_points
+from ..resolving.solving import action_gifts, path_gifts
+from ..resolving.translation import public_states
+from ..solve.plugins import RootGadget
+from ..tree.board_cut import BoardCut
+from ..tree.poker_compile import state_hands
+from ..tree.public_tree import CHANCE_NODE, DECISION, PublicTree
+from ..tree.sweep import forward_reach, transition_weights
+from .flop_job import trunk_best_response
+
+
+@dataclass(frozen=True)
+class PreflopResolves:
+    """How a nested re-solve of a preflop bet is solved: its preflop by board sampling in ``buckets`` (the blueprint's)
+    for ``passes`` from ``seed``, ``boards_per_pass`` flops a pass (None: all, a CFR iteration); each flop below it
+    re-solved over every hand from that solution (:data:`~subgame.resolving.solving.METHODS`' ``flop_method``:
+    ``unsafe``, CFR+ from its reaches as the blueprint's flops are, or the safe ``resolve`` or ``maxmargin`` with its
+    values as alternative payoffs)."""
+
+    buckets: CardBuckets
+    passes: int
+    seed: int = 0
+    boards_per_pass: int | None = 1
+    flop_method: str = "unsafe"
+
+    def __post_init__(self) -> None:
+        if self.passes < 1 or self.flop_method not in ("unsafe", "resolve", "maxmargin"):
+            raise GameDefinitionError(f"preflop re-solves need passes >= 1 and a flop method unsafe, resolve or "
+                                      f"maxmargin, got {self.passes} and {self.flop_method!r}")
+
+
+@dataclass(frozen=True, eq=False)
+class PreflopSolve:
+    """One re-solve of an off-tree preflop bet: its game (started at ``prefix``), the bet's public node in the real
+    game's trunk, the responder, and the solution in the card abstraction (every flop's strategy below the bet)."""
+
+    game: PokerGame
+    prefix: tuple[str, ...]
+    bet: int
+    responder: int
+    solution: BucketStrategy
+
+
+@dataclass(frozen=True, eq=False)
+class PreflopAnswer:
+    """The responder's answer to the opponent's off-tree preflop bets, as arrays of the real game's trunk.
+
+    Attributes:
+        rows: per player [I_p, A] her trunk strategy, the responder's re-solved where she meets
+            an off-tree bet (the blueprint's elsewhere).
+        entering: per player [G_p] her reach at the trunk's deals below her own off-tree bets, as
+            the re-solves let her enter them (zero elsewhere): the opponent's range the flops
+            below are solved from.
+        solves: the re-solves (none for translation).
+    """
+
+    rows: tuple[np.ndarray, np.ndarray]
+    entering: tuple[np.ndarray, np.ndarray]
+    solves: tuple[PreflopSolve, ...] = ()
+
+    def reach(self, trunk: PublicTree) -> tuple[np.ndarray, np.ndarray]:
+        """Per player [G_p] her reach in the trunk under :attr:`rows`."""
+        r = [forward_reach(trunk, q, transition_weights(trunk, q, self.rows[q])) for q in (0, 1)]
+        return r[0], r[1]
+
+
+def start_game(game: PokerGame, key: Sequence[str], flop_fractions: tuple[float, ...]) -> PokerGame:
+    """The game that starts at the preflop public state ``key`` of ``game`` (a trunk key: two deals, then bets), with
+    the flop's bet sizes ``flop_fractions``."""
+    k = game.spec.hole_cards
+    st = game.root()._replace(hole=(tuple(range(-k, 0)), tuple(range(-2 * k, -k))))
+    ids = []
+    for name in key[2:]:
+        match = [a for a in game.legal_actions(st) if game.action_name(st, a) == name]
+        if not match:
+            raise GameDefinitionError(f"{game.name}: {name!r} is not a preflop action at {list(key)}")
+        ids.append(match[0])
+        st = game.next_state(st, match[0])
+    fractions = (game.spec.fractions(0), tuple(flop_fractions))
+    return PokerGame(replace(game.spec, round_bet_fractions=fractions, start=tuple(ids)), name=game.name)
+
+
+def _node_rows(tree: PublicTree, player: int, node: int, axis: str) -> np.ndarray:
+    """[k] ``player``'s private states (``axis="states"``) or information sets at public node ``node``, in order."""
+    pa = tree.players[player]
+    at = pa.node if axis == "states" else pa.node[pa.infoset_priv]
+    return np.flatnonzero(at == node)
+
+
+def _placed(trunk: PublicTree, part: PublicTree, prefix: tuple[str, ...]) -> np.ndarray:
+    """[N_part] the node of ``trunk`` at each node of a trunk of a game started after ``prefix`` (``-1``: none)."""
+    return np.array([trunk.node_of_key.get(k[:2] + prefix + k[2:], -1) for k in part.public_key], dtype=np.int64)
+
+
+def preflop_answers(
+    game: PokerGame, abstraction: BetAbstraction, cut: BoardCut, rows: tuple[np.ndarray, np.ndarray],
+    totals: tuple[np.ndarray, np.ndarray], method: str, root: str, config: PreflopResolves,
+) -> PreflopAnswer:
+    """Both seats' answers by ``method`` (``unsafe``, ``resolve``, ``maxmargin``, ``reach-maxmargin``) at ``root``
+    (``inexpensive``, ``expensive``) to every off-tree preflop bet of the opponent (module docstring).
+
+    ``rows`` is the blueprint's trunk strategy on the real game's trunk (zero at off-tree bets), ``totals`` per player
+    [C·H] her values against the blueprint summed over every flop (the flop job's).
+    """
+    if method not in ("unsafe", "resolve", "maxmargin", "reach-maxmargin") or root not in ("inexpensive", "expensive"):
+        raise GameDefinitionError(f"preflop nested solving takes unsafe, resolve, maxmargin or reach-maxmargin at an "
+                                  f"inexpensive or expensive root, got {method!r} at {root!r}")
+    if method == "unsafe" and root == "inexpensive":
+        raise GameDefinitionError("unsafe nested solving needs the expensive root (safe-and-nested §6)")
+    trunk = cut.trunk
+    current = restrict(game, trunk, abstraction)
+    reach = [forward_reach(trunk, q, transition_weights(trunk, q, rows[q])) for q in (0, 1)]
+    flop = abstraction.abstract_game.spec.fractions(1)
+    out_rows = [rows[0].copy(), rows[1].copy()]
+    entering = [np.zeros(trunk.players[q].num_states) for q in (0, 1)]
+    states = public_states(game, trunk)
+    solves = []
+    for p in (0, 1):
+        o = 1 - p
+        cbv = trunk_best_response(cut, (reach[0], reach[1]), totals, o, current).cbv  # C̃BV: she keeps to the abstraction
+        gifts = None if not method.startswith("reach-") else action_gifts(current, o, cbv)
+        for h, kids in off_tree_points(trunk, current, o):
+            if (st := states[h]) is None or st.round > 0:
+                continue  # flop bets are the flop job's
+            alt = cbv[_node_rows(trunk, o, h, "states")]
+            if gifts is not None:  # her gifts on the way to h, split over the subgames at h's children (§5)
+                alt = alt + path_gifts(current, gifts, o, kids, split=True, scale=None)[_node_rows(trunk, o, kids[0], "states")]
+            for c in kids:
+                at = c if root == "inexpensive" else h
+                sub = start_game(game, trunk.public_key[at], flop)
+                solution = _answer(trunk, sub, trunk.public_key[at][2:], c, p, reach, alt, method, config, out_rows, entering)
+                solves.append(PreflopSolve(sub, trunk.public_key[at][2:], c, p, solution))
+    return PreflopAnswer((out_rows[0], out_rows[1]), (entering[0], entering[1]), tuple(solves))
+
+
+def _answer(trunk: PublicTree, sub: PokerGame, prefix: tuple[str, ...], bet: int, p: int, reach: Sequence[np.ndarray],
+            alt: np.ndarray, method: str, config: PreflopResolves, rows: list[np.ndarray],
+            entering: list[np.ndarray]) -> BucketStrategy:
+    """Re-solve the preflop of ``sub`` (started after ``prefix``) for responder ``p``; write her strategy below the bet
+    (public node ``bet`` of the trunk) into ``rows`` and the opponent's reach at the deals below it into ``entering``;
+    the solution in the card abstraction."""
+    o = 1 - p
+    buckets = config.buckets.for_game(sub)
+    sub_trunk = BoardCut.of(sub).trunk
+    node = _placed(trunk, sub_trunk, prefix)
+    root_node = int(np.flatnonzero(sub_trunk.parent < 0)[0])
+    root = [reach[q][_node_rows(trunk, q, int(node[root_node]), "states")] for q in (0, 1)]
+    gadget: RootGadget | None = None
+    if method == "resolve":
+        gadget = ResolveGadget(o, alt.copy())
+    elif method != "unsafe":
+        gadget = MaxMarginGadget(o, alt.copy())
+    solver = BoardSamplingPCS(sub, buckets, seed=config.seed, boards_per_pass=config.boards_per_pass,
+                              root_reach=(root[0], root[1]), gadget=gadget)
+    solver.run(config.passes)
+    strategy = solver.average_strategy().probs
+    if gadget is None:
+        opp_root = root[o]
+    else:  # averaged over each preflop class (module docstring)
+        columns = hand_columns(sub, buckets)[state_hands(sub, sub_trunk, o)][sub_trunk.root_slice[o]]
+        bucket = buckets.hand_buckets(())[columns]
+        opp_root = (np.bincount(bucket, weights=solver.average_root_range()) / np.bincount(bucket))[bucket]
+    opp_reach = forward_reach(sub_trunk, o, transition_weights(sub_trunk, o, strategy[o]), opp_root)
+    below = np.zeros(trunk.num_nodes, dtype=bool)  # the bet's subtree: what the re-solve is kept for
+    below[bet] = True
+    for n in range(trunk.num_nodes):  # parents come first
+        below[n] |= trunk.parent[n] >= 0 and below[trunk.parent[n]]
+    for n_sub in map(int, np.flatnonzero(node >= 0)):
+        n = int(node[n_sub])
+        if not below[n]:
+            continue
+        if trunk.kind[n] == DECISION and trunk.actor[n] == p:
+            mine = _node_rows(trunk, p, n, "infosets")
+            rows[p][mine] = 0.0
+            rows[p][mine, : strategy[p].shape[1]] = strategy[p][_node_rows(sub_trunk, p, n_sub, "infosets")]
+        elif trunk.kind[n] == CHANCE_NODE:  # a deal: the flops below are solved from her reach here
+            entering[o][_node_rows(trunk, o, n, "states")] = opp_reach[_node_rows(sub_trunk, o, n_sub, "states")]
+    return solver.blueprint()
+
+
+def place_solution(solve: PreflopSolve, forest: PublicTree, flop: tuple[int, ...], probs: list[np.ndarray],
+                   lines: np.ndarray) -> None:
+    """Write the re-solve's strategy at ``flop`` (its card abstraction's) into ``probs`` (per player [I, A] of the real
+    game's ``forest`` at that flop) at the nodes below its bet, and mark those nodes in ``lines`` [N]."""
+    part = BoardCut.of(solve.game).forest([flop])
+    if part is None:
+        return
+    node = _placed(forest, part.tree, solve.prefix)
+    for q in (0, 1):
+        rows = solve.solution.rows(solve.game, part.tree, q)
+        for n_sub in map(int, np.flatnonzero(node >= 0)):
+            n = int(node[n_sub])
+            lines[n] = True
+            if part.tree.kind[n_sub] == DECISION and part.tree.actor[n_sub] == q:
+                mine, theirs = _node_rows(forest, q, n, "infosets"), _node_rows(part.tree, q, n_sub, "infosets")
+                names = forest.players[q].action_names[mine[0]]
+                slots = [names.index(a) for a in part.tree.players[q].action_names[theirs[0]]]  # the same bets by name
+                probs[q][mine] = 0.0
+                probs[q][np.ix_(mine, np.array(slots, dtype=np.int64))] = rows[theirs, : len(slots)]
