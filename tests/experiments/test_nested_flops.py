@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from subgame.errors import GameDefinitionError, SubgameError
@@ -11,6 +12,7 @@ from subgame.eval import exploitability
 from subgame.experiments.flop_job import TreeRows, run_flop_job
 from subgame.experiments.nested_flops import ABSTRACT_FRACTIONS, NESTED_ROWS, NestedResponses, nlfh_nested_game, table_2
 from subgame.experiments.nested_flops import nlfh_nested_table as nested_table_nlfh
+from subgame.experiments.nested_preflop import PreflopResolves
 from subgame.experiments.nested_table import ROWS
 from subgame.resolving import BetAbstraction, nested_strategy, restrict, translation_strategy
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
@@ -18,7 +20,7 @@ from subgame.strategy import Strategy
 from subgame.tree.compile import compile_game
 
 #: 4 ranks × 2 suits (56 flops), one bet preflop and one on the flop: seconds, not minutes
-SMALL = {"num_ranks": 4, "num_suits": 2, "round_raise_caps": (1, 1)}
+SMALL = {"num_ranks": 4, "num_suits": 2, "round_raise_caps": (1, 1), "preflop_fractions": (0.5, 1.0)}  # off-tree: flop only
 EXACT_ROWS = ("translation", "resolve", "unsafe-expensive")
 
 
@@ -54,6 +56,96 @@ def test_every_flop_solved_apart_is_the_whole_games_nested_solving(small):
     assert by["translation"] > 0 and len({round(v, 6) for v in whole.values()}) == len(whole)  # three different strategies
 
 
+PREFLOP_075 = {**SMALL, "preflop_fractions": (0.5, 0.75, 1.0)}  # the paper's game: 0.75 preflop too
+
+
+@pytest.fixture(scope="module")
+def preflop():
+    """The small game with 0.75 preflop, its abstraction, whole tree and a whole-tree blueprint in the abstraction."""
+    game = nlfh_nested_game(**PREFLOP_075)
+    abstraction = BetAbstraction(game, ABSTRACT_FRACTIONS, all_in=False)
+    tree = compile_game(game)
+    return game, abstraction, tree, CFRSolver(restrict(game, tree, abstraction), CFR_PLUS).run(30).average_strategy()
+
+
+@pytest.mark.slow
+def test_translation_through_the_preflop_is_the_whole_games(preflop):
+    """A 0.75 bet preflop is translated in the trunk and every flop below it plays the translated lines' blueprint,
+    weighted by the responder's reach of them: the flop job's exploitability is the whole game's, and the blueprint's
+    in its abstraction is too."""
+    game, abstraction, tree, blueprint = preflop
+    probs = [translation_strategy(game, tree, abstraction, blueprint, p) for p in (0, 1)]
+    whole = exploitability(tree, Strategy(tree.game_id, (probs[0], probs[1]))).exploitability
+    own = exploitability(restrict(game, tree, abstraction), blueprint).exploitability
+    plugin = NestedResponses(abstraction, ("translation",), 5, preflop=PreflopResolves(_lossless(game), 1))
+    for isomorphic in (False, True):
+        by = {e.method: e.exploitability for e in run_flop_job(game, TreeRows(tree, blueprint), blueprint_id="bp",
+                                                               methods=plugin, isomorphic=isomorphic).estimates}
+        assert by["translation"] == pytest.approx(whole, abs=1e-9) and by["blueprint"] == pytest.approx(own, abs=1e-9)
+    assert whole > own  # the preflop 0.75 bet costs the translating responder
+
+
+def _lossless(game):
+    from subgame.blueprint.card_abstraction import CardBuckets
+
+    return CardBuckets.build(game, (28, 560))  # every preflop hand and every (flop, hand) class its own bucket
+
+
+@pytest.mark.slow
+def test_nested_solving_of_a_preflop_bet_is_measured_exactly_and_near_the_whole_games(preflop):
+    """The job's exploitability of nested solving through the preflop is that of the responder's strategy put
+    together on the whole tree (trunk rows, every flop's), bit for bit up to rounding; with the preflop re-solved
+    in lossless buckets over every flop, it is near the whole game's nested solving (a re-solve by CFR)."""
+    from subgame.tree.board_cut import BoardCut
+    from subgame.tree.part import place
+
+    game, abstraction, tree, blueprint = preflop
+    rows = ("resolve", "maxmargin")
+    config = PreflopResolves(_lossless(game), 60, boards_per_pass=None, flop_method="resolve")
+    job = run_flop_job(game, TreeRows(tree, blueprint), blueprint_id="bp", methods=NestedResponses(abstraction, rows, 30,
+                       preflop=config))
+    plugin = job.plugin
+    assert isinstance(plugin, NestedResponses) and plugin.prepared is not None
+    cut = BoardCut.of(game)
+    source = TreeRows(tree, blueprint)
+    reach = plugin.prepared.trunks["blueprint"].reach
+    by = {e.method: e.exploitability for e in job.estimates}
+    for name in rows:
+        probs = [np.zeros_like(blueprint.probs[q]) for q in (0, 1)]
+        parts = [(place(tree, cut.trunk), plugin.prepared.rows[name])]
+        for deal in cut.deals:
+            part = cut.forest([deal])
+            root = (reach[0][part.gather[0]], reach[1][part.gather[1]])
+            flop = Strategy(part.tree.game_id, (source(part.tree, 0), source(part.tree, 1)))
+            res = plugin.responses_at(cut, part, flop, root, name)
+            parts.append((place(tree, part.tree), (res[0].probs, res[1].probs)))
+        for placed, (p0, p1) in parts:
+            for q, pq in ((0, p0), (1, p1)):
+                probs[q][placed.infosets[q], : pq.shape[1]] = pq
+        assembled = exploitability(tree, Strategy(tree.game_id, (probs[0], probs[1]))).exploitability
+        assert by[name] == pytest.approx(assembled, abs=1e-9), name
+        how = ROWS[NESTED_ROWS[name]]
+        exact = [nested_strategy(game, tree, abstraction, blueprint, p, how[0], root=how[1], iterations=30).probs
+                 for p in (0, 1)]
+        whole = exploitability(tree, Strategy(tree.game_id, (exact[0], exact[1]))).exploitability
+        assert abs(by[name] - whole) < 0.1 * whole, (name, by[name], whole)  # other solvers, 30 to 60 iterations
+
+
+def test_preflop_re_solves_refuse_what_they_cannot_do(preflop):
+    from subgame.experiments.nested_preflop import preflop_answers, start_game
+
+    game, abstraction, tree, _ = preflop
+    with pytest.raises(GameDefinitionError, match="passes >= 1 and a flop method"):
+        PreflopResolves(_lossless(game), 10, flop_method="estimate")
+    with pytest.raises(GameDefinitionError, match="needs the expensive root"):
+        preflop_answers(game, abstraction, None, (None, None), (None, None), "unsafe", "inexpensive",  # type: ignore[arg-type]
+                        PreflopResolves(_lossless(game), 1))
+    sub = start_game(game, ("", "", "c", "r250"), (0.5, 1.0))  # the big blind's 0.75 bet after a limp
+    assert sub.start_names == ("c", "r250") and sub.spec.round_bet_fractions == ((0.5, 0.75, 1.0), (0.5, 1.0))
+    with pytest.raises(GameDefinitionError, match="not a preflop action"):
+        start_game(game, ("", "", "r999"), (0.5, 1.0))
+
+
 @pytest.mark.slow
 def test_flop_blueprints_solved_from_the_preflop_and_a_run_that_resumes_reads_every_flop_back(small, tmp_path):
     game, abstraction = small
@@ -76,7 +168,7 @@ def test_the_real_game_bets_once_preflop_and_three_times_on_the_flop_and_the_abs
     while game.actor(st) < 0:  # deal the hole cards
         st = game.next_state(st, game.chance_outcomes(st)[0][0])
     names = [game.action_name(st, a) for a in game.legal_actions(st)]
-    assert names[:2] == ["f", "c"] and len(names) == 4  # fold, call, 0.5 and 1 pot
+    assert names[:2] == ["f", "c"] and len(names) == 5  # fold, call, 0.5, 0.75 and 1 pot
     st = game.next_state(st, game.legal_actions(st)[-1])
     assert [game.action_name(st, a) for a in game.legal_actions(st)] == ["f", "c"]  # one bet preflop
     st = game.next_state(st, game.legal_actions(st)[1])
@@ -89,6 +181,7 @@ def test_the_real_game_bets_once_preflop_and_three_times_on_the_flop_and_the_abs
     assert raises == 3
     abstract = BetAbstraction(game, ABSTRACT_FRACTIONS, all_in=False).abstract_game
     assert abstract.spec.round_bet_fractions == ((0.5, 1.0), (0.5, 1.0)) and abstract.spec.round_raise_caps == (1, 3)
+    assert game.spec.round_bet_fractions == ((0.5, 0.75, 1.0), (0.5, 0.75, 1.0))  # the paper's: 0.75 preflop too
     with pytest.raises(GameDefinitionError, match="round_raise_caps needs one"):
         nlfh_nested_game(round_raise_caps=(1, 3, 3))
     with pytest.raises(GameDefinitionError, match="round_raise_caps needs one whole"):
@@ -113,6 +206,6 @@ def test_the_nlfh_table_on_a_small_deck_samples_flops_and_prints_the_same_table_
     assert blueprint[1] == blueprint[2] == blueprint[3]  # the blueprint's values at every flop: exact
     assert all(low < high for _, _, low, high, _ in sampled)  # sampled: an interval
     assert [row[4] for row in sampled] == [1465.0, 150.2] and "3 of 56 flops sampled" in first.setup[2]
-    assert "ours does not" in first.setup[0] and "no card abstraction on the flop" in first.setup[1]
+    assert "as the paper" in first.setup[0] and "at a preflop 0.75 bet by decomposition" in first.setup[1]
     again = nested_table_nlfh(checkpoint=tmp_path, **options)
     assert again.rows == first.rows and "read back" in again.notes[0] and " 3 flop(s) read back" in again.notes[0]

@@ -321,6 +321,7 @@ class FlopJobResult:
     seconds_per_flop: float  #: wall time per flop re-solved (and evaluated) in this run (0 if none)
     classes: int  #: flops standing for every flop (one per suit class, or every flop without isomorphism): all that
     #: re-solving every flop re-solves
+    plugin: FlopMethods | None = None  #: the plug-in as it measured (after :meth:`FlopMethods.prepare`)
 
     @property
     def exact(self) -> bool:
@@ -627,4 +628,4 @@ def run_flop_job(
             else (value, value)
         estimates.append(FlopEstimate(method, value, low, high))
     return FlopJobResult(tuple(estimates), k, total, resumed, time.perf_counter() - started, per_flop,
-                         len(classes.compiled))
+                         len(classes.compiled), plugin)

@@ -7,9 +7,13 @@ pseudo-harmonic translation or by nested subgame solving (:mod:`subgame.resolvin
 and the table gives the exact exploitability of her real-game strategy (both seats,
 NashConv / 2). Here:
 
-* **Off-tree bets on the flop only.** Our real game bets 0.5 or 1 pot preflop and 0.5, 0.75
-  or 1 pot on the flop. A preflop 0.75 bet would open a nested subgame holding every flop
-  (22,100 boards): one such re-solve is a whole NLFH solve.
+* **Off-tree bets preflop and on the flop**, as the paper: the real game bets 0.5, 0.75 or 1
+  pot in both rounds. A preflop 0.75 bet opens a nested subgame holding every flop (22,100
+  boards), re-solved by decomposition (:mod:`.nested_preflop`): its preflop by board sampling
+  in the blueprint's buckets with the method's root gadget, each flop below it over every
+  hand from that solution, and nested solving again at the flop's own 0.75 bets; translation
+  translates it in the trunk and plays the translated lines' flops (tested: the whole
+  game's translation, exactly, on a small deck).
 * **The blueprint without card abstraction, by decomposition.** The preflop strategy is a
   board-sampling blueprint with lossless preflop buckets (169 classes) and OCHS flop
   buckets (:func:`~.nlfh_tables.nlfh_blueprint`), solved in the small abstraction; its flop
@@ -63,7 +67,7 @@ from .nlfh_tables import nlfh_blueprint
 from .report import ExperimentResult, Series
 
 #: The real game of Table 2 (``nlfh`` parameters): 200 big blinds, one bet preflop, three on the flop, no all-in.
-REAL_GAME: dict[str, Any] = {"preflop_fractions": (0.5, 1.0), "flop_fractions": (0.5, 0.75, 1.0), "all_in": False,
+REAL_GAME: dict[str, Any] = {"preflop_fractions": (0.5, 0.75, 1.0), "flop_fractions": (0.5, 0.75, 1.0), "all_in": False,
                              "round_raise_caps": (1, 3)}
 #: The blueprint's abstraction: the real game without 0.75.
 ABSTRACT_FRACTIONS = (0.5, 1.0)
@@ -80,18 +84,22 @@ class Prepared:
     """What the preflop's off-tree bets ask of every flop, made once before the flops (:meth:`NestedResponses.prepare`).
 
     Attributes:
+        rows: per method, per player [I_p, A] the responder's trunk strategy in the real game.
         trunks: per method, and ``"blueprint"``, the trunk its best responders face and its reaches there.
         entering: per nested method, per player [G_p] her reach at the trunk's deals below her own off-tree preflop
             bets, as the re-solves there let her enter (the flops below are solved from it).
         translated: per player, per public node of the trunk, the nodes the responder takes it for (translation).
         off_tree: [N] the trunk's public nodes below an off-tree bet.
+        seconds: the time it took.
     """
 
+    rows: dict[str, tuple[np.ndarray, np.ndarray]]
     trunks: dict[str, Trunk]
     entering: dict[str, tuple[np.ndarray, np.ndarray]]
     solves: dict[str, tuple[PreflopSolve, ...]]
     translated: tuple[list[list[tuple[int, float]]], list[list[tuple[int, float]]]]
     off_tree: np.ndarray
+    seconds: float
 
 
 @dataclass(frozen=True)
@@ -148,19 +156,25 @@ class NestedResponses:
 
     @property
     def blueprint_first(self) -> bool:
-        return self.preflop is not None
+        return True  # the off-tree preflop bets are answered from its values at every flop, which the job needs anyway
 
     def prepare(self, cut: BoardCut, rows: RowSource, reach: tuple[np.ndarray, np.ndarray],
                 totals: tuple[np.ndarray, np.ndarray]) -> NestedResponses:
-        if self.preflop is None:
-            return self
+        started = time.perf_counter()
         game, trunk = cut.game, cut.trunk
+        current = restrict(game, trunk, self.abstraction)
+        off_tree = ~reachable(current)
+        if self.preflop is None:
+            if off_tree.any():
+                raise SubgameError("the real game's preflop has bets the abstraction lacks: give NestedResponses a "
+                                   "PreflopResolves (preflop=) to answer them")
+            return self
         blueprint = (rows(trunk, 0), rows(trunk, 1))
         strategy = Strategy(trunk.game_id, blueprint)
-        current = restrict(game, trunk, self.abstraction)
         trunks = {"blueprint": Trunk(current, reach)}
         entering: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         solves: dict[str, tuple[PreflopSolve, ...]] = {}
+        trunk_rows: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         answers: dict[tuple[str, Root] | None, PreflopAnswer] = {}
         for name in self.methods:
             how = ROWS[NESTED_ROWS[name]]
@@ -174,9 +188,10 @@ class NestedResponses:
             trunks[name] = Trunk(trunk, answers[how].reach(trunk))
             entering[name] = answers[how].entering
             solves[name] = answers[how].solves
+            trunk_rows[name] = answers[how].rows
         translated = tuple(translation_branches(game, trunk, self.abstraction, strategy, p) for p in (0, 1))
-        off_tree = ~reachable(current)
-        return replace(self, prepared=Prepared(trunks, entering, solves, (translated[0], translated[1]), off_tree))
+        return replace(self, prepared=Prepared(trunk_rows, trunks, entering, solves, (translated[0], translated[1]), off_tree,
+                                               time.perf_counter() - started))
 
     def trunk(self, method: str) -> Trunk | None:
         return None if self.prepared is None else self.prepared.trunks.get(method)
@@ -196,7 +211,7 @@ class NestedResponses:
         for name in methods:
             if methods and self.preflop is not None and self.prepared is None:
                 raise SubgameError("the preflop's off-tree bets are answered before the flops: prepare() first")
-            res = self._responses(cut, part, abstract, blueprint, reach, name)
+            res = self.responses_at(cut, part, blueprint, reach, name)
             if any(r.cut_short for r in res):
                 raise KeyboardInterrupt("a stop signal ended a nested re-solve early")
             own = self.trunk(name)
@@ -213,10 +228,12 @@ class NestedResponses:
         avg = solver.average_strategy().probs
         return avg[0], avg[1]
 
-    def _responses(self, cut: BoardCut, part: BoardForest, abstract: PublicTree, blueprint: Strategy,
-                   reach: tuple[np.ndarray, np.ndarray], name: str) -> list[NestedResult]:
-        """Both seats' strategies of method ``name`` at this flop, the lines below off-tree preflop bets included."""
+    def responses_at(self, cut: BoardCut, part: BoardForest, blueprint: Strategy, reach: tuple[np.ndarray, np.ndarray],
+                     name: str) -> list[NestedResult]:
+        """Both seats' strategies of method ``name`` on the flop's forest ``part`` (the blueprint there, the job's
+        reaches of its roots), the lines below off-tree preflop bets included."""
         game, forest = cut.game, part.tree
+        abstract = restrict(game, forest, self.abstraction)
         how = ROWS[NESTED_ROWS[name]]
         prepared = self.prepared
         if prepared is None:
@@ -255,8 +272,12 @@ class NestedResponses:
 
 
 class TrunkRows:
-    """The preflop of a blueprint of the abstract game as rows of the real game's trunk (the two preflops are one:
-    the real game's extra bet size is on the flop); picklable."""
+    """The preflop of a blueprint of the abstract game as rows of the real game's trunk, picklable.
+
+    Where the real preflop has bets the abstraction lacks, its public states after them are not the blueprint's:
+    there every legal action gets the same share (the rows are never read there: translation and nested solving
+    replace them).
+    """
 
     def __init__(self, abstraction: BetAbstraction, blueprint: BucketStrategy) -> None:
         self.abstraction, self.blueprint = abstraction, blueprint
@@ -266,10 +287,26 @@ class TrunkRows:
         game = self.abstraction.abstract_game
         if self._trunk is None:
             self._trunk = BoardCut.of(game).trunk
-        if self._trunk.public_key != tree.public_key or any(
-                a.num_states != b.num_states or a.legal.shape != b.legal.shape for a, b in zip(self._trunk.players, tree.players)):
-            raise GameDefinitionError("the blueprint's preflop is not the real game's: the abstraction may leave out only flop bets")
-        return self.blueprint.rows(game, self._trunk, player)
+        trunk = self._trunk
+        rows = self.blueprint.rows(game, trunk, player)
+        if trunk.public_key == tree.public_key:
+            return rows
+        pa, qa = tree.players[player], trunk.players[player]
+        out = pa.legal / np.maximum(pa.legal.sum(axis=1, keepdims=True), 1)
+        at, their_at = pa.node[pa.infoset_priv], qa.node[qa.infoset_priv]
+        for n in map(int, np.unique(at)):
+            m = trunk.node_of_key.get(tree.public_key[n], -1)
+            if m < 0:
+                continue  # after a bet the abstraction lacks
+            mine, theirs = np.flatnonzero(at == n), np.flatnonzero(their_at == m)
+            if mine.size != theirs.size:
+                raise GameDefinitionError("the blueprint's preflop is not the real game's: its hands differ at "
+                                          f"{list(tree.public_key[n])}")
+            names = pa.action_names[mine[0]]
+            slots = np.array([names.index(a) for a in qa.action_names[theirs[0]]], dtype=np.int64)  # the same bets
+            out[mine] = 0.0
+            out[np.ix_(mine, slots)] = rows[theirs, : slots.size]
+        return out
 
     def __getstate__(self) -> dict[str, Any]:
         return {"abstraction": self.abstraction, "blueprint": self.blueprint, "_trunk": None}
@@ -299,6 +336,7 @@ def nlfh_nested_table(
     blueprint_passes: int | None = None,
     blueprint_iterations: int | None = None,
     subgame_iterations: int | None = None,
+    preflop_off_tree: bool = True,
     progress: Callable[[str], None] | None = None,
 ) -> ExperimentResult:
     """Table 2 on NLFH: translation against nested solving, every flop (or ``flops`` sampled), exact exploitability.
@@ -312,7 +350,8 @@ def nlfh_nested_table(
     bp_its = blueprint_iterations or (300 if full else 50)
     its = subgame_iterations or (200 if full else 100)
     k = flops if flops is not None or full else 4
-    game = nlfh_nested_game(num_ranks, num_suits, round_raise_caps=round_raise_caps)
+    game = nlfh_nested_game(num_ranks, num_suits, round_raise_caps=round_raise_caps,
+                            preflop_fractions=REAL_GAME["preflop_fractions"] if preflop_off_tree else ABSTRACT_FRACTIONS)
     abstraction = BetAbstraction(game, ABSTRACT_FRACTIONS, all_in=False)
     folder = None if checkpoint is None else Path(checkpoint)
     if folder is not None:
@@ -326,7 +365,8 @@ def nlfh_nested_table(
         if progress is not None:
             progress(f"nested-table: {done:,} of {total:,} flops done, {eta_text(eta)}")
 
-    plugin = NestedResponses(abstraction, tuple(rows), its, bp_its)
+    preflop = PreflopResolves(trunk.buckets, passes, seed) if preflop_off_tree else None
+    plugin = NestedResponses(abstraction, tuple(rows), its, bp_its, preflop)
     job = run_flop_job(game, TrunkRows(abstraction, trunk), blueprint_id=f"{flop_buckets}-{passes}-{seed}",
                        methods=plugin, flops=k, isomorphic=True, seed=seed, workers=workers,
                        checkpoint=None if folder is None else folder / "flops", progress=tick)
@@ -347,15 +387,22 @@ def nlfh_nested_table(
         (Series("ours", xs, [float(r[1]) for r in table[1:]]), Series("paper (NLFH)", xs, [PAPER_TABLE_2[r[0]] for r in table[1:]])),
         "row of the table (1 = translation)", "exploitability (mbb/hand)", logx=False, logy=True,
         setup=(f"Game: NLFH, {num_ranks} ranks × {num_suits} suits, 200 big blinds, no all-in; at most "
-               f"{round_raise_caps[0]} bet(s) preflop (0.5 or 1 pot), {round_raise_caps[1]} on the flop (0.5, 0.75 or 1 "
-               "pot). The paper also bets 0.75 preflop; ours does not (a preflop off-tree re-solve would hold every flop).",
+               f"{round_raise_caps[0]} bet(s) preflop, {round_raise_caps[1]} on the flop, of 0.5, 0.75 or 1 pot"
+               + (", as the paper." if preflop_off_tree else " (0.5 or 1 pot preflop: the paper also bets 0.75 there)."),
                f"Blueprint in the abstraction without 0.75, no card abstraction on the flop, by decomposition: preflop "
                f"from {passes:,} passes of board sampling (169 lossless preflop and {flop_buckets} OCHS flop buckets, "
                f"seed {seed}); each flop CFR+ {bp_its} iterations over every hand from the preflop's reaches. Each "
-               f"nested re-solve CFR+ {its} iterations.",
+               f"nested re-solve at a flop CFR+ {its} iterations"
+               + (f"; at a preflop 0.75 bet by decomposition too (the paper solves it whole): its preflop {passes:,} "
+                  "passes of board sampling in the blueprint's buckets with the method's root gadget, each flop below it "
+                  f"CFR+ {bp_its} iterations over every hand from that solution's reaches, then nested solving at the "
+                  "flop's 0.75 bets." if preflop_off_tree else "."),
                f"Exploitability of the small-abstraction player's real-game strategy in both seats (NashConv / 2) "
                f"over {what}."),
-        notes=(f"Blueprint preflop {setup}; job {job.seconds:.0f} s with {workers} worker(s), "
+        notes=(f"Blueprint preflop {setup}; job {job.seconds:.0f} s with {workers} worker(s)"
+               + (f" (the preflop 0.75 bets' re-solves {prepared.seconds:.0f} s)"
+                  if isinstance(job.plugin, NestedResponses) and (prepared := job.plugin.prepared) is not None else "")
+               + ", "
                f"{job.resumed} flop(s) read back from the checkpoint, {job.seconds_per_flop:.1f} s a measured flop.",),
     )
 
