@@ -40,6 +40,18 @@ def _table_rows(game, buckets, tree, abstraction, tables, player):
                      for i in first])
 
 
+def _assert_tables_match(game, buckets, tree, abstraction, sampled, whole, p):
+    """Player p's regrets and strategy sums of board sampling equal whole-tree CFR's, bucket by bucket; the rows."""
+    rows = _table_rows(game, buckets, tree, abstraction, sampled.tables, p)
+    width = tree.players[p].max_actions
+    scale = np.abs(whole.regrets[p]).max()
+    assert scale > 0
+    np.testing.assert_allclose(sampled.regrets[p][rows, :width], whole.regrets[p], rtol=0, atol=1e-12 * scale)
+    np.testing.assert_allclose(sampled.strategy_sum[p][rows, :width], whole.strategy_sum[p], rtol=0,
+                               atol=1e-12 * np.abs(whole.strategy_sum[p]).max())
+    return rows
+
+
 @pytest.mark.parametrize("config", [LINEAR_CFR, CFR_PLUS], ids=["lcfr", "cfr+"])
 @pytest.mark.slow
 def test_every_flop_drawn_is_whole_tree_cfr_in_the_abstraction(tiny, tiny_whole, config):
@@ -51,13 +63,7 @@ def test_every_flop_drawn_is_whole_tree_cfr_in_the_abstraction(tiny, tiny_whole,
         whole.step()
         sampled.step()
         for p in (0, 1):
-            rows = _table_rows(game, buckets, tiny_tree, abstraction, sampled.tables, p)
-            width = tiny_tree.players[p].max_actions
-            scale = np.abs(whole.regrets[p]).max()
-            assert scale > 0
-            np.testing.assert_allclose(sampled.regrets[p][rows, :width], whole.regrets[p], rtol=0, atol=1e-12 * scale)
-            np.testing.assert_allclose(sampled.strategy_sum[p][rows, :width], whole.strategy_sum[p], rtol=0,
-                                       atol=1e-12 * np.abs(whole.strategy_sum[p]).max())
+            rows = _assert_tables_match(game, buckets, tiny_tree, abstraction, sampled, whole, p)
             unused = np.setdiff1d(np.arange(len(sampled.tables.keys[p])), rows)  # buckets no hand of the game falls in
             assert not np.any(sampled.regrets[p][unused]) and not np.any(sampled.strategy_sum[p][unused])
     # the blueprint is the whole-tree solver's average strategy, information set by information set
@@ -94,12 +100,7 @@ def test_a_subgame_from_a_preflop_bet_is_resolved_with_a_gadget_as_whole_tree_cf
         whole.step()
         sampled.step()
     for p in (0, 1):
-        rows = _table_rows(game, buckets, tree, abstraction, sampled.tables, p)
-        width = tree.players[p].max_actions
-        np.testing.assert_allclose(sampled.regrets[p][rows, :width], whole.regrets[p], rtol=0,
-                                   atol=1e-12 * np.abs(whole.regrets[p]).max())
-        np.testing.assert_allclose(sampled.strategy_sum[p][rows, :width], whole.strategy_sum[p], rtol=0,
-                                   atol=1e-12 * np.abs(whole.strategy_sum[p]).max())
+        _assert_tables_match(game, buckets, tree, abstraction, sampled, whole, p)
     np.testing.assert_allclose(sampled.gadget.regrets, whole.gadget.regrets, rtol=0, atol=1e-9)  # type: ignore[union-attr]
     assert np.abs(whole.gadget.regrets).max() > 0  # type: ignore[union-attr]
     np.testing.assert_allclose(sampled.average_root_range(), whole.average_root_range(), rtol=0, atol=1e-12)

@@ -16,9 +16,11 @@ blueprint of :mod:`.nested_flops` is, by decomposition:
    strategy kept only after the bet; unsafe solving fixes her range at her blueprint reach.
    The subgame's flop keeps the abstraction's sizes: her 0.75 bets there are met by nested
    solving again, at the flop.
-2. **Each flop below it** from the preflop re-solve's reaches, as the blueprint's flops are
-   (:class:`~.nested_flops.NestedResponses`): CFR+ in the abstraction over every hand, the
-   opponent entering with the gadget's average range.
+2. **Each flop below it** over every hand, from that solution (:class:`~.nested_flops.NestedResponses`):
+   its strategy there, in buckets, re-solved by ``flop_method``: ``unsafe`` (the default),
+   CFR+ in the abstraction from its reaches, the opponent entering with the gadget's average
+   range, as the blueprint's flops are made from its preflop; or safely, ``resolve`` or
+   ``maxmargin`` with its values as alternative payoffs.
 
 The gadget learns from sampled root values, so its range differs between suit-isomorphic
 hands by sampling noise; it is averaged over each preflop class (a range, like any, is a
@@ -52,9 +54,7 @@ from .flop_job import trunk_best_response
 class PreflopResolves:
     """How a nested re-solve of a preflop bet is solved: its preflop by board sampling in ``buckets`` (the blueprint's)
     for ``passes`` from ``seed``, ``boards_per_pass`` flops a pass (None: all, a CFR iteration); each flop below it
-    re-solved over every hand from that solution (:data:`~subgame.resolving.solving.METHODS`' ``flop_method``:
-    ``unsafe``, CFR+ from its reaches as the blueprint's flops are, or the safe ``resolve`` or ``maxmargin`` with its
-    values as alternative payoffs)."""
+    by ``flop_method`` from that solution (module docstring)."""
 
     buckets: CardBuckets
     passes: int
