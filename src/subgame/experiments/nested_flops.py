@@ -128,6 +128,10 @@ class NestedResponses:
     blueprint_iterations: int | None = None
     preflop: PreflopResolves | None = None  #: how off-tree preflop bets are re-solved; None: the preflop has none
     prepared: Prepared | None = field(default=None, compare=False)
+    progress: Callable[[str], None] | None = field(default=None, compare=False, repr=False)  #: hears of the preflop's re-solves
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "progress": None}  # the flops' processes report through the job
 
     def __post_init__(self) -> None:
         unknown = [m for m in self.methods if m not in NESTED_ROWS]
@@ -184,7 +188,8 @@ class NestedResponses:
                     zero = (np.zeros(trunk.players[0].num_states), np.zeros(trunk.players[1].num_states))
                     answers[how] = PreflopAnswer((probs[0], probs[1]), zero)
                 else:
-                    answers[how] = preflop_answers(game, self.abstraction, cut, blueprint, totals, how[0], how[1], self.preflop)
+                    answers[how] = preflop_answers(game, self.abstraction, cut, blueprint, totals, how[0], how[1], self.preflop,
+                                                   self.progress)
             trunks[name] = Trunk(trunk, answers[how].reach(trunk))
             entering[name] = answers[how].entering
             solves[name] = answers[how].solves
@@ -366,7 +371,8 @@ def nlfh_nested_table(
             progress(f"nested-table: {done:,} of {total:,} flops done, {eta_text(eta)}")
 
     preflop = PreflopResolves(trunk.buckets, passes, seed) if preflop_off_tree else None
-    plugin = NestedResponses(abstraction, tuple(rows), its, bp_its, preflop)
+    plugin = NestedResponses(abstraction, tuple(rows), its, bp_its, preflop,
+                             progress=None if progress is None else lambda line: progress(f"nested-table: {line}"))
     job = run_flop_job(game, TrunkRows(abstraction, trunk), blueprint_id=f"{flop_buckets}-{passes}-{seed}",
                        methods=plugin, flops=k, isomorphic=True, seed=seed, workers=workers,
                        checkpoint=None if folder is None else folder / "flops", progress=tick)

@@ -29,7 +29,8 @@ valid input to the flops' solves), which keeps the flop job's suit classes exact
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -134,12 +135,14 @@ def _placed(trunk: PublicTree, part: PublicTree, prefix: tuple[str, ...]) -> np.
 def preflop_answers(
     game: PokerGame, abstraction: BetAbstraction, cut: BoardCut, rows: tuple[np.ndarray, np.ndarray],
     totals: tuple[np.ndarray, np.ndarray], method: str, root: str, config: PreflopResolves,
+    progress: Callable[[str], None] | None = None,
 ) -> PreflopAnswer:
     """Both seats' answers by ``method`` (``unsafe``, ``resolve``, ``maxmargin``, ``reach-maxmargin``) at ``root``
     (``inexpensive``, ``expensive``) to every off-tree preflop bet of the opponent (module docstring).
 
     ``rows`` is the blueprint's trunk strategy on the real game's trunk (zero at off-tree bets), ``totals`` per player
-    [C·H] her values against the blueprint summed over every flop (the flop job's).
+    [C·H] her values against the blueprint summed over every flop (the flop job's). ``progress`` hears of each
+    re-solve as it ends.
     """
     if method not in ("unsafe", "resolve", "maxmargin", "reach-maxmargin") or root not in ("inexpensive", "expensive"):
         raise GameDefinitionError(f"preflop nested solving takes unsafe, resolve, maxmargin or reach-maxmargin at an "
@@ -167,8 +170,12 @@ def preflop_answers(
             for c in kids:
                 at = c if root == "inexpensive" else h
                 sub = start_game(game, trunk.public_key[at], flop)
+                started = time.perf_counter()
                 solution = _answer(trunk, sub, trunk.public_key[at][2:], c, p, reach, alt, method, config, out_rows, entering)
                 solves.append(PreflopSolve(sub, trunk.public_key[at][2:], c, p, solution))
+                if progress is not None:
+                    progress(f"{method} ({root}) re-solved the bet {'/'.join(trunk.public_key[c][2:])} for player {p}: "
+                             f"{config.passes:,} passes in {time.perf_counter() - started:.0f} s")
     return PreflopAnswer((out_rows[0], out_rows[1]), (entering[0], entering[1]), tuple(solves))
 
 
