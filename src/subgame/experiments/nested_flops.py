@@ -370,7 +370,10 @@ def nlfh_nested_table(
         if progress is not None:
             progress(f"nested-table: {done:,} of {total:,} flops done, {eta_text(eta)}")
 
-    preflop = PreflopResolves(trunk.buckets, passes, seed) if preflop_off_tree else None
+    preflop = PreflopResolves(trunk.buckets, passes, seed, folder=None if folder is None else folder / "preflop") \
+        if preflop_off_tree else None
+    if preflop is not None and preflop.folder is not None:
+        preflop.folder.mkdir(exist_ok=True)
     plugin = NestedResponses(abstraction, tuple(rows), its, bp_its, preflop,
                              progress=None if progress is None else lambda line: progress(f"nested-table: {line}"))
     job = run_flop_job(game, TrunkRows(abstraction, trunk), blueprint_id=f"{flop_buckets}-{passes}-{seed}",

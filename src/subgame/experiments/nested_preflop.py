@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 
@@ -43,6 +44,7 @@ from ..resolving import BetAbstraction, MaxMarginGadget, ResolveGadget, restrict
 from ..resolving.nested import off_tree_points
 from ..resolving.solving import action_gifts, path_gifts
 from ..resolving.translation import public_states
+from ..solve import driver
 from ..solve.plugins import RootGadget
 from ..tree.board_cut import BoardCut
 from ..tree.poker_compile import state_hands
@@ -55,13 +57,15 @@ from .flop_job import trunk_best_response
 class PreflopResolves:
     """How a nested re-solve of a preflop bet is solved: its preflop by board sampling in ``buckets`` (the blueprint's)
     for ``passes`` from ``seed``, ``boards_per_pass`` flops a pass (None: all, a CFR iteration); each flop below it
-    by ``flop_method`` from that solution (module docstring)."""
+    by ``flop_method`` from that solution (module docstring). With a ``folder`` each re-solve is written there every
+    five minutes, on a stop signal and when it ends, and a job run again with it goes on from there bitwise."""
 
     buckets: CardBuckets
     passes: int
     seed: int = 0
     boards_per_pass: int | None = 1
     flop_method: str = "unsafe"
+    folder: Path | None = field(default=None, compare=False)  #: where each re-solve is checkpointed (resumed from)
 
     def __post_init__(self) -> None:
         if self.passes < 1 or self.flop_method not in ("unsafe", "resolve", "maxmargin"):
@@ -196,9 +200,21 @@ def _answer(trunk: PublicTree, sub: PokerGame, prefix: tuple[str, ...], bet: int
         gadget = ResolveGadget(o, alt.copy())
     elif method != "unsafe":
         gadget = MaxMarginGadget(o, alt.copy())
-    solver = BoardSamplingPCS(sub, buckets, seed=config.seed, boards_per_pass=config.boards_per_pass,
-                              root_reach=(root[0], root[1]), gadget=gadget)
-    solver.run(config.passes)
+    path = None if config.folder is None else config.folder / f"{method}-{'_'.join(prefix) or 'root'}-{p}.npz"
+    if path is not None and path.exists():  # a re-solve of an earlier start of the job: it goes on from there
+        solver = BoardSamplingPCS.load_checkpoint(path, sub, buckets, root_reach=(root[0], root[1]), gadget=gadget)
+    else:
+        solver = BoardSamplingPCS(sub, buckets, seed=config.seed, boards_per_pass=config.boards_per_pass,
+                                  root_reach=(root[0], root[1]), gadget=gadget)
+    if solver.iteration < config.passes:
+        run = driver.run(solver, driver.Budget(iterations=config.passes - solver.iteration), checkpoint=path,
+                         checkpoint_every=driver.Cadence(seconds=300))
+        if run.interrupted:
+            raise KeyboardInterrupt(f"a stop signal ended the preflop re-solve {method} for player {p} after "
+                                    f"{solver.iteration:,} of {config.passes:,} passes"
+                                    + ("" if path is None else f", written to {path}: run again with that folder"))
+        if path is not None:
+            solver.save_checkpoint(path)
     strategy = solver.average_strategy().probs
     if gadget is None:
         opp_root = root[o]
