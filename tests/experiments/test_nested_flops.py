@@ -207,5 +207,7 @@ def test_the_nlfh_table_on_a_small_deck_samples_flops_and_prints_the_same_table_
     assert all(low < high for _, _, low, high, _ in sampled)  # sampled: an interval
     assert [row[4] for row in sampled] == [1465.0, 150.2] and "3 of 56 flops sampled" in first.setup[2]
     assert "as the paper" in first.setup[0] and "at a preflop 0.75 bet by decomposition" in first.setup[1]
-    again = nested_table_nlfh(checkpoint=tmp_path, **options)
+    solved = sorted(path.name for path in (tmp_path / "preflop").glob("*.npz"))  # each preflop re-solve, kept
+    assert solved == ["resolve-c_r250-1.npz", "resolve-r250-0.npz"]  # the 0.75 bets: the small blind's open, the big's
+    again = nested_table_nlfh(checkpoint=tmp_path, **options)  # ... read back, not run again
     assert again.rows == first.rows and "read back" in again.notes[0] and " 3 flop(s) read back" in again.notes[0]
