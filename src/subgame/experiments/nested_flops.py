@@ -61,7 +61,7 @@ from ..tree.board_cut import BoardCut, BoardForest
 from ..tree.part import Part
 from ..tree.public_tree import PublicTree
 from .flop_job import Trunk, TrunkGifts, br_values, eta_text, run_flop_job
-from .nested_preflop import PreflopAnswer, PreflopResolves, PreflopSolve, place_solution, preflop_answers
+from .nested_preflop import PreflopAnswer, PreflopResolves, PreflopSolve, place_solution, preflop_answers, put_rows
 from .nested_table import PAPER_TABLE_2, ROWS, nested_table, responses
 from .nlfh_tables import nlfh_blueprint
 from .report import ExperimentResult, Series
@@ -213,10 +213,10 @@ class NestedResponses:
         blueprint = Strategy(forest.game_id, probs)
         bp = br_values(cut, replace(part, tree=abstract), probs, root)
         values = {"blueprint/0": bp[0], "blueprint/1": bp[1]}
+        if methods and self.preflop is not None and self.prepared is None:
+            raise SubgameError("the preflop's off-tree bets are answered before the flops: prepare() first")
         for name in methods:
-            if methods and self.preflop is not None and self.prepared is None:
-                raise SubgameError("the preflop's off-tree bets are answered before the flops: prepare() first")
-            res = self.responses_at(cut, part, blueprint, reach, name)
+            res = self.responses_at(cut, part, blueprint, reach, name, abstract)
             if any(r.cut_short for r in res):
                 raise KeyboardInterrupt("a stop signal ended a nested re-solve early")
             own = self.trunk(name)
@@ -234,11 +234,11 @@ class NestedResponses:
         return avg[0], avg[1]
 
     def responses_at(self, cut: BoardCut, part: BoardForest, blueprint: Strategy, reach: tuple[np.ndarray, np.ndarray],
-                     name: str) -> list[NestedResult]:
+                     name: str, abstract: PublicTree | None = None) -> list[NestedResult]:
         """Both seats' strategies of method ``name`` on the flop's forest ``part`` (the blueprint there, the job's
-        reaches of its roots), the lines below off-tree preflop bets included."""
+        reaches of its roots), the lines below off-tree preflop bets included; ``abstract``: the forest restricted to
+        the abstraction, where the caller has it."""
         game, forest = cut.game, part.tree
-        abstract = restrict(game, forest, self.abstraction)
         how = ROWS[NESTED_ROWS[name]]
         prepared = self.prepared
         if prepared is None:
@@ -262,6 +262,7 @@ class NestedResponses:
         for solve in prepared.solves[name]:  # below an off-tree preflop bet: its re-solve's strategy
             place_solution(solve, forest, part.boards[0], probs, lines)
         if lines.any() and self.preflop is not None:  # that strategy is in buckets: re-solved over every hand
+            abstract = restrict(game, forest, self.abstraction) if abstract is None else abstract
             bv = blueprint_values(abstract, Strategy(forest.game_id, (probs[0], probs[1])), (solving[0], solving[1]))
             for p in (0, 1):
                 solution = resolve_subgame(blueprint_problem(bv, Part.whole(abstract), p, self.preflop.flop_method),
@@ -296,21 +297,12 @@ class TrunkRows:
         rows = self.blueprint.rows(game, trunk, player)
         if trunk.public_key == tree.public_key:
             return rows
-        pa, qa = tree.players[player], trunk.players[player]
+        pa = tree.players[player]
         out = pa.legal / np.maximum(pa.legal.sum(axis=1, keepdims=True), 1)
-        at, their_at = pa.node[pa.infoset_priv], qa.node[qa.infoset_priv]
-        for n in map(int, np.unique(at)):
+        for n in map(int, np.unique(pa.node[pa.infoset_priv])):
             m = trunk.node_of_key.get(tree.public_key[n], -1)
-            if m < 0:
-                continue  # after a bet the abstraction lacks
-            mine, theirs = np.flatnonzero(at == n), np.flatnonzero(their_at == m)
-            if mine.size != theirs.size:
-                raise GameDefinitionError("the blueprint's preflop is not the real game's: its hands differ at "
-                                          f"{list(tree.public_key[n])}")
-            names = pa.action_names[mine[0]]
-            slots = np.array([names.index(a) for a in qa.action_names[theirs[0]]], dtype=np.int64)  # the same bets
-            out[mine] = 0.0
-            out[np.ix_(mine, slots)] = rows[theirs, : slots.size]
+            if m >= 0:  # not after a bet the abstraction lacks
+                put_rows(out, tree, player, n, rows, trunk, m)
         return out
 
     def __getstate__(self) -> dict[str, Any]:

@@ -47,6 +47,7 @@ from ..resolving.translation import public_states
 from ..solve import driver
 from ..solve.plugins import RootGadget
 from ..tree.board_cut import BoardCut
+from ..tree.part import at_or_below
 from ..tree.poker_compile import state_hands
 from ..tree.public_tree import CHANCE_NODE, DECISION, PublicTree
 from ..tree.sweep import forward_reach, transition_weights
@@ -223,18 +224,13 @@ def _answer(trunk: PublicTree, sub: PokerGame, prefix: tuple[str, ...], bet: int
         bucket = buckets.hand_buckets(())[columns]
         opp_root = (np.bincount(bucket, weights=solver.average_root_range()) / np.bincount(bucket))[bucket]
     opp_reach = forward_reach(sub_trunk, o, transition_weights(sub_trunk, o, strategy[o]), opp_root)
-    below = np.zeros(trunk.num_nodes, dtype=bool)  # the bet's subtree: what the re-solve is kept for
-    below[bet] = True
-    for n in range(trunk.num_nodes):  # parents come first
-        below[n] |= trunk.parent[n] >= 0 and below[trunk.parent[n]]
+    below = at_or_below(trunk, [bet])  # the bet's subtree: what the re-solve is kept for
     for n_sub in map(int, np.flatnonzero(node >= 0)):
         n = int(node[n_sub])
         if not below[n]:
             continue
         if trunk.kind[n] == DECISION and trunk.actor[n] == p:
-            mine = _node_rows(trunk, p, n, "infosets")
-            rows[p][mine] = 0.0
-            rows[p][mine, : strategy[p].shape[1]] = strategy[p][_node_rows(sub_trunk, p, n_sub, "infosets")]
+            put_rows(rows[p], trunk, p, n, strategy[p], sub_trunk, n_sub)
         elif trunk.kind[n] == CHANCE_NODE:  # a deal: the flops below are solved from her reach here
             entering[o][_node_rows(trunk, o, n, "states")] = opp_reach[_node_rows(sub_trunk, o, n_sub, "states")]
     return solver.blueprint()
@@ -248,14 +244,28 @@ def place_solution(solve: PreflopSolve, forest: PublicTree, flop: tuple[int, ...
     if part is None:
         return
     node = _placed(forest, part.tree, solve.prefix)
+    placed = np.flatnonzero(node >= 0)
+    lines[node[placed]] = True
     for q in (0, 1):
         rows = solve.solution.rows(solve.game, part.tree, q)
-        for n_sub in map(int, np.flatnonzero(node >= 0)):
-            n = int(node[n_sub])
-            lines[n] = True
+        for n_sub in map(int, placed):
             if part.tree.kind[n_sub] == DECISION and part.tree.actor[n_sub] == q:
-                mine, theirs = _node_rows(forest, q, n, "infosets"), _node_rows(part.tree, q, n_sub, "infosets")
-                names = forest.players[q].action_names[mine[0]]
-                slots = [names.index(a) for a in part.tree.players[q].action_names[theirs[0]]]  # the same bets by name
-                probs[q][mine] = 0.0
-                probs[q][np.ix_(mine, np.array(slots, dtype=np.int64))] = rows[theirs, : len(slots)]
+                put_rows(probs[q], forest, q, int(node[n_sub]), rows, part.tree, n_sub)
+
+
+def put_rows(probs: np.ndarray, tree: PublicTree, player: int, node: int, rows: np.ndarray, source: PublicTree,
+             at: int) -> None:
+    """Write ``player``'s rows [I_source, A] at public node ``at`` of ``source`` into ``probs`` [I, A] at ``node`` of
+    ``tree``, the same public state with the hands in the same order: each bet in the slot of its name there (other
+    bet sizes, zero), so the trees may have other bet sizes.
+
+    Raises:
+        GameDefinitionError: the nodes hold other hands.
+    """
+    mine, theirs = _node_rows(tree, player, node, "infosets"), _node_rows(source, player, at, "infosets")
+    if mine.size != theirs.size:
+        raise GameDefinitionError(f"public state {list(tree.public_key[node])} holds other hands in the two trees")
+    names = tree.players[player].action_names[mine[0]]
+    slots = np.array([names.index(a) for a in source.players[player].action_names[theirs[0]]], dtype=np.int64)
+    probs[mine] = 0.0
+    probs[np.ix_(mine, slots)] = rows[theirs, : slots.size]
