@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 import signal
 import zipfile
+from dataclasses import dataclass
 
 import pytest
 
 from subgame.errors import SubgameError
 from subgame.eval import exploitability
 from subgame.experiments.exploit import uniform_strategy
-from subgame.experiments.flop_job import TreeRows, eta_text, run_flop_job
+from subgame.experiments.flop_job import GadgetResolves, TreeRows, eta_text, run_flop_job
 from subgame.games import load_game
 from subgame.resolving import resolve_all
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
@@ -131,6 +132,29 @@ def test_a_stop_signal_ends_the_job_after_the_flops_under_way_and_it_resumes(sma
     assert len(resolved) == 2 and signal.getsignal(signal.SIGTERM) == before  # (and every flop's blueprint: the gifts')
     again = run_flop_job(game, TreeRows(tree, blueprint), **kw)
     assert again.resumed == 2 and again.estimates == exact[0].estimates  # the flops summed in one order: bit for bit
+
+
+@dataclass(frozen=True)
+class ResolveAsControl(GadgetResolves):
+    """Resolve valued at every flop, the control variate of the other methods' samples."""
+
+    @property
+    def control(self) -> str:
+        return "resolve"
+
+
+def test_a_plug_ins_control_is_valued_at_every_flop_and_the_others_sampled_about_it(small, exact, tmp_path):
+    game, tree, blueprint = small
+    rows = TreeRows(tree, blueprint)
+    value = {e.method: e.exploitability for e in exact[0].estimates}
+    job = run_flop_job(game, rows, blueprint_id="bp", methods=ResolveAsControl(METHODS, ITERATIONS), flops=20, seed=3,
+                       checkpoint=tmp_path)
+    by = {e.method: e for e in job.estimates}
+    assert by["resolve"].low == by["resolve"].high == pytest.approx(value["resolve"], abs=1e-9)  # exact
+    assert by["unsafe"].low < by["unsafe"].high and all(by[m].low <= value[m] <= by[m].high for m in METHODS)
+    assert job.seconds_per_flop > 0 and len(list(tmp_path.glob("flop-*.npz"))) == 84  # every flop valued and written
+    with pytest.raises(SubgameError, match="control variate 'resolve' is none of its methods"):
+        run_flop_job(game, rows, blueprint_id="bp", methods=ResolveAsControl(("unsafe",), ITERATIONS), flops=3)
 
 
 def test_bad_job_settings_are_refused_with_a_clear_message(small):

@@ -72,15 +72,17 @@ def preflop():
 def test_translation_through_the_preflop_is_the_whole_games(preflop):
     """A 0.75 bet preflop is translated in the trunk and every flop below it plays the translated lines' blueprint,
     weighted by the responder's reach of them: the flop job's exploitability is the whole game's, and the blueprint's
-    in its abstraction is too."""
+    in its abstraction is too; with flops sampled as well, translation being valued at every flop (the control
+    variate of the nested methods)."""
     game, abstraction, tree, blueprint = preflop
     probs = [translation_strategy(game, tree, abstraction, blueprint, p) for p in (0, 1)]
     whole = exploitability(tree, Strategy(tree.game_id, (probs[0], probs[1]))).exploitability
     own = exploitability(restrict(game, tree, abstraction), blueprint).exploitability
     plugin = NestedResponses(abstraction, ("translation",), 5, preflop=PreflopResolves(_lossless(game), 1))
-    for isomorphic in (False, True):
+    for isomorphic, flops in ((False, None), (True, None), (True, 3)):  # a sample too: translation is the control
         by = {e.method: e.exploitability for e in run_flop_job(game, TreeRows(tree, blueprint), blueprint_id="bp",
-                                                               methods=plugin, isomorphic=isomorphic).estimates}
+                                                               methods=plugin, isomorphic=isomorphic,
+                                                               flops=flops).estimates}
         assert by["translation"] == pytest.approx(whole, abs=1e-9) and by["blueprint"] == pytest.approx(own, abs=1e-9)
     assert whole > own  # the preflop 0.75 bet costs the translating responder
 
@@ -199,15 +201,21 @@ def test_the_leduc_form_refuses_the_job_options():
 @pytest.mark.slow
 def test_the_nlfh_table_on_a_small_deck_samples_flops_and_prints_the_same_table_again(tmp_path):
     options = {"num_ranks": 4, "num_suits": 2, "round_raise_caps": (1, 1), "flops": 3, "flop_buckets": 20,
-               "blueprint_passes": 50, "blueprint_iterations": 5, "subgame_iterations": 5, "rows": ("translation", "resolve")}
-    first = nested_table_nlfh(checkpoint=tmp_path, **options)
-    assert [row[0] for row in first.rows] == ["blueprint (in its abstraction)", "randomized pseudo-harmonic translation", "resolve"]
-    blueprint, *sampled = first.rows
-    assert blueprint[1] == blueprint[2] == blueprint[3]  # the blueprint's values at every flop: exact
-    assert all(low < high for _, _, low, high, _ in sampled)  # sampled: an interval
-    assert [row[4] for row in sampled] == [1465.0, 150.2] and "3 of 56 flops sampled" in first.setup[2]
+               "blueprint_passes": 50, "blueprint_iterations": 5, "subgame_iterations": 5,
+               "rows": ("translation", "resolve", "maxmargin", "reach-maxmargin")}
+    heard: list[str] = []
+    first = nested_table_nlfh(checkpoint=tmp_path, progress=heard.append, **options)
+    assert [row[0] for row in first.rows] == ["blueprint (in its abstraction)", "randomized pseudo-harmonic translation",
+                                              "resolve", "maxmargin", "reach-maxmargin"]
+    blueprint, translation, resolve, maxmargin, reach = first.rows
+    assert blueprint[1] == blueprint[2] == blueprint[3] and translation[1] == translation[2] == translation[3]  # exact
+    assert resolve[2] < resolve[3]  # sampled: an interval, about translation's values at every flop
+    assert [translation[4], resolve[4]] == [1465.0, 150.2] and "3 of 56 flops sampled" in first.setup[2]
     assert "as the paper" in first.setup[0] and "at a preflop 0.75 bet by decomposition" in first.setup[1]
     solved = sorted(path.name for path in (tmp_path / "preflop").glob("*.npz"))  # each preflop re-solve, kept
-    assert solved == ["resolve-c_r250-1.npz", "resolve-r250-0.npz"]  # the 0.75 bets: the small blind's open, the big's
+    assert solved == ["maxmargin-c_r250-1.npz", "maxmargin-r250-0.npz",  # the 0.75 bets: the small blind's open, the big's
+                      "resolve-c_r250-1.npz", "resolve-r250-0.npz"]
+    # no gift before a 0.75 bet preflop (the bettor's first action): reach-maxmargin's problems are maxmargin's, solved once
+    assert reach[1:4] == maxmargin[1:4] and sum("the problem of an earlier re-solve" in line for line in heard) == 2
     again = nested_table_nlfh(checkpoint=tmp_path, **options)  # ... read back, not run again
     assert again.rows == first.rows and "read back" in again.notes[0] and " 3 flop(s) read back" in again.notes[0]

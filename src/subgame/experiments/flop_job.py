@@ -18,7 +18,8 @@ A sample of K flops (seeded, without replacement) gives an estimate with a contr
 the blueprint's values are computed at every flop (a best-response pass per flop, no
 re-solving: the cheap part), and only the difference a method makes is sampled, so each
 method's sum over all N flops is the blueprint's exact sum plus N/K times the sampled
-differences (unbiased at every hand). The trunk's best response is taken against that. It
+differences (unbiased at every hand). A plug-in may name another method as the control
+(:attr:`FlopMethods.control`), valued at every flop too and then exact itself. The trunk's best response is taken against that. It
 overestimates for small K (a best response maximises over the sampling noise), and so do
 its bootstrap resamples of the sampled flops, by about as much again: the interval is the
 basic (reflected) bootstrap interval, 2·estimate minus the resamples' 97.5 and 2.5 %
@@ -136,10 +137,18 @@ class FlopMethods(Protocol):
     def blueprint_first(self) -> bool:
         """Whether it needs the blueprint's values at every flop before re-solving any (:meth:`prepare`)."""
 
+    @property
+    def control(self) -> str:
+        """The method valued at every flop beside the blueprint, whose sums are then exact and whose values are the
+        control variate of the other methods' sampled estimates; ``"blueprint"``: none but the blueprint. A method
+        whose strategy is closer to the others' than the blueprint's (one valued in its own abstraction, say) leaves
+        less to sampling."""
+
     def prepare(self, cut: BoardCut, rows: RowSource, reach: tuple[np.ndarray, np.ndarray],
-                totals: tuple[np.ndarray, np.ndarray]) -> FlopMethods:
-        """Itself ready to re-solve, given the job's blueprint, its trunk reaches and per player [C·H] her values
-        against it summed over every flop (where :attr:`blueprint_first`; the job calls it once before the re-solves)."""
+                totals: tuple[np.ndarray, np.ndarray] | None) -> FlopMethods:
+        """Itself ready to measure, given the job's blueprint and its trunk reaches: the job calls it before any flop
+        with ``totals`` None, and where :attr:`blueprint_first` once more before the re-solves with per player [C·H]
+        her values against the blueprint summed over every flop."""
 
     def trunk(self, method: str) -> Trunk | None:
         """Where ``method`` (or ``"blueprint"``) plays another trunk than the job's row source: the trunk its best
@@ -185,8 +194,12 @@ class GadgetResolves:
     def blueprint_first(self) -> bool:
         return bool(self.gift_modes)
 
+    @property
+    def control(self) -> str:
+        return "blueprint"  # the blueprint is the row source, valued by the board pass (the cheap part)
+
     def prepare(self, cut: BoardCut, rows: RowSource, reach: tuple[np.ndarray, np.ndarray],
-                totals: tuple[np.ndarray, np.ndarray]) -> GadgetResolves:
+                totals: tuple[np.ndarray, np.ndarray] | None) -> GadgetResolves:
         return self  # the gifts are the job's (trunk_gifts)
 
     def trunk(self, method: str) -> Trunk | None:
@@ -246,7 +259,7 @@ class FlopTask:
     reach: tuple[np.ndarray, np.ndarray]  #: per player [G_p] of the trunk, the blueprint's reach
     deals: tuple[int, ...]  #: indices of the flops in ``cut.deals``: one to measure, or a batch to evaluate
     plugin: FlopMethods
-    methods: tuple[str, ...]  #: the plug-in's methods to measure here (none: the blueprint alone)
+    methods: tuple[str, ...]  #: the plug-in's methods to measure here (none: the blueprint alone, or its control)
     folder: Path | None  #: where each finished flop is written, or None
     header: dict[str, Any]  #: the job's identity, written with each flop
     gifts: TrunkGifts | None = None  #: the trunk's gifts, for methods that take them
@@ -517,8 +530,13 @@ def run_flop_job(
     folder = None if checkpoint is None else Path(checkpoint)
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)
+    plugin = plugin.prepare(cut, rows, reach, None)
+    control = plugin.control
+    if control != "blueprint" and control not in names:
+        raise SubgameError(f"the plug-in's control variate {control!r} is none of its methods {list(names)}")
+    valued = () if control == "blueprint" else (control,)  # at every flop, with the blueprint
     sampled = set(deals.tolist())
-    needs = {d: names if d in sampled else () for d in sorted(sampled | set(classes.compiled.tolist()))}
+    needs = {d: names if d in sampled else valued for d in sorted(sampled | set(classes.compiled.tolist()))}
     # With a folder a finished flop's values stay on disk, but for the sampled flops an estimate reads one by one;
     # the sums over every flop are read back from it flop by flop (_class_totals).
     kept = (lambda d: True) if folder is None else (lambda d: d in sampled and not by_class)
@@ -547,10 +565,10 @@ def run_flop_job(
         return d in held and all(f"{m}/0" in held[d] for m in needs[d])
 
     resumed = sum(d in sampled and finished(d) for d in needs)
-    step = EVALUATION_BATCH if plugin.rows_blueprint else 1
+    step = EVALUATION_BATCH if plugin.rows_blueprint and not valued else 1
 
     def evaluations(flops: list[int]) -> list[FlopTask]:
-        return [FlopTask(cut, rows, reach, tuple(flops[i : i + step]), plugin, (), folder, identity)
+        return [FlopTask(cut, rows, reach, tuple(flops[i : i + step]), plugin, valued, folder, identity)
                 for i in range(0, len(flops), step)]
 
     batch = max(2 * workers, 1)
@@ -565,7 +583,7 @@ def run_flop_job(
             for task, values in zip(chunk, pool.map(flop_values, chunk)):
                 for d, flop in zip(task.deals, values):
                     keep(d, flop)
-            kind = spent[any(t.methods for t in chunk)]
+            kind = spent[any(t.methods != valued for t in chunk)]
             kind[0] += time.perf_counter() - batch_started
             kind[1] += sum(len(t.deals) for t in chunk)
             done = sum(map(finished, needs))
@@ -580,7 +598,7 @@ def run_flop_job(
         with deferred_stop_signals() as stop:  # a stop signal ends the job after the flops under way, each written
             resolves = [d for d in sorted(sampled) if not finished(d)]
             if plugin.blueprint_first:  # the blueprint at every flop first: the trunk's gifts, say, rest on its values there
-                run(evaluations([d for d in needs if d not in held]),
+                run(evaluations([d for d in needs if d not in held or (d not in sampled and not finished(d))]),
                     [FlopTask(cut, rows, reach, (d,), plugin, names, folder, identity) for d in resolves], stop)
                 sums = _class_totals(cut, classes, values_of, ("blueprint/0", "blueprint/1"))
                 if plugin.gift_modes:
@@ -598,7 +616,7 @@ def run_flop_job(
     rng = np.random.default_rng(seed + 1)
     picks = [rng.integers(0, k, size=k) for _ in range(BOOTSTRAP)] if k < total else []
 
-    summed = _class_totals(cut, classes, values_of, [f"{m}/{p}" for m in ("blueprint", *(names if by_class else ()))
+    summed = _class_totals(cut, classes, values_of, [f"{m}/{p}" for m in ("blueprint", *(names if by_class else valued))
                                                      for p in (0, 1)])
 
     def totals(method: str) -> list[np.ndarray]:
@@ -613,14 +631,15 @@ def run_flop_job(
         rep = int(classes.compiled[classes.representative[d]])
         return stored[rep][f"{method}/{p}"].reshape(C, H)[:, classes.hand_perm[classes.perm[d]]].ravel()
 
-    base = totals("blueprint")
-    estimates = [FlopEstimate("blueprint", *(3 * (_trunk_exploitability(cut, reach, base, plugin.trunk("blueprint")),)))]
+    base = totals(control)
+    estimates = [FlopEstimate("blueprint", *(3 * (_trunk_exploitability(cut, reach, totals("blueprint"),
+                                                                      plugin.trunk("blueprint")),)))]
     for method in names:
         own = plugin.trunk(method)
-        if by_class:
+        if by_class or method == control:
             estimates.append(FlopEstimate(method, *(3 * (_trunk_exploitability(cut, reach, totals(method), own),))))
             continue
-        diff = [np.stack([at(d, method, p) - at(d, "blueprint", p) for d in sampled_deals]) for p in (0, 1)]
+        diff = [np.stack([at(d, method, p) - at(d, control, p) for d in sampled_deals]) for p in (0, 1)]
         value = _trunk_exploitability(cut, reach, [base[p] + scale * diff[p].sum(axis=0) for p in (0, 1)], own)
         boot = [_trunk_exploitability(cut, reach, [base[p] + scale * diff[p][pick].sum(axis=0) for p in (0, 1)], own)
                 for pick in picks]

@@ -32,7 +32,8 @@ NashConv / 2). Here:
   4 × 2 test deck, 10 iterations a flop: 21.8504 against 21.8516 chips, 5e-5 of the value).
 * **Every flop a task** of :func:`~.flop_job.run_flop_job` (processes, checkpoints, resume,
   progress, one flop per suit class for the exact table, a seeded sample with the
-  blueprint's values at every flop as control variate for ``--flops K``).
+  blueprint's and translation's values at every flop, translation's the control variate of
+  the nested methods' sampled estimates, for ``--flops K``).
 """
 
 from __future__ import annotations
@@ -61,7 +62,15 @@ from ..tree.board_cut import BoardCut, BoardForest
 from ..tree.part import Part
 from ..tree.public_tree import PublicTree
 from .flop_job import Trunk, TrunkGifts, br_values, eta_text, run_flop_job
-from .nested_preflop import PreflopAnswer, PreflopResolves, PreflopSolve, place_solution, preflop_answers, put_rows
+from .nested_preflop import (
+    PreflopAnswer,
+    PreflopResolves,
+    PreflopSolve,
+    Solved,
+    place_solution,
+    preflop_answers,
+    put_rows,
+)
 from .nested_table import PAPER_TABLE_2, ROWS, nested_table, responses
 from .nlfh_tables import nlfh_blueprint
 from .report import ExperimentResult, Series
@@ -81,7 +90,8 @@ NESTED_ROWS: dict[str, str] = {
 
 @dataclass(frozen=True, eq=False)
 class Prepared:
-    """What the preflop's off-tree bets ask of every flop, made once before the flops (:meth:`NestedResponses.prepare`).
+    """What the preflop's off-tree bets ask of every flop (:meth:`NestedResponses.prepare`): translation's before any
+    flop, the nested methods' after the blueprint's values at every flop.
 
     Attributes:
         rows: per method, per player [I_p, A] the responder's trunk strategy in the real game.
@@ -120,6 +130,9 @@ class NestedResponses:
     such a bet are solved from the re-solve's reaches (CFR+, ``blueprint_iterations``, or
     ``iterations`` with a whole-game blueprint) or translated from the lines of the
     translated bets, and nested solving meets the flop's own off-tree bets below them too.
+
+    Translation, where asked, is valued at every flop with the blueprint: exact, and the control
+    variate of the nested methods' sampled estimates (:attr:`control`).
     """
 
     abstraction: BetAbstraction
@@ -162,41 +175,56 @@ class NestedResponses:
     def blueprint_first(self) -> bool:
         return True  # the off-tree preflop bets are answered from its values at every flop, which the job needs anyway
 
+    @property
+    def control(self) -> str:
+        # translation plays the real game at every flop, below the preflop's off-tree bets too, where the blueprint has
+        # no values: the nested methods' sampled differences from it are the smaller
+        return "translation" if "translation" in self.methods else "blueprint"
+
     def prepare(self, cut: BoardCut, rows: RowSource, reach: tuple[np.ndarray, np.ndarray],
-                totals: tuple[np.ndarray, np.ndarray]) -> NestedResponses:
+                totals: tuple[np.ndarray, np.ndarray] | None) -> NestedResponses:
+        """Before any flop (``totals`` None) translation in the trunk; with the blueprint's values at every flop the
+        re-solves of the preflop's off-tree bets (:func:`~.nested_preflop.preflop_answers`)."""
         started = time.perf_counter()
         game, trunk = cut.game, cut.trunk
-        current = restrict(game, trunk, self.abstraction)
-        off_tree = ~reachable(current)
         if self.preflop is None:
-            if off_tree.any():
+            if (~reachable(restrict(game, trunk, self.abstraction))).any():
                 raise SubgameError("the real game's preflop has bets the abstraction lacks: give NestedResponses a "
                                    "PreflopResolves (preflop=) to answer them")
             return self
         blueprint = (rows(trunk, 0), rows(trunk, 1))
-        strategy = Strategy(trunk.game_id, blueprint)
-        trunks = {"blueprint": Trunk(current, reach)}
-        entering: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        solves: dict[str, tuple[PreflopSolve, ...]] = {}
-        trunk_rows: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        answers: dict[tuple[str, Root] | None, PreflopAnswer] = {}
+        if totals is None:
+            current = restrict(game, trunk, self.abstraction)
+            strategy = Strategy(trunk.game_id, blueprint)
+            probs = [translation_strategy(game, trunk, self.abstraction, strategy, p) for p in (0, 1)]
+            zero = (np.zeros(trunk.players[0].num_states), np.zeros(trunk.players[1].num_states))
+            translation = PreflopAnswer((probs[0], probs[1]), zero)
+            translated = tuple(translation_branches(game, trunk, self.abstraction, strategy, p) for p in (0, 1))
+            return replace(self, prepared=Prepared(
+                {"translation": translation.rows},
+                {"blueprint": Trunk(current, reach), "translation": Trunk(trunk, translation.reach(trunk))},
+                {"translation": zero}, {"translation": ()}, (translated[0], translated[1]), ~reachable(current),
+                time.perf_counter() - started))
+        prepared = self.prepared
+        if prepared is None:
+            raise SubgameError("prepare() before any flop first (totals=None), then with the blueprint's values")
+        rows_of, trunks, entering, solves = dict(prepared.rows), dict(prepared.trunks), dict(prepared.entering), \
+            dict(prepared.solves)
+        answers: dict[tuple[str, Root], PreflopAnswer] = {}
+        memo: dict[tuple[object, ...], Solved] = {}  # reach-maxmargin without gifts: maxmargin's re-solves
         for name in self.methods:
             how = ROWS[NESTED_ROWS[name]]
+            if how is None:
+                continue
             if how not in answers:
-                if how is None:
-                    probs = [translation_strategy(game, trunk, self.abstraction, strategy, p) for p in (0, 1)]
-                    zero = (np.zeros(trunk.players[0].num_states), np.zeros(trunk.players[1].num_states))
-                    answers[how] = PreflopAnswer((probs[0], probs[1]), zero)
-                else:
-                    answers[how] = preflop_answers(game, self.abstraction, cut, blueprint, totals, how[0], how[1], self.preflop,
-                                                   self.progress)
+                answers[how] = preflop_answers(game, self.abstraction, cut, blueprint, totals, how[0], how[1], self.preflop,
+                                               self.progress, memo)
             trunks[name] = Trunk(trunk, answers[how].reach(trunk))
             entering[name] = answers[how].entering
             solves[name] = answers[how].solves
-            trunk_rows[name] = answers[how].rows
-        translated = tuple(translation_branches(game, trunk, self.abstraction, strategy, p) for p in (0, 1))
-        return replace(self, prepared=Prepared(trunk_rows, trunks, entering, solves, (translated[0], translated[1]), off_tree,
-                                               time.perf_counter() - started))
+            rows_of[name] = answers[how].rows
+        return replace(self, prepared=replace(prepared, rows=rows_of, trunks=trunks, entering=entering, solves=solves,
+                                              seconds=prepared.seconds + time.perf_counter() - started))
 
     def trunk(self, method: str) -> Trunk | None:
         return None if self.prepared is None else self.prepared.trunks.get(method)
@@ -213,7 +241,7 @@ class NestedResponses:
         blueprint = Strategy(forest.game_id, probs)
         bp = br_values(cut, replace(part, tree=abstract), probs, root)
         values = {"blueprint/0": bp[0], "blueprint/1": bp[1]}
-        if methods and self.preflop is not None and self.prepared is None:
+        if self.preflop is not None and any(self.trunk(name) is None for name in methods):
             raise SubgameError("the preflop's off-tree bets are answered before the flops: prepare() first")
         for name in methods:
             res = self.responses_at(cut, part, blueprint, reach, name, abstract)
@@ -377,8 +405,10 @@ def nlfh_nested_table(
         label = "blueprint (in its abstraction)" if e.method == "blueprint" else NESTED_ROWS[e.method]
         table.append((label, 1000 * e.exploitability / bb, 1000 * e.low / bb, 1000 * e.high / bb, PAPER_TABLE_2.get(label, "")))
     what = (f"every flop (exact; one per suit class, {job.classes:,})" if job.exact
-            else f"{job.flops} of {job.total_flops:,} flops sampled (seed {seed}), the blueprint's values at every flop "
-                 "as control variate, basic bootstrap 95% interval")
+            else f"{job.flops} of {job.total_flops:,} flops sampled (seed {seed}), the blueprint and "
+                 + ("translation valued at every flop (exact), translation's values the control variate of the others', "
+                    if "translation" in rows else "its values at every flop the control variate, ")
+                 + "basic bootstrap 95% interval")
     xs = list(range(1, len(rows) + 1))
     return ExperimentResult(
         "nested-table",

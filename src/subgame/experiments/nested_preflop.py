@@ -140,14 +140,15 @@ def _placed(trunk: PublicTree, part: PublicTree, prefix: tuple[str, ...]) -> np.
 def preflop_answers(
     game: PokerGame, abstraction: BetAbstraction, cut: BoardCut, rows: tuple[np.ndarray, np.ndarray],
     totals: tuple[np.ndarray, np.ndarray], method: str, root: str, config: PreflopResolves,
-    progress: Callable[[str], None] | None = None,
+    progress: Callable[[str], None] | None = None, memo: dict[tuple[object, ...], Solved] | None = None,
 ) -> PreflopAnswer:
     """Both seats' answers by ``method`` (``unsafe``, ``resolve``, ``maxmargin``, ``reach-maxmargin``) at ``root``
     (``inexpensive``, ``expensive``) to every off-tree preflop bet of the opponent (module docstring).
 
     ``rows`` is the blueprint's trunk strategy on the real game's trunk (zero at off-tree bets), ``totals`` per player
     [C·H] her values against the blueprint summed over every flop (the flop job's). ``progress`` hears of each
-    re-solve as it ends.
+    re-solve as it ends. ``memo`` keeps each re-solve by its problem (gadget, root, responder, alternative payoffs)
+    across calls: a problem met again, reach-maxmargin's where its gifts are zero, is not solved again.
     """
     if method not in ("unsafe", "resolve", "maxmargin", "reach-maxmargin") or root not in ("inexpensive", "expensive"):
         raise GameDefinitionError(f"preflop nested solving takes unsafe, resolve, maxmargin or reach-maxmargin at an "
@@ -176,26 +177,66 @@ def preflop_answers(
                 at = c if root == "inexpensive" else h
                 sub = start_game(game, trunk.public_key[at], flop)
                 started = time.perf_counter()
-                solution = _answer(trunk, sub, trunk.public_key[at][2:], c, p, reach, alt, method, config, out_rows, entering)
+                met = memo is not None and _problem(method, trunk.public_key[at][2:], p, alt) in memo
+                solution = _answer(trunk, sub, trunk.public_key[at][2:], c, p, reach, alt, method, config, out_rows,
+                                   entering, memo)
                 solves.append(PreflopSolve(sub, trunk.public_key[at][2:], c, p, solution))
                 if progress is not None:
                     progress(f"{method} ({root}) re-solved the bet {'/'.join(trunk.public_key[c][2:])} for player {p}: "
-                             f"{config.passes:,} passes in {time.perf_counter() - started:.0f} s")
+                             + ("the problem of an earlier re-solve, its solution" if met else
+                                f"{config.passes:,} passes in {time.perf_counter() - started:.0f} s"))
     return PreflopAnswer((out_rows[0], out_rows[1]), (entering[0], entering[1]), tuple(solves))
+
+
+#: A preflop re-solve's results: per player its average strategy on the started game's trunk, the opponent's range at its
+#: root (the gadget's average, or her blueprint reach) and the solution in the card abstraction.
+Solved = tuple[list[np.ndarray], np.ndarray, BucketStrategy]
+
+
+def _problem(method: str, prefix: tuple[str, ...], p: int, alt: np.ndarray) -> tuple[object, ...]:
+    """What fixes a preflop re-solve (the configuration being the job's): the gadget, the root, the responder and the
+    alternative payoffs' bytes (reach-maxmargin's gadget is maxmargin's)."""
+    gadget = {"reach-maxmargin": "maxmargin"}.get(method, method)
+    return (gadget, prefix, p, None if gadget == "unsafe" else alt.tobytes())
 
 
 def _answer(trunk: PublicTree, sub: PokerGame, prefix: tuple[str, ...], bet: int, p: int, reach: Sequence[np.ndarray],
             alt: np.ndarray, method: str, config: PreflopResolves, rows: list[np.ndarray],
-            entering: list[np.ndarray]) -> BucketStrategy:
-    """Re-solve the preflop of ``sub`` (started after ``prefix``) for responder ``p``; write her strategy below the bet
-    (public node ``bet`` of the trunk) into ``rows`` and the opponent's reach at the deals below it into ``entering``;
-    the solution in the card abstraction."""
+            entering: list[np.ndarray], memo: dict[tuple[object, ...], Solved] | None = None) -> BucketStrategy:
+    """Re-solve the preflop of ``sub`` (started after ``prefix``) for responder ``p`` (a problem of ``memo``: its
+    results); write her strategy below the bet (public node ``bet`` of the trunk) into ``rows`` and the opponent's
+    reach at the deals below it into ``entering``; the solution in the card abstraction."""
     o = 1 - p
-    buckets = config.buckets.for_game(sub)
     sub_trunk = BoardCut.of(sub).trunk
     node = _placed(trunk, sub_trunk, prefix)
     root_node = int(np.flatnonzero(sub_trunk.parent < 0)[0])
     root = [reach[q][_node_rows(trunk, q, int(node[root_node]), "states")] for q in (0, 1)]
+    key = _problem(method, prefix, p, alt)
+    solved = memo.get(key) if memo is not None else None
+    if solved is None:
+        solved = _solve(sub, sub_trunk, prefix, p, root, alt, method, config)
+        if memo is not None:
+            memo[key] = solved
+    strategy, opp_root, solution = solved
+    opp_reach = forward_reach(sub_trunk, o, transition_weights(sub_trunk, o, strategy[o]), opp_root)
+    below = at_or_below(trunk, [bet])  # the bet's subtree: what the re-solve is kept for
+    for n_sub in map(int, np.flatnonzero(node >= 0)):
+        n = int(node[n_sub])
+        if not below[n]:
+            continue
+        if trunk.kind[n] == DECISION and trunk.actor[n] == p:
+            put_rows(rows[p], trunk, p, n, strategy[p], sub_trunk, n_sub)
+        elif trunk.kind[n] == CHANCE_NODE:  # a deal: the flops below are solved from her reach here
+            entering[o][_node_rows(trunk, o, n, "states")] = opp_reach[_node_rows(sub_trunk, o, n_sub, "states")]
+    return solution
+
+
+def _solve(sub: PokerGame, sub_trunk: PublicTree, prefix: tuple[str, ...], p: int, root: Sequence[np.ndarray],
+           alt: np.ndarray, method: str, config: PreflopResolves) -> Solved:
+    """The board-sampling re-solve of ``sub``'s preflop for responder ``p`` from root reaches ``root``, with
+    ``method``'s gadget on ``alt`` (checkpointed in ``config.folder``, resumed from it)."""
+    o = 1 - p
+    buckets = config.buckets.for_game(sub)
     gadget: RootGadget | None = None
     if method == "resolve":
         gadget = ResolveGadget(o, alt.copy())
@@ -223,17 +264,7 @@ def _answer(trunk: PublicTree, sub: PokerGame, prefix: tuple[str, ...], bet: int
         columns = hand_columns(sub, buckets)[state_hands(sub, sub_trunk, o)][sub_trunk.root_slice[o]]
         bucket = buckets.hand_buckets(())[columns]
         opp_root = (np.bincount(bucket, weights=solver.average_root_range()) / np.bincount(bucket))[bucket]
-    opp_reach = forward_reach(sub_trunk, o, transition_weights(sub_trunk, o, strategy[o]), opp_root)
-    below = at_or_below(trunk, [bet])  # the bet's subtree: what the re-solve is kept for
-    for n_sub in map(int, np.flatnonzero(node >= 0)):
-        n = int(node[n_sub])
-        if not below[n]:
-            continue
-        if trunk.kind[n] == DECISION and trunk.actor[n] == p:
-            put_rows(rows[p], trunk, p, n, strategy[p], sub_trunk, n_sub)
-        elif trunk.kind[n] == CHANCE_NODE:  # a deal: the flops below are solved from her reach here
-            entering[o][_node_rows(trunk, o, n, "states")] = opp_reach[_node_rows(sub_trunk, o, n_sub, "states")]
-    return solver.blueprint()
+    return [strategy[0], strategy[1]], opp_root, solver.blueprint()
 
 
 def place_solution(solve: PreflopSolve, forest: PublicTree, flop: tuple[int, ...], probs: list[np.ndarray],

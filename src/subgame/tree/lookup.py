@@ -18,7 +18,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .public_tree import PublicKey, PublicTree
+from .public_tree import BlockSequence, PublicKey, PublicTree
 
 
 @dataclass(eq=False)
@@ -84,4 +84,8 @@ def label_array(labels: Sequence[str], take: np.ndarray) -> np.ndarray:
     """[len(take)] the labels at ``take`` as one numpy string array."""
     if not take.size:
         return np.zeros(0, dtype=str)
-    return np.asarray(labels, dtype=str)[take] if isinstance(labels, tuple) else np.asarray([labels[g] for g in take.tolist()], dtype=str)
+    if isinstance(labels, tuple):
+        return np.asarray(labels, dtype=str)[take]
+    if isinstance(labels, BlockSequence):
+        return labels.take(take).astype(str)
+    return np.asarray([labels[g] for g in take.tolist()], dtype=str)

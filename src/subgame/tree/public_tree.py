@@ -91,6 +91,10 @@ class Taken(Sequence[T]):
     def __iter__(self) -> Iterator[T]:
         return iter(self.values[self.at])
 
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        out = self.values[self.at]
+        return out if dtype is None else out.astype(dtype)
+
 
 class BlockSequence(Sequence[T]):
     """A read-only sequence stored as consecutive blocks that share their contents.
@@ -124,6 +128,23 @@ class BlockSequence(Sequence[T]):
         bounds = self._starts.tolist()
         parts = [done[c][: hi - lo] for c, lo, hi in zip(self._content_of.tolist(), bounds, bounds[1:])]
         return np.concatenate(parts) if parts else np.asarray(f(()))
+
+    def take(self, index: np.ndarray) -> np.ndarray:
+        """[len(index)] the items at ``index`` as one numpy array: one conversion per content the blocks read, not
+        one lookup per item."""
+        index = np.asarray(index, dtype=np.int64)
+        if index.size and (index.min() < 0 or index.max() >= len(self)):
+            raise IndexError(f"indices out of range for {len(self)} items")
+        block = np.searchsorted(self._starts, index, side="right") - 1
+        content = self._content_of[block]
+        offset = index - self._starts[block]
+        used = np.unique(content).tolist()
+        parts = {c: np.asarray(self._contents[c]) for c in used}
+        out = np.empty(index.size, dtype=np.result_type(*parts.values()) if parts else np.asarray(()).dtype)
+        for c, items in parts.items():
+            mine = content == c
+            out[mine] = items[offset[mine]]
+        return out
 
     @overload
     def __getitem__(self, i: SupportsIndex) -> T: ...
