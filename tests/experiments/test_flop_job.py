@@ -12,7 +12,7 @@ import pytest
 from subgame.errors import SubgameError
 from subgame.eval import exploitability
 from subgame.experiments.exploit import uniform_strategy
-from subgame.experiments.flop_job import GadgetResolves, TreeRows, eta_text, run_flop_job
+from subgame.experiments.flop_job import Eta, GadgetResolves, TreeRows, eta_text, run_flop_job
 from subgame.games import load_game
 from subgame.resolving import resolve_all
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
@@ -50,7 +50,8 @@ def test_every_flop_re_solved_as_a_task_gives_the_whole_tree_exploitability(smal
         assert by[method].exploitability == pytest.approx(whole, abs=1e-9)
         assert by[method].low == by[method].high == by[method].exploitability
     assert by["unsafe"].exploitability > by["blueprint"].exploitability > by["resolve"].exploitability
-    assert seen[-1][:2] == (84, 84) and seen[-1][2] == 0.0 and len(list(folder.glob("flop-*.npz"))) == 84
+    assert seen[-1][:2] == (84, 84) and seen[-1][2] == (0.0, 0) and len(list(folder.glob("flop-*.npz"))) == 84
+    assert any(eta.seconds > 0 and eta.untimed == 84 for *_, eta in seen)  # the blueprint's pass timed, the re-solves not yet
 
 
 def test_a_sample_of_flops_estimates_the_table_with_an_interval_and_resumes(small, exact, tmp_path):
@@ -166,4 +167,5 @@ def test_bad_job_settings_are_refused_with_a_clear_message(small):
 
 
 def test_a_progress_line_says_the_time_left_only_once_it_is_measured():
-    assert eta_text(90.0) == "about 1.5 min left" and eta_text(float("nan")).startswith("time left known after")
+    assert eta_text(Eta(90.0)) == "about 1.5 min left" and eta_text(Eta(0.0, 4)).startswith("time left known after")
+    assert eta_text(Eta(90.0, 4)) == "about 1.5 min left and 4 flop(s) of a kind not timed yet"  # the re-solves, say

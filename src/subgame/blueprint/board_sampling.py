@@ -65,7 +65,7 @@ from ..solve.abstraction import pool_touched
 from ..solve.cfr import LINEAR_CFR, CFRConfig
 from ..solve.mccfr import seeded_generator
 from ..solve.plan import IterationPlan, average_rows
-from ..solve.plugins import RootGadget, RootRangeAverage
+from ..solve.plugins import RootGadget, RootRangeAverage, root_range, sets_range
 from ..solve.restriction import checked_root_reach
 from ..solve.rules import accumulate_regrets, add_average, refuse, update_rule
 from ..strategy import Strategy, StrategyMeta
@@ -253,9 +253,7 @@ class BoardSamplingPCS(IterationPlan):
 
     def _root(self, q: int) -> np.ndarray | None:
         """[R_q] player q's reach at the trunk's root private states (``None``: ones)."""
-        if self.gadget is not None and self.gadget.player == q:
-            return self.gadget.root_range()
-        return self.root_reach[q]
+        return root_range(self.gadget, q, self.root_reach[q])
 
     def average_tables(self) -> tuple[np.ndarray, np.ndarray]:
         """Per player [K_p, A] the average strategy at every abstract information set (uniform where never reached)."""
@@ -334,7 +332,7 @@ class BoardSamplingPCS(IterationPlan):
         accumulate_regrets(rule, self.regrets[p], inst, rows=touched)
         touched, avg = pool_touched(increments, width)
         add_average(rule, self.strategy_sum[p], avg, rows=touched)
-        if self.root_average is not None and self.gadget is not None and self.gadget.player == p:
+        if self.root_average is not None and sets_range(self.gadget, p):
             self.root_average.add(rule, reach[p][trunk.root_slice[p]])
 
     # -- checkpoints ----------------------------------------------------------------------

@@ -44,7 +44,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -410,16 +410,27 @@ def _class_totals(cut: BoardCut, classes: BoardClasses, values_of: Callable[[int
     return {key: totals[p][i].ravel() for p, ks in by_player.items() for i, key in enumerate(ks)}
 
 
-def _seconds_left(spent: dict[bool, list[float]], left: Sequence[FlopTask]) -> float:
-    """The time the ``left`` tasks should take at the rates measured so far; NaN while a kind of task among them (a
-    re-solve, an evaluation) has not been timed yet."""
+class Eta(NamedTuple):
+    """The time a job has left: ``seconds`` for the flops of a kind (re-solved, or valued only) already timed, and
+    ``untimed`` flops of a kind not timed yet."""
+
+    seconds: float
+    untimed: int = 0
+
+
+def _seconds_left(spent: dict[bool, list[float]], left: Sequence[FlopTask], resolving: Callable[[FlopTask], bool]) -> Eta:
+    """The time the ``left`` tasks should take at the rates measured so far (``resolving``: whether a task re-solves)."""
     rate = {kind: seconds / count for kind, (seconds, count) in spent.items() if count}
-    return sum(len(t.deals) * rate.get(bool(t.methods), math.nan) for t in left)
+    kinds = [(len(t.deals), rate.get(resolving(t))) for t in left]
+    return Eta(sum(n * r for n, r in kinds if r is not None), sum(n for n, r in kinds if r is None))
 
 
-def eta_text(seconds: float) -> str:
-    """A progress line's time left: ``about 12.3 min left``, or that it is not known yet."""
-    return "time left known after the first flops of each kind" if math.isnan(seconds) else f"about {seconds / 60:.1f} min left"
+def eta_text(eta: Eta) -> str:
+    """A progress line's time left: ``about 12.3 min left``, with the flops not timed yet, or that it is not known."""
+    if eta.untimed and not eta.seconds:
+        return "time left known after the first flops of each kind"
+    return f"about {eta.seconds / 60:.1f} min left" + (f" and {eta.untimed:,} flop(s) of a kind not timed yet"
+                                                       if eta.untimed else "")
 
 
 def _identity(game: PokerGame, plugin: FlopMethods, blueprint_id: str) -> dict[str, Any]:
@@ -464,7 +475,7 @@ def run_flop_job(
     seed: int = 0,
     workers: int = 1,
     checkpoint: str | Path | None = None,
-    progress: Callable[[int, int, float], None] | None = None,
+    progress: Callable[[int, int, Eta], None] | None = None,
     sample_by_class: bool = False,
 ) -> FlopJobResult:
     """Re-solve every flop (or a seeded sample of ``flops``) with each method; the combined strategies' exploitability.
@@ -484,8 +495,8 @@ def run_flop_job(
         checkpoint: folder of finished flops; a run with the same folder resumes. With one, a finished flop's values
             stay there (but a sampled flop's, which the estimate reads one by one) and the sums over every flop are
             read back from it; without one every flop's values stay in memory.
-        progress: called with (flops done, flops the job needs, estimated seconds left: NaN until measured,
-            :func:`eta_text`) after each batch of flops.
+        progress: called with (flops done, flops the job needs, the time left: :class:`Eta`, :func:`eta_text`) after
+            each batch of flops.
         sample_by_class: with ``isomorphic`` and a sample, each sampled flop's values are its class's re-solve,
             suit-permuted, as when every flop is asked, instead of a re-solve of its own (the same values to
             rounding): samples of a folder whose every class was re-solved cost no re-solve, so the estimate's
@@ -573,6 +584,9 @@ def run_flop_job(
 
     batch = max(2 * workers, 1)
     spent = {True: [0.0, 0], False: [0.0, 0]}  # seconds and flops, re-solved (True) or evaluated only
+
+    def resolving(task: FlopTask) -> bool:
+        return task.methods != valued
     pool = make_executor("serial" if workers == 1 else "process", workers)
 
     def run(tasks: list[FlopTask], later: list[FlopTask], stop: Any) -> None:
@@ -583,12 +597,12 @@ def run_flop_job(
             for task, values in zip(chunk, pool.map(flop_values, chunk)):
                 for d, flop in zip(task.deals, values):
                     keep(d, flop)
-            kind = spent[any(t.methods != valued for t in chunk)]
+            kind = spent[any(map(resolving, chunk))]
             kind[0] += time.perf_counter() - batch_started
             kind[1] += sum(len(t.deals) for t in chunk)
             done = sum(map(finished, needs))
             if progress is not None:
-                progress(done, len(needs), _seconds_left(spent, tasks[i + batch :] + later))
+                progress(done, len(needs), _seconds_left(spent, tasks[i + batch :] + later, resolving))
             if stop.signum is not None:
                 raise KeyboardInterrupt(f"stopped by signal {stop.signum} after {done:,} of {len(needs):,} "
                                         "flops; each finished flop is in the checkpoint folder")

@@ -61,7 +61,7 @@ from ..strategy import Strategy
 from ..tree.board_cut import BoardCut, BoardForest
 from ..tree.part import Part
 from ..tree.public_tree import PublicTree
-from .flop_job import Trunk, TrunkGifts, br_values, eta_text, run_flop_job
+from .flop_job import Eta, Trunk, TrunkGifts, br_values, eta_text, run_flop_job
 from .nested_preflop import (
     PreflopAnswer,
     PreflopResolves,
@@ -386,7 +386,7 @@ def nlfh_nested_table(
     trunk = nlfh_blueprint(abstraction.abstract_game, flop_buckets, passes, seed, folder, progress)
     setup = "read back from the checkpoint" if kept else f"{time.perf_counter() - started:.0f} s"
 
-    def tick(done: int, total: int, eta: float) -> None:
+    def tick(done: int, total: int, eta: Eta) -> None:
         if progress is not None:
             progress(f"nested-table: {done:,} of {total:,} flops done, {eta_text(eta)}")
 

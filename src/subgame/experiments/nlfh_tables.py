@@ -40,7 +40,7 @@ from ..games import load_game
 from ..games.poker import PokerGame
 from ..solve import driver
 from ..tree.public_tree import PublicTree
-from .flop_job import FlopJobResult, eta_text, run_flop_job
+from .flop_job import Eta, FlopJobResult, eta_text, run_flop_job
 from .report import ExperimentResult, Series
 
 #: Our small and large NLFH (the paper's Appendix G is not in the extract): ``nlfh`` parameters.
@@ -129,7 +129,7 @@ def nlfh_blueprint(game: PokerGame, flop_buckets: int, passes: int, seed: int, f
         if progress is not None and (done % every == 0 or done == passes):
             rate = (time.perf_counter() - started) / (done - first)
             progress(f"blueprint, {flop_buckets:,} flop buckets: {done:,} of {passes:,} passes, "
-                     f"{eta_text(rate * (passes - done))}")
+                     f"{eta_text(Eta(rate * (passes - done)))}")
 
     run = driver.run(solver, driver.Budget(iterations=passes), checkpoint=partial,
                      checkpoint_every=driver.Cadence(seconds=300), progress=tick)
@@ -189,7 +189,7 @@ def nlfh_technique_table(
             blueprint = nlfh_blueprint(game, count, passes, seed, folder, progress)
             setup_s = time.perf_counter() - t0
 
-            def tick(done: int, total: int, eta: float, label: str = f"{name}, {count} buckets") -> None:
+            def tick(done: int, total: int, eta: Eta, label: str = f"{name}, {count} buckets") -> None:
                 if progress is not None:
                     progress(f"{label}: {done:,} of {total:,} flops evaluated, {eta_text(eta)}")
 

@@ -35,7 +35,7 @@ from ..tree.sweep import backward_expected, forward_reach, regret_matching, sequ
 from .abstraction import Abstraction
 from .checkpoint import read_checkpoint, write_checkpoint
 from .plan import IterationPlan, average_rows, checked_iterations
-from .plugins import Leaf, RootGadget, RootRangeAverage, counterfactual_leaf_values
+from .plugins import Leaf, RootGadget, RootRangeAverage, counterfactual_leaf_values, root_range, sets_range
 from .restriction import Restriction, checked_restrictions, checked_root_reach
 from .rules import (
     CFR,
@@ -356,12 +356,10 @@ class CFRSolver(IterationPlan):
     # -- iterations ---------------------------------------------------------------------
     def _gadget_player(self, q: int) -> bool:
         """Whether player q's root range comes from the gadget."""
-        return self.gadget is not None and self.gadget.player == q
+        return sets_range(self.gadget, q)
 
     def _root(self, q: int) -> np.ndarray | None:
-        if self.gadget is not None and self._gadget_player(q):
-            return self.gadget.root_range()
-        return self.root_reach[q]
+        return root_range(self.gadget, q, self.root_reach[q])
 
     def _reach(self, q: int, sigma_q: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:
         """Player q's transition weights and reach under her strategy ``sigma_q``.

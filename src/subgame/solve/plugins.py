@@ -54,6 +54,17 @@ class RootGadget(Protocol):
     def update(self, player: int, root_cfv: np.ndarray, t: int) -> None: ...
 
 
+def sets_range(gadget: RootGadget | None, q: int) -> bool:
+    """Whether player ``q``'s root range comes from ``gadget``."""
+    return gadget is not None and gadget.player == q
+
+
+def root_range(gadget: RootGadget | None, q: int, given: np.ndarray | None) -> np.ndarray | None:
+    """[R_q] player ``q``'s reach at the root private states: the gadget's where it sets hers, else ``given``
+    (``None``: ones)."""
+    return gadget.root_range() if gadget is not None and sets_range(gadget, q) else given
+
+
 @dataclass(eq=False)
 class RootRangeAverage:
     """A root gadget's range averaged like the strategies (each iteration's weight and discount of the update rule):
