@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache, cached_property
+from weakref import WeakKeyDictionary
 
 import numpy as np
 
@@ -124,10 +125,23 @@ def public_states(game: Game, tree: PublicTree) -> list[PokerState | None]:
     """[N] a game state at each public node of ``tree`` (hole cards are placeholders), ``None`` where unknown.
 
     Betting and board cards are public in the poker family, so one state per public node
-    gives every node's pot, stacks and legal bets.
+    gives every node's pot, stacks and legal bets. A tree's states are kept while it lives
+    (nested solving restricts the same parts again and again).
     """
     if not isinstance(game, PokerGame):
         raise GameDefinitionError("bet abstraction and translation need a game of the poker family")
+    kept = _KEPT_STATES.get(tree)
+    if kept is None or kept[0] is not game:
+        kept = (game, _replayed(game, tree))
+        _KEPT_STATES[tree] = kept
+    return list(kept[1])
+
+
+#: Per tree alive, its game and its public states (:func:`public_states`).
+_KEPT_STATES: WeakKeyDictionary[PublicTree, tuple[PokerGame, tuple[PokerState | None, ...]]] = WeakKeyDictionary()
+
+
+def _replayed(game: PokerGame, tree: PublicTree) -> tuple[PokerState | None, ...]:
     k = game.spec.hole_cards
     fake = (tuple(range(-k, 0)), tuple(range(-2 * k, -k)))
     out: list[PokerState | None] = [None] * tree.num_nodes
@@ -138,7 +152,7 @@ def public_states(game: Game, tree: PublicTree) -> list[PokerState | None]:
             continue
         st = out[par]
         out[n] = None if st is None else _replay(game, st, tree.public_key[n][-1:])
-    return out
+    return tuple(out)
 
 
 def _replay(game: PokerGame, st: PokerState | None, obs: Sequence[str]) -> PokerState | None:
