@@ -137,7 +137,7 @@ def test_preflop_re_solves_refuse_what_they_cannot_do(preflop):
     from subgame.experiments.nested_preflop import preflop_answers, start_game
 
     game, abstraction, tree, _ = preflop
-    with pytest.raises(GameDefinitionError, match="passes >= 1 and a flop method"):
+    with pytest.raises(GameDefinitionError, match="passes >= 1, workers >= 1 and a flop method"):
         PreflopResolves(_lossless(game), 10, flop_method="estimate")
     with pytest.raises(GameDefinitionError, match="needs the expensive root"):
         preflop_answers(game, abstraction, None, (None, None), (None, None), "unsafe", "inexpensive",  # type: ignore[arg-type]
@@ -219,3 +219,5 @@ def test_the_nlfh_table_on_a_small_deck_samples_flops_and_prints_the_same_table_
     assert reach[1:4] == maxmargin[1:4] and sum("the problem of an earlier re-solve" in line for line in heard) == 2
     again = nested_table_nlfh(checkpoint=tmp_path, **options)  # ... read back, not run again
     assert again.rows == first.rows and "read back" in again.notes[0] and " 3 flop(s) read back" in again.notes[0]
+    two = nested_table_nlfh(checkpoint=tmp_path / "two", workers=2, **options)  # the preflop's re-solves in two processes
+    assert two.rows == first.rows

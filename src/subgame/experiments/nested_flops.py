@@ -390,8 +390,8 @@ def nlfh_nested_table(
         if progress is not None:
             progress(f"nested-table: {done:,} of {total:,} flops done, {eta_text(eta)}")
 
-    preflop = PreflopResolves(trunk.buckets, passes, seed, folder=None if folder is None else folder / "preflop") \
-        if preflop_off_tree else None
+    preflop = PreflopResolves(trunk.buckets, passes, seed, folder=None if folder is None else folder / "preflop",
+                              workers=workers) if preflop_off_tree else None
     if preflop is not None and preflop.folder is not None:
         preflop.folder.mkdir(exist_ok=True)
     plugin = NestedResponses(abstraction, tuple(rows), its, bp_its, preflop,

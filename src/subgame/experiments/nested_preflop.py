@@ -40,6 +40,7 @@ from ..blueprint.board_sampling import BoardSamplingPCS
 from ..blueprint.card_abstraction import BucketStrategy, CardBuckets, hand_columns
 from ..errors import GameDefinitionError
 from ..games.poker import PokerGame
+from ..parallel import make_executor
 from ..resolving import BetAbstraction, MaxMarginGadget, ResolveGadget, restrict
 from ..resolving.nested import off_tree_points
 from ..resolving.solving import action_gifts, path_gifts
@@ -67,11 +68,12 @@ class PreflopResolves:
     boards_per_pass: int | None = 1
     flop_method: str = "unsafe"
     folder: Path | None = field(default=None, compare=False)  #: where each re-solve is checkpointed (resumed from)
+    workers: int = field(default=1, compare=False)  #: processes the re-solves of one method run on
 
     def __post_init__(self) -> None:
-        if self.passes < 1 or self.flop_method not in ("unsafe", "resolve", "maxmargin"):
-            raise GameDefinitionError(f"preflop re-solves need passes >= 1 and a flop method unsafe, resolve or "
-                                      f"maxmargin, got {self.passes} and {self.flop_method!r}")
+        if self.passes < 1 or self.workers < 1 or self.flop_method not in ("unsafe", "resolve", "maxmargin"):
+            raise GameDefinitionError(f"preflop re-solves need passes >= 1, workers >= 1 and a flop method unsafe, "
+                                      f"resolve or maxmargin, got {self.passes}, {self.workers} and {self.flop_method!r}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -162,7 +164,7 @@ def preflop_answers(
     out_rows = [rows[0].copy(), rows[1].copy()]
     entering = [np.zeros(trunk.players[q].num_states) for q in (0, 1)]
     states = public_states(game, trunk)
-    solves = []
+    asked: list[tuple[int, int, int, np.ndarray]] = []  # (responder, bet, the re-solve's root, alternative payoffs)
     for p in (0, 1):
         o = 1 - p
         cbv = trunk_best_response(cut, (reach[0], reach[1]), totals, o, current).cbv  # C̃BV: she keeps to the abstraction
@@ -173,24 +175,52 @@ def preflop_answers(
             alt = cbv[_node_rows(trunk, o, h, "states")]
             if gifts is not None:  # her gifts on the way to h, split over the subgames at h's children (§5)
                 alt = alt + path_gifts(current, gifts, o, kids, split=True, scale=None)[_node_rows(trunk, o, kids[0], "states")]
-            for c in kids:
-                at = c if root == "inexpensive" else h
-                sub = start_game(game, trunk.public_key[at], flop)
-                started = time.perf_counter()
-                met = memo is not None and _problem(method, trunk.public_key[at][2:], p, alt) in memo
-                solution = _answer(trunk, sub, trunk.public_key[at][2:], c, p, reach, alt, method, config, out_rows,
-                                   entering, memo)
-                solves.append(PreflopSolve(sub, trunk.public_key[at][2:], c, p, solution))
-                if progress is not None:
-                    progress(f"{method} ({root}) re-solved the bet {'/'.join(trunk.public_key[c][2:])} for player {p}: "
-                             + ("the problem of an earlier re-solve, its solution" if met else
-                                f"{config.passes:,} passes in {time.perf_counter() - started:.0f} s"))
+            asked.extend((p, c, c if root == "inexpensive" else h, alt) for c in kids)
+    memo = {} if memo is None else memo
+    games = {at: start_game(game, trunk.public_key[at], flop) for _, _, at, _ in asked}
+    fresh: dict[tuple[object, ...], PreflopProblem] = {}
+    for p, _, at, alt in asked:
+        key = _problem(method, trunk.public_key[at][2:], p, alt)
+        if key not in memo and key not in fresh:
+            fresh[key] = PreflopProblem(games[at], p, _root_reach(trunk, games[at], trunk.public_key[at][2:], reach), alt,
+                                        method, config)
+    started = time.perf_counter()
+    pool = make_executor("serial" if config.workers == 1 or len(fresh) < 2 else "process", min(config.workers, len(fresh)))
+    try:
+        memo.update(zip(fresh, pool.map(solve_preflop, list(fresh.values()))))
+    finally:
+        pool.close()
+    seconds = time.perf_counter() - started
+    solves = []
+    for p, c, at, alt in asked:
+        prefix = trunk.public_key[at][2:]
+        key = _problem(method, prefix, p, alt)
+        solution = _place(trunk, games[at], prefix, c, p, memo[key], out_rows, entering)
+        solves.append(PreflopSolve(games[at], prefix, c, p, solution))
+        if progress is not None:
+            progress(f"{method} ({root}) re-solved the bet {'/'.join(trunk.public_key[c][2:])} for player {p}: "
+                     + (f"{config.passes:,} passes, {seconds:.0f} s for {len(fresh)} re-solve(s) on "
+                        f"{min(config.workers, len(fresh))} worker(s)" if key in fresh
+                        else "the problem of an earlier re-solve, its solution"))
     return PreflopAnswer((out_rows[0], out_rows[1]), (entering[0], entering[1]), tuple(solves))
 
 
 #: A preflop re-solve's results: per player its average strategy on the started game's trunk, the opponent's range at its
 #: root (the gadget's average, or her blueprint reach) and the solution in the card abstraction.
 Solved = tuple[list[np.ndarray], np.ndarray, BucketStrategy]
+
+
+@dataclass(frozen=True, eq=False)
+class PreflopProblem:
+    """One preflop re-solve, picklable: the game started at its root, the responder, both players' reaches at the root
+    private states, the opponent's alternative payoffs there, the method (its gadget) and how to solve it."""
+
+    game: PokerGame
+    responder: int
+    root: tuple[np.ndarray, np.ndarray]
+    alt: np.ndarray
+    method: str
+    config: PreflopResolves
 
 
 def _problem(method: str, prefix: tuple[str, ...], p: int, alt: np.ndarray) -> tuple[object, ...]:
@@ -200,23 +230,21 @@ def _problem(method: str, prefix: tuple[str, ...], p: int, alt: np.ndarray) -> t
     return (gadget, prefix, p, None if gadget == "unsafe" else alt.tobytes())
 
 
-def _answer(trunk: PublicTree, sub: PokerGame, prefix: tuple[str, ...], bet: int, p: int, reach: Sequence[np.ndarray],
-            alt: np.ndarray, method: str, config: PreflopResolves, rows: list[np.ndarray],
-            entering: list[np.ndarray], memo: dict[tuple[object, ...], Solved] | None = None) -> BucketStrategy:
-    """Re-solve the preflop of ``sub`` (started after ``prefix``) for responder ``p`` (a problem of ``memo``: its
-    results); write her strategy below the bet (public node ``bet`` of the trunk) into ``rows`` and the opponent's
-    reach at the deals below it into ``entering``; the solution in the card abstraction."""
+def _root_reach(trunk: PublicTree, sub: PokerGame, prefix: tuple[str, ...],
+                reach: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Per player her reach in the real game's ``trunk`` at the root private states of ``sub`` (started after ``prefix``)."""
+    sub_trunk = BoardCut.of(sub).trunk
+    at = int(_placed(trunk, sub_trunk, prefix)[int(np.flatnonzero(sub_trunk.parent < 0)[0])])
+    return reach[0][_node_rows(trunk, 0, at, "states")], reach[1][_node_rows(trunk, 1, at, "states")]
+
+
+def _place(trunk: PublicTree, sub: PokerGame, prefix: tuple[str, ...], bet: int, p: int, solved: Solved,
+           rows: list[np.ndarray], entering: list[np.ndarray]) -> BucketStrategy:
+    """Write the re-solve's strategy for responder ``p`` below the bet (public node ``bet`` of the trunk) into ``rows``
+    and the opponent's reach at the deals below it into ``entering``; the solution in the card abstraction."""
     o = 1 - p
     sub_trunk = BoardCut.of(sub).trunk
     node = _placed(trunk, sub_trunk, prefix)
-    root_node = int(np.flatnonzero(sub_trunk.parent < 0)[0])
-    root = [reach[q][_node_rows(trunk, q, int(node[root_node]), "states")] for q in (0, 1)]
-    key = _problem(method, prefix, p, alt)
-    solved = memo.get(key) if memo is not None else None
-    if solved is None:
-        solved = _solve(sub, sub_trunk, prefix, p, root, alt, method, config)
-        if memo is not None:
-            memo[key] = solved
     strategy, opp_root, solution = solved
     opp_reach = forward_reach(sub_trunk, o, transition_weights(sub_trunk, o, strategy[o]), opp_root)
     below = at_or_below(trunk, [bet])  # the bet's subtree: what the re-solve is kept for
@@ -231,11 +259,13 @@ def _answer(trunk: PublicTree, sub: PokerGame, prefix: tuple[str, ...], bet: int
     return solution
 
 
-def _solve(sub: PokerGame, sub_trunk: PublicTree, prefix: tuple[str, ...], p: int, root: Sequence[np.ndarray],
-           alt: np.ndarray, method: str, config: PreflopResolves) -> Solved:
-    """The board-sampling re-solve of ``sub``'s preflop for responder ``p`` from root reaches ``root``, with
-    ``method``'s gadget on ``alt`` (checkpointed in ``config.folder``, resumed from it)."""
+def solve_preflop(problem: PreflopProblem) -> Solved:
+    """The board-sampling re-solve of a preflop problem (checkpointed in its ``config.folder``, resumed from it)."""
+    sub, p, root, alt, method, config = problem.game, problem.responder, problem.root, problem.alt, problem.method, \
+        problem.config
     o = 1 - p
+    sub_trunk = BoardCut.of(sub).trunk
+    prefix = tuple(sub.start_names)
     buckets = config.buckets.for_game(sub)
     gadget: RootGadget | None = None
     if method == "resolve":
