@@ -221,3 +221,26 @@ def test_the_nlfh_table_on_a_small_deck_samples_flops_and_prints_the_same_table_
     assert again.rows == first.rows and "read back" in again.notes[0] and " 3 flop(s) read back" in again.notes[0]
     two = nested_table_nlfh(checkpoint=tmp_path / "two", workers=2, **options)  # the preflop's re-solves in two processes
     assert two.rows == first.rows
+
+
+def test_a_preflop_re_solve_stopped_part_way_goes_on_to_its_passes_bitwise(preflop, tmp_path):
+    """A re-solve's checkpoint of fewer passes than asked (a job stopped during it) is run on to the passes asked, the
+    same solution bit for bit as a re-solve never stopped."""
+    from subgame.experiments.nested_preflop import PreflopProblem, solve_preflop, start_game
+    from subgame.tree.board_cut import BoardCut
+
+    game, _, _, _ = preflop
+    sub = start_game(game, ("", "", "r250"), (0.5, 1.0))
+    trunk = BoardCut.of(sub).trunk
+    root = (np.ones(trunk.players[0].num_states)[trunk.root_slice[0]], np.ones(trunk.players[1].num_states)[trunk.root_slice[1]])
+    alt = np.linspace(-1.0, 1.0, root[1].size)  # the opponent's alternative payoffs: some regrets for the gadget
+
+    def solved(passes: int, folder):
+        folder.mkdir(exist_ok=True)
+        config = PreflopResolves(_lossless(game), passes, folder=folder)
+        return solve_preflop(PreflopProblem(sub, 0, root, alt, "resolve", config))
+
+    solved(4, tmp_path / "stopped")
+    resumed, whole = solved(10, tmp_path / "stopped"), solved(10, tmp_path / "whole")
+    assert all(np.array_equal(a, b) for a, b in zip(resumed[0], whole[0])) and np.array_equal(resumed[1], whole[1])
+    assert not np.array_equal(solved(4, tmp_path / "four")[1], whole[1])  # the passes matter to the gadget's range

@@ -279,7 +279,7 @@ def solve_preflop(problem: PreflopProblem) -> Solved:
         solver = BoardSamplingPCS(sub, buckets, seed=config.seed, boards_per_pass=config.boards_per_pass,
                                   root_reach=(root[0], root[1]), gadget=gadget)
     if solver.iteration < config.passes:
-        run = driver.run(solver, driver.Budget(iterations=config.passes - solver.iteration), checkpoint=path,
+        run = driver.run(solver, driver.Budget(iterations=config.passes), checkpoint=path,
                          checkpoint_every=driver.Cadence(seconds=300))
         if run.interrupted:
             raise KeyboardInterrupt(f"a stop signal ended the preflop re-solve {method} for player {p} after "
