@@ -187,7 +187,11 @@ def preflop_answers(
     started = time.perf_counter()
     pool = make_executor("serial" if config.workers == 1 or len(fresh) < 2 else "process", min(config.workers, len(fresh)))
     try:
-        memo.update(zip(fresh, pool.map(solve_preflop, list(fresh.values()))))
+        with driver.deferred_stop_signals() as stop:  # the workers' re-solves run to their end, each written
+            memo.update(zip(fresh, pool.map(solve_preflop, list(fresh.values()))))
+            if stop.signum is not None:
+                raise KeyboardInterrupt(f"stopped by signal {stop.signum} after the preflop re-solves under way"
+                                        + ("" if config.folder is None else f", each written to {config.folder}"))
     finally:
         pool.close()
     seconds = time.perf_counter() - started
