@@ -431,7 +431,7 @@ def nlfh_nested_table(
                f"Exploitability of the small-abstraction player's real-game strategy in both seats (NashConv / 2) "
                f"over {what}."),
         notes=(f"Blueprint preflop {setup}; job {job.seconds:.0f} s with {workers} worker(s)"
-               + (f" (the preflop 0.75 bets' re-solves {prepared.seconds:.0f} s)"
+               + (f" (the preflop 0.75 bets' re-solves, or reading them back from the folder, {prepared.seconds:.0f} s)"
                   if isinstance(job.plugin, NestedResponses) and (prepared := job.plugin.prepared) is not None else "")
                + ", "
                f"{job.resumed} flop(s) read back from the checkpoint, {job.seconds_per_flop:.1f} s a measured flop.",),
