@@ -587,6 +587,7 @@ def run_flop_job(
 
     def resolving(task: FlopTask) -> bool:
         return task.methods != valued
+
     pool = make_executor("serial" if workers == 1 else "process", workers)
 
     def run(tasks: list[FlopTask], later: list[FlopTask], stop: Any) -> None:

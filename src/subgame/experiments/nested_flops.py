@@ -188,7 +188,7 @@ class NestedResponses:
         started = time.perf_counter()
         game, trunk = cut.game, cut.trunk
         if self.preflop is None:
-            if (~reachable(restrict(game, trunk, self.abstraction))).any():
+            if totals is None and (~reachable(restrict(game, trunk, self.abstraction))).any():  # checked once, first
                 raise SubgameError("the real game's preflop has bets the abstraction lacks: give NestedResponses a "
                                    "PreflopResolves (preflop=) to answer them")
             return self
@@ -405,10 +405,11 @@ def nlfh_nested_table(
         label = "blueprint (in its abstraction)" if e.method == "blueprint" else NESTED_ROWS[e.method]
         table.append((label, 1000 * e.exploitability / bb, 1000 * e.low / bb, 1000 * e.high / bb, PAPER_TABLE_2.get(label, "")))
     what = (f"every flop (exact; one per suit class, {job.classes:,})" if job.exact
-            else f"{job.flops} of {job.total_flops:,} flops sampled (seed {seed}), the blueprint and "
-                 + ("translation valued at every flop (exact), translation's values the control variate of the others', "
-                    if "translation" in rows else "its values at every flop the control variate, ")
-                 + "basic bootstrap 95% interval")
+            else f"{job.flops} of {job.total_flops:,} flops sampled (seed {seed}), "
+                 + ("the blueprint and translation valued at every flop (exact), translation's values the control "
+                    "variate of the others'" if plugin.control == "translation"
+                    else "the blueprint's values at every flop as control variate")
+                 + ", basic bootstrap 95% interval")
     xs = list(range(1, len(rows) + 1))
     return ExperimentResult(
         "nested-table",

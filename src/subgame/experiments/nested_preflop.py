@@ -178,12 +178,13 @@ def preflop_answers(
             asked.extend((p, c, c if root == "inexpensive" else h, alt) for c in kids)
     memo = {} if memo is None else memo
     games = {at: start_game(game, trunk.public_key[at], flop) for _, _, at, _ in asked}
+    sub_trunks = {at: BoardCut.of(sub).trunk for at, sub in games.items()}
+    keys = [_problem(method, trunk.public_key[at][2:], p, alt) for p, _, at, alt in asked]
     fresh: dict[tuple[object, ...], PreflopProblem] = {}
-    for p, _, at, alt in asked:
-        key = _problem(method, trunk.public_key[at][2:], p, alt)
+    for key, (p, _, at, alt) in zip(keys, asked):
         if key not in memo and key not in fresh:
-            fresh[key] = PreflopProblem(games[at], p, _root_reach(trunk, games[at], trunk.public_key[at][2:], reach), alt,
-                                        method, config)
+            root_reach = _root_reach(trunk, sub_trunks[at], trunk.public_key[at][2:], reach)
+            fresh[key] = PreflopProblem(games[at], p, root_reach, alt, method, config)
     started = time.perf_counter()
     pool = make_executor("serial" if config.workers == 1 or len(fresh) < 2 else "process", min(config.workers, len(fresh)))
     try:
@@ -196,10 +197,9 @@ def preflop_answers(
         pool.close()
     seconds = time.perf_counter() - started
     solves = []
-    for p, c, at, alt in asked:
+    for key, (p, c, at, _) in zip(keys, asked):
         prefix = trunk.public_key[at][2:]
-        key = _problem(method, prefix, p, alt)
-        solution = _place(trunk, games[at], prefix, c, p, memo[key], out_rows, entering)
+        solution = _place(trunk, sub_trunks[at], prefix, c, p, memo[key], out_rows, entering)
         solves.append(PreflopSolve(games[at], prefix, c, p, solution))
         if progress is not None:
             progress(f"{method} ({root}) re-solved the bet {'/'.join(trunk.public_key[c][2:])} for player {p}: "
@@ -234,20 +234,20 @@ def _problem(method: str, prefix: tuple[str, ...], p: int, alt: np.ndarray) -> t
     return (gadget, prefix, p, None if gadget == "unsafe" else alt.tobytes())
 
 
-def _root_reach(trunk: PublicTree, sub: PokerGame, prefix: tuple[str, ...],
+def _root_reach(trunk: PublicTree, sub_trunk: PublicTree, prefix: tuple[str, ...],
                 reach: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Per player her reach in the real game's ``trunk`` at the root private states of ``sub`` (started after ``prefix``)."""
-    sub_trunk = BoardCut.of(sub).trunk
+    """Per player her reach in the real game's ``trunk`` at the root private states of ``sub_trunk`` (the trunk of a
+    game started after ``prefix``)."""
     at = int(_placed(trunk, sub_trunk, prefix)[int(np.flatnonzero(sub_trunk.parent < 0)[0])])
     return reach[0][_node_rows(trunk, 0, at, "states")], reach[1][_node_rows(trunk, 1, at, "states")]
 
 
-def _place(trunk: PublicTree, sub: PokerGame, prefix: tuple[str, ...], bet: int, p: int, solved: Solved,
+def _place(trunk: PublicTree, sub_trunk: PublicTree, prefix: tuple[str, ...], bet: int, p: int, solved: Solved,
            rows: list[np.ndarray], entering: list[np.ndarray]) -> BucketStrategy:
-    """Write the re-solve's strategy for responder ``p`` below the bet (public node ``bet`` of the trunk) into ``rows``
-    and the opponent's reach at the deals below it into ``entering``; the solution in the card abstraction."""
+    """Write the re-solve's strategy (on ``sub_trunk``, the trunk of the game started after ``prefix``) for responder
+    ``p`` below the bet (public node ``bet`` of the trunk) into ``rows`` and the opponent's reach at the deals below it
+    into ``entering``; the solution in the card abstraction."""
     o = 1 - p
-    sub_trunk = BoardCut.of(sub).trunk
     node = _placed(trunk, sub_trunk, prefix)
     strategy, opp_root, solution = solved
     opp_reach = forward_reach(sub_trunk, o, transition_weights(sub_trunk, o, strategy[o]), opp_root)
