@@ -7,12 +7,13 @@ import signal
 import zipfile
 from dataclasses import dataclass
 
+import numpy as np
 import pytest
 
 from subgame.errors import SubgameError
 from subgame.eval import exploitability
 from subgame.experiments.exploit import uniform_strategy
-from subgame.experiments.flop_job import Eta, GadgetResolves, TreeRows, eta_text, run_flop_job
+from subgame.experiments.flop_job import Eta, GadgetResolves, Splice, TreeRows, eta_text, run_flop_job
 from subgame.games import load_game
 from subgame.resolving import resolve_all
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
@@ -156,6 +157,44 @@ def test_a_plug_ins_control_is_valued_at_every_flop_and_the_others_sampled_about
     assert job.seconds_per_flop > 0 and len(list(tmp_path.glob("flop-*.npz"))) == 84  # every flop valued and written
     with pytest.raises(SubgameError, match="control variate 'resolve' is none of its methods"):
         run_flop_job(game, rows, blueprint_id="bp", methods=ResolveAsControl(("unsafe",), ITERATIONS), flops=3)
+
+
+@dataclass(frozen=True)
+class Spliced(GadgetResolves):
+    """Splices of unsafe into resolve at every chance node of the trunk, at none and at every other one."""
+
+    chance_nodes: int = 0
+    clash: bool = False
+
+    @property
+    def splices(self) -> tuple[Splice, ...]:
+        every = np.ones(self.chance_nodes, dtype=bool)
+        if self.clash:
+            return (Splice("resolve", "unsafe", "resolve", every),)
+        alternate = every.copy()
+        alternate[::2] = False
+        return (Splice("all", "unsafe", "resolve", every), Splice("none", "unsafe", "resolve", ~every),
+                Splice("half", "unsafe", "resolve", alternate))
+
+
+def test_a_splice_of_two_methods_is_measured_from_their_values(small, exact, tmp_path):
+    """In every row it is its inner method, in none its outer one, exactly and sampled alike (interval included); in
+    some rows a strategy of its own. A splice without two of the plug-in's methods, or named as one, is refused."""
+    from subgame.tree.board_cut import BoardCut
+
+    game, tree, blueprint = small
+    rows = TreeRows(tree, blueprint)
+    C = len(BoardCut.of(game).chance)
+    assert C > 1
+    plugin = Spliced(METHODS, ITERATIONS, C)
+    for flops in (None, 20):
+        job = run_flop_job(game, rows, blueprint_id="bp", methods=plugin, flops=flops, seed=3, checkpoint=exact[2])
+        by = {e.method: (e.exploitability, e.low, e.high) for e in job.estimates}
+        assert job.resumed == job.flops  # every flop read back: a splice costs no re-solve
+        assert by["all"] == by["unsafe"] and by["none"] == by["resolve"]
+        assert len({round(by[m][0], 9) for m in ("half", "unsafe", "resolve")}) == 3
+    with pytest.raises(SubgameError, match="the splice 'resolve' needs two of the plug-in's methods"):
+        run_flop_job(game, rows, blueprint_id="bp", methods=Spliced(METHODS, ITERATIONS, C, clash=True), flops=3)
 
 
 def test_bad_job_settings_are_refused_with_a_clear_message(small):

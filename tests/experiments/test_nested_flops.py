@@ -97,12 +97,13 @@ def _lossless(game):
 def test_nested_solving_of_a_preflop_bet_is_measured_exactly_and_near_the_whole_games(preflop):
     """The job's exploitability of nested solving through the preflop is that of the responder's strategy put
     together on the whole tree (trunk rows, every flop's), bit for bit up to rounding; with the preflop re-solved
-    in lossless buckets over every flop, it is near the whole game's nested solving (a re-solve by CFR)."""
+    in lossless buckets over every flop, it is near the whole game's nested solving (a re-solve by CFR). So is each
+    method at the flop's 0.75 bets alone, translation answering the preflop's (a splice: no re-solve of its own)."""
     from subgame.tree.board_cut import BoardCut
     from subgame.tree.part import place
 
     game, abstraction, tree, blueprint = preflop
-    rows = ("resolve", "maxmargin")
+    rows = ("translation", "resolve", "maxmargin")
     config = PreflopResolves(_lossless(game), 60, boards_per_pass=None, flop_method="resolve")
     job = run_flop_job(game, TreeRows(tree, blueprint), blueprint_id="bp", methods=NestedResponses(abstraction, rows, 30,
                        preflop=config))
@@ -111,26 +112,50 @@ def test_nested_solving_of_a_preflop_bet_is_measured_exactly_and_near_the_whole_
     cut = BoardCut.of(game)
     source = TreeRows(tree, blueprint)
     reach = plugin.prepared.trunks["blueprint"].reach
+    off_tree = plugin.prepared.off_tree_flops
+    assert off_tree.any() and not off_tree.all()
     by = {e.method: e.exploitability for e in job.estimates}
-    for name in rows:
+
+    def assembled(trunk_rows, name, flop_only=False):
+        """The exploitability of the responder's strategy on the whole tree: ``trunk_rows`` preflop, ``name`` at the
+        flops (``flop_only``: at those below on-tree preflop lines, translation below the off-tree ones)."""
         probs = [np.zeros_like(blueprint.probs[q]) for q in (0, 1)]
-        parts = [(place(tree, cut.trunk), plugin.prepared.rows[name])]
+        parts = [(place(tree, cut.trunk), trunk_rows)]
         for deal in cut.deals:
             part = cut.forest([deal])
+            forest = part.tree
             root = (reach[0][part.gather[0]], reach[1][part.gather[1]])
-            flop = Strategy(part.tree.game_id, (source(part.tree, 0), source(part.tree, 1)))
-            res = plugin.responses_at(cut, part, flop, root, name)
-            parts.append((place(tree, part.tree), (res[0].probs, res[1].probs)))
+            flop = Strategy(forest.game_id, (source(forest, 0), source(forest, 1)))
+            res = [r.probs for r in plugin.responses_at(cut, part, flop, root, name)]
+            if flop_only:
+                other = [r.probs for r in plugin.responses_at(cut, part, flop, root, "translation")]
+                below = np.zeros(forest.num_nodes, dtype=bool)  # per node: below an off-tree preflop bet
+                for i, r in enumerate(np.flatnonzero(forest.parent < 0)):
+                    below[r] = off_tree[part.root_chance[i]]
+                for n in range(forest.num_nodes):
+                    if forest.parent[n] >= 0:
+                        assert forest.parent[n] < n
+                        below[n] = below[forest.parent[n]]
+                res = [np.where(below[forest.players[q].node[forest.players[q].infoset_priv]][:, None], other[q], res[q])
+                       for q in (0, 1)]
+            parts.append((place(tree, forest), (res[0], res[1])))
         for placed, (p0, p1) in parts:
             for q, pq in ((0, p0), (1, p1)):
                 probs[q][placed.infosets[q], : pq.shape[1]] = pq
-        assembled = exploitability(tree, Strategy(tree.game_id, (probs[0], probs[1]))).exploitability
-        assert by[name] == pytest.approx(assembled, abs=1e-9), name
+        return exploitability(tree, Strategy(tree.game_id, (probs[0], probs[1]))).exploitability
+
+    for name in rows:
+        assert by[name] == pytest.approx(assembled(plugin.prepared.rows[name], name), abs=1e-9), name
+        if name == "translation":
+            continue
+        spliced = assembled(plugin.prepared.rows["translation"], name, flop_only=True)
+        assert by[f"{name}@flop"] == pytest.approx(spliced, abs=1e-9), name
         how = ROWS[NESTED_ROWS[name]]
         exact = [nested_strategy(game, tree, abstraction, blueprint, p, how[0], root=how[1], iterations=30).probs
                  for p in (0, 1)]
         whole = exploitability(tree, Strategy(tree.game_id, (exact[0], exact[1]))).exploitability
         assert abs(by[name] - whole) < 0.1 * whole, (name, by[name], whole)  # other solvers, 30 to 60 iterations
+    assert len({round(by[m], 6) for m in ("resolve", "resolve@flop", "translation")}) == 3  # a strategy of its own
 
 
 def test_preflop_re_solves_refuse_what_they_cannot_do(preflop):
@@ -205,11 +230,14 @@ def test_the_nlfh_table_on_a_small_deck_samples_flops_and_prints_the_same_table_
                "rows": ("translation", "resolve", "maxmargin", "reach-maxmargin")}
     heard: list[str] = []
     first = nested_table_nlfh(checkpoint=tmp_path, progress=heard.append, **options)
+    flop_only = [f"{m} at the flop's 0.75 bets, translation preflop" for m in ("resolve", "maxmargin", "reach-maxmargin")]
     assert [row[0] for row in first.rows] == ["blueprint (in its abstraction)", "randomized pseudo-harmonic translation",
-                                              "resolve", "maxmargin", "reach-maxmargin"]
-    blueprint, translation, resolve, maxmargin, reach = first.rows
+                                              "resolve", "maxmargin", "reach-maxmargin", *flop_only]
+    blueprint, translation, resolve, maxmargin, reach, resolve_flop, *_ = first.rows
     assert blueprint[1] == blueprint[2] == blueprint[3] and translation[1] == translation[2] == translation[3]  # exact
-    assert resolve[2] < resolve[3]  # sampled: an interval, about translation's values at every flop
+    assert resolve[2] < resolve[3] and resolve_flop[2] < resolve_flop[3]  # sampled: intervals about translation's values
+    assert resolve_flop[4] == "" and "'at the flop's 0.75 bets' plays its method" in first.setup[2]
+    assert len(first.series[0].y) == 4  # the paper's rows plotted, not the splices
     assert [translation[4], resolve[4]] == [1465.0, 150.2] and "3 of 56 flops sampled" in first.setup[2]
     assert "as the paper" in first.setup[0] and "at a preflop 0.75 bet by decomposition" in first.setup[1]
     solved = sorted(path.name for path in (tmp_path / "preflop").glob("*.npz"))  # each preflop re-solve, kept

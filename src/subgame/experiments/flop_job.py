@@ -144,6 +144,11 @@ class FlopMethods(Protocol):
         whose strategy is closer to the others' than the blueprint's (one valued in its own abstraction, say) leaves
         less to sampling."""
 
+    @property
+    def splices(self) -> tuple[Splice, ...]:
+        """Strategies put together from two of its methods, measured from their values without a re-solve (after
+        :meth:`prepare`)."""
+
     def prepare(self, cut: BoardCut, rows: RowSource, reach: tuple[np.ndarray, np.ndarray],
                 totals: tuple[np.ndarray, np.ndarray] | None) -> FlopMethods:
         """Itself ready to measure, given the job's blueprint and its trunk reaches: the job calls it before any flop
@@ -165,6 +170,27 @@ class Trunk:
 
     tree: PublicTree  #: the cut's trunk, or it restricted (:func:`~subgame.resolving.translation.restrict`)
     reach: tuple[np.ndarray, np.ndarray]  #: per player [G_p] her reach there under the method's trunk strategy
+
+
+@dataclass(frozen=True, eq=False)
+class Splice:
+    """A strategy put together from two methods of a plug-in: ``inner`` at the flops below the trunk's chance nodes
+    in ``rows``, ``outer`` in the trunk and at every other flop.
+
+    A best responder's values at a flop's roots are per chance node of the trunk, so the spliced strategy's are
+    ``inner``'s in those rows and ``outer``'s in the others: it is measured without a re-solve, exactly where both
+    methods' players reach the chance nodes in ``rows`` alike (``inner``'s values there rest on those reaches).
+    """
+
+    name: str
+    inner: str
+    outer: str
+    rows: np.ndarray  #: [C] bool: the chance nodes of the trunk (:attr:`~subgame.tree.board_cut.BoardCut.chance`)
+
+    def values(self, inner: np.ndarray, outer: np.ndarray) -> np.ndarray:
+        """A player's [C·H] values of the spliced strategy from ``inner``'s and ``outer``'s (or any rows laid out so)."""
+        C = len(self.rows)
+        return np.where(self.rows[:, None], inner.reshape(C, -1), outer.reshape(C, -1)).ravel()
 
 
 @dataclass(frozen=True)
@@ -197,6 +223,10 @@ class GadgetResolves:
     @property
     def control(self) -> str:
         return "blueprint"  # the blueprint is the row source, valued by the board pass (the cheap part)
+
+    @property
+    def splices(self) -> tuple[Splice, ...]:
+        return ()
 
     def prepare(self, cut: BoardCut, rows: RowSource, reach: tuple[np.ndarray, np.ndarray],
                 totals: tuple[np.ndarray, np.ndarray] | None) -> GadgetResolves:
@@ -459,6 +489,16 @@ def _flop_deal(path: Path, header: dict[str, Any], identity: dict[str, Any]) -> 
     return int(header["deal"])
 
 
+def _splices(plugin: FlopMethods) -> dict[str, Splice]:
+    """The plug-in's splices by name, each of two of its methods and named apart from them."""
+    names = plugin.names
+    for s in plugin.splices:
+        if s.name in (*names, "blueprint") or not {s.inner, s.outer} <= set(names):
+            raise SubgameError(f"the splice {s.name!r} needs two of the plug-in's methods {list(names)} and a name "
+                               "of its own")
+    return {s.name: s for s in plugin.splices}
+
+
 def _flop_path(folder: Path, deal: int) -> Path:
     return folder / f"flop-{deal:06d}.npz"
 
@@ -545,6 +585,7 @@ def run_flop_job(
     control = plugin.control
     if control != "blueprint" and control not in names:
         raise SubgameError(f"the plug-in's control variate {control!r} is none of its methods {list(names)}")
+    _splices(plugin)  # refused before any flop
     valued = () if control == "blueprint" else (control,)  # at every flop, with the blueprint
     sampled = set(deals.tolist())
     needs = {d: names if d in sampled else valued for d in sorted(sampled | set(classes.compiled.tolist()))}
@@ -634,12 +675,18 @@ def run_flop_job(
     summed = _class_totals(cut, classes, values_of, [f"{m}/{p}" for m in ("blueprint", *(names if by_class else valued))
                                                      for p in (0, 1)])
 
+    splices = _splices(plugin)
     def totals(method: str) -> list[np.ndarray]:
-        """Per player the sum over every flop of ``method``'s values."""
+        """Per player the sum over every flop of ``method``'s values (a splice's from its two methods')."""
+        if method in splices:
+            return [splices[method].values(a, b) for a, b in zip(totals(splices[method].inner),
+                                                                  totals(splices[method].outer))]
         return [summed[f"{method}/{p}"] for p in (0, 1)]
 
     def at(d: int, method: str, p: int) -> np.ndarray:
         """Player p's values of ``method`` at flop ``d``: its own, or its class's suit-permuted (sample_by_class)."""
+        if method in splices:
+            return splices[method].values(at(d, splices[method].inner, p), at(d, splices[method].outer, p))
         if not sample_by_class:
             return stored[int(d)][f"{method}/{p}"]
         C, H = cut.state_at[p].shape
@@ -649,8 +696,8 @@ def run_flop_job(
     base = totals(control)
     estimates = [FlopEstimate("blueprint", *(3 * (_trunk_exploitability(cut, reach, totals("blueprint"),
                                                                       plugin.trunk("blueprint")),)))]
-    for method in names:
-        own = plugin.trunk(method)
+    for method in (*names, *splices):
+        own = plugin.trunk(splices[method].outer if method in splices else method)
         if by_class or method == control:
             estimates.append(FlopEstimate(method, *(3 * (_trunk_exploitability(cut, reach, totals(method), own),))))
             continue

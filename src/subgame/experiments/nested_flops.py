@@ -61,7 +61,7 @@ from ..strategy import Strategy
 from ..tree.board_cut import BoardCut, BoardForest
 from ..tree.part import Part
 from ..tree.public_tree import PublicTree
-from .flop_job import Eta, Trunk, TrunkGifts, br_values, eta_text, run_flop_job
+from .flop_job import Eta, Splice, Trunk, TrunkGifts, br_values, eta_text, run_flop_job
 from .nested_preflop import (
     PreflopAnswer,
     PreflopResolves,
@@ -100,6 +100,7 @@ class Prepared:
             bets, as the re-solves there let her enter (the flops below are solved from it).
         translated: per player, per public node of the trunk, the nodes the responder takes it for (translation).
         off_tree: [N] the trunk's public nodes below an off-tree bet.
+        off_tree_flops: [C] the same of the trunk's chance nodes (:attr:`~subgame.tree.board_cut.BoardCut.chance`).
         seconds: the time it took.
     """
 
@@ -109,6 +110,7 @@ class Prepared:
     solves: dict[str, tuple[PreflopSolve, ...]]
     translated: tuple[list[list[tuple[int, float]]], list[list[tuple[int, float]]]]
     off_tree: np.ndarray
+    off_tree_flops: np.ndarray
     seconds: float
 
 
@@ -181,6 +183,19 @@ class NestedResponses:
         # no values: the nested methods' sampled differences from it are the smaller
         return "translation" if "translation" in self.methods else "blueprint"
 
+    @property
+    def splices(self) -> tuple[Splice, ...]:
+        """With translation and off-tree preflop bets, each nested method at the flop's own 0.75 bets alone
+        (``"METHOD@flop"``): translation in the trunk and at the flops below the preflop's 0.75 bets, the method at
+        every other flop. Which part of nested solving costs or gains against translation, the preflop's re-solves or
+        the flops', without a re-solve more: at the flops of on-tree preflop lines both answer nothing preflop, so their
+        players reach them alike."""
+        prepared = self.prepared
+        if prepared is None or self.preflop is None or "translation" not in self.methods:
+            return ()
+        return tuple(Splice(f"{m}@flop", m, "translation", ~prepared.off_tree_flops)
+                     for m in self.methods if m != "translation")
+
     def prepare(self, cut: BoardCut, rows: RowSource, reach: tuple[np.ndarray, np.ndarray],
                 totals: tuple[np.ndarray, np.ndarray] | None) -> NestedResponses:
         """Before any flop (``totals`` None) translation in the trunk; with the blueprint's values at every flop the
@@ -200,11 +215,12 @@ class NestedResponses:
             zero = (np.zeros(trunk.players[0].num_states), np.zeros(trunk.players[1].num_states))
             translation = PreflopAnswer((probs[0], probs[1]), zero)
             translated = tuple(translation_branches(game, trunk, self.abstraction, strategy, p) for p in (0, 1))
+            off_tree = ~reachable(current)
             return replace(self, prepared=Prepared(
                 {"translation": translation.rows},
                 {"blueprint": Trunk(current, reach), "translation": Trunk(trunk, translation.reach(trunk))},
-                {"translation": zero}, {"translation": ()}, (translated[0], translated[1]), ~reachable(current),
-                time.perf_counter() - started))
+                {"translation": zero}, {"translation": ()}, (translated[0], translated[1]), off_tree,
+                off_tree[cut.chance], time.perf_counter() - started))
         prepared = self.prepared
         if prepared is None:
             raise SubgameError("prepare() before any flop first (totals=None), then with the blueprint's values")
@@ -402,8 +418,11 @@ def nlfh_nested_table(
     bb = float(max(game.spec.blinds))
     table = []
     for e in job.estimates:
-        label = "blueprint (in its abstraction)" if e.method == "blueprint" else NESTED_ROWS[e.method]
+        method, _, flop_only = e.method.partition("@")
+        label = ("blueprint (in its abstraction)" if e.method == "blueprint" else
+                 f"{NESTED_ROWS[method]} at the flop's 0.75 bets, translation preflop" if flop_only else NESTED_ROWS[method])
         table.append((label, 1000 * e.exploitability / bb, 1000 * e.low / bb, 1000 * e.high / bb, PAPER_TABLE_2.get(label, "")))
+    shown = table[1 : len(rows) + 1]  # the paper's rows; the splices after them
     what = (f"every flop (exact; one per suit class, {job.classes:,})" if job.exact
             else f"{job.flops} of {job.total_flops:,} flops sampled (seed {seed}), "
                  + ("the blueprint and translation valued at every flop (exact), translation's values the control "
@@ -416,7 +435,7 @@ def nlfh_nested_table(
         "Nested subgame solving vs action translation on No-Limit Flop Hold'em (safe-and-nested paper, Table 2)",
         ("responder to off-tree 0.75-pot bets", "ours (mbb/hand)", "95% low", "95% high", "paper (mbb/hand)"),
         table,
-        (Series("ours", xs, [float(r[1]) for r in table[1:]]), Series("paper (NLFH)", xs, [PAPER_TABLE_2[r[0]] for r in table[1:]])),
+        (Series("ours", xs, [float(r[1]) for r in shown]), Series("paper (NLFH)", xs, [PAPER_TABLE_2[r[0]] for r in shown])),
         "row of the table (1 = translation)", "exploitability (mbb/hand)", logx=False, logy=True,
         setup=(f"Game: NLFH, {num_ranks} ranks × {num_suits} suits, 200 big blinds, no all-in; at most "
                f"{round_raise_caps[0]} bet(s) preflop, {round_raise_caps[1]} on the flop, of 0.5, 0.75 or 1 pot"
@@ -430,7 +449,11 @@ def nlfh_nested_table(
                   f"CFR+ {bp_its} iterations over every hand from that solution's reaches, then nested solving at the "
                   "flop's 0.75 bets." if preflop_off_tree else "."),
                f"Exploitability of the small-abstraction player's real-game strategy in both seats (NashConv / 2) "
-               f"over {what}."),
+               f"over {what}."
+               + (" Each row 'at the flop's 0.75 bets' plays its method at the flops of on-tree preflop lines and "
+                  "translation elsewhere (measured from the two methods' values): the part of a method's gain or loss "
+                  "against translation that its flop re-solves make, the rest being its preflop re-solves'."
+                  if job.plugin is not None and job.plugin.splices else "")),
         notes=(f"Blueprint preflop {setup}; job {job.seconds:.0f} s with {workers} worker(s)"
                + (f" (the preflop 0.75 bets' re-solves, or reading them back from the folder, {prepared.seconds:.0f} s)"
                   if isinstance(job.plugin, NestedResponses) and (prepared := job.plugin.prepared) is not None else "")
