@@ -70,10 +70,60 @@ def test_a_sample_of_flops_estimates_the_table_with_an_interval_and_resumes(smal
     next(p for p in sorted(tmp_path.glob("flop-*.npz")) if "resolve/0.npy" in zipfile.ZipFile(p).namelist()).unlink()  # a re-solved flop, lost
     again = run_flop_job(game, rows, checkpoint=tmp_path, **kw)
     assert again.resumed == 19 and again.estimates == first.estimates
-    with pytest.raises(SubgameError, match="another job"):
-        run_flop_job(game, rows, checkpoint=tmp_path, **{**kw, "iterations": ITERATIONS + 1})
     everything = run_flop_job(game, rows, checkpoint=tmp_path, **{**kw, "flops": 84})  # the sample's flops are kept
     assert everything.resumed == 20 and everything.estimates == exact[0].estimates
+    with pytest.raises(SubgameError, match="another job"):
+        run_flop_job(game, rows, checkpoint=tmp_path, **{**kw, "blueprint_id": "another"})
+
+
+def test_a_folder_keeps_each_methods_values_under_its_own_settings(small, tmp_path):
+    """A job with fewer methods, or another setting of a method, over a folder: what it computes as before is read
+    back, what it computes otherwise is computed again, and the values of methods it does not compute stay."""
+    game, tree, blueprint = small
+    rows = TreeRows(tree, blueprint)
+    kw = {"blueprint_id": "bp", "flops": 5, "seed": 4, "checkpoint": tmp_path}
+    both = run_flop_job(game, rows, methods=("unsafe", "resolve"), iterations=ITERATIONS, **kw)
+    fewer = run_flop_job(game, rows, methods=("resolve",), iterations=ITERATIONS, **kw)
+    assert both.resumed == 0 and fewer.resumed == 5 and fewer.estimates == (both.estimates[0], both.estimates[2])
+    other = run_flop_job(game, rows, methods=("unsafe",), iterations=ITERATIONS + 5, **kw)  # unsafe computed otherwise
+    assert other.resumed == 0 and other.estimates[1] != both.estimates[1]
+    again = run_flop_job(game, rows, methods=("resolve",), iterations=ITERATIONS, **kw)  # resolve's values kept beside
+    assert again.resumed == 5 and again.estimates == fewer.estimates
+
+
+def test_a_folder_of_the_first_format_is_read_and_upgraded(small, tmp_path):
+    """Flop files with one hash of the whole job (sha-256 of the game, the plug-in's identity and the blueprint) are
+    read back by the same job and rewritten with a hash per method; another job's are refused."""
+    import hashlib
+    import json
+
+    from subgame.experiments.flop_job import FLOP_EXPECTED, FLOP_FORMAT, FLOP_VERSION
+    from subgame.files import read_npz, write_npz
+
+    game, tree, blueprint = small
+    rows = TreeRows(tree, blueprint)
+    kw = {"blueprint_id": "bp", "methods": ("resolve",), "iterations": ITERATIONS, "flops": 3, "seed": 1}
+    first = run_flop_job(game, rows, checkpoint=tmp_path / "a", **kw)
+
+    def first_format(folder, identity):
+        job = hashlib.sha256(json.dumps([game.name, game.params, identity, "bp"], sort_keys=True,
+                                        default=list).encode()).hexdigest()[:16]
+        for path in folder.glob("flop-*.npz"):
+            header, arrays = read_npz(path, format=FLOP_FORMAT, version=FLOP_VERSION, kind="k", expected="e")
+            write_npz(path, {**header, "job": job, "methods": ["resolve"], "identity": repr(identity)}, arrays)
+        return sorted(folder.glob("flop-*.npz"))
+
+    paths = first_format(tmp_path / "a", [["resolve"], ITERATIONS])
+    again = run_flop_job(game, rows, checkpoint=tmp_path / "a", **kw)
+    assert again.resumed == 3 and again.estimates == first.estimates
+    for path in paths:  # the sampled flops with resolve's values, the others with the blueprint's alone
+        header, arrays = read_npz(path, format=FLOP_FORMAT, version=FLOP_VERSION, kind="k", expected=FLOP_EXPECTED)
+        assert isinstance(header["methods"], dict) and set(header["methods"]) == ({"resolve"} & {n[:-2] for n in arrays})
+    assert sum("resolve/0.npy" in zipfile.ZipFile(path).namelist() for path in paths) == 3
+    run_flop_job(game, rows, checkpoint=tmp_path / "b", **kw)
+    first_format(tmp_path / "b", [["resolve"], ITERATIONS + 1])
+    with pytest.raises(SubgameError, match="another job"):
+        run_flop_job(game, rows, checkpoint=tmp_path / "b", **kw)
 
 
 def test_isomorphic_blueprint_pass_equals_the_pass_over_every_flop(small):

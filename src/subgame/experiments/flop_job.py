@@ -41,7 +41,7 @@ import hashlib
 import json
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, runtime_checkable
@@ -122,7 +122,12 @@ class FlopMethods(Protocol):
 
     @property
     def identity(self) -> list[Any]:
-        """What names this computation in the checkpoints (JSON), so that a folder is never resumed with another."""
+        """What names this whole computation (JSON): in messages, and in the checkpoints of this job's first format."""
+
+    def method_identity(self, method: str) -> list[Any]:
+        """What names ``method``'s values at a flop in the checkpoints (JSON), beyond the game and the blueprint; of
+        ``"blueprint"``: what every method's values rest on. A flop's values are read back only under the same, so a
+        folder is never resumed with another computation, and a method added or changed leaves the others' values."""
 
     @property
     def rows_blueprint(self) -> bool:
@@ -207,6 +212,9 @@ class GadgetResolves:
     @property
     def identity(self) -> list[Any]:
         return [list(self.methods), self.iterations]
+
+    def method_identity(self, method: str) -> list[Any]:
+        return [] if method == "blueprint" else [self.iterations]
 
     @property
     def rows_blueprint(self) -> bool:
@@ -323,8 +331,7 @@ def flop_values(task: FlopTask) -> list[dict[str, np.ndarray]]:
         out = [{"blueprint/0": values[0][i], "blueprint/1": values[1][i]} for i in range(len(task.deals))]
     if task.folder is not None:
         for deal, flop in zip(task.deals, out):
-            write_npz(_flop_path(task.folder, deal),
-                      {"format": FLOP_FORMAT, "version": FLOP_VERSION, "deal": deal, **task.header}, flop)
+            _write_flop(task.folder, deal, task.header, flop)
     return out
 
 
@@ -463,30 +470,78 @@ def eta_text(eta: Eta) -> str:
                                                        if eta.untimed else "")
 
 
+def _hash(*parts: Any) -> str:
+    return hashlib.sha256(json.dumps(list(parts), sort_keys=True, default=list).encode()).hexdigest()[:16]
+
+
 def _identity(game: PokerGame, plugin: FlopMethods, blueprint_id: str) -> dict[str, Any]:
-    key = json.dumps([game.name, game.params, plugin.identity, blueprint_id], sort_keys=True, default=list)
-    return {"job": hashlib.sha256(key.encode()).hexdigest()[:16], "methods": list(plugin.names), "identity": repr(plugin.identity)}
+    """A flop file's header: the job's hash (the game, the blueprint, what every method rests on) and each method's."""
+    return {"job": _hash(game.name, game.params, blueprint_id, plugin.method_identity("blueprint")),
+            "methods": {m: _hash(plugin.method_identity(m)) for m in plugin.names}, "identity": repr(plugin.identity),
+            "first": _hash(game.name, game.params, plugin.identity, blueprint_id)}  # the whole job's, in a first-format file
 
 
 def _read_flop(path: Path, identity: dict[str, Any], only: Sequence[str] | None = None) -> tuple[int, dict[str, np.ndarray]]:
-    """A finished flop's deal and values (``only``: these) from the checkpoint folder (refused where another job wrote it)."""
+    """A finished flop's deal and values (``only``: these) from the checkpoint folder (refused where another job wrote it;
+    a method's values computed otherwise left out)."""
     header, arrays = read_npz(path, format=FLOP_FORMAT, version=FLOP_VERSION, kind="flop checkpoint", expected=FLOP_EXPECTED,
                               only=only)
-    return _flop_deal(path, header, identity), arrays
+    deal, valid = _flop_deal(path, header, identity, arrays)
+    return deal, {name: arrays[name] for name in valid}
 
 
 def _flop_names(path: Path, identity: dict[str, Any]) -> tuple[int, frozenset[str]]:
-    """A finished flop's deal and the names of its values, none read."""
+    """A finished flop's deal and the names of its values that this job reads, none read."""
     header, names = read_npz_names(path, format=FLOP_FORMAT, version=FLOP_VERSION, kind="flop checkpoint",
                                    expected=FLOP_EXPECTED)
-    return _flop_deal(path, header, identity), names
+    return _flop_deal(path, header, identity, names)
 
 
-def _flop_deal(path: Path, header: dict[str, Any], identity: dict[str, Any]) -> int:
-    if header.get("job") != identity["job"]:
-        raise SubgameError(f"{path.parent}: holds flops of another job (methods {header.get('methods')}, "
-                           f"{header.get('identity')}, or another game or blueprint); give another checkpoint folder")
-    return int(header["deal"])
+def _flop_deal(path: Path, header: dict[str, Any], identity: dict[str, Any], names: Iterable[str]) -> tuple[int, frozenset[str]]:
+    """A flop file's deal and the names of its values this job reads: the blueprint's, and each method's computed as
+    this job computes it. A file of the first format (one hash of the whole job) is read whole where that hash is this
+    job's."""
+    methods = header.get("methods")
+    if isinstance(methods, dict) and header.get("job") == identity["job"]:
+        ours = identity["methods"]
+        return int(header["deal"]), frozenset(n for n in names if (m := n.rpartition("/")[0]) == "blueprint"
+                                              or (m in ours and methods.get(m) == ours[m]))
+    if not isinstance(methods, dict) and header.get("job") == identity["first"]:
+        return int(header["deal"]), frozenset(names)
+    raise SubgameError(f"{path.parent}: holds flops of another job ({header.get('identity')}, or another game or "
+                       "blueprint); give another checkpoint folder")
+
+
+def _write_flop(folder: Path, deal: int, identity: dict[str, Any], values: dict[str, np.ndarray]) -> None:
+    """Write a finished flop, keeping the values of methods this job does not compute that the file held (a job with
+    fewer methods, or another setting of one, over the same folder loses nothing of the others)."""
+    path = _flop_path(folder, deal)
+    hashes = {m: identity["methods"][m] for m in _methods_in(values)}
+    kept: dict[str, np.ndarray] = {}
+    if path.exists():
+        old, arrays = read_npz(path, format=FLOP_FORMAT, version=FLOP_VERSION, kind="flop checkpoint",
+                               expected=FLOP_EXPECTED)
+        if isinstance(old.get("methods"), dict) and old.get("job") == identity["job"]:
+            for m in _methods_in(arrays) - set(hashes):
+                if m in old["methods"]:
+                    kept.update({n: a for n, a in arrays.items() if n.rpartition("/")[0] == m})
+                    hashes[m] = old["methods"][m]
+    header = {"job": identity["job"], "methods": hashes, "identity": identity["identity"]}
+    write_npz(path, {"format": FLOP_FORMAT, "version": FLOP_VERSION, "deal": deal, **header}, {**kept, **values})
+
+
+def _methods_in(names: Iterable[str]) -> set[str]:
+    """The methods (not the blueprint) of value names ``"METHOD/p"``."""
+    return {n.rpartition("/")[0] for n in names} - {"blueprint"}
+
+
+def _upgrade(path: Path, identity: dict[str, Any]) -> None:
+    """A flop file of the first format (one hash of the whole job) that this job wrote, rewritten with a hash per method."""
+    header, names = read_npz_names(path, format=FLOP_FORMAT, version=FLOP_VERSION, kind="flop checkpoint",
+                                   expected=FLOP_EXPECTED)
+    if not isinstance(header.get("methods"), dict) and header.get("job") == identity["first"]:
+        deal, arrays = _read_flop(path, identity)
+        _write_flop(path.parent, deal, identity, arrays)
 
 
 def _splices(plugin: FlopMethods) -> dict[str, Splice]:
@@ -601,6 +656,7 @@ def run_flop_job(
             stored[d] = values
 
     for path in [] if folder is None else sorted(folder.glob("flop-*.npz")):
+        _upgrade(path, identity)
         d, present = _flop_names(path, identity)
         if d in needs:
             held[d] = present

@@ -165,6 +165,16 @@ class NestedResponses:
             out.append(["preflop", list(self.preflop.buckets.num_buckets), self.preflop.passes, self.preflop.seed])
         return out
 
+    def method_identity(self, method: str) -> list[Any]:
+        if method == "blueprint":
+            return ["nested", list(self.abstraction.fractions), self.abstraction.all_in, self.blueprint_iterations]
+        if method == "translation":
+            return []
+        preflop = self.preflop
+        return [self.iterations] + ([] if preflop is None else
+                                    [list(preflop.buckets.num_buckets), preflop.passes, preflop.seed,
+                                     preflop.boards_per_pass, preflop.flop_method])
+
     @property
     def rows_blueprint(self) -> bool:
         return False  # the blueprint's values are its abstraction's: the board pass over the real game's forest is not
