@@ -249,6 +249,10 @@ def test_the_nlfh_table_on_a_small_deck_samples_flops_and_prints_the_same_table_
     assert again.rows == first.rows and "read back" in again.notes[0] and " 3 flop(s) read back" in again.notes[0]
     two = nested_table_nlfh(checkpoint=tmp_path / "two", workers=2, **options)  # the preflop's re-solves in two processes
     assert two.rows == first.rows
+    finer = nested_table_nlfh(checkpoint=tmp_path, preflop_buckets=40, **options)  # the same folder: translation read back
+    assert finer.rows[:2] == first.rows[:2] and finer.rows[2] != first.rows[2] and " 0 flop(s) read back" in finer.notes[0]
+    assert "169 lossless preflop and 40 OCHS flop buckets with the method's root gadget" in finer.setup[1]
+    assert len(list((tmp_path / "preflop-40").glob("*.npz"))) == 4 and len(list((tmp_path / "preflop").glob("*.npz"))) == 4
 
 
 def test_a_preflop_re_solve_stopped_part_way_goes_on_to_its_passes_bitwise(preflop, tmp_path):

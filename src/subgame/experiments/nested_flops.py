@@ -72,7 +72,7 @@ from .nested_preflop import (
     put_rows,
 )
 from .nested_table import PAPER_TABLE_2, ROWS, nested_table, responses
-from .nlfh_tables import nlfh_blueprint
+from .nlfh_tables import nlfh_blueprint, nlfh_buckets
 from .report import ExperimentResult, Series
 
 #: The real game of Table 2 (``nlfh`` parameters): 200 big blinds, one bet preflop, three on the flop, no all-in.
@@ -388,6 +388,7 @@ def nlfh_nested_table(
     blueprint_iterations: int | None = None,
     subgame_iterations: int | None = None,
     preflop_off_tree: bool = True,
+    preflop_buckets: int | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> ExperimentResult:
     """Table 2 on NLFH: translation against nested solving, every flop (or ``flops`` sampled), exact exploitability.
@@ -395,7 +396,8 @@ def nlfh_nested_table(
     Quick form (default): the preflop blueprint from 1,000 passes of board sampling, each
     flop's blueprint 50 CFR+ iterations, each nested re-solve 100, ``flops`` = 4 sampled;
     ``full``: 20,000 passes, 300 and 200 iterations, every flop (one per suit class) unless
-    ``flops`` is given.
+    ``flops`` is given. The preflop's 0.75 bets are re-solved in the blueprint's buckets, or with lossless preflop and
+    ``preflop_buckets`` OCHS flop buckets.
     """
     passes = blueprint_passes or (20_000 if full else 1_000)
     bp_its = blueprint_iterations or (300 if full else 50)
@@ -416,7 +418,9 @@ def nlfh_nested_table(
         if progress is not None:
             progress(f"nested-table: {done:,} of {total:,} flops done, {eta_text(eta)}")
 
-    preflop = PreflopResolves(trunk.buckets, passes, seed, folder=None if folder is None else folder / "preflop",
+    buckets = trunk.buckets if preflop_buckets is None else nlfh_buckets(abstraction.abstract_game, preflop_buckets, seed)
+    kept_in = "preflop" if preflop_buckets is None else f"preflop-{preflop_buckets}"  # a re-solve's file fits its buckets
+    preflop = PreflopResolves(buckets, passes, seed, folder=None if folder is None else folder / kept_in,
                               workers=workers) if preflop_off_tree else None
     if preflop is not None and preflop.folder is not None:
         preflop.folder.mkdir(exist_ok=True)
@@ -455,7 +459,10 @@ def nlfh_nested_table(
                f"seed {seed}); each flop CFR+ {bp_its} iterations over every hand from the preflop's reaches. Each "
                f"nested re-solve at a flop CFR+ {its} iterations"
                + (f"; at a preflop 0.75 bet by decomposition too (the paper solves it whole): its preflop {passes:,} "
-                  "passes of board sampling in the blueprint's buckets with the method's root gadget, each flop below it "
+                  "passes of board sampling in "
+                  + ("the blueprint's buckets" if preflop_buckets is None else
+                     f"169 lossless preflop and {preflop_buckets:,} OCHS flop buckets")
+                  + " with the method's root gadget, each flop below it "
                   f"CFR+ {bp_its} iterations over every hand from that solution's reaches, then nested solving at the "
                   "flop's 0.75 bets." if preflop_off_tree else "."),
                f"Exploitability of the small-abstraction player's real-game strategy in both seats (NashConv / 2) "

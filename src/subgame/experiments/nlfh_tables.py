@@ -91,6 +91,13 @@ def _read_blueprint(path: str, modified_ns: int) -> BucketStrategy:
     return BucketStrategy.load(path)[0]
 
 
+def nlfh_buckets(game: PokerGame, flop_buckets: int, seed: int) -> CardBuckets:
+    """Lossless preflop buckets (the 169 classes, or every pair on a smaller deck) and ``flop_buckets`` OCHS flop buckets
+    (at most one per flop class)."""
+    n, h = game.spec.deck_size, game.spec.hole_cards
+    return CardBuckets.build(game, (min(169, comb(n, h)), min(flop_buckets, comb(n, 3) * comb(n - 3, h))), seed=seed)
+
+
 def nlfh_blueprint(game: PokerGame, flop_buckets: int, passes: int, seed: int, folder: Path | None,
                    progress: Callable[[str], None] | None = None) -> BucketStrategy:
     """A lossless-preflop, ``flop_buckets``-bucket blueprint by ``passes`` of board sampling; read from ``folder`` if there
@@ -112,9 +119,7 @@ def nlfh_blueprint(game: PokerGame, flop_buckets: int, passes: int, seed: int, f
                                       f"{', '.join(f'{k} {v}' for k, v in want.items())}: give this job another "
                                       "checkpoint folder, or remove that file to make the blueprint again")
         return blueprint
-    n, h = game.spec.deck_size, game.spec.hole_cards
-    lossless = min(169, comb(n, h))  # the 169 preflop classes, or every pair on a smaller deck
-    buckets = CardBuckets.build(game, (lossless, min(flop_buckets, comb(n, 3) * comb(n - 3, h))), seed=seed)
+    buckets = nlfh_buckets(game, flop_buckets, seed)
     partial = None if folder is None else folder / "blueprint-passes.npz"
     if partial is not None and partial.exists():
         solver = BoardSamplingPCS.load_checkpoint(partial, game, buckets)
