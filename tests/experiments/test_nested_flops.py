@@ -56,6 +56,25 @@ def test_every_flop_solved_apart_is_the_whole_games_nested_solving(small):
     assert by["translation"] > 0 and len({round(v, 6) for v in whole.values()}) == len(whole)  # three different strategies
 
 
+def test_a_problem_met_again_at_a_flop_is_solved_once(small, monkeypatch):
+    """Without gifts above a flop's off-tree bets, reach-maxmargin's nested problems there are maxmargin's: a flop's
+    methods solve them once, and reach-maxmargin's exploitability is that of a job that solves them apart, bit for bit."""
+    import subgame.resolving.nested as nested
+
+    game, abstraction = small
+    tree = compile_game(game)
+    rows = TreeRows(tree, CFRSolver(restrict(game, tree, abstraction), CFR_PLUS).run(30).average_strategy())
+    alone = run_flop_job(game, rows, blueprint_id="bp", methods=NestedResponses(abstraction, ("reach-maxmargin",), 5))
+    calls = []
+    solve = nested.resolve_subgame
+    monkeypatch.setattr(nested, "resolve_subgame", lambda *a, **k: calls.append(1) or solve(*a, **k))
+    both = run_flop_job(game, rows, blueprint_id="bp", methods=NestedResponses(abstraction, ("maxmargin", "reach-maxmargin"), 5))
+    made = len(calls)
+    run_flop_job(game, rows, blueprint_id="bp", methods=NestedResponses(abstraction, ("maxmargin",), 5))
+    assert made == len(calls) - made > 0  # every one of reach-maxmargin's re-solves taken from maxmargin's
+    assert both.estimates[2] == alone.estimates[1] and both.estimates[1].exploitability == alone.estimates[1].exploitability
+
+
 PREFLOP_075 = {**SMALL, "preflop_fractions": (0.5, 0.75, 1.0)}  # the paper's game: 0.75 preflop too
 
 

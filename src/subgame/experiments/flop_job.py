@@ -62,7 +62,7 @@ from ..files import read_npz, read_npz_names, write_npz
 from ..games.poker import PokerGame
 from ..parallel import make_executor
 from ..resolving import resolve_subgame
-from ..resolving.problem import SubgameProblem
+from ..resolving.problem import problem_key
 from ..resolving.solving import METHODS, action_gifts, blueprint_problem, blueprint_values, path_gifts
 from ..solve.cfr import CFR_PLUS
 from ..solve.driver import deferred_stop_signals
@@ -255,8 +255,8 @@ class GadgetResolves:
         whole = Part.whole(forest)
         # a problem met again is not solved again: where a flop's gifts are zero, a reach method's problems are, bit for
         # bit, its counterpart's (gifts added are zeros), and so are its strategies and values
-        solved: dict[tuple[Any, ...], np.ndarray] = {}
-        valued: dict[tuple[tuple[Any, ...], ...], tuple[np.ndarray, np.ndarray]] = {}
+        solved: dict[tuple[object, ...], np.ndarray] = {}
+        valued: dict[tuple[tuple[object, ...], ...], tuple[np.ndarray, np.ndarray]] = {}
         for method in methods:
             mode = METHODS[method].gifts
             if mode != "none" and (gifts is None or mode not in gifts):
@@ -265,7 +265,7 @@ class GadgetResolves:
             for p in (0, 1):
                 above = None if mode == "none" else gifts[mode][1 - p][cut.cells[1 - p][part.gather[1 - p]]]  # type: ignore[index]
                 problem = blueprint_problem(bv, whole, p, method, gifts_above=above)
-                key = _problem_key(problem)
+                key = problem_key(problem)
                 if key not in solved:
                     solution = resolve_subgame(problem, iterations=self.iterations, config=CFR_PLUS)
                     if solution.iterations < self.iterations:  # a stop signal cut it: the flop is not finished, nor written
@@ -279,13 +279,6 @@ class GadgetResolves:
                 valued[pair] = (v[0], v[1])
             values[f"{method}/0"], values[f"{method}/1"] = valued[pair]
         return values
-
-
-def _problem_key(problem: SubgameProblem) -> tuple[Any, ...]:
-    """What fixes a re-solve's strategy within one forest (the iterations and rule being the job's): the player, the
-    gadget and the root arrays' bytes."""
-    arrays = (problem.root_reach, problem.alt, problem.opponent_reach, problem.alt_upper)
-    return (problem.player, problem.gadget, *(None if a is None else (a.dtype.str, a.tobytes()) for a in arrays))
 
 
 @dataclass(frozen=True, eq=False)

@@ -52,7 +52,7 @@ from ..eval.board_pass import RowSource
 from ..games import load_game
 from ..games.poker import PokerGame
 from ..resolving import BetAbstraction, NestedResult, restrict, translation_branches, translation_strategy
-from ..resolving.nested import Root, reachable
+from ..resolving.nested import Root, WaveSolutions, reachable
 from ..resolving.problem import resolve_subgame
 from ..resolving.solving import blueprint_problem, blueprint_values
 from ..solve import driver
@@ -269,8 +269,9 @@ class NestedResponses:
         values = {"blueprint/0": bp[0], "blueprint/1": bp[1]}
         if self.preflop is not None and any(self.trunk(name) is None for name in methods):
             raise SubgameError("the preflop's off-tree bets are answered before the flops: prepare() first")
+        solved: WaveSolutions = {}  # a problem met again at this flop is not solved again
         for name in methods:
-            res = self.responses_at(cut, part, blueprint, reach, name, abstract)
+            res = self.responses_at(cut, part, blueprint, reach, name, abstract, solved)
             if any(r.cut_short for r in res):
                 raise KeyboardInterrupt("a stop signal ended a nested re-solve early")
             own = self.trunk(name)
@@ -288,15 +289,17 @@ class NestedResponses:
         return avg[0], avg[1]
 
     def responses_at(self, cut: BoardCut, part: BoardForest, blueprint: Strategy, reach: tuple[np.ndarray, np.ndarray],
-                     name: str, abstract: PublicTree | None = None) -> list[NestedResult]:
+                     name: str, abstract: PublicTree | None = None,
+                     solved: WaveSolutions | None = None) -> list[NestedResult]:
         """Both seats' strategies of method ``name`` on the flop's forest ``part`` (the blueprint there, the job's
         reaches of its roots), the lines below off-tree preflop bets included; ``abstract``: the forest restricted to
-        the abstraction, where the caller has it."""
+        the abstraction, where the caller has it; ``solved``: the other methods' re-solves on it
+        (:func:`~subgame.resolving.nested.nested_strategy`)."""
         game, forest = cut.game, part.tree
         how = ROWS[NESTED_ROWS[name]]
         prepared = self.prepared
         if prepared is None:
-            return responses(game, forest, self.abstraction, blueprint, how, self.iterations, reach)
+            return responses(game, forest, self.abstraction, blueprint, how, self.iterations, reach, solved)
         roots = np.flatnonzero(forest.parent < 0)
         deal = {int(r): int(cut.chance[part.root_chance[i]]) for i, r in enumerate(roots)}
         if how is None:  # translated from the lines of the translated preflop bets, the responder's reach weighing them
@@ -328,7 +331,7 @@ class NestedResponses:
                 probs[p][mine] = 0.0
                 probs[p][mine, : solution.probs.shape[1]] = solution.probs[mine]
         return responses(game, forest, self.abstraction, Strategy(forest.game_id, (probs[0], probs[1])), how,
-                         self.iterations, (solving[0], solving[1]))
+                         self.iterations, (solving[0], solving[1]), solved)
 
 
 class TrunkRows:

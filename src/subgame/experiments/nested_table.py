@@ -25,7 +25,7 @@ from ..eval import exploitability
 from ..games import load_game
 from ..games.poker.game import PokerGame
 from ..resolving import BetAbstraction, nested_strategy, restrict, translation_strategy
-from ..resolving.nested import NestedResult, Root
+from ..resolving.nested import NestedResult, Root, WaveSolutions
 from ..solve.cfr import CFR_PLUS, CFRSolver
 from ..strategy import Strategy
 from ..tree.compile import compile_game
@@ -57,13 +57,15 @@ BIG_BLIND = 2.0
 
 def responses(game: PokerGame, tree: PublicTree, abstraction: BetAbstraction, blueprint: Strategy,
               how: tuple[str, Root] | None, iterations: int,
-              root_reach: tuple[np.ndarray | None, np.ndarray | None] = (None, None)) -> list[NestedResult]:
+              root_reach: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
+              solved: WaveSolutions | None = None) -> list[NestedResult]:
     """The small-abstraction player's real-game strategy in each seat: translation (``how`` None) or nested solving
-    with ``how`` = (method, root) and ``iterations`` a re-solve; on a part of the game from ``root_reach``."""
+    with ``how`` = (method, root) and ``iterations`` a re-solve; on a part of the game from ``root_reach``; ``solved``:
+    the re-solves of other methods on ``tree``, taken where a problem is met again (:func:`nested_strategy`)."""
     if how is None:
         return [NestedResult(translation_strategy(game, tree, abstraction, blueprint, p), 0, 0) for p in (0, 1)]
     return [nested_strategy(game, tree, abstraction, blueprint, p, how[0], root=how[1], iterations=iterations,
-                            root_reach=root_reach) for p in (0, 1)]
+                            root_reach=root_reach, solved=solved) for p in (0, 1)]
 
 
 def nested_game(num_ranks: int = 3, stack: int = 20) -> PokerGame:

@@ -46,7 +46,7 @@ from ..solve.cfr import CFR_PLUS, CFRConfig
 from ..strategy import Strategy
 from ..tree.part import Part, at_or_below, compile_part
 from ..tree.public_tree import CHANCE_NODE, DECISION, PublicKey, PublicTree
-from .problem import GadgetKind, GadgetSpec, SubgameProblem, SubgameSolution, resolve_subgame
+from .problem import GadgetKind, GadgetSpec, SubgameProblem, SubgameSolution, problem_key, resolve_subgame
 from .solving import METHODS, BlueprintValues, blueprint_values, gift_totals
 from .translation import BetAbstraction, node_actions, node_actions_legal, restrict
 
@@ -113,6 +113,11 @@ def off_tree_points(real: PublicTree, current: PublicTree, opponent: int) -> lis
     return out
 
 
+#: Re-solves made on one tree by :func:`nested_strategy`, by problem: the responder's solution and, for unsafe, the
+#: opponent's mirror solution.
+WaveSolutions = dict[tuple[object, ...], tuple[SubgameSolution, SubgameSolution | None]]
+
+
 def nested_strategy(
     game: Game,
     tree: PublicTree,
@@ -125,6 +130,7 @@ def nested_strategy(
     iterations: int = 500,
     config: CFRConfig = CFR_PLUS,
     root_reach: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
+    solved: WaveSolutions | None = None,
 ) -> NestedResult:
     """The real-game strategy of ``responder`` who answers every off-tree action by nested solving.
 
@@ -139,6 +145,9 @@ def nested_strategy(
         root: ``"inexpensive"`` (subgame after the off-tree action) or ``"expensive"``
             (subgame at the state before it); ``unsafe`` needs ``"expensive"`` (§6).
         iterations, config: of each re-solve.
+        solved: re-solves made on this ``tree`` before (filled in): a problem met again, at the
+            same off-tree points with the same gadget and root arrays, is not solved again; so
+            reach-maxmargin where every gift is zero takes maxmargin's solutions, bit for bit.
 
     Raises:
         SubgameError: an unknown method or root, unsafe with the inexpensive root, a
@@ -153,7 +162,7 @@ def nested_strategy(
     blueprint.check(base)
     sigma = [blueprint.probs[0].copy(), blueprint.probs[1].copy()]
     opened: set[PublicKey] = set()
-    solved, level, slack, ran = 0, 0, 0.0, iterations
+    count, level, slack, ran = 0, 0, 0.0, iterations
     while True:
         current = restrict(game, tree, abstraction, open_at=opened)
         points = off_tree_points(tree, current, opp)
@@ -167,21 +176,30 @@ def nested_strategy(
             gifts = gift_totals(bv, opp, [h for h, _ in points], split=spec.gifts == "split", scale=None)
         for wave in waves:
             problem = _wave_problem(game, tree, abstraction, bv, gifts, wave, opened, responder, spec.gadget, root)
-            sol = resolve_subgame(problem, iterations=iterations, config=config)
+            key = (root, iterations, config, tuple(sorted(opened)), tuple((h, tuple(cs)) for h, cs in wave),
+                   problem_key(problem))
+            if solved is not None and key in solved:
+                sol, osol = solved[key]
+            else:
+                sol, osol = resolve_subgame(problem, iterations=iterations, config=config), None
+                if spec.gadget == "unsafe":  # her strategy there decides her reach at deeper off-tree points
+                    mirror = SubgameProblem(problem.part, opp, problem.opponent_reach,  # type: ignore[arg-type]
+                                            np.full(len(problem.root_reach), np.nan), GadgetSpec("unsafe"),
+                                            opponent_reach=problem.root_reach)
+                    osol = resolve_subgame(mirror, iterations=iterations, config=config)
+                if solved is not None and sol.iterations == iterations and (osol is None or osol.iterations == iterations):
+                    solved[key] = (sol, osol)  # a re-solve a stop signal cut short is not one to take again
             ran = min(ran, sol.iterations)
             if spec.gadget != "unsafe":
                 slack += float(np.maximum(0.0, -sol.margins).sum())
             below = [c for _, cs in wave for c in cs]
             _write(sigma, responder, sol.probs, problem.part, below, [])
-            if spec.gadget == "unsafe":  # her strategy there decides her reach at deeper off-tree points
-                mirror = SubgameProblem(problem.part, opp, problem.opponent_reach, np.full(len(problem.root_reach), np.nan),  # type: ignore[arg-type]
-                                        GadgetSpec("unsafe"), opponent_reach=problem.root_reach)
-                osol = resolve_subgame(mirror, iterations=iterations, config=config)
+            if osol is not None:
                 ran = min(ran, osol.iterations)
                 _write(sigma, opp, osol.probs, problem.part, below, [h for h, _ in wave])
-            solved += len(wave)
+            count += len(wave)
         opened |= {tree.public_key[h] for h, _ in points}
-    return NestedResult(sigma[responder], solved, level, slack, ran < iterations)
+    return NestedResult(sigma[responder], count, level, slack, ran < iterations)
 
 
 def _wave_problem(

@@ -191,6 +191,13 @@ class SubgameSolution:
         return np.bincount(self.root_subgame, minlength=len(self.keys))
 
 
+def problem_key(problem: SubgameProblem) -> tuple[object, ...]:
+    """What fixes a re-solve's strategy on one part (the iterations and the rule being the caller's): the player, the
+    gadget and the root arrays' bytes. Two problems with one key are solved to the same bits."""
+    arrays = (problem.root_reach, problem.alt, problem.opponent_reach, problem.alt_upper)
+    return (problem.player, problem.gadget, *(None if a is None else (a.dtype.str, a.tobytes()) for a in arrays))
+
+
 def resolve_subgame(
     problem: SubgameProblem,
     *,
