@@ -113,9 +113,21 @@ def off_tree_points(real: PublicTree, current: PublicTree, opponent: int) -> lis
     return out
 
 
-#: Re-solves made on one tree by :func:`nested_strategy`, by problem: the responder's solution and, for unsafe, the
-#: opponent's mirror solution.
-WaveSolutions = dict[tuple[object, ...], tuple[SubgameSolution, SubgameSolution | None]]
+@dataclass(frozen=True, eq=False)
+class WaveSolution:
+    """What nested solving keeps of the re-solve at one wave of off-tree points: the responder's strategy there, the
+    sum of its margins' shortfalls, and for unsafe the opponent's mirror strategy (not the forests: a flop's many
+    re-solves would hold memory that the next one could reuse)."""
+
+    probs: np.ndarray
+    shortfall: float
+    iterations: int
+    mirror: np.ndarray | None = None
+    mirror_iterations: int = 0
+
+
+#: Re-solves made on one tree by :func:`nested_strategy`, by problem.
+WaveSolutions = dict[tuple[object, ...], WaveSolution]
 
 
 def nested_strategy(
@@ -178,28 +190,34 @@ def nested_strategy(
             problem = _wave_problem(game, tree, abstraction, bv, gifts, wave, opened, responder, spec.gadget, root)
             key = (root, iterations, config, tuple(sorted(opened)), tuple((h, tuple(cs)) for h, cs in wave),
                    problem_key(problem))
-            if solved is not None and key in solved:
-                sol, osol = solved[key]
-            else:
-                sol, osol = resolve_subgame(problem, iterations=iterations, config=config), None
-                if spec.gadget == "unsafe":  # her strategy there decides her reach at deeper off-tree points
-                    mirror = SubgameProblem(problem.part, opp, problem.opponent_reach,  # type: ignore[arg-type]
-                                            np.full(len(problem.root_reach), np.nan), GadgetSpec("unsafe"),
-                                            opponent_reach=problem.root_reach)
-                    osol = resolve_subgame(mirror, iterations=iterations, config=config)
-                if solved is not None and sol.iterations == iterations and (osol is None or osol.iterations == iterations):
-                    solved[key] = (sol, osol)  # a re-solve a stop signal cut short is not one to take again
-            ran = min(ran, sol.iterations)
-            if spec.gadget != "unsafe":
-                slack += float(np.maximum(0.0, -sol.margins).sum())
+            wave_solution = None if solved is None else solved.get(key)
+            if wave_solution is None:
+                wave_solution = _solve_wave(problem, spec.gadget, iterations, config)
+                if solved is not None and wave_solution.iterations == iterations and (
+                        wave_solution.mirror is None or wave_solution.mirror_iterations == iterations):
+                    solved[key] = wave_solution  # a re-solve a stop signal cut short is not one to take again
+            ran = min(ran, wave_solution.iterations)
+            slack += wave_solution.shortfall
             below = [c for _, cs in wave for c in cs]
-            _write(sigma, responder, sol.probs, problem.part, below, [])
-            if osol is not None:
-                ran = min(ran, osol.iterations)
-                _write(sigma, opp, osol.probs, problem.part, below, [h for h, _ in wave])
+            _write(sigma, responder, wave_solution.probs, problem.part, below, [])
+            if wave_solution.mirror is not None:
+                ran = min(ran, wave_solution.mirror_iterations)
+                _write(sigma, opp, wave_solution.mirror, problem.part, below, [h for h, _ in wave])
             count += len(wave)
         opened |= {tree.public_key[h] for h, _ in points}
     return NestedResult(sigma[responder], count, level, slack, ran < iterations)
+
+
+def _solve_wave(problem: SubgameProblem, gadget: GadgetKind, iterations: int, config: CFRConfig) -> WaveSolution:
+    """The re-solve of one wave; for unsafe also the opponent's, whose strategy there decides her reach at deeper
+    off-tree points."""
+    sol = resolve_subgame(problem, iterations=iterations, config=config)
+    if gadget != "unsafe":
+        return WaveSolution(sol.probs, float(np.maximum(0.0, -sol.margins).sum()), sol.iterations)
+    mirror = SubgameProblem(problem.part, 1 - problem.player, problem.opponent_reach,  # type: ignore[arg-type]
+                            np.full(len(problem.root_reach), np.nan), GadgetSpec("unsafe"), opponent_reach=problem.root_reach)
+    osol = resolve_subgame(mirror, iterations=iterations, config=config)
+    return WaveSolution(sol.probs, 0.0, sol.iterations, osol.probs, osol.iterations)
 
 
 def _wave_problem(
