@@ -13,7 +13,9 @@ the forest. One best-response pass over the trunk with the summed values gives e
 exploitability exactly.
 
 A finished flop is a small file in the checkpoint folder (written atomically); a job run
-again with the same folder skips the flops already there, so an interrupted run resumes.
+again with the same folder skips the flops already there, so an interrupted run resumes. Each
+method's values there are named by what they rest on (:meth:`FlopMethods.method_identity`), so
+a job with another method, or another setting of one, reads back the others' values.
 A sample of K flops (seeded, without replacement) gives an estimate with a control variate:
 the blueprint's values are computed at every flop (a best-response pass per flop, no
 re-solving: the cheap part), and only the difference a method makes is sampled, so each
