@@ -30,6 +30,9 @@ NashConv / 2). Here:
   bit the one that solves every flop apart: CFR+ sums a permuted flop's hands in another
   order, and regret matching's cut at zero can turn that rounding into other iterates (on the
   4 × 2 test deck, 10 iterations a flop: 21.8504 against 21.8516 chips, 5e-5 of the value).
+* **Which re-solves cost**: each nested method is also measured at the flop's 0.75 bets alone,
+  translation answering the preflop's (:attr:`NestedResponses.splices`, from the two methods'
+  values: no re-solve of its own).
 * **Every flop a task** of :func:`~.flop_job.run_flop_job` (processes, checkpoints, resume,
   progress, one flop per suit class for the exact table, a seeded sample with the
   blueprint's and translation's values at every flop, translation's the control variate of
