@@ -486,10 +486,14 @@ def _read_flop(path: Path, identity: dict[str, Any], only: Sequence[str] | None 
 
 
 def _flop_names(path: Path, identity: dict[str, Any]) -> tuple[int, frozenset[str]]:
-    """A finished flop's deal and the names of its values that this job reads, none read."""
+    """A finished flop's deal and the names of its values that this job reads, none read; a file of the first format
+    (one hash of the whole job) that this job wrote is rewritten with a hash per method on the way."""
     header, names = read_npz_names(path, format=FLOP_FORMAT, version=FLOP_VERSION, kind="flop checkpoint",
                                    expected=FLOP_EXPECTED)
-    return _flop_deal(path, header, identity, names)
+    deal, valid = _flop_deal(path, header, identity, names)
+    if not isinstance(header.get("methods"), dict):  # the first format (another job's was refused)
+        _write_flop(path.parent, deal, identity, _read_flop(path, identity)[1])
+    return deal, valid
 
 
 def _flop_deal(path: Path, header: dict[str, Any], identity: dict[str, Any], names: Iterable[str]) -> tuple[int, frozenset[str]]:
@@ -499,7 +503,7 @@ def _flop_deal(path: Path, header: dict[str, Any], identity: dict[str, Any], nam
     methods = header.get("methods")
     if isinstance(methods, dict) and header.get("job") == identity["job"]:
         ours = identity["methods"]
-        return int(header["deal"]), frozenset(n for n in names if (m := n.rpartition("/")[0]) == "blueprint"
+        return int(header["deal"]), frozenset(n for n in names if (m := _method_of(n)) == "blueprint"
                                               or (m in ours and methods.get(m) == ours[m]))
     if not isinstance(methods, dict) and header.get("job") == identity["first"]:
         return int(header["deal"]), frozenset(names)
@@ -519,24 +523,20 @@ def _write_flop(folder: Path, deal: int, identity: dict[str, Any], values: dict[
         if isinstance(old.get("methods"), dict) and old.get("job") == identity["job"]:
             for m in _methods_in(arrays) - set(hashes):
                 if m in old["methods"]:
-                    kept.update({n: a for n, a in arrays.items() if n.rpartition("/")[0] == m})
+                    kept.update({n: a for n, a in arrays.items() if _method_of(n) == m})
                     hashes[m] = old["methods"][m]
     header = {"job": identity["job"], "methods": hashes, "identity": identity["identity"]}
     write_npz(path, {"format": FLOP_FORMAT, "version": FLOP_VERSION, "deal": deal, **header}, {**kept, **values})
 
 
+def _method_of(name: str) -> str:
+    """The method (or ``"blueprint"``) of a value name ``"METHOD/p"``."""
+    return name.rpartition("/")[0]
+
+
 def _methods_in(names: Iterable[str]) -> set[str]:
     """The methods (not the blueprint) of value names ``"METHOD/p"``."""
-    return {n.rpartition("/")[0] for n in names} - {"blueprint"}
-
-
-def _upgrade(path: Path, identity: dict[str, Any]) -> None:
-    """A flop file of the first format (one hash of the whole job) that this job wrote, rewritten with a hash per method."""
-    header, names = read_npz_names(path, format=FLOP_FORMAT, version=FLOP_VERSION, kind="flop checkpoint",
-                                   expected=FLOP_EXPECTED)
-    if not isinstance(header.get("methods"), dict) and header.get("job") == identity["first"]:
-        deal, arrays = _read_flop(path, identity)
-        _write_flop(path.parent, deal, identity, arrays)
+    return set(map(_method_of, names)) - {"blueprint"}
 
 
 def _splices(plugin: FlopMethods) -> dict[str, Splice]:
@@ -651,7 +651,6 @@ def run_flop_job(
             stored[d] = values
 
     for path in [] if folder is None else sorted(folder.glob("flop-*.npz")):
-        _upgrade(path, identity)
         d, present = _flop_names(path, identity)
         if d in needs:
             held[d] = present
@@ -727,6 +726,7 @@ def run_flop_job(
                                                      for p in (0, 1)])
 
     splices = _splices(plugin)
+
     def totals(method: str) -> list[np.ndarray]:
         """Per player the sum over every flop of ``method``'s values (a splice's from its two methods')."""
         if method in splices:

@@ -436,11 +436,12 @@ def nlfh_nested_table(
                        methods=plugin, flops=k, isomorphic=True, seed=seed, workers=workers,
                        checkpoint=None if folder is None else folder / "flops", progress=tick)
     bb = float(max(game.spec.blinds))
+    spliced = {s.name: s.inner for s in (job.plugin.splices if job.plugin is not None else ())}
     table = []
     for e in job.estimates:
-        method, _, flop_only = e.method.partition("@")
         label = ("blueprint (in its abstraction)" if e.method == "blueprint" else
-                 f"{NESTED_ROWS[method]} at the flop's 0.75 bets, translation preflop" if flop_only else NESTED_ROWS[method])
+                 f"{NESTED_ROWS[spliced[e.method]]} at the flop's 0.75 bets, translation preflop" if e.method in spliced
+                 else NESTED_ROWS[e.method])
         table.append((label, 1000 * e.exploitability / bb, 1000 * e.low / bb, 1000 * e.high / bb, PAPER_TABLE_2.get(label, "")))
     shown = table[1 : len(rows) + 1]  # the paper's rows; the splices after them
     what = (f"every flop (exact; one per suit class, {job.classes:,})" if job.exact
@@ -476,7 +477,7 @@ def nlfh_nested_table(
                + (" Each row 'at the flop's 0.75 bets' plays its method at the flops of on-tree preflop lines and "
                   "translation elsewhere (measured from the two methods' values): the part of a method's gain or loss "
                   "against translation that its flop re-solves make, the rest being its preflop re-solves'."
-                  if job.plugin is not None and job.plugin.splices else "")),
+                  if spliced else "")),
         notes=(f"Blueprint preflop {setup}; job {job.seconds:.0f} s with {workers} worker(s)"
                + (f" (the preflop 0.75 bets' re-solves, or reading them back from the folder, {prepared.seconds:.0f} s)"
                   if isinstance(job.plugin, NestedResponses) and (prepared := job.plugin.prepared) is not None else "")

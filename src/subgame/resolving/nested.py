@@ -192,7 +192,7 @@ def nested_strategy(
                    problem_key(problem))
             wave_solution = None if solved is None else solved.get(key)
             if wave_solution is None:
-                wave_solution = _solve_wave(problem, spec.gadget, iterations, config)
+                wave_solution = _solve_wave(problem, iterations, config)
                 if solved is not None and wave_solution.iterations == iterations and (
                         wave_solution.mirror is None or wave_solution.mirror_iterations == iterations):
                     solved[key] = wave_solution  # a re-solve a stop signal cut short is not one to take again
@@ -208,11 +208,11 @@ def nested_strategy(
     return NestedResult(sigma[responder], count, level, slack, ran < iterations)
 
 
-def _solve_wave(problem: SubgameProblem, gadget: GadgetKind, iterations: int, config: CFRConfig) -> WaveSolution:
+def _solve_wave(problem: SubgameProblem, iterations: int, config: CFRConfig) -> WaveSolution:
     """The re-solve of one wave; for unsafe also the opponent's, whose strategy there decides her reach at deeper
     off-tree points."""
     sol = resolve_subgame(problem, iterations=iterations, config=config)
-    if gadget != "unsafe":
+    if problem.gadget.kind != "unsafe":
         return WaveSolution(sol.probs, float(np.maximum(0.0, -sol.margins).sum()), sol.iterations)
     mirror = SubgameProblem(problem.part, 1 - problem.player, problem.opponent_reach,  # type: ignore[arg-type]
                             np.full(len(problem.root_reach), np.nan), GadgetSpec("unsafe"), opponent_reach=problem.root_reach)
