@@ -13,7 +13,7 @@ import pytest
 
 from subgame.experiments.offtree import GOOD_VALUES, PAPER_VALUES, TRANSLATED_VALUES, offtree_values
 
-from .default_forms import default_form, twice
+from .default_forms import default_form
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -63,9 +63,9 @@ def _rows(result, key, cells):
 
 @pytest.mark.slow
 def test_offtree_values_default_form_prints_the_readme_figures():
+    # One table, run after run: test_offtree_experiment.py runs a reduced form here and in a fresh interpreter.
     paragraph = _paragraph("offtree-values", "default form").split("With `--full`")[0]
-    result, again = twice(offtree_values, full=False, seed=0)
-    assert again.rows == result.rows  # one table, run after run
+    result = offtree_values(full=False, seed=0)
     assert "3 ranks, 10 big blinds, 500 CFR+ iterations" in paragraph
     assert "3 ranks x 2 suits" in result.notes[0] and "stacks 20 chips" in result.notes[0]  # 10 big blinds of 2 chips
     assert "blueprint is CFR+ 500 iterations" in result.notes[0] and "Every solve is CFR+ 500 iterations" in result.notes[0]
@@ -147,9 +147,9 @@ def test_gift_scaling_default_form_prints_the_readme_figures():
 def test_agent_exploitability_default_form_prints_the_readme_figures():
     from subgame.experiments.search_agent import QUICK_GAME, agent_exploitability_experiment
 
+    # One table, run after run: test_agent_experiment.py runs a reduced form twice.
     paragraph = _paragraph("agent-exploitability", "default form")
-    result, again = twice(agent_exploitability_experiment)
-    assert [row[:-1] for row in again.rows] == [row[:-1] for row in result.rows]  # one table, run after run (seconds aside)
+    result = agent_exploitability_experiment()
     assert {row[0] for row in result.rows} == {QUICK_GAME} and "stack=10" in result.notes[0]
     assert "10-chip stacks" in paragraph and "100-iteration CFR+ blueprint, 100 Modicum iterations per solve" in paragraph
     by = {(row[1].split()[0], row[2]): row for row in result.rows}

@@ -23,6 +23,9 @@ from .spec import PokerSpec
 
 FOLD, CALL, RAISE = 0, 1, 2
 #: Spec fields added after strategy files first recorded game fingerprints, with their defaults.
+#: betting states whose legal actions one game keeps (:meth:`PokerGame._betting`); past it they are computed afresh
+BETTING_MEMO = 1 << 16
+
 _LATER_FIELDS: dict[str, Any] = {"board": (), "raise_cap": 0, "round_bet_fractions": (), "round_raise_caps": (),
                                  "start": ()}
 
@@ -48,17 +51,22 @@ class PokerGame(Game[PokerState]):
     def __init__(self, spec: PokerSpec, name: str = "poker"):
         self.spec = spec
         self.name = name
+        # a betting state's legal (action, contribution) pairs, ids and amounts: searches and walks replay the same
+        # few betting states over and over (keyed by what _betting_actions reads)
+        self._bets: dict[tuple[Any, ...], tuple[tuple[tuple[int, int], ...], tuple[int, ...], dict[int, int]]] = {}
+        self._boards = tuple(sum(spec.board_cards[: r + 1]) for r in range(len(spec.board_cards)))
         self._root, self.start_names = self._started()
+        out = asdict(spec)
+        for field, default in _LATER_FIELDS.items():
+            if out[field] == default:
+                del out[field]
+        self._params = out
 
     @property
     def params(self) -> Mapping[str, Any]:
         """The spec's fields; those added after the first file format are left out at their defaults,
         so the fingerprints of games that do not use them stay those older files carry."""
-        out = asdict(self.spec)
-        for name, default in _LATER_FIELDS.items():
-            if out[name] == default:
-                del out[name]
-        return out
+        return dict(self._params)  # a copy: the caller's to change
 
     # -- structure -------------------------------------------------------------------
     def root(self) -> PokerState:
@@ -86,7 +94,7 @@ class PokerGame(Game[PokerState]):
         return st, tuple(names)
 
     def _board_needed(self, rnd: int) -> int:
-        return sum(self.spec.board_cards[: rnd + 1])
+        return self._boards[rnd] if rnd < len(self._boards) else self._boards[-1]
 
     def actor(self, st: PokerState) -> int:
         if len(st.hole) < 2:
@@ -94,7 +102,7 @@ class PokerGame(Game[PokerState]):
         if st.folded >= 0:
             return TERMINAL
         if st.betting_over:
-            return CHANCE if len(st.board) < sum(self.spec.board_cards) else TERMINAL
+            return CHANCE if len(st.board) < self._boards[-1] else TERMINAL
         if len(st.board) < self._board_needed(st.round):
             return CHANCE
         return st.to_act
@@ -123,11 +131,25 @@ class PokerGame(Game[PokerState]):
 
     # -- betting ---------------------------------------------------------------------
     def legal_actions(self, st: PokerState) -> tuple[int, ...]:
-        return tuple(a for a, _ in self._betting_actions(st))
+        return self._betting(st)[1]
 
     def _betting_actions(self, st: PokerState) -> tuple[tuple[int, int], ...]:
         """Legal ``(action id, contribution after the action)`` pairs."""
-        return _betting_actions(self.spec, st.contrib, st.to_act, st.raises, st.round, st.last_raise)
+        return self._betting(st)[0]
+
+    def _amount(self, st: PokerState, action: int) -> int:
+        """The player's contribution after betting action ``action`` (legal at ``st``)."""
+        return self._betting(st)[2][action]
+
+    def _betting(self, st: PokerState) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...], dict[int, int]]:
+        key = (st.contrib, st.to_act, st.raises, st.round, st.last_raise)
+        hit = self._bets.get(key)
+        if hit is None:
+            pairs = _betting_actions(self.spec, *key)
+            if len(self._bets) >= BETTING_MEMO:
+                self._bets.clear()
+            hit = self._bets[key] = (pairs, tuple(a for a, _ in pairs), dict(pairs))
+        return hit
 
     def next_state(self, st: PokerState, action: int) -> PokerState:
         who = self.actor(st)
@@ -143,7 +165,7 @@ class PokerGame(Game[PokerState]):
         p = st.to_act
         if action == FOLD:
             return st._replace(folded=p)
-        amount = dict(self._betting_actions(st))[action]
+        amount = self._amount(st, action)
         contrib = list(st.contrib)
         raise_size = amount - max(st.contrib)
         contrib[p] = amount
@@ -195,7 +217,7 @@ class PokerGame(Game[PokerState]):
             return "f"
         if action == CALL:
             return "c"
-        amount = dict(self._betting_actions(st))[action]
+        amount = self._amount(st, action)
         return "r" if self.spec.betting == "limit" else f"r{amount}"
 
     def observations(self, st: PokerState, action: int) -> tuple[str, str, str]:
