@@ -28,6 +28,7 @@ from subgame.games.poker.acpc import load_acpc_game
 from subgame.games.poker.game import PokerGame
 from subgame.solve.driver import Budget
 from subgame.tree.compile import compile_game
+from subgame.tree.public_tree import PublicTree
 from tests.agents.test_acpc_match import FAST, _client, _match
 from tests.blueprint.conftest import REDUCED
 
@@ -64,13 +65,30 @@ def _nash_conv_half(agent, game, tree) -> float:
     return float(sum(e.br_values) / 2)
 
 
+#: sizes the blueprint lacks (it bets a pot)
+OFF_TREE = {"bet_fractions": (0.5, 1.0, 2.0), "raise_cap": 2}
+
+
+@cache
+def _tree(**changes: object) -> PublicTree:
+    return compile_game(_game(**changes))
+
+
+@cache
+def _blueprints_nash_conv_half(**changes: object) -> float:
+    """The blueprint agent's NashConv / 2 on the game with ``changes`` (translation where it has other sizes): the
+    yardstick of most tests here, computed once a process."""
+    game = _game(**changes)
+    return _nash_conv_half(BlueprintAgent(game, _blueprint(), ExactCards(_game().spec)), game, _tree(**changes))
+
+
 @pytest.mark.parametrize("search_round", [3, 2])
 def test_search_lowers_the_blueprints_exact_exploitability(search_round):
     """Measured (NashConv / 2): blueprint 0.2432 chips/hand; river search 0.2291, turn and river 0.1782 (20 CFR+
     iterations a solve)."""
     game = _game()
-    tree = compile_game(game)
-    blueprint = _nash_conv_half(BlueprintAgent(game, _blueprint(), ExactCards(game.spec)), game, tree)
+    tree = _tree()
+    blueprint = _blueprints_nash_conv_half()
     agent = _agent(game, search_round=search_round)
     searched = _nash_conv_half(agent, game, tree)
     assert agent.fallbacks == []
@@ -85,8 +103,8 @@ def test_depth_limited_turn_search_lowers_the_blueprints_exact_exploitability(nu
     game). Measured (NashConv / 2, 20 CFR+ iterations a solve): blueprint 0.2432, K = 1 0.1806, K = 4 0.1905; the turn
     to the end of the game 0.1782."""
     game = _game()
-    tree = compile_game(game)
-    blueprint = _nash_conv_half(BlueprintAgent(game, _blueprint(), ExactCards(game.spec)), game, tree)
+    tree = _tree()
+    blueprint = _blueprints_nash_conv_half()
     agent = _agent(game, search_round=2, num_values=num_values)
     searched = _nash_conv_half(agent, game, tree)
     assert agent.fallbacks == []
@@ -100,8 +118,8 @@ def test_depth_limited_flop_search_with_multi_valued_leaves_beats_naive_and_the_
     in the other tests. Measured (NashConv / 2, 20 CFR+ iterations a solve): blueprint 0.2432, K = 1 (naive) 0.1640,
     K = 4 0.1143; the turn searched first with K = 4: 0.1905."""
     game = _game()
-    tree = compile_game(game)
-    blueprint = _nash_conv_half(BlueprintAgent(game, _blueprint(), ExactCards(game.spec)), game, tree)
+    tree = _tree()
+    blueprint = _blueprints_nash_conv_half()
     searched = {}
     for k in (1, 4):
         agent = _agent(game, search_round=1, num_values=k)
@@ -117,8 +135,8 @@ def test_a_fixed_sample_of_river_cards_loses_what_a_fresh_sample_each_iteration_
     and one fresh card valued per CFR iteration (``river_sample``) it is near the exact leaves' agent. Measured
     (NashConv / 2): blueprint 0.2432, every card 0.1905, fixed card 0.2514, a fresh card each iteration 0.1777."""
     game = _game()
-    tree = compile_game(game)
-    blueprint = _nash_conv_half(BlueprintAgent(game, _blueprint(), ExactCards(game.spec)), game, tree)
+    tree = _tree()
+    blueprint = _blueprints_nash_conv_half()
     fixed = _nash_conv_half(_agent(game, search_round=2, num_values=4, river_cards=1), game, tree)
     fresh = _nash_conv_half(_agent(game, search_round=2, num_values=4, river_sample=1), game, tree)
     assert fixed > blueprint > fresh + 0.05
@@ -131,8 +149,8 @@ def test_a_safe_river_root_is_no_more_exploitable_than_the_blueprint():
     than the blueprint did. Measured (NashConv / 2, 20 CFR+ iterations a solve): blueprint 0.2432, unsafe 0.2291,
     resolve 0.2290, maxmargin 0.2252."""
     game = _game()
-    tree = compile_game(game)
-    blueprint = _nash_conv_half(BlueprintAgent(game, _blueprint(), ExactCards(game.spec)), game, tree)
+    tree = _tree()
+    blueprint = _blueprints_nash_conv_half()
     for root in ("resolve", "maxmargin"):
         assert _nash_conv_half(_agent(game, root=root), game, tree) < blueprint
     with pytest.raises(SubgameError, match="root must be one of"):
@@ -161,8 +179,8 @@ def _river_views(tree, player, count, rng, cards=3):
 def test_off_tree_bets_answered_legally_by_search():
     """A real game with sizes the blueprint lacks (50 % and 200 % of the pot, two raises a round): every river
     decision is a solve's (the off-tree bets added to the subgame), legal, the same when asked again."""
-    real = _game(bet_fractions=(0.5, 1.0, 2.0), raise_cap=2)
-    tree = compile_game(real)
+    real = _game(**OFF_TREE)
+    tree = _tree(**OFF_TREE)
     agent = _agent(real)
     rng = np.random.default_rng(0)
     asked = 0
@@ -181,8 +199,8 @@ def test_off_tree_flop_bets_answered_legally_by_depth_limited_search():
     and its leaves are mapped to the blueprint's turn by translation; after an off-tree preflop raise that translation
     made the blueprint's all-in (the blueprint has no flop on that line) the leaves start at the blueprint's flop of
     the nearest pot. Every flop decision a solve's, legal and repeatable."""
-    real = _game(bet_fractions=(0.5, 1.0, 2.0), raise_cap=2)
-    tree = compile_game(real)
+    real = _game(**OFF_TREE)
+    tree = _tree(**OFF_TREE)
     agent = _agent(real, search_round=1, num_values=4)
     rng = np.random.default_rng(1)
     asked = preflop = flop = 0
@@ -207,9 +225,9 @@ def test_depth_limited_search_off_the_blueprints_tree_beats_translation():
     path left its tree). Measured (NashConv / 2, 20 CFR+ iterations a solve): translation 0.3534, the turn searched
     first with K = 4 0.2019, the flop with K = 1 0.2274 and K = 4 0.2398; before the nearest-pot start (a fallback to
     translation wherever the path had left the tree: 3,072 and 5,070 fallbacks) 0.3240, 0.3488 and 0.3709."""
-    real = _game(bet_fractions=(0.5, 1.0, 2.0), raise_cap=2)
-    tree = compile_game(real)
-    translation = _nash_conv_half(BlueprintAgent(real, _blueprint(), ExactCards(_game().spec)), real, tree)
+    real = _game(**OFF_TREE)
+    tree = _tree(**OFF_TREE)
+    translation = _blueprints_nash_conv_half(**OFF_TREE)
     agent = _agent(real, search_round=1, num_values=4)
     searched = _nash_conv_half(agent, real, tree)
     assert agent.fallbacks == [] and searched < translation - 0.08
@@ -222,9 +240,9 @@ def test_the_preflop_solved_again_after_an_off_tree_size_beats_translation_under
     that solve. With the river searched, translating the preflop raise is worse than no search at all; solving the
     preflop again makes the agent less exploitable than translation. Measured (NashConv / 2, 20 CFR+ iterations a
     solve): translation 0.3534, river search 0.4251, with the preflop solved again (K = 4 at its leaves) 0.3350."""
-    real = _game(bet_fractions=(0.5, 1.0, 2.0), raise_cap=2)
-    tree = compile_game(real)
-    translation = _nash_conv_half(BlueprintAgent(real, _blueprint(), ExactCards(_game().spec)), real, tree)
+    real = _game(**OFF_TREE)
+    tree = _tree(**OFF_TREE)
+    translation = _blueprints_nash_conv_half(**OFF_TREE)
     river = _nash_conv_half(_agent(real), real, tree)
     agent = _agent(real, num_values=4, search_round=3, preflop=True, preflop_boards=None)
     preflop = _nash_conv_half(agent, real, tree)
@@ -233,7 +251,7 @@ def test_the_preflop_solved_again_after_an_off_tree_size_beats_translation_under
 
 
 def test_an_off_tree_preflop_raise_is_answered_by_the_preflop_solve_kept_across_hands():
-    real = _game(bet_fractions=(0.5, 1.0, 2.0), raise_cap=2)
+    real = _game(**OFF_TREE)
     agent = _agent(real, num_values=2, preflop=True, preflop_boards=None)
     plain = _agent(real, num_values=2)
     rows = {}

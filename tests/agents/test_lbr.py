@@ -55,6 +55,14 @@ def _value(responder: int, probs: np.ndarray) -> float:
     return v if responder == 0 else -v
 
 
+@cache
+def _response_value(responder: int, config: LBRConfig) -> float:
+    """The exact value of the responder's play, asked at every information set, against the blueprint (computed once a
+    process: the look-ahead to the end serves two tests)."""
+    game, tree = reduced()
+    return _value(responder, agent_strategy(_agent(config), game, tree, responder))
+
+
 def _preflop(responder: int) -> np.ndarray:
     """[I] the responder's information sets before the first board card."""
     game, tree = reduced()
@@ -238,8 +246,8 @@ def test_cdbr_to_the_end_of_the_game_is_a_best_response_to_the_model(responder):
     """CDBR looking to the end with every legal action: the exact value of its play is the best response's."""
     game, tree = reduced()
     model = strategy_on(_blueprint(), game, tree, ExactCards(game.spec))
-    mine = agent_strategy(_agent(LBRConfig(sizes=None, call_preflop=False, depth=None)), game, tree, responder)
-    assert _value(responder, mine) == pytest.approx(best_response(tree, model, responder).value, abs=1e-12)
+    mine = _response_value(responder, LBRConfig(sizes=None, call_preflop=False, depth=None))
+    assert mine == pytest.approx(best_response(tree, model, responder).value, abs=1e-12)
 
 
 def test_cdbr_gains_grow_toward_the_best_response_and_cdbr1_is_lbr():
@@ -247,9 +255,8 @@ def test_cdbr_gains_grow_toward_the_best_response_and_cdbr1_is_lbr():
     game, tree = reduced()
     model = strategy_on(_blueprint(), game, tree, ExactCards(game.spec))
     br = best_response(tree, model, 0).value
-    values = {d: _value(0, agent_strategy(_agent(LBRConfig(sizes=None, call_preflop=False, depth=d)), game, tree, 0))
-              for d in (1, 2, 3, 12, None)}
-    lbr_value = _value(0, agent_strategy(_agent(LBRConfig(sizes=None, call_preflop=False)), game, tree, 0))
+    values = {d: _response_value(0, LBRConfig(sizes=None, call_preflop=False, depth=d)) for d in (1, 2, 3, 12, None)}
+    lbr_value = _response_value(0, LBRConfig(sizes=None, call_preflop=False))
     assert values[1] == lbr_value
     assert all(v <= br + 1e-12 for v in values.values())
     assert values[12] == pytest.approx(values[None], abs=1e-12) and values[3] > values[1]

@@ -24,7 +24,7 @@ from .spec import PokerSpec
 FOLD, CALL, RAISE = 0, 1, 2
 #: Spec fields added after strategy files first recorded game fingerprints, with their defaults.
 #: betting states whose legal actions one game keeps (:meth:`PokerGame._betting`); past it they are computed afresh
-BETTING_MEMO = 1 << 16
+BETTING_MEMO = 1 << 14
 
 _LATER_FIELDS: dict[str, Any] = {"board": (), "raise_cap": 0, "round_bet_fractions": (), "round_raise_caps": (),
                                  "start": ()}
