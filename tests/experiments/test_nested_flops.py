@@ -134,6 +134,12 @@ def test_nested_solving_of_a_preflop_bet_is_measured_exactly_and_near_the_whole_
     off_tree = plugin.prepared.off_tree_flops
     assert off_tree.any() and not off_tree.all()
     by = {e.method: e.exploitability for e in job.estimates}
+    flops: dict[tuple[int, str], list[np.ndarray]] = {}  # each flop's responses of a method, computed once
+
+    def responses(deal, part, flop, root, name):
+        if (deal, name) not in flops:
+            flops[deal, name] = [r.probs for r in plugin.responses_at(cut, part, flop, root, name)]
+        return flops[deal, name]
 
     def assembled(trunk_rows, name, flop_only=False):
         """The exploitability of the responder's strategy on the whole tree: ``trunk_rows`` preflop, ``name`` at the
@@ -145,9 +151,9 @@ def test_nested_solving_of_a_preflop_bet_is_measured_exactly_and_near_the_whole_
             forest = part.tree
             root = (reach[0][part.gather[0]], reach[1][part.gather[1]])
             flop = Strategy(forest.game_id, (source(forest, 0), source(forest, 1)))
-            res = [r.probs for r in plugin.responses_at(cut, part, flop, root, name)]
+            res = responses(deal, part, flop, root, name)
             if flop_only:
-                other = [r.probs for r in plugin.responses_at(cut, part, flop, root, "translation")]
+                other = responses(deal, part, flop, root, "translation")
                 below = np.zeros(forest.num_nodes, dtype=bool)  # per node: below an off-tree preflop bet
                 for i, r in enumerate(np.flatnonzero(forest.parent < 0)):
                     below[r] = off_tree[part.root_chance[i]]
