@@ -62,6 +62,10 @@ class PokerGame(Game[PokerState]):
                 del out[field]
         self._params = out
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the kept betting states (a task sent to a worker carries the rules, not this process's memo)."""
+        return {**self.__dict__, "_bets": {}}
+
     @property
     def params(self) -> Mapping[str, Any]:
         """The spec's fields; those added after the first file format are left out at their defaults,
