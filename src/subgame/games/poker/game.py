@@ -22,10 +22,9 @@ from .hands import card_name, hand_strength
 from .spec import PokerSpec
 
 FOLD, CALL, RAISE = 0, 1, 2
-#: Spec fields added after strategy files first recorded game fingerprints, with their defaults.
 #: betting states whose legal actions one game keeps (:meth:`PokerGame._betting`); past it they are computed afresh
 BETTING_MEMO = 1 << 14
-
+#: Spec fields added after strategy files first recorded game fingerprints, with their defaults.
 _LATER_FIELDS: dict[str, Any] = {"board": (), "raise_cap": 0, "round_bet_fractions": (), "round_raise_caps": (),
                                  "start": ()}
 
