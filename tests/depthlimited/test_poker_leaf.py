@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import zlib
 from itertools import combinations
 
@@ -121,6 +122,11 @@ def _leaf_products_equal_the_brute_force(player):
     want_rho = sum(to_rho[k][:, states] @ split[:, k] for k in range(4))
     np.testing.assert_allclose(player_values(split), want_rho, rtol=1e-10, atol=1e-12)
     assert np.abs(want_opp).max() > 0 and not np.allclose(want_opp[:, 0], want_opp[:, 1])  # the continuations differ
+    # the compiled calls bound at the first iteration are reused, and a copy sent to another process binds its own
+    again, copy = values.bind(tree, states), pickle.loads(pickle.dumps(values)).bind(tree, states)
+    for bound in (again, copy):
+        assert np.array_equal(bound.opponent_values(reach), opponent_values(reach))
+        assert np.array_equal(bound.player_values(split), player_values(split))
 
 
 def test_sampled_cards_are_an_unbiased_estimate_and_leaves_plug_in():

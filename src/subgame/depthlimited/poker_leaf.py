@@ -22,7 +22,7 @@ node), goes through the card-removal sums of the showdown operators
 (:class:`~subgame.tree.poker_operators.CardRemoval`, O(n · B) per leaf node), and each hand
 takes the row of the tables at its own bucket. Where the compiled loops are built, one pass up
 and one down the hands in strength order per leaf node keeps those sums per bucket and card as
-it goes (:func:`~subgame.tree.kernels.leaf_values`, the same values without the [n, B]
+it goes (:class:`~subgame.tree.kernels.LeafValues`, the same values without the [n, B]
 temporaries).
 
 Where the paper sampled rollouts of the continuations, every card and action below the leaf
@@ -44,7 +44,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property, partial
 from math import comb
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -179,7 +179,7 @@ class _Showdown:
 
 @dataclass(frozen=True, eq=False)
 class _Segments:
-    """A leaf board's full boards laid end to end for one compiled call (:func:`~subgame.tree.kernels.leaf_values_segments`)."""
+    """A leaf board's full boards laid end to end for one compiled call (:class:`~subgame.tree.kernels.LeafValues`)."""
 
     hands: np.ndarray  #: [M] each row's hand among the leaf board's
     rows: np.ndarray  #: [S + 1] each full board's first row
@@ -526,9 +526,7 @@ class PokerRoundValues:
             x = giver_reach[seg.hands]
             if first.columns is not None:
                 x = x[:, first.columns] * self._stem_reach(first, seg.early, giver)
-            v = kernels.leaf_values_segments(x, self._oriented[receiver], first.sequence, first.weight, seg.order,
-                                             seg.ties, seg.rows, seg.tie0, seg.hand_cards, seg.bucket[giver],
-                                             seg.bucket[receiver], seg.cards, seg.most)
+            v = self._compiled(g, receiver)(x)
             if first.columns is not None:
                 v = np.add.reduceat(v * self._stem_reach(first, seg.early, receiver), first.starts, axis=1)  # type: ignore[arg-type]
             return np.asarray(seg.back @ v.reshape(v.shape[0], -1)).reshape(n, T, K)
@@ -543,6 +541,34 @@ class PokerRoundValues:
             out[s.hands] += np.add.reduceat(v * self._stem_reach(s, s.early, receiver), s.starts, axis=1)
         return out
 
+    @cached_property
+    def _bound(self) -> dict[tuple[int, int], kernels.LeafValues]:
+        """The compiled leaf values bound so far, by (id of the leaf board or full board, receiver)."""
+        return {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "_bound"}  # keyed by ids of this process's objects
+
+    def _compiled(self, of: _Board | _Showdown, receiver: int) -> kernels.LeafValues:
+        """The compiled values of a full board (or of a leaf board's full boards, laid end to end) for ``receiver``,
+        their tables and layout bound at the first call (:class:`~subgame.tree.kernels.LeafValues`)."""
+        key = (id(of), receiver)
+        bound = self._bound.get(key)
+        if bound is None:
+            tab, giver = self._oriented[receiver], 1 - receiver
+            if isinstance(of, _Board):
+                seg, first = of.segments, of.showdowns[0]
+                assert seg is not None
+                bound = kernels.LeafValues(tab, first.sequence, first.weight, seg.order, seg.ties, seg.rows, seg.tie0,
+                                           seg.hand_cards, seg.bucket[giver], seg.bucket[receiver], seg.cards, seg.most)
+            else:
+                order, _, ties = of.removal.ladder
+                bound = kernels.LeafValues(tab, of.sequence, of.weight, order, ties, np.array([0, order.shape[0]]),
+                                           np.array([0, ties.shape[0]]), of.removal.hand_cards, of.bucket[giver],
+                                           of.bucket[receiver])
+            bound = self._bound.setdefault(key, bound)
+        return bound
+
     def _stem_reach(self, s: _Showdown, early: tuple[np.ndarray, np.ndarray] | None, player: int) -> np.ndarray:
         """[m, C, K] ``player``'s reach along each column's stem (``s.stem``) at each hand, by its earlier-round
         bucket ``early[player]``."""
@@ -554,9 +580,7 @@ class PokerRoundValues:
         tab = self._oriented[receiver]
         giver = 1 - receiver
         if kernels.enabled() and g.removal.compiled:  # one pass up and one down the strength ladder per leaf column
-            order, _, ties = g.removal.ladder
-            return kernels.leaf_values(giver_reach, tab, g.sequence, g.weight, order, ties, g.removal.hand_cards,
-                                       g.bucket[giver], g.bucket[receiver])
+            return self._compiled(g, receiver)(giver_reach)
         n, T, Kx = giver_reach.shape
         K, U = self.num_values, tab.shape[-1]
         onehot = np.zeros((n, U))

@@ -445,39 +445,53 @@ def showdown_values(
     )
 
 
-def leaf_values(reach: np.ndarray, coef: np.ndarray, sequence: np.ndarray, weight: np.ndarray, order: np.ndarray,
-                ties: np.ndarray, hand_cards: np.ndarray, giver_bucket: np.ndarray, receiver_bucket: np.ndarray) -> np.ndarray:
-    """[n, T, K] a depth-limited poker leaf's values of one board (:meth:`PokerRoundValues._products
-    <subgame.depthlimited.poker_leaf.PokerRoundValues>`): ``reach`` [n, T, kx] the giver's, ``coef`` [S, K, 4, ur, U],
-    the hands in ascending strength ``order`` with their groups of ties ``ties`` [L+1]; one segment of
-    :func:`leaf_values_segments`."""
-    one = np.array([0, reach.shape[0]], dtype=np.int64)
-    return leaf_values_segments(reach, coef, sequence, weight, order, ties, one, np.array([0, ties.shape[0]], dtype=np.int64),
-                                hand_cards, giver_bucket, receiver_bucket)
+class LeafValues:
+    """[M, T, K] a depth-limited poker leaf's values of one or several full boards, given the giver's reach [M, T, kx]
+    (:meth:`PokerRoundValues._products <subgame.depthlimited.poker_leaf.PokerRoundValues>`).
 
+    ``coef`` [S, K, 4, ur, U] the tables, ``sequence`` [T] each column's row of them and ``weight`` [T] its weight;
+    full board s is rows ``rows[s]:rows[s + 1]``, its hands in ascending strength ``order`` there (local) with their
+    groups of ties ``ties[tie0[s]:tie0[s + 1]]`` (local); the columns are shared. ``cards`` (above the highest card)
+    and ``most`` (rows of the largest board): computed where not given. Everything but the reach is bound once, made
+    contiguous and its addresses taken, since a leaf's tables, boards and weights are the same every iteration (on a
+    small tree the packing of thirteen arrays a call was most of its time). Calls from several threads at once are safe.
+    """
 
-def leaf_values_segments(reach: np.ndarray, coef: np.ndarray, sequence: np.ndarray, weight: np.ndarray,
-                         order: np.ndarray, ties: np.ndarray, rows: np.ndarray, tie0: np.ndarray, hand_cards: np.ndarray,
-                         giver_bucket: np.ndarray, receiver_bucket: np.ndarray, cards: int | None = None,
-                         most: int | None = None) -> np.ndarray:
-    """[M, T, K] :func:`leaf_values` of several full boards in one call: segment s is rows ``rows[s]:rows[s + 1]``
-    (its ``order`` there, local), its groups of ties ``ties[tie0[s]:tie0[s + 1]]`` (local); the columns are shared.
-    ``cards`` (above the highest card) and ``most`` (rows of the largest segment): computed where not given."""
-    M, T, kx = reach.shape
-    S, K, _, ur, U = coef.shape
-    k = hand_cards.shape[1]
-    cards = int(hand_cards.max(initial=0)) + 1 if cards is None else cards
-    most = int(np.diff(rows).max(initial=0)) if most is None else most
-    out = np.empty((M, T, K))
-    scratch = np.empty(2 * cards * U * kx + 2 * U * kx + most * U * kx)
-    (r, c, wt), idx = _f64(reach, coef, weight), _i64(sequence, order, ties, hand_cards, giver_bucket, receiver_bucket)
-    kept = [_kept_ptr(a) for a in (c, *idx, wt)]  # a leaf board's tables, layout and weights: the same every iteration
-    rows, tie0 = _i64(rows, tie0)  # two entries where leaf_values makes them: not worth keeping
-    _lib.leaf_values_segments(  # type: ignore[union-attr]
-        _ptr(r), _ptr(out), kept[0], kept[1], kept[7], kept[2], kept[3], _ptr(rows), _ptr(tie0), rows.shape[0] - 1,
-        kept[4], k, kept[5], kept[6], T, K, kx, ur, U, cards, _ptr(scratch),
-    )
-    return out
+    __slots__ = ("_keep", "_args", "_shape", "_scratch")
+
+    def __init__(self, coef: np.ndarray, sequence: np.ndarray, weight: np.ndarray, order: np.ndarray, ties: np.ndarray,
+                 rows: np.ndarray, tie0: np.ndarray, hand_cards: np.ndarray, giver_bucket: np.ndarray,
+                 receiver_bucket: np.ndarray, cards: int | None = None, most: int | None = None) -> None:
+        S, K, _, ur, U = coef.shape
+        M, k = hand_cards.shape
+        cards = int(hand_cards.max(initial=0)) + 1 if cards is None else cards
+        most = int(np.diff(rows).max(initial=0)) if most is None else most
+        (c, wt), idx = _f64(coef, weight), _i64(sequence, order, ties, rows, tie0, hand_cards, giver_bucket, receiver_bucket)
+        self._keep = (c, idx[0], wt, *idx[1:], cards, most)  # alive while their addresses are used; pickled instead of them
+        p = [_ptr(a) for a in idx]  # sequence, order, ties, rows, tie0, hand_cards, giver_bucket, receiver_bucket
+        T = sequence.shape[0]
+        self._shape = (M, T, K)
+        self._args = (_ptr(c), p[0], _ptr(wt), p[1], p[2], p[3], p[4], idx[3].shape[0] - 1, p[5], k, p[6], p[7], T, K)
+        self._scratch = (2 * cards * U + 2 * U + most * U, ur, U, cards)  # scratch per unit of kx, then the trailing args
+
+    def __reduce__(self) -> tuple[type[LeafValues], tuple[Any, ...]]:
+        return LeafValues, self._keep
+
+    def __call__(self, reach: np.ndarray) -> np.ndarray:
+        """[M, T, K] the receiver's values given the giver's reach [M, T, kx]."""
+        r = np.ascontiguousarray(reach, dtype=np.float64)
+        if r.shape[:2] != self._shape[:2]:
+            raise ValueError(f"the giver's reach is {r.shape}, the bound leaf takes [{self._shape[0]}, {self._shape[1]}, kx]")
+        kx = r.shape[2]
+        per, ur, U, cards = self._scratch
+        out = np.empty(self._shape)
+        scratch = np.empty(per * kx)
+        a = self._args
+        _lib.leaf_values_segments(  # type: ignore[union-attr]
+            _ptr(r), _ptr(out), a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13],
+            kx, ur, U, cards, _ptr(scratch),
+        )
+        return out
 
 
 # -- depth-first poker passes (subgame.tree.poker_layout) -----------------------------------------
