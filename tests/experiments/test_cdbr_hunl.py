@@ -7,6 +7,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from subgame.blueprint.implicit_mccfr import available
@@ -52,9 +53,12 @@ def test_exact_no_responder_beats_the_best_response_and_a_second_run_retraining_
     kept = json.loads(files[1].read_text())
     older = {k: v for k, v in json.loads(files[2].read_text()).items() if k != "format"}
     files[2].write_text(json.dumps(older))
+    asked = {f: f.stat().st_mtime_ns for f in folder.glob("behaviour-*.npz")}  # the bot's and each responder's
+    assert len(asked) == 4
     again: list[str] = []
     second = cdbr_hunl(setup=setup, seed=2, checkpoint=tmp_path, progress=again.append)
     assert [list(r) for r in second.rows] == [list(r) for r in first.rows]
+    assert {f: f.stat().st_mtime_ns for f in folder.glob("behaviour-*.npz")} == asked  # read back: the same blueprint
     assert sum("read from" in line for line in again) == 1 and json.loads(files[1].read_text()) == kept
     assert "format" in json.loads(files[2].read_text())
     assert "blueprint read back" not in second.notes[-1] and (folder / "lookup.npz").is_file()
@@ -78,3 +82,29 @@ def test_default_form_prints_the_readme_figures():
         assert (f"+{quoted.group(1)}", f"{quoted.group(2)} %") == (exact, rows[name][2])
     best = re.search(r"best response \+(\d+\.\d)", paragraph.group(0))
     assert best and f"+{best.group(1)}" == rows["best response (exact)"][1]
+
+
+@pytest.mark.slow
+def test_a_kept_behaviour_is_read_back_for_the_same_blueprints_and_asked_again_for_others(tmp_path, monkeypatch):
+    from subgame.agents.blueprint import BlueprintAgent
+    from subgame.blueprint.actions import ActionAbstraction
+    from subgame.experiments import hunl_matches
+    from subgame.games import load_game
+    from subgame.tree.compile import compile_game
+
+    game = load_game("poker", num_ranks=3, num_suits=2, hole_cards=1, board_cards=(0, 1, 1, 1), betting="nolimit", ante=0,
+                     blinds=(2, 1), stack=6, bet_fractions=(1.0,), all_in=True, first_player=(1, 0, 0, 0), raise_cap=1)
+    tree = compile_game(game)
+    actions = ActionAbstraction.of_spec(game.spec)
+    (bp, ab, _), (other, _, _) = (hunl_matches.trained_blueprint(None, "x", game, actions, None, 200, s) for s in (0, 1))
+    asked: list[int] = []
+    real = hunl_matches.agent_strategy
+    monkeypatch.setattr(hunl_matches, "agent_strategy", lambda *a, **k: asked.append(1) or real(*a, **k))
+    agent = BlueprintAgent(game, bp, ab, name="bot")
+    first = hunl_matches.behaviour(agent, game, tree, 0, tmp_path, "bot", (bp,))
+    assert len(asked) == 2 and len(list(tmp_path.glob("behaviour-*.npz"))) == 1
+    again = hunl_matches.behaviour(agent, game, tree, 0, tmp_path, "bot", (bp,))
+    assert len(asked) == 2 and all(np.array_equal(a, b) for a, b in zip(again.probs, first.probs))  # read back
+    hunl_matches.behaviour(agent, game, tree, 0, tmp_path, "bot", (other,))  # another blueprint: asked again
+    hunl_matches.behaviour(agent, game, tree, 0, tmp_path, "lookup", (bp,))  # another place in the table: its own file
+    assert len(asked) == 6 and len(list(tmp_path.glob("behaviour-*.npz"))) == 2

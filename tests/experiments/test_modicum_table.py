@@ -50,9 +50,14 @@ def test_aivat_exact_and_a_second_run_retraining_replaying_and_resuming_gives_th
         (folder / name).unlink(missing_ok=True)
     (folder / files[0]).unlink()
     cell = json.loads((folder / files[1]).read_text())
+    # the agents' exact strategies, kept with the blueprints' digest: read back, since the retrained blueprint is the
+    # same to the bit (one asked again would be written again)
+    asked = {f: f.stat().st_mtime_ns for f in folder.glob("behaviour-*.npz")}
+    assert len(asked) == len(AGENTS) + 1 + len(AGENTS)  # the agents, the lookup bot, LBR against each agent
     again: list[str] = []
     second = modicum_table(setup=setup, seed=3, checkpoint=tmp_path, progress=again.append)
     assert [list(r) for r in second.rows] == [list(r) for r in first.rows]
+    assert {f: f.stat().st_mtime_ns for f in folder.glob("behaviour-*.npz")} == asked
     assert sum("read from" in line for line in again) == len(files) - 1
     assert json.loads((folder / files[1]).read_text()) == cell
     assert "training the blueprints" in second.notes[-1] and (folder / "blueprint.npz").is_file()

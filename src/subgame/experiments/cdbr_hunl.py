@@ -96,7 +96,8 @@ def cdbr_hunl(
             deck, where every value is also exact.
         seed: seeds the bot's blueprint and the deals.
         workers: processes playing blocks of deals (results do not depend on it).
-        checkpoint: a folder for the bot's blueprint and each finished match; a run with it resumes.
+        checkpoint: a folder for the bot's blueprint, the exact behaviour strategies (reduced form) and each finished
+            match; a run with it resumes.
         deals: duplicate deals per match instead of the setup's.
         progress: called with a line during each match (deals done, time to go) and after it.
         setup: another :class:`CdbrSetup` (tests).
@@ -124,10 +125,11 @@ def cdbr_hunl(
     behaviours: dict[str, Strategy] = {}
     best = None
     if tree is not None:
-        behaviours[BOT] = behaviour(BlueprintAgent(game, blueprint, abstraction, name="lookup"), game, tree, seed)
+        behaviours[BOT] = behaviour(BlueprintAgent(game, blueprint, abstraction, name="lookup"), game, tree, seed, folder,
+                                    BOT, (blueprint,))
         best = 0.5 * sum(best_response(tree, behaviours[BOT], p).value for p in (0, 1)) * scale
         for row in rows:
-            behaviours[row] = behaviour(responder(row), game, tree, seed)
+            behaviours[row] = behaviour(responder(row), game, tree, seed, folder, row, (blueprint,))
     cells = play_table(game, tree, [(row, BOT) for row in rows],
                        lambda row, _: (responder(row), BlueprintAgent(game, blueprint, abstraction, name="lookup")),
                        {(row, BOT): (behaviours[row], behaviours[BOT]) for row in rows if row in behaviours},

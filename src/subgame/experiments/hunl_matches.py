@@ -85,9 +85,25 @@ def trained_blueprint(folder: Path | None, stem: str, game: PokerGame, actions: 
     return blueprint, abstraction, True
 
 
-def behaviour(agent: Agent, game: PokerGame, tree: PublicTree, seed: int) -> Strategy:
-    """The strategy ``agent`` plays in both seats of the compiled game (asked at every information set)."""
-    return Strategy(tree.game_id, tuple(agent_strategy(agent, game, tree, p, seed=seed) for p in (0, 1)))  # type: ignore[arg-type]
+def behaviour(agent: Agent, game: PokerGame, tree: PublicTree, seed: int, folder: Path | None = None, label: str = "",
+              blueprints: Sequence[Blueprint] = ()) -> Strategy:
+    """The strategy ``agent`` plays in both seats of the compiled game (asked at every information set).
+
+    With a run's ``folder`` it is kept there under ``label`` (the agent's place in the table), with a digest of the
+    ``blueprints`` it plays from, and read back by a later run while that digest is the same: asking a search agent
+    at every information set is most of a reduced table's time, and a blueprint trained again from the same seed is
+    the same to the bit (one that differs is asked again)."""
+    digest = hashlib.sha256(b"".join(bp.probs.tobytes() for bp in blueprints)).hexdigest()
+    file = folder / f"behaviour-{hashlib.sha256(label.encode()).hexdigest()[:10]}.npz" if folder is not None else None
+    if file is not None and file.is_file():
+        kept = Strategy.load(file, tree)
+        if kept.meta.extra.get("agent") == label and kept.meta.extra.get("blueprints") == digest:
+            return kept
+    strategy = Strategy(tree.game_id, tuple(agent_strategy(agent, game, tree, p, seed=seed) for p in (0, 1)),  # type: ignore[arg-type]
+                        {"seed": seed, "agent": label, "blueprints": digest})
+    if file is not None:
+        strategy.save(file)
+    return strategy
 
 
 def interval(mean: float, half_width: float) -> str:

@@ -182,7 +182,8 @@ def modicum_table(
             deck, where every value is also exact.
         seed: seeds the blueprints, the deals and every agent.
         workers: processes playing blocks of deals (results do not depend on it).
-        checkpoint: a folder for the blueprints and each finished match; a run with it resumes.
+        checkpoint: a folder for the blueprints, the exact behaviour strategies (reduced form) and each finished
+            match; a run with it resumes.
         deals: duplicate deals per match instead of the setup's.
         progress: called with a line during each match (deals done, time to go) and after it.
         setup: another :class:`TableSetup` (tests).
@@ -202,14 +203,15 @@ def modicum_table(
     if tree is not None:
         behaviours: dict[str, Strategy] = {}
         asked: dict[str, Agent] = {}
+        kept = (bps.agents[0], bps.lookup[0])  # what every agent plays from: its behaviour is kept with their digest
         for name in (*AGENTS, "lookup-table bot"):
             agent = asked[name] = _agent(name, bps, setup) if name in AGENTS else _opponent(name, bps, "blueprint", setup, seed)
-            behaviours[name] = behaviour(agent, game, tree, seed)
+            behaviours[name] = behaviour(agent, game, tree, seed, folder, name, kept)
             exploit[name] = exploitability(tree, behaviours[name]).exploitability * scale
         behaviours["own blueprint"] = behaviours["blueprint"]
         for a, o in todo:  # LBR's is its play against that agent's model: the agent just asked, its solves kept
             column = (behaviours[o] if o in behaviours
-                      else behaviour(_opponent(o, bps, a, setup, seed, asked[a]), game, tree, seed))
+                      else behaviour(_opponent(o, bps, a, setup, seed, asked[a]), game, tree, seed, folder, f"{o} of {a}", kept))
             references[a, o] = (behaviours[a], column)
     cells = play_table(game, tree, todo, lambda a, o: (_agent(a, bps, setup), _opponent(o, bps, a, setup, seed)),
                        references, setup.deals, seed, folder, workers, say)

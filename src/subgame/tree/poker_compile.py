@@ -71,6 +71,9 @@ from .public_tree import (
 )
 from .size import SizeBudget, release_freed_memory
 
+#: Private states from which a compiled tree hands its builder's freed memory back (:func:`release_freed_memory`).
+TRIM_STATES = 1 << 16
+
 
 def compile_poker(
     game: PokerGame,
@@ -153,7 +156,8 @@ def compile_poker(
                        None if leaf_cards is None else frozenset(int(c) for c in leaf_cards), before_deal)
     tree = builder.run(roots)
     del builder  # with its records of every node and board, which the tree does not keep
-    release_freed_memory()
+    if sum(p.num_states for p in tree.players) >= TRIM_STATES:  # a search's small trees: not worth a trim each
+        release_freed_memory()
     return tree
 
 
