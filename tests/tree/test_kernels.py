@@ -215,3 +215,30 @@ def test_a_library_built_from_other_signatures_is_refused(monkeypatch):
     monkeypatch.setattr(kernels, "ABI", kernels.ABI + 1)
     with pytest.warns(RuntimeWarning, match="another version of _kernels.c"):
         assert kernels._load() is None
+
+
+@pytest.mark.skipif(not kernels.available(), reason="the compiled loops are not built")
+def test_a_bound_leaf_call_checks_its_reach_and_pickles_as_its_arrays():
+    """A leaf's prepared call (kernels.LeafValues): two boards as segments equal each board bound alone, with one
+    reach for every continuation or one each; a reach of another shape is refused; a pickled copy binds its own."""
+    import pickle
+
+    rng = np.random.default_rng(0)
+    K, U, T, n = 3, 4, 2, 5
+    coef, seq, weight = rng.random((2, K, 4, U, U)), np.array([1, 0]), rng.random(T)
+    cards = np.array([[0, 1], [0, 2], [1, 3], [2, 3], [3, 4]])  # a board's hands, weakest first
+    order, ties = np.arange(n), np.array([0, 1, 3, 4, 5])  # hands 1 and 2 tie
+    gb, rb = rng.integers(0, U, n), rng.integers(0, U, n)
+    one = kernels.LeafValues(coef, seq, weight, order, ties, np.array([0, n]), np.array([0, 5]), cards, gb, rb)
+    both = kernels.LeafValues(coef, seq, weight, np.concatenate([order, order]), np.concatenate([ties, ties]),
+                              np.array([0, n, 2 * n]), np.array([0, 5, 10]), np.concatenate([cards, cards]),
+                              np.concatenate([gb, gb]), np.concatenate([rb, rb]))
+    for kx in (1, K):
+        reach = rng.random((2 * n, T, kx))
+        got = both(reach)
+        assert np.array_equal(got[:n], one(reach[:n])) and np.array_equal(got[n:], one(reach[n:]))
+        assert np.abs(got).max() > 0
+        assert np.array_equal(pickle.loads(pickle.dumps(both))(reach), got)
+    for bad in (np.ones((n, T, 1)), np.ones((2 * n, T + 1, 1)), np.ones((2 * n, T, 2)), np.ones((2 * n, T))):
+        with pytest.raises(ValueError):
+            both(bad)

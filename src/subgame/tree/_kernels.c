@@ -22,7 +22,7 @@ typedef int32_t idx_t;
 
 /* The version of these functions' signatures: subgame.tree.kernels refuses a library built from another one (bump
    both together whenever a signature changes, so that a stale build left in place falls back to numpy). */
-int64_t kernels_abi(void) { return 25; }
+int64_t kernels_abi(void) { return 26; }
 
 /* numpy's maximum: the second argument unless the first is larger or NaN (so max(-0.0, 0.0) is 0.0) */
 static inline double np_max(double a, double b) { return (a > b || a != a) ? a : b; }
@@ -638,6 +638,79 @@ void leaf_values_segments(const double *reach, double *out, const double *coef, 
     }
 }
 
+/* leaf_values_segments with everything but the reach and the output bound (kernels.LeafValues); rows_total is
+ * rows[segments], most the rows of the largest segment */
+typedef struct {
+    const double *coef;
+    const int64_t *seq;
+    const double *weight;
+    const int64_t *order, *ties, *rows, *tie0;
+    int64_t segments;
+    const int64_t *hand_cards;
+    int64_t k;
+    const int64_t *gb, *rb;
+    int64_t T, K, ur, U, cards, most, rows_total;
+} LeafCall;
+
+/* Entries of reach and out from which a leaf call lets other threads run while it computes */
+#define LEAF_RELEASE_ENTRIES 4096
+
+/* leaf_values_call(call, reach, out) -> None: a prepared LeafCall on reach [rows_total, T, kx] (contiguous float64,
+   kx = 1 or K) into out [rows_total, T, K], through the interpreter's own calling convention, where packing a ctypes
+   call's arguments cost more than a small leaf's values; call is the address of the prepared LeafCall, which must
+   outlive the call */
+static PyObject *leaf_values_call(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    (void)self;
+    if (n != 3) {
+        PyErr_SetString(PyExc_TypeError, "leaf_values_call(call, reach, out) takes 3 arguments");
+        return NULL;
+    }
+    const LeafCall *c = (const LeafCall *)PyLong_AsVoidPtr(args[0]);
+    if (c == NULL) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "leaf_values_call: no prepared call");
+        return NULL;
+    }
+    Py_buffer reach, out;
+    if (PyObject_GetBuffer(args[1], &reach, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[2], &out, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&reach);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    const int64_t cells = c->rows_total * c->T;
+    const int64_t kx = cells > 0 ? (int64_t)(reach.len / (Py_ssize_t)sizeof(double)) / cells : 0;
+    if (reach.itemsize != sizeof(double) || out.itemsize != sizeof(double) || strcmp(reach.format, "d") != 0
+        || strcmp(out.format, "d") != 0) {
+        PyErr_SetString(PyExc_TypeError, "leaf_values_call: reach and out must be float64");
+    } else if ((kx != 1 && kx != c->K) || reach.len != (Py_ssize_t)(cells * kx * (int64_t)sizeof(double))
+               || out.len != (Py_ssize_t)(cells * c->K * (int64_t)sizeof(double))) {
+        PyErr_SetString(PyExc_ValueError, "leaf_values_call: reach or out does not fit the prepared call");
+    } else {
+        double *scratch = malloc((size_t)((2 * c->cards * c->U + 2 * c->U + c->most * c->U) * kx + 1) * sizeof(double));
+        if (scratch == NULL) {
+            PyErr_NoMemory();
+        } else {
+            if (cells * c->K >= LEAF_RELEASE_ENTRIES) {
+                Py_BEGIN_ALLOW_THREADS
+                leaf_values_segments(reach.buf, out.buf, c->coef, c->seq, c->weight, c->order, c->ties, c->rows, c->tie0,
+                                     c->segments, c->hand_cards, c->k, c->gb, c->rb, c->T, c->K, kx, c->ur, c->U,
+                                     c->cards, scratch);
+                Py_END_ALLOW_THREADS
+            } else {
+                leaf_values_segments(reach.buf, out.buf, c->coef, c->seq, c->weight, c->order, c->ties, c->rows, c->tie0,
+                                     c->segments, c->hand_cards, c->k, c->gb, c->rb, c->T, c->K, kx, c->ur, c->U,
+                                     c->cards, scratch);
+            }
+            free(scratch);
+            Py_INCREF(Py_None);
+            result = Py_None;
+        }
+    }
+    PyBuffer_Release(&out);
+    PyBuffer_Release(&reach);
+    return result;
+}
+
 /* from _passes.c */
 int64_t poker_best_totals(const void *call, int64_t threads, int64_t min_fan, double *totals);
 int64_t poker_best_released(const void *call);
@@ -688,6 +761,8 @@ static PyObject *best_response_totals(PyObject *self, PyObject *const *args, Py_
 }
 
 static PyMethodDef kernels_methods[] = {
+    {"leaf_values_call", (PyCFunction)(void (*)(void))leaf_values_call, METH_FASTCALL,
+     "A prepared depth-limited poker leaf's values (subgame.tree.kernels.LeafValues)."},
     {"best_response_totals", (PyCFunction)(void (*)(void))best_response_totals, METH_FASTCALL,
      "Totals of a prepared exploitability call (subgame.tree.whole.LayoutBestResponses)."},
     {NULL, NULL, 0, NULL}};

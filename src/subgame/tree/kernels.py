@@ -48,7 +48,6 @@ _SIGNATURES: dict[str, list[Any]] = {
     "update_regrets_f32": [_P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, ctypes.c_int, _D, _D, _D, _D, _D],
     "fold_values": [_P, _P, _P, _P, _P, _P, _P, _P, _I, _I, _I, _I, _P, _I],
     "showdown_values": [_P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, ctypes.c_int, _I, _I, _P, _I],
-    "leaf_values_segments": [_P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _P, _I, _P, _P, _I, _I, _I, _I, _I, _I, _P],
 }
 
 
@@ -110,7 +109,7 @@ class Rule(Protocol):
 
 
 #: The signatures' version ``_kernels.c`` must report (``kernels_abi``); bumped with every change to them.
-ABI = 25
+ABI = 26
 
 
 def _load() -> ctypes.CDLL | None:
@@ -146,6 +145,11 @@ def _load() -> ctypes.CDLL | None:
 
 _lib = _load()
 _enabled = [_lib is not None]
+_leaf_values_call: Callable[[int, np.ndarray, np.ndarray], None] | None = None
+if _lib is not None:  # the same library as an extension module: its calls of the interpreter's own convention
+    from . import _kernels  # type: ignore[attr-defined]
+
+    _leaf_values_call = _kernels.leaf_values_call
 
 
 def available() -> bool:
@@ -445,19 +449,27 @@ def showdown_values(
     )
 
 
+class _LeafCall(ctypes.Structure):
+    """``LeafCall`` of ``_kernels.c``: a prepared ``leaf_values_segments`` call but its reach and output."""
+
+    _fields_ = [("coef", _P), ("seq", _P), ("weight", _P), ("order", _P), ("ties", _P), ("rows", _P), ("tie0", _P),
+                ("segments", _I), ("hand_cards", _P), ("k", _I), ("gb", _P), ("rb", _P), ("T", _I), ("K", _I), ("ur", _I),
+                ("U", _I), ("cards", _I), ("most", _I), ("rows_total", _I)]
+
+
 class LeafValues:
     """[M, T, K] a depth-limited poker leaf's values of one or several full boards, given the giver's reach [M, T, kx]
-    (:meth:`PokerRoundValues._products <subgame.depthlimited.poker_leaf.PokerRoundValues>`).
+    (:meth:`PokerRoundValues._products <subgame.depthlimited.poker_leaf.PokerRoundValues>`; kx = 1 or K).
 
     ``coef`` [S, K, 4, ur, U] the tables, ``sequence`` [T] each column's row of them and ``weight`` [T] its weight;
     full board s is rows ``rows[s]:rows[s + 1]``, its hands in ascending strength ``order`` there (local) with their
     groups of ties ``ties[tie0[s]:tie0[s + 1]]`` (local); the columns are shared. ``cards`` (above the highest card)
-    and ``most`` (rows of the largest board): computed where not given. Everything but the reach is bound once, made
-    contiguous and its addresses taken, since a leaf's tables, boards and weights are the same every iteration (on a
-    small tree the packing of thirteen arrays a call was most of its time). Calls from several threads at once are safe.
+    and ``most`` (rows of the largest board): computed where not given. Everything but the reach is bound once into
+    a prepared call, since a leaf's tables, boards and weights are the same every iteration: on a small tree the
+    packing of a ctypes call's 21 arguments was most of its time. Calls from several threads at once are safe.
     """
 
-    __slots__ = ("_keep", "_args", "_shape", "_scratch")
+    __slots__ = ("_keep", "_call", "_address", "_shape")
 
     def __init__(self, coef: np.ndarray, sequence: np.ndarray, weight: np.ndarray, order: np.ndarray, ties: np.ndarray,
                  rows: np.ndarray, tie0: np.ndarray, hand_cards: np.ndarray, giver_bucket: np.ndarray,
@@ -471,8 +483,9 @@ class LeafValues:
         p = [_ptr(a) for a in idx]  # sequence, order, ties, rows, tie0, hand_cards, giver_bucket, receiver_bucket
         T = sequence.shape[0]
         self._shape = (M, T, K)
-        self._args = (_ptr(c), p[0], _ptr(wt), p[1], p[2], p[3], p[4], idx[3].shape[0] - 1, p[5], k, p[6], p[7], T, K)
-        self._scratch = (2 * cards * U + 2 * U + most * U, ur, U, cards)  # scratch per unit of kx, then the trailing args
+        self._call = _LeafCall(_ptr(c), p[0], _ptr(wt), p[1], p[2], p[3], p[4], idx[3].shape[0] - 1, p[5], k, p[6], p[7],
+                               T, K, ur, U, cards, most, M)
+        self._address = ctypes.addressof(self._call)
 
     def __reduce__(self) -> tuple[type[LeafValues], tuple[Any, ...]]:
         return LeafValues, self._keep
@@ -480,17 +493,11 @@ class LeafValues:
     def __call__(self, reach: np.ndarray) -> np.ndarray:
         """[M, T, K] the receiver's values given the giver's reach [M, T, kx]."""
         r = np.ascontiguousarray(reach, dtype=np.float64)
-        if r.shape[:2] != self._shape[:2]:
-            raise ValueError(f"the giver's reach is {r.shape}, the bound leaf takes [{self._shape[0]}, {self._shape[1]}, kx]")
-        kx = r.shape[2]
-        per, ur, U, cards = self._scratch
         out = np.empty(self._shape)
-        scratch = np.empty(per * kx)
-        a = self._args
-        _lib.leaf_values_segments(  # type: ignore[union-attr]
-            _ptr(r), _ptr(out), a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13],
-            kx, ur, U, cards, _ptr(scratch),
-        )
+        if r.ndim != 3 or r.shape[:2] != self._shape[:2]:
+            raise ValueError(f"the giver's reach is {r.shape}, the bound leaf takes [{self._shape[0]}, {self._shape[1]}, kx]")
+        if out.size:
+            _leaf_values_call(self._address, r, out)  # type: ignore[misc]  # LeafValues is made where the loops are built
         return out
 
 
