@@ -10,6 +10,7 @@ from subgame.agents.match import exact_value, history_values, play_match, refere
 from subgame.decompose import ProcessExecutor
 from subgame.eval import expected_value
 from subgame.games import load_game
+from subgame.games.base import CHANCE, TERMINAL
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
 from subgame.strategy import Strategy
 from subgame.tree.compile import compile_game
@@ -41,6 +42,48 @@ def test_history_values_at_the_root_are_the_expected_value(name):
     profile = Strategy.random(tree, np.random.default_rng(4))
     values = history_values(game, tree, profile)
     assert values[()] == pytest.approx(expected_value(tree, profile), abs=1e-12)
+
+
+def _recursive_values(game, tree, profile):
+    """Player 0's value of every history by a recursion over the game, children added in the game's order."""
+    from subgame.tree.lookup import lookups
+
+    index, want = lookups(tree), {}
+
+    def walk(st, hist, pub, labels):
+        who = game.actor(st)
+        if who == TERMINAL:
+            v = float(game.utility(st))
+        else:
+            if who == CHANCE:
+                branches = game.chance_outcomes(st)
+            else:
+                pa, i = tree.players[who], index[who](pub, labels[who])
+                policy = {int(pa.action_ids[i, k]): float(profile.probs[who][i, k]) for k in np.flatnonzero(pa.legal[i])}
+                branches = [(a, policy.get(a, 0.0)) for a in game.legal_actions(st)]
+            v = 0.0
+            for a, prob in branches:
+                o_pub, o0, o1 = game.observations(st, a)
+                v += prob * walk(game.next_state(st, a), hist + (a,), pub + (o_pub,),
+                                 tuple((f"{x}/{o}" if x else o) if o else x for x, o in zip(labels, (o0, o1))))
+        want[hist] = v
+        return v
+
+    walk(game.root(), (), (), ("", ""))
+    return want
+
+
+def test_history_values_are_a_recursion_over_the_games_histories_to_the_bit():
+    """The backward pass over the walked histories adds each parent's children in the game's order, as a recursion
+    over the game does; the walk is made once per tree and serves every profile."""
+    game = load_game("leduc")
+    tree = compile_game(game)
+    for seed in (5, 6):
+        profile = Strategy.random(tree, np.random.default_rng(seed))
+        want = _recursive_values(game, tree, profile)
+        got = history_values(game, tree, profile)
+        assert len(got) == len(want) and all(got[h] == v for h, v in want.items())
+    assert tree in match_module._history_layouts
 
 
 def test_exact_value_matches_a_brute_force_walk_of_the_agents():

@@ -47,7 +47,8 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+import weakref
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal, Protocol
@@ -88,45 +89,111 @@ def mbb_scale(game: Game) -> tuple[float, str]:
 History = tuple[int, ...]
 
 
-def history_values(game: Game, tree: PublicTree, profile: Strategy) -> dict[History, float]:
+def history_values(game: Game, tree: PublicTree, profile: Strategy) -> Mapping[History, float]:
     """Player 0's expected utility of every history (the actions from the root) under ``profile``.
 
-    One walk over the game's histories (setup, once per match and seating); the profile's
-    rows are found by the information sets the observations name. Checked against
-    :func:`~subgame.eval.expected_value` at the root in the tests.
+    One backward pass over the game's histories (:class:`HistoryLayout`, one walk of the game per
+    tree); the profile's rows are found by the information sets the observations name. Checked
+    against :func:`~subgame.eval.expected_value` at the root in the tests.
     """
     profile.check(tree)
-    index = lookups(tree)
-    out: dict[History, float] = {}
+    layout = _history_layouts.get(tree)
+    if layout is None:
+        layout = _history_layouts[tree] = HistoryLayout.walk(game, tree)
+    return layout.values(profile)
 
-    @cache
-    def row(p: int, i: int) -> dict[int, float]:  # {action: probability} of information set i, built once
-        pa = tree.players[p]
-        return {int(pa.action_ids[i, k]): float(profile.probs[p][i, k]) for k in np.flatnonzero(pa.legal[i])}
 
-    def walk(st: Any, hist: History, pub: tuple[str, ...], labels: tuple[str, str]) -> float:
-        who = game.actor(st)
-        if who == TERMINAL:
-            v = float(game.utility(st))
-        else:
+@dataclass(frozen=True, eq=False)
+class HistoryLayout:
+    """Every history of a game as arrays, made by one walk of the game, so that a profile's value of every history
+    is one backward pass (a match has two reference profiles, a table of matches many)."""
+
+    index: dict[History, int]  #: each history's row, in the walk's depth-first order (a parent before its children)
+    parent: np.ndarray  #: [H] the parent's row (-1 at the root)
+    chance: np.ndarray  #: [H] the chance probability of the last action (0 where a player chose it)
+    player: np.ndarray  #: [H] who chose the last action (-1: chance, or the root)
+    entry: np.ndarray  #: [H] its (information set, action) entry of ``probs[player].ravel()`` (-1: not in the row)
+    utility: np.ndarray  #: [H] player 0's utility at terminal histories, 0 elsewhere
+    levels: tuple[np.ndarray, ...]  #: the rows at each depth from 1 on, ascending
+
+    @staticmethod
+    def walk(game: Game, tree: PublicTree) -> HistoryLayout:
+        index = lookups(tree)
+        rows: dict[History, int] = {}
+        parent: list[int] = []
+        chance: list[float] = []
+        player: list[int] = []
+        entry: list[int] = []
+        utility: list[float] = []
+        depth: list[int] = []
+
+        @cache
+        def row(p: int, i: int) -> dict[int, int]:  # {action: entry} of information set i, built once
+            pa = tree.players[p]
+            return {int(pa.action_ids[i, k]): int(i * pa.legal.shape[1] + k) for k in np.flatnonzero(pa.legal[i])}
+
+        def visit(st: Any, hist: History, pub: tuple[str, ...], labels: tuple[str, str], up: int, how: tuple[float, int, int]) -> None:
+            me = rows[hist] = len(parent)
+            parent.append(up)
+            chance.append(how[0])
+            player.append(how[1])
+            entry.append(how[2])
+            depth.append(len(hist))
+            who = game.actor(st)
+            utility.append(float(game.utility(st)) if who == TERMINAL else 0.0)
+            if who == TERMINAL:
+                return
             if who == CHANCE:
-                branches: Sequence[tuple[int, float]] = game.chance_outcomes(st)
+                branches: Sequence[tuple[int, tuple[float, int, int]]] = [(a, (p, -1, -1)) for a, p in game.chance_outcomes(st)]
             else:
                 inf = index[who](pub, labels[who])
                 if inf < 0:
                     raise SubgameError(f"{game.name}: the tree has no information set of player {who} at {list(pub)!r}")
-                policy = row(who, inf)
-                branches = [(a, policy.get(a, 0.0)) for a in game.legal_actions(st)]
-            v = 0.0
-            for a, prob in branches:
+                entries = row(who, inf)
+                branches = [(a, (0.0, who, entries.get(a, -1))) for a in game.legal_actions(st)]
+            for a, child in branches:
                 o_pub, o0, o1 = game.observations(st, a)
-                nxt = (_join(labels[0], o0), _join(labels[1], o1))
-                v += prob * walk(game.next_state(st, a), hist + (a,), pub + (o_pub,), nxt)
-        out[hist] = v
-        return v
+                visit(game.next_state(st, a), hist + (a,), pub + (o_pub,), (_join(labels[0], o0), _join(labels[1], o1)), me, child)
 
-    walk(game.root(), (), (), ("", ""))
-    return out
+        visit(game.root(), (), (), ("", ""), -1, (0.0, -1, -1))
+        d = np.asarray(depth, dtype=np.int64)
+        order = np.argsort(d, kind="stable")
+        levels = tuple(np.split(order, np.searchsorted(d[order], np.arange(1, int(d.max(initial=0)) + 1)))[1:])
+        return HistoryLayout(rows, np.asarray(parent, dtype=np.int64), np.asarray(chance), np.asarray(player, dtype=np.int8),
+                             np.asarray(entry, dtype=np.int64), np.asarray(utility), levels)
+
+    def values(self, profile: Strategy) -> Mapping[History, float]:
+        """Player 0's expected utility of every history under ``profile``: each parent's value the sum over its children
+        in the game's order of probability × value, as the recursion it replaces added them."""
+        prob = self.chance.copy()
+        for p in (0, 1):
+            mine = np.flatnonzero(self.player == p)
+            at = self.entry[mine]
+            prob[mine] = np.where(at >= 0, profile.probs[p].ravel()[np.maximum(at, 0)], 0.0)
+        v = self.utility.copy()
+        for level in reversed(self.levels):
+            np.add.at(v, self.parent[level], prob[level] * v[level])  # unbuffered, in row order: the children in turn
+        return HistoryValues(self.index, v)
+
+
+class HistoryValues(Mapping[History, float]):
+    """A value of every history, read by history (:func:`history_values`)."""
+
+    def __init__(self, index: dict[History, int], values: np.ndarray) -> None:
+        self._index, self._values = index, values
+
+    def __getitem__(self, hist: History) -> float:
+        return float(self._values[self._index[hist]])
+
+    def __iter__(self) -> Iterator[History]:
+        return iter(self._index)
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+
+#: Each tree's :class:`HistoryLayout`, made at its first match.
+_history_layouts: weakref.WeakKeyDictionary[PublicTree, HistoryLayout] = weakref.WeakKeyDictionary()
 
 
 #: The most histories :func:`history_values` walks (a few seconds per million in CPython).
