@@ -224,6 +224,35 @@ def test_the_model_is_the_blueprint_agent_mixed_over_its_translation():
         np.testing.assert_allclose(mean / 300, joint[h] / joint[h].sum(), atol=0.08)
 
 
+def test_the_model_keeps_the_beliefs_it_reached_within_its_budget(monkeypatch):
+    """A public path met again is the belief kept the first time; past the budget every kept belief is let go, and
+    the beliefs made anew are the same; a pickled model starts with none."""
+    import pickle
+
+    import subgame.agents.beliefs as beliefs
+
+    game, _ = reduced()
+    model = BlueprintModel(game, _blueprint(), ExactCards(game.spec))
+    path = ("c", "r4", "c")
+    first = model.start(1)
+    ends = [first]
+    for name in path:
+        ends.append(ends[-1].after(name))
+    assert model.start(1) is first and all(b.after(n) is a for b, n, a in zip(ends, path, ends[1:]))
+    acting = next(b for b in ends if game.actor(b.state) == 1)
+    legal, joint = acting.replies()
+    assert not joint.flags.writeable and acting.replies()[1] is joint
+    assert pickle.loads(pickle.dumps(model))._roots == {}
+    monkeypatch.setattr(beliefs, "BELIEF_BYTES", 2 * first.range.nbytes)  # room for two beliefs' ranges
+    fresh = BlueprintModel(game, _blueprint(), ExactCards(game.spec))
+    again = [fresh.start(1)]
+    for name in path:
+        again.append(again[-1].after(name))
+    assert fresh.start(1) is not again[0]  # let go when the third belief did not fit
+    for a, b in zip(ends, again):
+        assert a.state == b.state and np.array_equal(a.range, b.range)
+
+
 def test_hunl_spec_plays_without_a_tree(tmp_path):
     """On the ACPC HUNL file the spec plays a few duplicate deals against its blueprint, LBR deciding after the flop."""
     from subgame.blueprint.buckets4 import Buckets4Config, FourRoundBuckets

@@ -27,7 +27,7 @@ was, as :mod:`.hunl_search` does.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import combinations
 
@@ -42,6 +42,9 @@ from .blueprint import BlueprintAgent
 
 #: boards whose buckets one :class:`BlueprintRows` keeps (a hand meets at most one a round)
 BUCKET_CACHE = 16
+
+#: bytes of ranges one :class:`BlueprintModel` keeps in the beliefs it has reached, before it lets them go
+BELIEF_BYTES = 64 << 20
 
 
 def hand_cards(spec: PokerSpec) -> np.ndarray:
@@ -106,15 +109,36 @@ class BlueprintModel:
         if rows is not None and (rows.blueprint is not blueprint or rows.hands.shape != self.hands.shape):
             raise SubgameError("the blueprint rows given are of another blueprint or other hands")
         self.rows = rows or BlueprintRows(blueprint, abstraction, self.hands)
+        self._roots: dict[int, BlueprintBelief] = {}
+        self._kept_bytes = 0
 
     def start(self, player: int) -> BlueprintBelief:
-        """The belief about seat ``player`` after the deal (no public move yet): every hand equally likely."""
+        """The belief about seat ``player`` after the deal (no public move yet): every hand equally likely.
+
+        Each belief keeps those it leads to (:meth:`BlueprintBelief.after`), so that a public path met again (the next
+        decision of a hand, another hand of the same public path, a look-ahead's subtree) is not computed again, up
+        to :data:`BELIEF_BYTES` of ranges; then they are let go and the next start begins anew."""
         if player not in (0, 1):
             raise SubgameError(f"the modelled seat must be 0 or 1, got {player!r}")
-        k = self.game.spec.hole_cards
-        st = self.game.root()._replace(hole=(tuple(range(-k, 0)), tuple(range(-2 * k, -k))))
-        reach = (~meets(self.hands, st.board)).astype(np.float64)
-        return BlueprintBelief(self, player, st, ((0, reach),))
+        root = self._roots.get(player)
+        if root is None:
+            k = self.game.spec.hole_cards
+            st = self.game.root()._replace(hole=(tuple(range(-k, 0)), tuple(range(-2 * k, -k))))
+            reach = (~meets(self.hands, st.board)).astype(np.float64)
+            root = self._roots[player] = BlueprintBelief(self, player, st, ((0, reach),))
+        return root
+
+    def __getstate__(self) -> dict[str, object]:
+        return self.__dict__ | {"_roots": {}, "_kept_bytes": 0}  # a copy sent to a worker reaches its own beliefs
+
+    def _keep(self, nbytes: int) -> bool:
+        """Whether a belief of ``nbytes`` of ranges may be kept; past the budget every kept one is let go."""
+        if self._kept_bytes + nbytes > BELIEF_BYTES:
+            self._roots.clear()
+            self._kept_bytes = 0
+            return False
+        self._kept_bytes += nbytes
+        return True
 
     def policy(self, player: int, node: int, st: PokerState) -> tuple[tuple[int, ...], np.ndarray]:
         """The legal actions at ``st`` and [H, A] the blueprint agent's probability of each at every hand, in seat
@@ -142,6 +166,7 @@ class BlueprintBelief:
     player: int  #: the modelled seat
     state: PokerState  #: the real public state (hole cards unknown)
     branches: tuple[tuple[int, np.ndarray], ...]  #: (abstract betting node or -1, [H] joint reach of the branch)
+    _next: dict[str, BlueprintBelief] = field(default_factory=dict, repr=False)  #: the beliefs after moves, as reached
 
     @cached_property
     def range(self) -> np.ndarray:
@@ -150,18 +175,32 @@ class BlueprintBelief:
         return out
 
     def replies(self) -> tuple[tuple[int, ...], np.ndarray]:
-        """At the modelled player's decision: his legal actions and [H, A] the joint probability of hand and action."""
+        """At the modelled player's decision: his legal actions and [H, A] the joint probability of hand and action
+        (read-only: computed once)."""
         if self.model.game.actor(self.state) != self.player:
             raise SubgameError(f"the modelled player {self.player} is not to act here")
+        return self._replies
+
+    @cached_property
+    def _replies(self) -> tuple[tuple[int, ...], np.ndarray]:
         legal: tuple[int, ...] = ()
         joint = np.zeros(0)
         for node, reach in self.branches:
             legal, probs = self.model.policy(self.player, node, self.state)
             joint = reach[:, None] * probs + (joint if joint.size else 0.0)
+        joint.setflags(write=False)
         return legal, joint
 
     def after(self, name: str) -> BlueprintBelief:
         """The belief after the public move ``name``: board cards, or a betting action of either player."""
+        hit = self._next.get(name)
+        if hit is None:
+            hit = self._after(name)
+            if self.model._keep(sum(r.nbytes for _, r in hit.branches)):
+                self._next[name] = hit
+        return hit
+
+    def _after(self, name: str) -> BlueprintBelief:
         model, st = self.model, self.state
         cards = model.agent._parse(name)
         if cards is not None:
