@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 
 from subgame.agents.exact import agent_strategy
@@ -38,6 +40,12 @@ def test_cdbr_to_the_end_against_the_model_is_a_best_response_to_the_search_agen
     br = best_response(tree, Strategy(tree.game_id, pair), responder).value
     assert value == pytest.approx(br, abs=1e-9)
     assert model.agent.fallbacks == []
+    # the beliefs LBR reached are kept (the answers above used them), a path met again is the same one, and a copy
+    # sent to a worker process starts with none
+    first = model.start(seat)
+    name = game.action_name(first.state, game.legal_actions(first.state)[0])
+    assert model.start(seat) is first and first.after(name) is model.start(seat).after(name) and len(model._beliefs) > 2
+    assert pickle.loads(pickle.dumps(model))._beliefs == {}
 
 
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import SubgameError
 from ..games.poker.game import PokerState
+from . import beliefs
 from .base import Move, View
 from .beliefs import BlueprintModel
 from .hunl_search import HunlSearchAgent
@@ -47,12 +48,29 @@ class SearchModel:
         self.blueprint = BlueprintModel(agent.game, agent.base.blueprint, agent.base.abstraction, name=self.name,
                                         rows=agent.blueprint_rows)  # one cache of the blueprint's bucket rows
         self.hands = self.blueprint.hands
+        self._beliefs: dict[tuple[int, tuple[str, ...]], SearchBelief] = {}
+
+    def __getstate__(self) -> dict[str, object]:
+        return self.__dict__ | {"_beliefs": {}}  # a copy sent to a worker reaches its own beliefs
 
     def start(self, player: int) -> SearchBelief:
         """The belief about seat ``player`` after the deal."""
         if player not in (0, 1):
             raise SubgameError(f"the modelled seat must be 0 or 1, got {player!r}")
-        return SearchBelief(self, player, ())
+        return self._belief(player, ())
+
+    def _belief(self, player: int, moves: tuple[str, ...]) -> SearchBelief:
+        """The belief after ``moves``, kept: the twin's belief is a function of the public path and its seed, and LBR
+        meets the same paths from every hand it is asked at. Up to :data:`~.beliefs.BELIEF_BYTES` of ranges and
+        replies (counted as a range and eight actions' rows each), then they are let go."""
+        key = (player, moves)
+        hit = self._beliefs.get(key)
+        if hit is None:
+            hit = SearchBelief(self, player, moves)
+            if (len(self._beliefs) + 1) * 9 * self.hands.shape[0] * 8 > beliefs.BELIEF_BYTES:
+                self._beliefs.clear()
+            self._beliefs[key] = hit
+        return hit
 
     def twin(self, player: int) -> HunlSearchAgent:
         """The twin in seat ``player`` with the model's seed, its solves kept across hands (:attr:`keep`)."""
@@ -91,15 +109,22 @@ class SearchBelief:
 
     def after(self, name: str) -> SearchBelief:
         """The belief after the public move ``name`` (board cards or a betting action of either player)."""
-        return SearchBelief(self.model, self.player, self.moves + (name,))
+        return self.model._belief(self.player, self.moves + (name,))
 
     def replies(self) -> tuple[tuple[int, ...], np.ndarray]:
-        """At the modelled player's decision: his legal actions and [H, A] the joint probability of hand and action."""
-        game, (state, node, reach) = self.model.game, self._public
-        if game.actor(state) != self.player:
+        """At the modelled player's decision: his legal actions and [H, A] the joint probability of hand and action
+        (read-only: computed once)."""
+        if self.model.game.actor(self.state) != self.player:
             raise SubgameError(f"the modelled player {self.player} is not to act here")
+        return self._replies
+
+    @cached_property
+    def _replies(self) -> tuple[tuple[int, ...], np.ndarray]:
+        game, (state, node, reach) = self.model.game, self._public
         legal = game.legal_actions(state)
         probs = self.model.twin(self.player).searched_rows(self.view(legal))
         if probs is None:
             _, probs = self.model.blueprint.policy(self.player, node, state)
-        return legal, reach[:, None] * probs
+        joint = reach[:, None] * probs
+        joint.setflags(write=False)
+        return legal, joint
