@@ -529,8 +529,9 @@ def _layout(L: Any) -> _Layout:
 #: are the same on any thread count).
 _shared_nodes = [0]
 
-#: The arguments of each CFR pass's ``poker_pass`` call, kept while the arrays it reads and writes live: a solver's
-#: passes read and write the same arrays every iteration, and building the call costs more than a pass over Kuhn.
+#: The arguments of each CFR pass's ``poker_pass`` call but its root reaches and output, kept while the arrays it
+#: reads and writes live: a solver's passes read and write the same arrays every iteration, and building the call
+#: costs more than a pass over Kuhn (the root reaches are new arrays each iteration where a gadget sets them).
 _calls: dict[tuple[int, ...], tuple[tuple[Callable[[], Any], ...], tuple[Any, ...], Any]] = {}
 
 
@@ -548,20 +549,24 @@ def poker_pass(layout: Any, player: int, mode: int, sources: tuple[Any, Any], up
     fresh = out is None
     if out is None:
         out = np.empty(root_reach[1 - player].shape[0])
+    reach = (np.ascontiguousarray(root_reach[0], dtype=np.float64), np.ascontiguousarray(root_reach[1], dtype=np.float64))
+    root_reach = reach  # alive here for the call (the addresses passed are these arrays')
     if update is None or fresh:
         args, up = _pass_args(layout, player, mode, sources, update, root_reach, out)
     else:
         arrays = (layout, sources[0].data, sources[0].legal, sources[1].data, sources[1].legal, *update[:3],
-                  update[4] if len(update) > 4 else None, root_reach[player], root_reach[1 - player], out)
+                  update[4] if len(update) > 4 else None)
         key = (player, mode, sources[0].kind, sources[1].kind, bool(update[3].predict), *map(id, arrays))
         hit = _calls.get(key)
         if hit is not None and all(ref() is a for ref, a in zip(hit[0], arrays)):
-            args, up = hit[1], hit[2]
+            up = hit[2]
             _set_rule(up, update[3])
+            if not (out.shape == reach[1 - player].shape and takes_values(out)):
+                raise GameDefinitionError("poker_pass: the values are written to contiguous float64 of the opponent's root rows")
+            args = (*hit[1], _ptr(reach[player]), _ptr(reach[1 - player]), _ptr(out), layout.max_hands)
         else:
             args, up = _pass_args(layout, player, mode, sources, update, root_reach, out)
-            if args[7] == _kept_ptr(root_reach[player]) and args[8] == _kept_ptr(root_reach[1 - player]):
-                _keep_call(key, arrays, args, up)
+            _keep_call(key, arrays, args[:7], up)
     shared = _lib.poker_pass(*args, thread_count(), MIN_FAN_ROWS)  # type: ignore[union-attr]
     if shared < 0:
         raise MemoryError("poker_pass: out of memory for the rows of a public node")
