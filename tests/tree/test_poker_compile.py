@@ -397,3 +397,21 @@ def test_best_response_without_its_cached_plan_is_bitwise_the_same(river, monkey
     kept = exploitability(tree, s)
     monkeypatch.setattr(sweep, "BEST_PLAN_CACHED_STATES", 0)  # every level built on the fly
     assert exploitability(tree, s) == kept
+
+
+def test_trees_of_a_deck_share_its_recent_boards_read_only():
+    """Two compiles of a river share each board's hands and card removal (kept per deck, read-only), and the second
+    tree is the first one's, value for value."""
+    from subgame.tree import poker_compile
+
+    game = PokerGame(RIVER, "river")
+    poker_compile._removal_of.cache_clear()
+    first, second = compile_poker(game, board=RIVER_BOARD), compile_poker(game, board=RIVER_BOARD)
+    assert poker_compile._removal_of.cache_info().hits > 0
+    assert_same_layout(first, second)
+    shows = [next(op for op in t.terminals if isinstance(op, ShowdownTerminal)) for t in (first, second)]
+    a, b = shows[0].groups[0].removal, shows[1].groups[0].removal
+    assert a is b and not a.hand_cards.flags.writeable and not a.strength.flags.writeable
+    reach = tuple(np.random.default_rng(3).random(pa.num_states) for pa in first.players)
+    for p in (0, 1):
+        assert np.array_equal(leaf_values(first, p, reach), leaf_values(second, p, reach))

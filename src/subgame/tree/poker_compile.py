@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 from itertools import combinations
 from math import comb
 from typing import Any
@@ -245,6 +245,11 @@ class _Board:
 
     @staticmethod
     def of(deck: _Deck, cards: tuple[int, ...]) -> _Board:
+        """The board's hands (read-only: a deck's recent boards are shared by the trees compiled on them)."""
+        return _board_of(deck, cards)
+
+    @staticmethod
+    def _make(deck: _Deck, cards: tuple[int, ...]) -> _Board:
         on_board = np.zeros(deck.size, dtype=bool)
         on_board[list(cards)] = True
         hands = np.flatnonzero(~deck.has[:, on_board].any(axis=1))
@@ -254,7 +259,34 @@ class _Board:
         local1 = np.empty(order1.size, dtype=np.int32)  # below 1,326 hands: a flop spot keeps one per board
         local1[order1] = np.arange(order1.size, dtype=np.int32)
         labels: tuple[Taken[str], Taken[str]] = (Taken(deck.names, hands[order0]), Taken(deck.names, hands[order1]))
+        for shared in (hands, order1, local1):
+            shared.flags.writeable = False
         return _Board(cards, hands, (order0, order1), (order0, local1), labels)
+
+
+#: Boards a deck keeps, with their card removal, across compiles: a search compiles thousands of small trees on the
+#: same few boards (a river board of the 52-card deck holds about 25 KB of them).
+BOARD_CACHE = 256
+
+
+@lru_cache(maxsize=BOARD_CACHE)
+def _board_of(deck: _Deck, cards: tuple[int, ...]) -> _Board:
+    return _Board._make(deck, cards)
+
+
+@lru_cache(maxsize=BOARD_CACHE)
+def _removal_of(spec: PokerSpec, deck: _Deck, cards: tuple[int, ...], showdown: bool) -> CardRemoval:
+    """The card-removal structure of a board's hands, with their strengths where it has a showdown."""
+    hands = _board_of(deck, cards).hands
+    hand_cards = deck.cards[hands]
+    strength = None
+    if showdown:
+        board = np.broadcast_to(np.array(cards, dtype=np.int64), (hands.size, len(cards)))
+        strength = strength_keys(np.hstack([hand_cards, board]), spec.num_ranks, spec.num_suits)
+    removal = CardRemoval.build(hand_cards, strength)
+    for shared in (removal.hand_cards, removal.strength):
+        shared.flags.writeable = False
+    return removal
 
 
 def _joined(parts: Sequence[np.ndarray], k: int | None = None, dtype: type[np.integer[Any]] = np.int64) -> np.ndarray:
@@ -587,13 +619,7 @@ class _Builder:
 
     def _removal(self, b: _Board, showdown: bool) -> CardRemoval:
         """The board's card-removal structure, with the hands' strengths if it has a showdown."""
-        spec = self.game.spec
-        hand_cards = self.deck.cards[b.hands]
-        if not showdown:
-            return CardRemoval.build(hand_cards)
-        board = np.broadcast_to(np.array(b.cards, dtype=np.int64), (b.hands.size, len(b.cards)))
-        strength = strength_keys(np.hstack([hand_cards, board]), spec.num_ranks, spec.num_suits)
-        return CardRemoval.build(hand_cards, strength)
+        return _removal_of(self.game.spec, self.deck, b.cards, showdown)
 
     def _terminals(self, num_states: tuple[int, int]) -> tuple[ValueOperator, ...]:
         by_board: dict[tuple[int, ...], tuple[list[int], list[int]]] = {}  # fold nodes, showdown nodes
