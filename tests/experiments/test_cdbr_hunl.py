@@ -108,3 +108,7 @@ def test_a_kept_behaviour_is_read_back_for_the_same_blueprints_and_asked_again_f
     hunl_matches.behaviour(agent, game, tree, 0, tmp_path, "bot", (other,))  # another blueprint: asked again
     hunl_matches.behaviour(agent, game, tree, 0, tmp_path, "lookup", (bp,))  # another place in the table: its own file
     assert len(asked) == 6 and len(list(tmp_path.glob("behaviour-*.npz"))) == 2
+    for kept in tmp_path.glob("behaviour-*.npz"):
+        kept.write_bytes(b"not a strategy")  # damaged files of the run: asked again and written anew
+    hunl_matches.behaviour(agent, game, tree, 0, tmp_path, "lookup", (bp,))
+    assert len(asked) == 8 and hunl_matches.behaviour(agent, game, tree, 0, tmp_path, "lookup", (bp,)) and len(asked) == 8

@@ -24,7 +24,7 @@ from ..blueprint.blueprint_file import Blueprint
 from ..blueprint.buckets4 import Buckets4Config, FourRoundBuckets
 from ..blueprint.deal_abstraction import DealAbstraction, ExactCards
 from ..blueprint.implicit_mccfr import ImplicitConfig, ImplicitMCCFR
-from ..errors import SubgameError
+from ..errors import InvalidRangeError, StrategyFileError, SubgameError
 from ..files import write_text
 from ..games.poker.game import PokerGame
 from ..parallel import Executor, ProcessExecutor
@@ -96,8 +96,11 @@ def behaviour(agent: Agent, game: PokerGame, tree: PublicTree, seed: int, folder
     digest = hashlib.sha256(b"".join(bp.probs.tobytes() for bp in blueprints)).hexdigest()
     file = folder / f"behaviour-{hashlib.sha256(label.encode()).hexdigest()[:10]}.npz" if folder is not None else None
     if file is not None and file.is_file():
-        kept = Strategy.load(file, tree)
-        if kept.meta.extra.get("agent") == label and kept.meta.extra.get("blueprints") == digest:
+        try:
+            kept = Strategy.load(file, tree)
+        except (StrategyFileError, InvalidRangeError):  # an earlier version's or a damaged one: asked again, rewritten
+            kept = None
+        if kept is not None and kept.meta.extra.get("agent") == label and kept.meta.extra.get("blueprints") == digest:
             return kept
     strategy = Strategy(tree.game_id, tuple(agent_strategy(agent, game, tree, p, seed=seed) for p in (0, 1)),  # type: ignore[arg-type]
                         {"seed": seed, "agent": label, "blueprints": digest})
