@@ -549,8 +549,8 @@ def poker_pass(layout: Any, player: int, mode: int, sources: tuple[Any, Any], up
     fresh = out is None
     if out is None:
         out = np.empty(root_reach[1 - player].shape[0])
-    reach = (np.ascontiguousarray(root_reach[0], dtype=np.float64), np.ascontiguousarray(root_reach[1], dtype=np.float64))
-    root_reach = reach  # alive here for the call (the addresses passed are these arrays')
+    # alive here for the call: the addresses passed are these arrays'
+    root_reach = (np.ascontiguousarray(root_reach[0], dtype=np.float64), np.ascontiguousarray(root_reach[1], dtype=np.float64))
     if update is None or fresh:
         args, up = _pass_args(layout, player, mode, sources, update, root_reach, out)
     else:
@@ -561,9 +561,7 @@ def poker_pass(layout: Any, player: int, mode: int, sources: tuple[Any, Any], up
         if hit is not None and all(ref() is a for ref, a in zip(hit[0], arrays)):
             up = hit[2]
             _set_rule(up, update[3])
-            if not (out.shape == reach[1 - player].shape and takes_values(out)):
-                raise GameDefinitionError("poker_pass: the values are written to contiguous float64 of the opponent's root rows")
-            args = (*hit[1], _ptr(reach[player]), _ptr(reach[1 - player]), _ptr(out), layout.max_hands)
+            args = (*hit[1], *_pass_tail(layout, player, root_reach, out))
         else:
             args, up = _pass_args(layout, player, mode, sources, update, root_reach, out)
             _keep_call(key, arrays, args[:7], up)
@@ -636,9 +634,15 @@ def _pass_args(layout: Any, player: int, mode: int, sources: tuple[Any, Any], up
                 raise GameDefinitionError("poker_pass: the regrets and sums updated must be contiguous and of one precision")
             predicted = None if _predicted(regrets, update[2], update[3]) is None else _kept_ptr(update[2])
             up = _Update(_kept_ptr(regrets), _kept_ptr(sums), predicted, *update_params(update[3]))
+    args = (ctypes.byref(lay), player, mode, ctypes.byref(src[0]), ctypes.byref(src[1]), None if up is None else ctypes.byref(up),
+            layout.roots, *_pass_tail(layout, player, root_reach, out))
+    return args, up
+
+
+def _pass_tail(layout: Any, player: int, root_reach: tuple[np.ndarray, np.ndarray], out: np.ndarray) -> tuple[int, ...]:
+    """A pass's last arguments, those a remembered call takes anew: the player's and the opponent's root reach and
+    where the values go (contiguous float64 of the opponent's root rows, checked), and the rows of the largest node."""
     own, opp = (np.ascontiguousarray(r, dtype=np.float64) for r in (root_reach[player], root_reach[1 - player]))
     if not (out.shape == opp.shape and takes_values(out)):
         raise GameDefinitionError("poker_pass: the values are written to contiguous float64 of the opponent's root rows")
-    args = (ctypes.byref(lay), player, mode, ctypes.byref(src[0]), ctypes.byref(src[1]), None if up is None else ctypes.byref(up),
-            layout.roots, _kept_ptr(own), _kept_ptr(opp), _ptr(out), layout.max_hands)
-    return args, up
+    return _kept_ptr(own), _kept_ptr(opp), _ptr(out), layout.max_hands
