@@ -64,9 +64,11 @@ class Exploitability:
         return 1000.0 * self.exploitability / big_blind
 
 
-def _reaches(
+def profile_reaches(
     tree: PublicTree, strategy: Strategy, root_reach: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
 ) -> tuple[list[np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """Each player's transition weights [G_p] under ``strategy`` and her own reach [G_p] of every private state,
+    from ``root_reach`` (:func:`checked_root_reach`; ones where None)."""
     sws = [transition_weights(tree, p, strategy.probs[p]) for p in (0, 1)]
     return sws, (forward_reach(tree, 0, sws[0], root_reach[0]), forward_reach(tree, 1, sws[1], root_reach[1]))
 
@@ -85,7 +87,9 @@ def _checked(tree: PublicTree, strategy: Strategy) -> Strategy:
     return strategy
 
 
-def _checked_roots(tree: PublicTree, reach: tuple[np.ndarray | None, np.ndarray | None]) -> tuple[np.ndarray | None, np.ndarray | None]:
+def checked_root_reach(tree: PublicTree, reach: tuple[np.ndarray | None, np.ndarray | None]) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Each player's reach of the tree's root private states as float64, refused unless finite, non-negative and one
+    per root state."""
     return _checked_root(tree, 0, reach[0]), _checked_root(tree, 1, reach[1])
 
 
@@ -115,7 +119,7 @@ def best_response(tree: PublicTree, strategy: Strategy, player: int, *, leaves: 
     of the root private states of a part (ones where None).
     """
     player = _checked_player(player)
-    _, reach = _reaches(tree, _checked(tree, strategy), _checked_roots(tree, root_reach))
+    _, reach = profile_reaches(tree, _checked(tree, strategy), checked_root_reach(tree, root_reach))
     return best_response_to_reach(tree, player, reach[1 - player], leaf_cfv=plug_in_values(player, reach, leaves, None))
 
 
@@ -140,7 +144,7 @@ def counterfactual_values(tree: PublicTree, strategy: Strategy, *, leaves: Seque
                           root_reach: tuple[np.ndarray | None, np.ndarray | None] = (None, None)) -> tuple[np.ndarray, np.ndarray]:
     """Each player's counterfactual value [G_p] of every private state under ``strategy`` (``root_reach`` as in
     :func:`best_response`)."""
-    sws, reach = _reaches(tree, _checked(tree, strategy), _checked_roots(tree, root_reach))
+    sws, reach = profile_reaches(tree, _checked(tree, strategy), checked_root_reach(tree, root_reach))
     return (backward_expected(tree, 0, counterfactual_leaf_values(tree, 0, reach, leaves, None), sws[0]),
             backward_expected(tree, 1, counterfactual_leaf_values(tree, 1, reach, leaves, None), sws[1]))
 
@@ -149,7 +153,7 @@ def expected_value(tree: PublicTree, strategy: Strategy, other: Strategy | None 
     """Player 0's expected utility when player 0 plays ``strategy`` and player 1 plays ``other`` (default: the same profile)."""
     _checked(tree, strategy)
     profile = strategy if other is None else Strategy(tree.game_id, (strategy.probs[0], _checked(tree, other).probs[1]))
-    sws, reach = _reaches(tree, profile)
+    sws, reach = profile_reaches(tree, profile)
     return _profile_value(tree, sws, reach, leaves)
 
 
@@ -242,7 +246,7 @@ def exploitability(
     call = None if leaves else whole.sweep_best_responses(tree)
     if call is not None:
         return _swept_exploitability(tree, call, probs, roots)
-    sws, reach = _reaches(tree, strategy, (roots[0], roots[1]))
+    sws, reach = profile_reaches(tree, strategy, (roots[0], roots[1]))
     br = []
     for p in (0, 1):
         resp = best_response_to_reach(tree, p, reach[1 - p], leaf_cfv=plug_in_values(p, reach, leaves, None), want_policy=False)

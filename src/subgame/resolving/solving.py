@@ -28,18 +28,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
 
 from ..errors import SubgameError
-from ..eval.best_response import best_response, counterfactual_values
+from ..eval.best_response import best_response_to_reach, checked_root_reach, counterfactual_values, profile_reaches
 from ..games.base import Game
 from ..solve.cfr import CFR_PLUS, CFRConfig
 from ..strategy import Strategy
 from ..tree.part import Part, compile_part
 from ..tree.public_tree import CHANCE_NODE, TERMINAL_NODE, PublicTree
-from ..tree.sweep import forward_reach, sequence_values, transition_weights
+from ..tree.sweep import sequence_values
 from .problem import GadgetKind, GadgetSpec, SubgameProblem, SubgameSolution, resolve_subgame
 
 
@@ -109,15 +110,26 @@ def subgame_forest(game: Game, tree: PublicTree, roots: Sequence[int] | None = N
 class BlueprintValues:
     """What every gadget needs from the blueprint on the full tree, computed once.
 
-    Arrays are over each player's private states [G_p] of the full tree.
+    Arrays are over each player's private states [G_p] of the full tree. The reaches and
+    best-response values are computed at once; the blueprint's own counterfactual values and
+    the gifts only when a method asks (estimate reads the first, reach methods the second).
     """
 
     tree: PublicTree
     blueprint: Strategy
     reach: tuple[np.ndarray, np.ndarray]  #: own reach under the blueprint
-    cfv: tuple[np.ndarray, np.ndarray]  #: counterfactual values under the blueprint
     cbv: tuple[np.ndarray, np.ndarray]  #: counterfactual best-response values against it
-    gift: tuple[np.ndarray, np.ndarray]  #: [I, A] lower bound of each action's gift, §5
+    root_reach: tuple[np.ndarray | None, np.ndarray | None] = (None, None)  #: each player's reach of the root states
+
+    @cached_property
+    def cfv(self) -> tuple[np.ndarray, np.ndarray]:
+        """Counterfactual values under the blueprint."""
+        return counterfactual_values(self.tree, self.blueprint, root_reach=self.root_reach)
+
+    @cached_property
+    def gift(self) -> tuple[np.ndarray, np.ndarray]:
+        """[I, A] per player the lower bound of each action's gift, §5 (:func:`action_gifts`)."""
+        return action_gifts(self.tree, 0, self.cbv[0]), action_gifts(self.tree, 1, self.cbv[1])
 
 
 def blueprint_values(tree: PublicTree, blueprint: Strategy,
@@ -125,11 +137,11 @@ def blueprint_values(tree: PublicTree, blueprint: Strategy,
     """The blueprint's reaches and values on ``tree``; on a part of a game (a forest), from each player's
     ``root_reach`` of its root private states (the reaches and chance above it)."""
     blueprint.check(tree)
-    sw = [transition_weights(tree, p, blueprint.probs[p]) for p in (0, 1)]
-    reach = (forward_reach(tree, 0, sw[0], root_reach[0]), forward_reach(tree, 1, sw[1], root_reach[1]))
-    cfv = counterfactual_values(tree, blueprint, root_reach=root_reach)
-    cbv = (best_response(tree, blueprint, 0, root_reach=root_reach).cbv, best_response(tree, blueprint, 1, root_reach=root_reach).cbv)
-    return BlueprintValues(tree, blueprint, reach, cfv, cbv, (action_gifts(tree, 0, cbv[0]), action_gifts(tree, 1, cbv[1])))
+    root_reach = checked_root_reach(tree, root_reach)
+    _, reach = profile_reaches(tree, blueprint, root_reach)
+    cbv = (best_response_to_reach(tree, 0, reach[1], want_policy=False).cbv,
+           best_response_to_reach(tree, 1, reach[0], want_policy=False).cbv)
+    return BlueprintValues(tree, blueprint, reach, cbv, root_reach)
 
 
 def action_gifts(tree: PublicTree, player: int, cbv: np.ndarray) -> np.ndarray:
