@@ -9,6 +9,7 @@ from subgame.errors import IllegalActionError, SubgameError
 from subgame.eval import best_response, exploitability
 from subgame.games import load_game
 from subgame.resolving import BetAbstraction, nested_strategy, restrict, solve_off_tree, translation_strategy
+from subgame.resolving.problem import GadgetSpec, SubgameProblem, resolve_subgame
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
 from subgame.strategy import Strategy
 from subgame.tree.compile import compile_game
@@ -78,6 +79,23 @@ def test_one_off_tree_action(small):
     expensive = solve_off_tree(game, tree, abstraction, blueprint, ("", ""), "r5", "unsafe", root="expensive",
                                iterations=50)
     assert expensive.keys == ((("", ""),))
+
+
+def test_an_unsafe_re_solve_is_the_opponents_unsafe_re_solve_bit_for_bit(small):
+    """Unsafe solving fixes both root ranges, so one run solves the same game as the opponent's own unsafe re-solve:
+    nested solving takes her strategy below an off-tree action from the responder's run."""
+    game, tree, abstraction, blueprint = small
+    for iterations in (1, 7, 40):
+        sol = solve_off_tree(game, tree, abstraction, blueprint, ("", ""), "r5", "unsafe", root="expensive",
+                             iterations=iterations)
+        problem = sol.problem
+        mirror = SubgameProblem(problem.part, problem.opponent, problem.opponent_reach,
+                                np.full(len(problem.root_reach), np.nan), GadgetSpec("unsafe"),
+                                opponent_reach=problem.root_reach)
+        hers = resolve_subgame(mirror, iterations=iterations)
+        assert sol.opponent_probs is not None and hers.opponent_probs is not None
+        np.testing.assert_array_equal(hers.probs, sol.opponent_probs)
+        np.testing.assert_array_equal(hers.opponent_probs, sol.probs)
 
 
 def test_bad_off_tree_input_is_one_clear_error(small):

@@ -123,7 +123,6 @@ class WaveSolution:
     shortfall: float
     iterations: int
     mirror: np.ndarray | None = None
-    mirror_iterations: int = 0
 
 
 #: Re-solves made on one tree by :func:`nested_strategy`, by problem.
@@ -193,15 +192,13 @@ def nested_strategy(
             wave_solution = None if solved is None else solved.get(key)
             if wave_solution is None:
                 wave_solution = _solve_wave(problem, iterations, config)
-                if solved is not None and wave_solution.iterations == iterations and (
-                        wave_solution.mirror is None or wave_solution.mirror_iterations == iterations):
+                if solved is not None and wave_solution.iterations == iterations:
                     solved[key] = wave_solution  # a re-solve a stop signal cut short is not one to take again
             ran = min(ran, wave_solution.iterations)
             slack += wave_solution.shortfall
             below = [c for _, cs in wave for c in cs]
             _write(sigma, responder, wave_solution.probs, problem.part, below, [])
             if wave_solution.mirror is not None:
-                ran = min(ran, wave_solution.mirror_iterations)
                 _write(sigma, opp, wave_solution.mirror, problem.part, below, [h for h, _ in wave])
             count += len(wave)
         opened |= {tree.public_key[h] for h, _ in points}
@@ -209,15 +206,13 @@ def nested_strategy(
 
 
 def _solve_wave(problem: SubgameProblem, iterations: int, config: CFRConfig) -> WaveSolution:
-    """The re-solve of one wave; for unsafe also the opponent's, whose strategy there decides her reach at deeper
-    off-tree points."""
+    """The re-solve of one wave; for unsafe also the opponent's strategy there, which decides her reach at deeper
+    off-tree points. Unsafe fixes both root ranges, so its one run is her re-solve too: her average strategy is the
+    one a re-solve of hers would give, bit for bit (``tests/resolving/test_nested.py``)."""
     sol = resolve_subgame(problem, iterations=iterations, config=config)
     if problem.gadget.kind != "unsafe":
         return WaveSolution(sol.probs, float(np.maximum(0.0, -sol.margins).sum()), sol.iterations)
-    mirror = SubgameProblem(problem.part, 1 - problem.player, problem.opponent_reach,  # type: ignore[arg-type]
-                            np.full(len(problem.root_reach), np.nan), GadgetSpec("unsafe"), opponent_reach=problem.root_reach)
-    osol = resolve_subgame(mirror, iterations=iterations, config=config)
-    return WaveSolution(sol.probs, 0.0, sol.iterations, osol.probs, osol.iterations)
+    return WaveSolution(sol.probs, 0.0, sol.iterations, sol.opponent_probs)
 
 
 def _wave_problem(
