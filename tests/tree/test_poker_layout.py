@@ -313,7 +313,7 @@ def test_remembered_pointers_follow_the_arrays_not_their_ids():
     seen = []
     for size in range(1, 200):
         a = np.zeros(size)
-        assert kernels._kept_ptr(a) == a.ctypes.data == kernels._kept_ptr(a)
+        assert kernels._kept_address(a) == a.ctypes.data == kernels._kept_address(a)
         seen.append(id(a))
         del a
     assert len(set(seen)) < len(seen)  # ids were reused

@@ -43,6 +43,7 @@ import numpy as np
 from ..errors import GameDefinitionError, StrategyFileError, SubgameError
 from ..files import read_npz, write_npz
 from ..games.poker.spec import PokerSpec
+from ..native import address, load_library
 from ..solve.mccfr import seeded_generator
 from ..strategy import Strategy
 from .actions import DECISION, ActionAbstraction, BettingTree
@@ -142,19 +143,9 @@ def spec_of_json(fields: dict[str, Any]) -> PokerSpec:
 
 
 def _load_library() -> ctypes.CDLL | None:
-    try:
-        from . import _mccfr  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    lib = ctypes.CDLL(_mccfr.__file__)
-    lib.mccfr_abi.restype = ctypes.c_int64
-    if int(lib.mccfr_abi()) != 2:
-        return None
     p = ctypes.c_void_p
-    lib.mccfr_batch.argtypes = [p] * 8 + [ctypes.c_int32, p, p, p, p, p, p, p, ctypes.c_float, ctypes.c_int64,
-                                          ctypes.c_uint64]
-    lib.mccfr_batch.restype = ctypes.c_double
-    return lib
+    batch = [p] * 8 + [ctypes.c_int32, p, p, p, p, p, p, p, ctypes.c_float, ctypes.c_int64, ctypes.c_uint64]
+    return load_library(f"{__package__}._mccfr", 2, {"mccfr_batch": (batch, ctypes.c_double)})
 
 
 _LIB = _load_library()
@@ -163,10 +154,6 @@ _LIB = _load_library()
 def available() -> bool:
     """Whether the compiled inner loop was built (``python3 setup.py build_ext --inplace`` or ``pip install``)."""
     return _LIB is not None
-
-
-def _ptr(a: np.ndarray) -> int:
-    return int(a.ctypes.data)
 
 
 class ImplicitMCCFR:
@@ -248,9 +235,9 @@ class ImplicitMCCFR:
         seed = int(rng.integers(2**63))
         buckets = np.ascontiguousarray(deals.buckets, dtype=np.int32)
         value: float = self._lib.mccfr_batch(
-            _ptr(t.kind), _ptr(t.player), _ptr(t.round), _ptr(t.first_child), _ptr(t.num_actions), _ptr(t.children),
-            _ptr(self.layout.offset), _ptr(t.payoff), self.spec.num_rounds, _ptr(self.regrets), _ptr(regret_out),
-            _ptr(average_out), _ptr(buckets), _ptr(deals.outcome), _ptr(traverser), _ptr(prune), c.prune_threshold, n,
+            address(t.kind), address(t.player), address(t.round), address(t.first_child), address(t.num_actions), address(t.children),
+            address(self.layout.offset), address(t.payoff), self.spec.num_rounds, address(self.regrets), address(regret_out),
+            address(average_out), address(buckets), address(deals.outcome), address(traverser), address(prune), c.prune_threshold, n,
             seed)
         return value
 

@@ -18,28 +18,18 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ..native import address, load_library
 from ..tree.public_tree import PublicTree
 from ..tree.sweep import leaf_values
 
 
 def _load_library() -> ctypes.CDLL | None:
-    try:
-        from . import _sampling  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    lib = ctypes.CDLL(_sampling.__file__)
-    lib.sampling_abi.restype = ctypes.c_int64
-    if int(lib.sampling_abi()) != 3:
-        return None
-    p, i64 = ctypes.c_void_p, ctypes.c_int64
-    lib.os_opponent.argtypes = [p, p, p, p, i64, i64, p, p, i64, i64, p, p, p, p, p]
-    lib.os_opponent.restype = None
-    lib.os_traverser.argtypes = [p, p, p, p, i64, p, i64, p, p, p, p, i64, i64, ctypes.c_double, p, p, p, p, p, p, p, p]
-    lib.os_traverser.restype = None
-    d = ctypes.c_double
-    lib.os_iteration.argtypes = [p, p, p, p, p, p, p, p, d, i64, d, d, d, d, d, p, i64]
-    lib.os_iteration.restype = None
-    return lib
+    p, i64, d = ctypes.c_void_p, ctypes.c_int64, ctypes.c_double
+    return load_library(f"{__package__}._sampling", 3, {
+        "os_opponent": ([p, p, p, p, i64, i64, p, p, i64, i64, p, p, p, p, p], None),
+        "os_traverser": ([p, p, p, p, i64, p, i64, p, p, p, p, i64, i64, d, p, p, p, p, p, p, p, p], None),
+        "os_iteration": ([p, p, p, p, p, p, p, p, d, i64, d, d, d, d, d, p, i64], None),
+    })
 
 
 _LIB = _load_library()
@@ -48,11 +38,6 @@ _LIB = _load_library()
 def available() -> bool:
     """Whether the compiled pass was built (``python3 setup.py build_ext --inplace`` or ``pip install``)."""
     return _LIB is not None
-
-
-def _ptr(a: np.ndarray) -> int:
-    address: int = a.__array_interface__["data"][0]
-    return address
 
 
 @dataclass(frozen=True, eq=False)
@@ -101,13 +86,13 @@ class OutcomeLayout:
                 *index, bounds, legal, np.ascontiguousarray(pa.legal / pa.legal.sum(axis=1, keepdims=True), dtype=np.float64),
                 widest, np.ones(pa.num_states), np.empty(pa.num_states), np.empty(legal.shape), np.empty(legal.shape[0], dtype=np.int64),
                 np.empty(widest), np.empty(legal.shape[1]), np.empty(legal.shape[0]), np.empty(legal.shape),
-                tuple(_ptr(x) for x in index), (), (), (),
+                tuple(address(x) for x in index), (), (), (),
             )
         with_scratch = []
         for pl in (layout(0), layout(1)):
-            with_scratch.append(replace(pl, scratch=tuple(_ptr(x) for x in (pl.q, pl.picked, pl.reach, pl.sums, pl.cum)),
-                                        tables=tuple(_ptr(x) for x in (pl.level_bounds, pl.legal, pl.uniform)),
-                                        outputs=(_ptr(pl.draws), _ptr(pl.result))))
+            with_scratch.append(replace(pl, scratch=tuple(address(x) for x in (pl.q, pl.picked, pl.reach, pl.sums, pl.cum)),
+                                        tables=tuple(address(x) for x in (pl.level_bounds, pl.legal, pl.uniform)),
+                                        outputs=(address(pl.draws), address(pl.result))))
         return OutcomeLayout(tree, (with_scratch[0], with_scratch[1]))
 
 
@@ -132,16 +117,16 @@ def outcome_pass(
     sig_o = np.ascontiguousarray(sigma[o], dtype=np.float64)
     sig_p = np.ascontiguousarray(sigma[player], dtype=np.float64)
     w = np.ascontiguousarray(w, dtype=np.float64)
-    wp = _ptr(w)
+    wp = address(w)
     rng.random(out=lo.draws)
-    _LIB.os_opponent(*lo.pointers, lo.parent.size, int(lo.level_bounds[1]), _ptr(sig_o), lo.outputs[0], sig_o.shape[0],
+    _LIB.os_opponent(*lo.pointers, lo.parent.size, int(lo.level_bounds[1]), address(sig_o), lo.outputs[0], sig_o.shape[0],
                      sig_o.shape[1], wp, lo.scratch[1], lo.scratch[2], lo.outputs[1], lo.scratch[4])
     v = np.ascontiguousarray(leaf_values(layout.tree, player, (lp.ones, lo.reach) if player == 0 else (lo.reach, lp.ones)),
                              dtype=np.float64)
     rng.random(out=lp.draws)
     _LIB.os_traverser(*lp.pointers, lp.parent.size, lp.tables[0], lp.level_bounds.size - 1, lp.tables[1],
-                      lp.tables[2], _ptr(sig_p), lp.outputs[0], sig_p.shape[0], sig_p.shape[1], float(epsilon), wp,
-                      _ptr(v), lp.outputs[1], *lp.scratch)
+                      lp.tables[2], address(sig_p), lp.outputs[0], sig_p.shape[0], sig_p.shape[1], float(epsilon), wp,
+                      address(v), lp.outputs[1], *lp.scratch)
     return lp.result, lo.result
 
 
@@ -204,7 +189,7 @@ class WholeIteration:
 
         def ptr(a: np.ndarray) -> int:
             keep.append(a)
-            return _ptr(a)
+            return address(a)
 
         players = []
         for p, pl in enumerate(layout.players):

@@ -13,7 +13,6 @@ the numpy operators to rounding (tests check both). :func:`use_compiled` turns t
 from __future__ import annotations
 
 import ctypes
-import warnings
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -22,6 +21,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..errors import GameDefinitionError
+from ..native import Signature, address, load_library
 from .threads import thread_count
 
 #: Private states (one player's) from which a sweep uses the compiled loops.
@@ -113,34 +113,11 @@ ABI = 26
 
 
 def _load() -> ctypes.CDLL | None:
-    try:
-        from . import _kernels  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    try:
-        lib = ctypes.CDLL(_kernels.__file__)
-    except OSError as exc:  # built but not loadable here: numpy instead
-        warnings.warn(f"subgame: the compiled loops in {_kernels.__file__} cannot be loaded ({exc}); the numpy code runs "
-                      "instead", RuntimeWarning, stacklevel=2)
-        return None
-    abi = getattr(lib, "kernels_abi", None)  # absent from a library built before it existed (or not exported)
-    built = 0
-    if abi is not None:
-        abi.restype = ctypes.c_int64
-        built = int(abi())
-    if built != ABI:
-        warnings.warn(f"subgame: the compiled loops in {_kernels.__file__} were built from another version of _kernels.c "
-                      f"(interface {built}, this code needs {ABI}); the numpy code runs instead. Reinstall to rebuild them "
-                      "(python3 -m pip install -e .)", RuntimeWarning, stacklevel=2)
-        return None
-    for name, argtypes in _SIGNATURES.items():
-        fn = getattr(lib, name)  # all present: the interface version matched
-        fn.argtypes, fn.restype = argtypes, None
-    lib.poker_pass.argtypes = [ctypes.POINTER(_Layout), ctypes.c_int, ctypes.c_int, ctypes.POINTER(_Source),
-                               ctypes.POINTER(_Source), ctypes.POINTER(_Update), _I, _P, _P, _P, _I, _I, _I]
-    lib.poker_pass.restype = ctypes.c_int64
-    lib.poker_pass_loops.argtypes, lib.poker_pass_loops.restype = [_I], _I
-    return lib
+    signatures: dict[str, Signature] = {name: (argtypes, None) for name, argtypes in _SIGNATURES.items()}
+    signatures["poker_pass"] = ([ctypes.POINTER(_Layout), ctypes.c_int, ctypes.c_int, ctypes.POINTER(_Source),
+                                 ctypes.POINTER(_Source), ctypes.POINTER(_Update), _I, _P, _P, _P, _I, _I, _I], ctypes.c_int64)
+    signatures["poker_pass_loops"] = ([_I], _I)
+    return load_library(f"{__package__}._kernels", ABI, signatures)
 
 
 _lib = _load()
@@ -249,22 +226,18 @@ def takes_values(*arrays: np.ndarray | None) -> bool:
     return all(a is None or (a.dtype == np.float64 and a.flags.c_contiguous) for a in arrays)
 
 
-def _ptr(a: np.ndarray) -> int:
-    return int(a.ctypes.data)
-
-
 #: Each array's data pointer, kept while it lives (reading ``ctypes.data`` costs microseconds a call, which on a
 #: small tree is most of a pass): the solver state a pass reads and writes is the same arrays every iteration.
 _kept: dict[int, tuple[weakref.ref[np.ndarray], int]] = {}
 
 
-def _kept_ptr(a: np.ndarray) -> int:
-    """``_ptr(a)``, remembered for the array object (an array never moves its data but by ``resize``, which
+def _kept_address(a: np.ndarray) -> int:
+    """``address(a)``, remembered for the array object (an array never moves its data but by ``resize``, which
     needs it to own its data and be referenced nowhere else, so not while a pass or this table holds it)."""
     hit = _kept.get(id(a))
     if hit is not None and hit[0]() is a:
         return hit[1]
-    ptr, key = _ptr(a), id(a)
+    ptr, key = address(a), id(a)
 
     def forget(_: weakref.ref[np.ndarray]) -> None:
         _kept.pop(key, None)
@@ -298,23 +271,23 @@ def _out(out: np.ndarray | None, shape: tuple[int, ...]) -> np.ndarray:
 def transition_weights(seq: np.ndarray, probs: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """[G] ``probs.flat[seq]``, 1 where ``seq`` is -1; ``seq`` int32, ``probs`` float64, both contiguous."""
     out = _out(out, seq.shape)
-    _lib.transition_weights(_ptr(seq), _ptr(probs), _ptr(out), seq.shape[0])  # type: ignore[union-attr]
+    _lib.transition_weights(address(seq), address(probs), address(out), seq.shape[0])  # type: ignore[union-attr]
     return out
 
 
 def _weights(sw: np.ndarray | None, seq: np.ndarray, probs: np.ndarray | None) -> tuple[int, int, int]:
     """Pointers to the transition weights: the array ``sw``, or the own-action index ``seq`` and the strategy."""
     if sw is not None:
-        return _ptr(sw), 0, 0
+        return address(sw), 0, 0
     if probs is None:
         raise TypeError("the compiled sweeps need the transition weights sw or the strategy probs")
-    return 0, _ptr(seq), _ptr(probs)
+    return 0, address(seq), address(probs)
 
 
 def forward_reach(parent: np.ndarray, sw: np.ndarray | None, reach: np.ndarray, lo: int, seq: np.ndarray,
                   probs: np.ndarray | None = None) -> None:
     """``reach[i] = reach[parent[i]] * w(i)`` for ``i >= lo``, in place; ``w`` is ``sw``, or read from ``probs`` [I·A] at ``seq``."""
-    _lib.forward_reach(_ptr(parent), *_weights(sw, seq, probs), _ptr(reach), lo, reach.shape[0])  # type: ignore[union-attr]
+    _lib.forward_reach(address(parent), *_weights(sw, seq, probs), address(reach), lo, reach.shape[0])  # type: ignore[union-attr]
 
 
 def backward_expected(parent: np.ndarray, sw: np.ndarray | None, v: np.ndarray, level_bounds: np.ndarray, seq: np.ndarray,
@@ -322,8 +295,8 @@ def backward_expected(parent: np.ndarray, sw: np.ndarray | None, v: np.ndarray, 
     """Children's weighted values added into their parents, deepest level first, in place (weights as :func:`forward_reach`)."""
     bounds = np.ascontiguousarray(level_bounds, dtype=np.int64)
     sums = np.empty(max(int(np.diff(bounds[:-1]).max(initial=0)), 1))
-    _lib.backward_expected(_ptr(parent), *_weights(sw, seq, probs), _ptr(v), _ptr(bounds), bounds.shape[0] - 1,  # type: ignore[union-attr]
-                           _ptr(sums))
+    _lib.backward_expected(address(parent), *_weights(sw, seq, probs), address(v), address(bounds), bounds.shape[0] - 1,  # type: ignore[union-attr]
+                           address(sums))
 
 
 def best_level(parent: np.ndarray, seq: np.ndarray, v: np.ndarray, level: tuple[int, int, int, int, int], legal: np.ndarray,
@@ -332,15 +305,15 @@ def best_level(parent: np.ndarray, seq: np.ndarray, v: np.ndarray, level: tuple[
     plo, lo, hi, ilo, ihi = level
     a = legal.shape[1]
     sums = np.empty(max((lo - plo) + (ihi - ilo) * a, 1))
-    _lib.best_level(_ptr(parent), _ptr(seq), _ptr(v), plo, lo, hi, _ptr(legal), _ptr(infoset_priv), ilo, ihi, a,  # type: ignore[union-attr]
-                    _ptr(sums), 0 if best is None else _ptr(best))
+    _lib.best_level(address(parent), address(seq), address(v), plo, lo, hi, address(legal), address(infoset_priv), ilo, ihi, a,  # type: ignore[union-attr]
+                    address(sums), 0 if best is None else address(best))
 
 
 def sequence_values(seq: np.ndarray, v: np.ndarray, shape: tuple[int, ...], out: np.ndarray | None = None) -> np.ndarray:
     """[I, A] the sum of ``v`` over the states of each own-action slot."""
     out = _out(out, shape)
     out.fill(0.0)
-    _lib.sequence_values(_ptr(seq), _ptr(v), _ptr(out), seq.shape[0])  # type: ignore[union-attr]
+    _lib.sequence_values(address(seq), address(v), address(out), seq.shape[0])  # type: ignore[union-attr]
     return out
 
 
@@ -349,7 +322,7 @@ def regret_matching(regrets: np.ndarray, legal: np.ndarray, out: np.ndarray | No
     out = _out(out, regrets.shape)
     rows, a = regrets.shape
     match = _lib.regret_matching_f32 if regrets.dtype == np.float32 else _lib.regret_matching  # type: ignore[union-attr]
-    match(_ptr(regrets), _ptr(legal), _ptr(out), rows, a)
+    match(address(regrets), address(legal), address(out), rows, a)
     return out
 
 
@@ -359,7 +332,7 @@ def average_strategy(sums: np.ndarray, legal: np.ndarray, out: np.ndarray | None
     out = _out(out, sums.shape)
     rows, a = sums.shape
     average = _lib.regret_matching_f32_average if sums.dtype == np.float32 else _lib.regret_matching_average  # type: ignore[union-attr]
-    average(_kept_ptr(sums), _kept_ptr(legal), _kept_ptr(out), rows, a)  # a solver's, evaluated again and again
+    average(_kept_address(sums), _kept_address(legal), _kept_address(out), rows, a)  # a solver's, evaluated again and again
     return out
 
 
@@ -378,8 +351,8 @@ def update_regrets(
     rows, a = regrets.shape
     update = _lib.update_regrets_f32 if regrets.dtype == np.float32 else _lib.update_regrets  # type: ignore[union-attr]
     update(
-        _ptr(regrets), _ptr(strategy_sum), _predicted(regrets, predicted, rule), _ptr(seqv), _ptr(v), _ptr(reach),
-        _ptr(strategy), _ptr(legal), _ptr(infoset_priv), rows, a, *update_params(rule),
+        address(regrets), address(strategy_sum), _predicted(regrets, predicted, rule), address(seqv), address(v), address(reach),
+        address(strategy), address(legal), address(infoset_priv), rows, a, *update_params(rule),
     )
 
 
@@ -389,7 +362,7 @@ def _predicted(regrets: np.ndarray, predicted: np.ndarray | None, rule: Rule) ->
         return None
     if predicted is None or predicted.shape != regrets.shape or predicted.dtype != regrets.dtype or not takes(predicted):
         raise GameDefinitionError("a predictive update needs contiguous predicted regrets of the regrets' shape and precision")
-    return _ptr(predicted)
+    return address(predicted)
 
 
 def update_params(rule: Rule) -> tuple[int, float, float, float, float, float]:
@@ -426,7 +399,7 @@ def fold_values(
     mass = np.empty(cards)
     idx, (v,), held = _i64(*me, *them), _f64(value), _cards(hand_cards)
     _lib.fold_values(  # type: ignore[union-attr]
-        _ptr(opp), _ptr(out), *(_ptr(x) for x in idx), _ptr(v), _ptr(held), n, k, cols.start, cols.stop, _ptr(mass), cards,
+        address(opp), address(out), *(address(x) for x in idx), address(v), address(held), n, k, cols.start, cols.stop, address(mass), cards,
     )
 
 
@@ -444,8 +417,8 @@ def showdown_values(
     scratch = np.empty(cards + n)
     idx, vals, held = _i64(*me, *them, ties), _f64(win, lose), _cards(hand_cards)
     _lib.showdown_values(  # type: ignore[union-attr]
-        _ptr(opp), _ptr(out), *(_ptr(x) for x in idx[:4]), *(_ptr(x) for x in vals), _ptr(held), _ptr(idx[4]),
-        ties.shape[0] - 1, k, player, cols.start, cols.stop, _ptr(scratch), cards,
+        address(opp), address(out), *(address(x) for x in idx[:4]), *(address(x) for x in vals), address(held), address(idx[4]),
+        ties.shape[0] - 1, k, player, cols.start, cols.stop, address(scratch), cards,
     )
 
 
@@ -480,10 +453,10 @@ class LeafValues:
         most = int(np.diff(rows).max(initial=0)) if most is None else most
         (c, wt), idx = _f64(coef, weight), _i64(sequence, order, ties, rows, tie0, hand_cards, giver_bucket, receiver_bucket)
         self._keep = (c, idx[0], wt, *idx[1:], cards, most)  # alive while their addresses are used; pickled instead of them
-        p = [_ptr(a) for a in idx]  # sequence, order, ties, rows, tie0, hand_cards, giver_bucket, receiver_bucket
+        p = [address(a) for a in idx]  # sequence, order, ties, rows, tie0, hand_cards, giver_bucket, receiver_bucket
         T = sequence.shape[0]
         self._shape = (M, T, K)
-        self._call = _LeafCall(_ptr(c), p[0], _ptr(wt), p[1], p[2], p[3], p[4], idx[3].shape[0] - 1, p[5], k, p[6], p[7],
+        self._call = _LeafCall(address(c), p[0], address(wt), p[1], p[2], p[3], p[4], idx[3].shape[0] - 1, p[5], k, p[6], p[7],
                                T, K, ur, U, cards, most, M)
         self._address = ctypes.addressof(self._call)
 
@@ -513,15 +486,15 @@ def _layout(L: Any) -> _Layout:
         cards = [L.hand_cards, L.ladder_cards, *((L.live_hand_cards, L.live_ladder_cards) if L.live_node is not None else ())]
         if any(c.dtype != np.uint8 or not c.flags.c_contiguous for c in cards):
             raise GameDefinitionError("a poker layout's hands' cards must be contiguous uint8 (compile_poker makes them so)")
-        pair = [(_P * 2)(_ptr(x[0]), _ptr(x[1])) for x in (L.local, L.ladder_local, L.hand_of_row)]
-        lay = _layouts[L] = _Layout(_ptr(L.node), _ptr(L.board), _ptr(L.hand_cards), _ptr(L.ladder_cards), *pair, _ptr(L.rank),
-                                    _ptr(L.ties), (_P * 2)(_ptr(L.maps[0]), _ptr(L.maps[1])), _ptr(L.mirror), _ptr(L.term),
+        pair = [(_P * 2)(address(x[0]), address(x[1])) for x in (L.local, L.ladder_local, L.hand_of_row)]
+        lay = _layouts[L] = _Layout(address(L.node), address(L.board), address(L.hand_cards), address(L.ladder_cards), *pair, address(L.rank),
+                                    address(L.ties), (_P * 2)(address(L.maps[0]), address(L.maps[1])), address(L.mirror), address(L.term),
                                     L.hand_cards.shape[1], L.cards)
         if L.live_node is not None:  # rows of live hands only (poker_layout.live_layout)
             for name in ("live_node", "live_row", "mirror_map", "live_board", "live_hand_row", "live_hand_cards",
                          "live_hand_twin", "live_ladder_row", "live_ladder_cards", "live_ties"):
                 x = getattr(L, name)
-                setattr(lay, name, (_P * 2)(_ptr(x[0]), _ptr(x[1])))
+                setattr(lay, name, (_P * 2)(address(x[0]), address(x[1])))
     return lay
 
 
@@ -615,8 +588,8 @@ def _pass_args(layout: Any, player: int, mode: int, sources: tuple[Any, Any], up
         if s.single and not (bits16 or s.data.dtype == np.float32):
             raise GameDefinitionError("poker_pass: a pass computes in float32 over float32 (or 16-bit) regrets and sums only")
         precision = 2 if s.single else int(s.data.dtype == np.float32)  # 2: computed in float32 (poker_pass_single)
-        src.append(_Source(s.kind, precision, _kept_ptr(s.data), _kept_ptr(legal), a,
-                           None if s.compact is None else _kept_ptr(s.compact.offset), int(bits16), int(s.legal is None)))
+        src.append(_Source(s.kind, precision, _kept_address(s.data), _kept_address(legal), a,
+                           None if s.compact is None else _kept_address(s.compact.offset), int(bits16), int(s.legal is None)))
     up = None
     if update is not None:
         regrets, sums = update[0], update[1]
@@ -627,13 +600,13 @@ def _pass_args(layout: Any, player: int, mode: int, sources: tuple[Any, Any], up
                     and takes(regrets, sums, scales) and not update[3].predict):
                 raise GameDefinitionError("poker_pass: 16-bit storage updates int16 regrets and uint16 sums with their [2, N] "
                                           "float32 scales, computed in float32, without prediction")
-            up = _Update(_kept_ptr(regrets), _kept_ptr(sums), None, *update_params(update[3]), _ptr(scales[0]),
-                         _ptr(scales[1]))
+            up = _Update(_kept_address(regrets), _kept_address(sums), None, *update_params(update[3]), address(scales[0]),
+                         address(scales[1]))
         else:
             if not (regrets.dtype == sums.dtype == np.dtype(sources[player].data.dtype) and takes(regrets, sums)):
                 raise GameDefinitionError("poker_pass: the regrets and sums updated must be contiguous and of one precision")
-            predicted = None if _predicted(regrets, update[2], update[3]) is None else _kept_ptr(update[2])
-            up = _Update(_kept_ptr(regrets), _kept_ptr(sums), predicted, *update_params(update[3]))
+            predicted = None if _predicted(regrets, update[2], update[3]) is None else _kept_address(update[2])
+            up = _Update(_kept_address(regrets), _kept_address(sums), predicted, *update_params(update[3]))
     args = (ctypes.byref(lay), player, mode, ctypes.byref(src[0]), ctypes.byref(src[1]), None if up is None else ctypes.byref(up),
             layout.roots, *_pass_tail(layout, player, root_reach, out))
     return args, up
@@ -645,4 +618,4 @@ def _pass_tail(layout: Any, player: int, root_reach: tuple[np.ndarray, np.ndarra
     own, opp = (np.ascontiguousarray(r, dtype=np.float64) for r in (root_reach[player], root_reach[1 - player]))
     if not (out.shape == opp.shape and takes_values(out)):
         raise GameDefinitionError("poker_pass: the values are written to contiguous float64 of the opponent's root rows")
-    return _kept_ptr(own), _kept_ptr(opp), _ptr(out), layout.max_hands
+    return _kept_address(own), _kept_address(opp), address(out), layout.max_hands

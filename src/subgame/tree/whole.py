@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..native import address
 from . import kernels
 from .kernels import (
     _D,
@@ -23,10 +24,9 @@ from .kernels import (
     _P,
     Rule,
     _enabled,
-    _kept_ptr,
+    _kept_address,
     _lib,
     _pass_args,
-    _ptr,
     _shared_nodes,
     takes,
     takes_values,
@@ -75,7 +75,7 @@ class PassIterations:
         (a0, up0), (a1, up1) = made
         self.arrays = (layout, *matched, *legal, *(a for s in state for a in s), *root_reach, *(scales or ()))
         self._args = (a0[0], a0[3], a0[4], ctypes.byref(up0), ctypes.byref(up1))
-        self._rest = (layout.roots, a0[7], a1[7], _ptr(outs[0]), _ptr(outs[1]), layout.max_hands)
+        self._rest = (layout.roots, a0[7], a1[7], address(outs[0]), address(outs[1]), layout.max_hands)
         self._keep = (made, outs)
 
     def fits(self, *arrays: Any) -> bool:
@@ -132,12 +132,12 @@ class SweepIterations:
             self._work += work
             rs = root_slice[p]
             self._sweep.pl[p] = _SweepPlayer(
-                _ptr(pa.parent), _ptr(pa.child_seq), _ptr(bounds), bounds.shape[0] - 1, _ptr(pa.legal), _ptr(pa.infoset_priv),
-                pa.num_states, rows, a, rs.start, rs.stop, None if own_root is None else _ptr(work[-1]), _ptr(regrets),
-                _ptr(sums), None if predicted is None else _ptr(predicted), _ptr(regrets if predicted is None else predicted),
-                *(_ptr(x) for x in work[:5]))
+                address(pa.parent), address(pa.child_seq), address(bounds), bounds.shape[0] - 1, address(pa.legal), address(pa.infoset_priv),
+                pa.num_states, rows, a, rs.start, rs.stop, None if own_root is None else address(work[-1]), address(regrets),
+                address(sums), None if predicted is None else address(predicted), address(regrets if predicted is None else predicted),
+                *(address(x) for x in work[:5]))
         self._keep = (players, u, ut)
-        self._sweep.u, self._sweep.ut = (_Csr(_ptr(m.indptr), _ptr(m.indices), _ptr(m.data), m.shape[0]) for m in (u, ut))
+        self._sweep.u, self._sweep.ut = (_Csr(address(m.indptr), address(m.indices), address(m.data), m.shape[0]) for m in (u, ut))
         self._sweep.alternating = int(alternating)
         self._ref = ctypes.byref(self._sweep)
 
@@ -190,20 +190,20 @@ class SweepBestResponses:
             self.terminal.append(terminal)
             self.best.append(best)
             rs = tree.root_slice[p]
-            self._pl[p] = _BestPlayer(_ptr(pa.parent), _ptr(pa.child_seq), _ptr(pa.legal), _ptr(pa.infoset_priv), pa.num_states,
-                                      a, rs.start, rs.stop, table.shape[0], _ptr(table), None, None, _ptr(reach), _ptr(terminal),
-                                      _ptr(best), _ptr(scratch))
+            self._pl[p] = _BestPlayer(address(pa.parent), address(pa.child_seq), address(pa.legal), address(pa.infoset_priv), pa.num_states,
+                                      a, rs.start, rs.stop, table.shape[0], address(table), None, None, address(reach), address(terminal),
+                                      address(best), address(scratch))
         op = tree.terminals[0]
         self._keep += [op.u, op.ut]
-        self._u, self._ut = (_Csr(_ptr(m.indptr), _ptr(m.indices), _ptr(m.data), m.shape[0]) for m in (op.u, op.ut))
+        self._u, self._ut = (_Csr(address(m.indptr), address(m.indices), address(m.data), m.shape[0]) for m in (op.u, op.ut))
 
     def run(self, probs: tuple[np.ndarray, np.ndarray], root: tuple[np.ndarray | None, np.ndarray | None]) -> None:
         """Fill :attr:`reach`, :attr:`terminal` and :attr:`best` per player for the strategies ``probs`` (contiguous
         float64 [I, A]) and root reaches ``root`` (contiguous float64, ``None``: ones), which must live through the call."""
         for p in (0, 1):
-            self._pl[p].probs = _kept_ptr(probs[p])
+            self._pl[p].probs = _kept_address(probs[p])
             r = root[p]
-            self._pl[p].root = None if r is None else _ptr(r)
+            self._pl[p].root = None if r is None else address(r)
         _sweep_best_responses(self._pl, ctypes.byref(self._u), ctypes.byref(self._ut))
 
     @staticmethod
@@ -242,8 +242,8 @@ class LayoutBestResponses:
         self.values = np.empty(root_reach[1].shape[0]) if value else None
         args, _ = _pass_args(layout, 0, BEST_RESPONSE, sources, None, root_reach, self.best[0])
         self._call = _BestCall(ctypes.addressof(args[0]._obj), ctypes.addressof(args[3]._obj), ctypes.addressof(args[4]._obj),
-                               layout.roots, args[7], args[8], _ptr(self.best[0]), _ptr(self.best[1]),
-                               None if self.values is None else _ptr(self.values),
+                               layout.roots, args[7], args[8], address(self.best[0]), address(self.best[1]),
+                               None if self.values is None else address(self.values),
                                layout.max_hands, self.best[1].shape[0], self.best[0].shape[0],
                                layout.node.shape[0] * layout.max_hands >= kernels.MIN_STATES)
         self._address = ctypes.addressof(self._call)

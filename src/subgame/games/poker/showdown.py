@@ -27,6 +27,7 @@ from math import comb
 import numpy as np
 
 from ...errors import GameDefinitionError
+from ...native import address, load_library
 from .evaluator import DECK, checked_hands, hand_values
 
 #: [1326, 2] every pair of hole cards of the 52-card deck, ascending cards, in lexicographic order.
@@ -34,25 +35,14 @@ HANDS = np.array(list(combinations(range(DECK), 2)), dtype=np.int64)
 
 
 def _load_library() -> ctypes.CDLL | None:
-    try:
-        from . import _showdown  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    lib = ctypes.CDLL(_showdown.__file__)
-    lib.showdown_abi.restype = ctypes.c_int64
-    if int(lib.showdown_abi()) != 1:
-        return None
     p, i64, i32 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int32
-    lib.hand_values.argtypes = [p, i64, i32, p]
-    lib.equity_sums.argtypes = [p, i64, p, i32, p, p, p]
-    lib.equity_sums.restype = i64
-    lib.river_strengths.argtypes = [p, i64, p, i64, p]
-    lib.river_strengths.restype = i64
-    lib.strength_cdfs.argtypes = [p, i64, p, i32, i32, p]
-    lib.strength_cdfs.restype = i64
-    lib.hand_scores.argtypes = [p, i64, p, i32, p, p]
-    lib.hand_scores.restype = i64
-    return lib
+    return load_library(f"{__package__}._showdown", 1, {
+        "hand_values": ([p, i64, i32, p], None),
+        "equity_sums": ([p, i64, p, i32, p, p, p], i64),
+        "river_strengths": ([p, i64, p, i64, p], i64),
+        "strength_cdfs": ([p, i64, p, i32, i32, p], i64),
+        "hand_scores": ([p, i64, p, i32, p, p], i64),
+    })
 
 
 _LIB = _load_library()
@@ -61,10 +51,6 @@ _LIB = _load_library()
 def available() -> bool:
     """Whether the compiled pass was built (``pip install`` or ``python3 setup.py build_ext --inplace``)."""
     return _LIB is not None
-
-
-def _ptr(a: np.ndarray) -> int:
-    return int(a.ctypes.data)
 
 
 def _hands(hands: np.ndarray | None) -> np.ndarray:
@@ -112,8 +98,8 @@ def _equity_sums(hands: np.ndarray, board: np.ndarray, weights: np.ndarray | Non
     n = hands.shape[0]
     num, den = np.zeros(n), np.zeros(n)
     if _LIB is not None:
-        if _LIB.equity_sums(_ptr(hands), n, _ptr(board), board.size, None if weights is None else _ptr(weights),
-                            _ptr(num), _ptr(den)) < 0:
+        if _LIB.equity_sums(address(hands), n, address(board), board.size, None if weights is None else address(weights),
+                            address(num), address(den)) < 0:
             raise MemoryError("showdown: out of memory")
         return num, den
     for full in _completions(board):
@@ -132,7 +118,7 @@ def strengths(boards: np.ndarray, *, hands: np.ndarray | None = None) -> np.ndar
         raise GameDefinitionError(f"showdown: complete boards are five distinct cards 0..{DECK - 1} each")
     out = np.empty((b.shape[0], h.shape[0]))
     if _LIB is not None:
-        if _LIB.river_strengths(_ptr(h), h.shape[0], _ptr(b), b.shape[0], _ptr(out)) < 0:
+        if _LIB.river_strengths(address(h), h.shape[0], address(b), b.shape[0], address(out)) < 0:
             raise MemoryError("showdown: out of memory")
         return out
     for i, row in enumerate(b):  # one dense pass per board
@@ -153,7 +139,7 @@ def strength_cdfs(board: np.ndarray, bins: int, *, hands: np.ndarray | None = No
         raise GameDefinitionError(f"showdown: bins must be >= 2, got {bins}")
     if _LIB is not None:
         out = np.empty((h.shape[0], bins))
-        if _LIB.strength_cdfs(_ptr(h), h.shape[0], _ptr(b), b.size, bins, _ptr(out)) < 0:
+        if _LIB.strength_cdfs(address(h), h.shape[0], address(b), b.size, bins, address(out)) < 0:
             raise MemoryError("showdown: out of memory")
         return out
     return cumulative_histograms(strengths(_completions(b), hands=h), bins)
@@ -173,7 +159,7 @@ def hand_scores(board: np.ndarray, hand: np.ndarray, *, hands: np.ndarray | None
     per_pair = comb(DECK - b.size - 4, 5 - b.size)
     if _LIB is not None:
         out = np.empty(h.shape[0])
-        _LIB.hand_scores(_ptr(h), h.shape[0], _ptr(b), b.size, _ptr(mine), _ptr(out))
+        _LIB.hand_scores(address(h), h.shape[0], address(b), b.size, address(mine), address(out))
         return out / per_pair
     full = _completions(b)
     full = full[~np.isin(full, mine).any(axis=1)]
@@ -193,7 +179,7 @@ def values(cards: np.ndarray) -> np.ndarray:
         return hand_values(c)
     c32 = np.ascontiguousarray(c, dtype=np.int32)
     out = np.empty(c32.shape[0], dtype=np.int64)
-    _LIB.hand_values(_ptr(c32), c32.shape[0], c32.shape[1], _ptr(out))
+    _LIB.hand_values(address(c32), c32.shape[0], c32.shape[1], address(out))
     return out
 
 
