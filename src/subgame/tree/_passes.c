@@ -179,9 +179,8 @@ typedef struct {
     Update up;
     double *scratch;                       /* cards + 2 * max hands */
     int64_t scratch_size;
-    int threads;                           /* for the children of the first node met that shares them; 1 below it */
+    int threads;                           /* threads a node's children may be shared among */
     int64_t min_fan;                       /* rows below a node from which its children are shared out */
-    int moves;                             /* whether decision nodes share theirs (no chance node has min_fan rows) */
     int failed;
     int64_t fans;                          /* nodes whose children went to threads */
     real *arena;                           /* the nodes' buffers along the path being walked, a stack (need) */
@@ -299,7 +298,7 @@ static void fan_worker(void *arg) {
     const int64_t lo = F->nd[NK_CHILD_LO], nc = F->nd[NK_CHILD_HI] - lo;
     const int dealt = F->nd[NK_KIND] == K_CHANCE, depth = fan_depth++;
     Pass Q = *F->P;
-    Q.threads = 1, Q.failed = 0, Q.arena_top = 0;
+    Q.failed = 0, Q.arena_top = 0;
     Q.arena = Q.arena_size ? passes_kept(depth, 0, Q.arena_size * (int64_t)sizeof(real)) : NULL;
     if (!Q.arena) Q.arena_size = 0; /* take() mallocs node by node */
     double *scratch = passes_kept(depth, 1, Q.scratch_size * (int64_t)sizeof(double));
@@ -320,6 +319,13 @@ static void fan_worker(void *arg) {
     if (own_scratch) free(scratch);
     if (own_rows) free(rows);
     fan_depth--;
+}
+
+/* whether node nd's children are shared among threads: two or more of them and min_fan rows below it (a helper busy
+   elsewhere joins when its part there is done, so one that finished its share of a node's children joins the walk
+   still going on below another) */
+static int sharing(const Pass *P, const int64_t *nd) {
+    return P->threads > 1 && nd[NK_CHILD_HI] - nd[NK_CHILD_LO] > 1 && nd[NK_ROWS] >= P->min_fan;
 }
 
 /* node nd's children visited on up to `threads` threads (the caller's among them), child c's values into
@@ -671,7 +677,7 @@ static void visit(Pass *P, int64_t n, const real *own, const real *opp, real *ou
     if (nd[NK_KIND] == K_CHANCE) {
         int64_t width = 1;
         for (int64_t c = lo; c < hi; c++) width = L->node[c * NK_COLS + NK_SIZE] > width ? L->node[c * NK_COLS + NK_SIZE] : width;
-        const int shared = P->threads > 1 && hi - lo > 1 && nd[NK_ROWS] >= P->min_fan;
+        const int shared = sharing(P, nd);
         if (shared || nd[NK_MIRROR_LO] < nd[NK_MIRROR_HI]) {
             if (fan_out(P, nd, shared ? P->threads : 1, width, own, opp, out) != 0) P->failed = 1;
             return;
@@ -710,7 +716,7 @@ static void visit(Pass *P, int64_t n, const real *own, const real *opp, real *ou
     if (from)
         for (int64_t k = 0; k < nc; k++)
             for (int64_t j = 0; j < Ha; j++) reaches[k * Ha + j] = from[j] * sigma[k * Ha + j];
-    if (P->moves && P->threads > 1 && nc > 1 && nd[NK_ROWS] >= P->min_fan)
+    if (sharing(P, nd))
         share_children(P, nd, P->threads, H, own, opp, reaches, vals);
     else
         for (int64_t c = lo; c < hi && !P->failed; c++) visit_move(P, nd, c, own, opp, reaches, vals + (c - lo) * H);
@@ -796,22 +802,14 @@ static int64_t need(const Pass *P, int64_t n) {
     return own + below;
 }
 
-/* whether a chance node at or below n has min_fan rows below it (then so have all the nodes above it) */
-static int fanning_chance(const Layout *L, int64_t n, int64_t min_fan) {
-    const int64_t *nd = L->node + n * NK_COLS;
-    if (nd[NK_ROWS] < min_fan || nd[NK_KIND] == K_CHANCE) return nd[NK_ROWS] >= min_fan;
-    for (int64_t c = nd[NK_CHILD_LO]; c < nd[NK_CHILD_HI]; c++)
-        if (fanning_chance(L, c, min_fan)) return 1;
-    return 0;
-}
-
 /*
  * One pass for player p from the root nodes [0, roots): the CFR update of her regrets and sums (mode PASS_CFR, her
  * reach from `own`), her counterfactual best-response values (PASS_BEST) or her counterfactual values
  * (PASS_VALUES). `own` and `opp` hold each player's reach at the roots' rows one after the other; her values there
- * are written to `out`. The strategies come from `src0` and `src1`. The children of the first chance node on a path
- * with at least `min_fan` rows below it are shared among `threads` threads; where no chance node has that many (a
- * river), those of the first such decision node are (postflop-solver splits a node's actions so). Children of a node
+ * are written to `out`. The strategies come from `src0` and `src1`. The children of a node with at least `min_fan`
+ * rows below it are shared among up to `threads` threads (sharing), as postflop-solver shares every node's actions
+ * and cards: a helper joins such a node's children when it is free, so one that finished its part of a node joins
+ * the walk still going on below another. Children of a node
  * update disjoint information sets, each child's arithmetic is the same on any thread, and they are added to their
  * parent in order after all are done: the result does not depend on the count. Returns the nodes whose children
  * went to threads, or -1 where memory ran out.
@@ -831,9 +829,8 @@ static int fanning_chance(const Layout *L, int64_t n, int64_t min_fan) {
 
 int64_t POKER_PASS(PASS_ARGS) {
     Pass P = {L, p, mode, {*src0, *src1}, {0}, NULL, L->cards + 2 * max_hands + 1, threads > 1 ? (int)threads : 1,
-              min_fan, 1, 0, 0, NULL, 0, 0};
+              min_fan, 0, 0, NULL, 0, 0};
     if (up) P.up = *up;
-    for (int64_t r = 0; r < roots && P.moves; r++) P.moves = !fanning_chance(L, r, min_fan);
     for (int64_t r = 0; r < roots; r++) {
         const int64_t x = need(&P, r);
         if (x > P.arena_size) P.arena_size = x;
