@@ -89,6 +89,28 @@ def test_float32_and_threads_are_bitwise_too(everywhere, monkeypatch, key, share
     assert one.regrets[0].dtype == np.float32
 
 
+def test_nested_sharing_on_more_threads_than_cores_from_two_python_threads_keeps_one_threads_bits(everywhere, monkeypatch):
+    """Every node with a row below it shared (MIN_FAN_ROWS 0) among three threads: helpers join nodes below nodes they
+    share, and a caller waiting for its helpers joins their nodes below its own, while a second Python thread solves
+    the same tree at once. Each solve ends with one thread's bits."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    tree = poker_tree("three_rounds")
+    reach = roots(tree, 5)
+    monkeypatch.setattr(kernels, "MIN_FAN_ROWS", 0)
+    old = set_threads(1)
+    try:
+        alone = CFRSolver(tree, DCFR, root_reach=reach).run(4)
+        set_threads(3)
+        before = kernels._shared_nodes[0]
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            for _ in range(10):
+                assert all(same(alone, s) for s in pool.map(lambda _: CFRSolver(tree, DCFR, root_reach=reach).run(4), range(2)))
+        assert kernels._shared_nodes[0] > before
+    finally:
+        set_threads(old)
+
+
 @pytest.mark.parametrize("key", POKER)
 def test_exploitability_is_the_sweeps(everywhere, key):
     """Best-response values bitwise the sweeps' (with and without root ranges); player 0's value to rounding."""

@@ -10,26 +10,39 @@
  */
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct Job {
     void (*work)(void *);                  /* the job: work(arg) on each thread that joins it */
     void *arg;
-    int wanted, running;                   /* helpers still to join it; in it */
+    int wanted, running;                   /* threads still to join it; in it */
+    int64_t number;                        /* jobs posted before it */
     struct Job *next;                      /* the next job posted */
 } Job;
 
 static struct {
     pthread_mutex_t lock;
     pthread_cond_t wake, done;
+    int64_t posted;                        /* jobs posted so far */
     Job *jobs;                             /* posted jobs, oldest first: a free helper joins the oldest that wants one,
                                               whose children hold the most work left */
     int helpers, idle;                     /* threads started; of them, in no job */
-} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, 0};
+} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, NULL, 0, 0};
 
-static Job *wanting(void) {
+/* the oldest job posted after the `after`-th that wants a thread (under the lock) */
+static Job *wanting(int64_t after) {
     for (Job *j = pool.jobs; j; j = j->next)
-        if (j->wanted > 0) return j;
+        if (j->wanted > 0 && j->number > after) return j;
     return NULL;
+}
+
+/* joins `job`, runs it and leaves it (called and returning with the lock held) */
+static void join(Job *job) {
+    job->wanted--, job->running++;
+    pthread_mutex_unlock(&pool.lock);
+    job->work(job->arg);
+    pthread_mutex_lock(&pool.lock);
+    if (--job->running == 0) pthread_cond_broadcast(&pool.done);
 }
 
 static void *helper(void *unused) {
@@ -37,21 +50,17 @@ static void *helper(void *unused) {
     pthread_mutex_lock(&pool.lock);
     for (;;) {
         Job *job;
-        while (!(job = wanting())) pthread_cond_wait(&pool.wake, &pool.lock);
-        job->wanted--, job->running++;
-        __atomic_store_n(&pool.idle, pool.idle - 1, __ATOMIC_RELAXED);
-        pthread_mutex_unlock(&pool.lock);
-        job->work(job->arg);
-        pthread_mutex_lock(&pool.lock);
-        __atomic_store_n(&pool.idle, pool.idle + 1, __ATOMIC_RELAXED);
-        if (--job->running == 0) pthread_cond_broadcast(&pool.done);
+        while (!(job = wanting(-1))) pthread_cond_wait(&pool.wake, &pool.lock);
+        pool.idle--;
+        join(job);
+        pool.idle++;
     }
     return NULL;
 }
 
 static void forked(void) {
     pthread_mutex_init(&pool.lock, NULL), pthread_cond_init(&pool.wake, NULL), pthread_cond_init(&pool.done, NULL);
-    pool.jobs = NULL, pool.helpers = pool.idle = 0;
+    pool.jobs = NULL, pool.posted = 0, pool.helpers = pool.idle = 0;
 }
 
 static void once(void) { pthread_atfork(NULL, NULL, forked); }
@@ -59,24 +68,26 @@ static void once(void) { pthread_atfork(NULL, NULL, forked); }
 /* work(arg) on the calling thread and on up to `extra` helpers (started where fewer than `extra` exist) that join
    before it returns there: idle ones at once, busy ones as they finish their part of another job; work must leave
    nothing for a helper joining later (a shared queue it has emptied). Returns after every helper that joined is done,
-   with the helpers offered the job (0: none could be started). */
+   with the helpers offered the job (0: none could be started); while it waits, the caller joins jobs posted after its
+   own (its helpers' nodes below its own, or another caller's). */
 int pool_run(void (*work)(void *), void *arg, int extra) {
     static pthread_once_t registered = PTHREAD_ONCE_INIT;
     pthread_once(&registered, once);
-    Job job = {work, arg, 0, 0, NULL};
+    Job job = {work, arg, 0, 0, 0, NULL};
     pthread_mutex_lock(&pool.lock);
-    for (; pool.helpers < extra; __atomic_store_n(&pool.helpers, pool.helpers + 1, __ATOMIC_RELAXED)) {
+    for (; pool.helpers < extra; pool.helpers++) {
         pthread_t t;
         if (pthread_create(&t, NULL, helper, NULL) != 0) break;
         pthread_detach(t);
-        __atomic_store_n(&pool.idle, pool.idle + 1, __ATOMIC_RELAXED);
+        pool.idle++;
     }
     extra = extra < pool.helpers ? extra : pool.helpers;
     if (extra > 0) {
         Job **at = &pool.jobs;
         while (*at) at = &(*at)->next;
-        job.wanted = extra, *at = &job;
+        job.wanted = extra, job.number = pool.posted++, *at = &job;
         if (pool.idle) pthread_cond_broadcast(&pool.wake);
+        pthread_cond_broadcast(&pool.done); /* a caller waiting for its helpers may join it */
     }
     pthread_mutex_unlock(&pool.lock);
     work(arg);
@@ -85,7 +96,11 @@ int pool_run(void (*work)(void *), void *arg, int extra) {
     job.wanted = 0; /* a helper not joined yet stays out */
     for (Job **at = &pool.jobs; *at; at = &(*at)->next)
         if (*at == &job) { *at = job.next; break; }
-    while (job.running) pthread_cond_wait(&pool.done, &pool.lock);
+    while (job.running) { /* meanwhile it joins the jobs posted after its own: its helpers' nodes below its own */
+        Job *later = wanting(job.number);
+        if (later) join(later);
+        else pthread_cond_wait(&pool.done, &pool.lock);
+    }
     pthread_mutex_unlock(&pool.lock);
     return extra;
 }
