@@ -321,11 +321,12 @@ static void fan_worker(void *arg) {
     fan_depth--;
 }
 
-/* whether node nd's children are shared among threads: two or more of them and min_fan rows below it (a helper busy
-   elsewhere joins when its part there is done, so one that finished its share of a node's children joins the walk
-   still going on below another) */
+/* whether node nd's children are shared among threads: two or more of them, min_fan rows below it, and fewer shared
+   nodes above it on this thread than the depths that keep their buffers (deeper, each share would malloc a path's
+   buffers afresh: a flop took 1.05 times as long). A helper busy elsewhere joins when its part there is done, so one
+   that finished its share of a node's children joins the walk still going on below another. */
 static int sharing(const Pass *P, const int64_t *nd) {
-    return P->threads > 1 && nd[NK_CHILD_HI] - nd[NK_CHILD_LO] > 1 && nd[NK_ROWS] >= P->min_fan;
+    return P->threads > 1 && nd[NK_CHILD_HI] - nd[NK_CHILD_LO] > 1 && nd[NK_ROWS] >= P->min_fan && fan_depth < KEPT_DEPTH;
 }
 
 /* node nd's children visited on up to `threads` threads (the caller's among them), child c's values into
