@@ -4,9 +4,9 @@
  * millisecond does not repay (two threads started per node made the subgame4 river 1.4 to 1.8 times slower than one
  * thread at load 3.3; woken ones 1.02 times). Jobs nest: a thread sharing a node's children shares those of a node below
  * it again, and a helper that finishes its part of one job joins another that still has work (the river cards of a
- * line still being walked); two callers may hold jobs at once. A helper joins one job
- * at a time and runs it to the end, and a caller waits only for the helpers of its own job, so waits never go round.
- * A process forked from this one starts without helpers.
+ * line still being walked); two callers may hold jobs at once. A thread joins one job at a time and runs it to the
+ * end, and a caller waiting for its job's helpers joins only jobs posted after its own: every wait is for a later job,
+ * so waits never go round. A process forked from this one starts without helpers.
  */
 #include <pthread.h>
 #include <stddef.h>
