@@ -26,9 +26,9 @@ from .threads import thread_count
 
 #: Private states (one player's) from which a sweep uses the compiled loops.
 MIN_STATES = 1 << 10
-#: Rows (hands × public nodes) below a node from which a depth-first pass shares its children among threads
-#: (a chance node's; a decision node's where no chance node has as many): starting threads costs about as much as
-#: passing over this many rows.
+#: Rows (hands × public nodes) below a node from which a depth-first pass shares its children among threads (any
+#: node's, up to four shared nodes deep on a thread): handing work to a thread costs about as much as passing over this
+#: many rows.
 MIN_FAN_ROWS = 1 << 16
 
 _P = ctypes.c_void_p
