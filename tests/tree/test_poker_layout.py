@@ -363,6 +363,11 @@ def test_a_pass_writes_its_root_values_where_asked_and_kept_ones_stay_ones(every
             kernels.poker_pass(layout, 0, BEST_RESPONSE, sources, None, reach, bad)
     ones = layout.kept("ones", 4)
     assert layout.kept("ones", 4) is ones and np.array_equal(ones, np.ones(4)) and not ones.flags.writeable
+    # a prepared call keeps root reaches' addresses: float32 ones are refused, not copied into arrays that would die
+    with pytest.raises(GameDefinitionError, match="root reaches are contiguous float64"):
+        whole.LayoutBestResponses(layout, sources, (reach[0].astype(np.float32), reach[1]))
+    assert np.array_equal(kernels.poker_pass(layout, 0, BEST_RESPONSE, sources, None, (reach[0].astype(np.float32), reach[1])),
+                          kernels.poker_pass(layout, 0, BEST_RESPONSE, sources, None, (reach[0].astype(np.float32).astype(np.float64), reach[1])))
 
 
 def test_remembered_pass_calls_follow_each_solvers_arrays_and_rule():

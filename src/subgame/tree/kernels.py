@@ -614,8 +614,12 @@ def _pass_args(layout: Any, player: int, mode: int, sources: tuple[Any, Any], up
 
 def _pass_tail(layout: Any, player: int, root_reach: tuple[np.ndarray, np.ndarray], out: np.ndarray) -> tuple[int, ...]:
     """A pass's last arguments, those a remembered call takes anew: the player's and the opponent's root reach and
-    where the values go (contiguous float64 of the opponent's root rows, checked), and the rows of the largest node."""
-    own, opp = (np.ascontiguousarray(r, dtype=np.float64) for r in (root_reach[player], root_reach[1 - player]))
+    where the values go (contiguous float64 of the opponent's root rows, checked), and the rows of the largest node.
+    The root reaches must be contiguous float64 that the caller keeps alive while the call is used (checked: a copy
+    made here would die with this frame and leave its address behind)."""
+    own, opp = root_reach[player], root_reach[1 - player]
+    if not takes_values(own, opp):
+        raise GameDefinitionError("poker_pass: the root reaches are contiguous float64 arrays that the caller keeps")
     if not (out.shape == opp.shape and takes_values(out)):
         raise GameDefinitionError("poker_pass: the values are written to contiguous float64 of the opponent's root rows")
     return _kept_address(own), _kept_address(opp), address(out), layout.max_hands
