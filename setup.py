@@ -27,6 +27,7 @@ setup(
                                                "src/subgame/tree/_passes_single.c", "src/subgame/tree/_passes_avx2.c",
                                                "src/subgame/tree/_passes_single_avx2.c", "src/subgame/tree/_pool.c",
                                                "src/subgame/tree/_iterations.c"],
+                  depends=["src/subgame/tree/_rows.h"],
                   extra_compile_args=["-O3", "-pthread", "-ffp-contract=off"], extra_link_args=["-pthread"], optional=True),
         Extension("subgame.blueprint._mccfr", ["src/subgame/blueprint/_mccfr.c"], extra_compile_args=["-O3"], optional=True),
         Extension("subgame.games.poker._showdown", ["src/subgame/games/poker/_showdown.c"], extra_compile_args=["-O3"],

@@ -150,6 +150,29 @@ def test_the_passes_leave_sources_they_cannot_read_with_one_message(everywhere):
         root_values(tree.layout, 0, BEST_RESPONSE, (bad, bad), ones)
 
 
+def test_a_layouts_rows_are_int16_and_the_passes_read_no_other_rows(everywhere):
+    """A node's rows are below its board's hand count (1,326 at most for two cards of 52): the layout and its kept rows
+    hold them in int16 (a flop holds tens of millions), the passes refuse a layout whose rows are anything else, and
+    more hands than int16 counts take int64 (hands of more cards than the passes take)."""
+    from subgame.errors import GameDefinitionError
+    from subgame.tree.poker_layout import BEST_RESPONSE, live_layout, root_values, row_dtype
+
+    tree = poker_tree("all_in_runout")
+    L = tree.layout
+    live = live_layout(L, roots(tree, 3))
+    rows = (L.local, L.ladder_local, L.hand_of_row, L.rank, L.maps)
+    assert all(r.dtype == np.int16 for r in rows + (live.maps, live.live_row, live.live_hand_row, live.live_hand_twin,
+                                                   live.live_ladder_row))
+    probs = tuple(Source(PROBS, pa.legal / pa.legal.sum(axis=1, keepdims=True), pa.legal) for pa in tree.players)
+    ones = tuple(np.ones(rs.stop - rs.start) for rs in tree.root_slice)
+    assert np.isfinite(root_values(L, 0, BEST_RESPONSE, probs, ones)).all()
+    for name in ("maps", "rank"):
+        wide = dataclasses.replace(L, **{name: getattr(L, name).astype(np.int32)})
+        with pytest.raises(GameDefinitionError, match="rows must be contiguous int16"):
+            root_values(wide, 0, BEST_RESPONSE, probs, ones)
+    assert row_dtype(1326) == np.int16 and row_dtype(2**15 - 1) == np.int16 and row_dtype(2**15) == np.int64
+
+
 @pytest.mark.slow
 def test_a_turn_spot_solves_by_passes_with_its_exploitability():
     """A 52-card turn with its river cards: the solve takes the passes (at full size) and matches the sweeps."""

@@ -18,11 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "_rows.h"
+
 typedef int32_t idx_t;
 
 /* The version of these functions' signatures: subgame.tree.kernels refuses a library built from another one (bump
    both together whenever a signature changes, so that a stale build left in place falls back to numpy). */
-int64_t kernels_abi(void) { return 26; }
+int64_t kernels_abi(void) { return 27; }
 
 /* numpy's maximum: the second argument unless the first is larger or NaN (so max(-0.0, 0.0) is 0.0) */
 static inline double np_max(double a, double b) { return (a > b || a != a) ? a : b; }
@@ -159,7 +161,7 @@ typedef int64_t v2i __attribute__((vector_size(16)));
         }                                                                                                             \
     }                                                                                                                 \
     INLINE void NAME##_body(const T *restrict regrets, const uint8_t *restrict legal, double *restrict strategy,      \
-                            int64_t rows, int64_t n, int64_t a, const int32_t *restrict at, int positive,             \
+                            int64_t rows, int64_t n, int64_t a, const row_t *restrict at, int positive,             \
                             int by_action) {                                                                          \
         double s[n > 0 ? n : 1];                                                                                      \
         for (int64_t i = 0; i < rows; i++) {                                                                          \
@@ -205,7 +207,7 @@ typedef int64_t v2i __attribute__((vector_size(16)));
         }                                                                                                             \
     }                                                                                                                 \
     static void NAME##_at(const T *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t n,          \
-                          int64_t a, const int32_t *at, int positive, int by_action) {                                \
+                          int64_t a, const row_t *at, int positive, int by_action) {                                \
         switch (n) {                                                                                                  \
         case 2: NAME##_body(regrets, legal, strategy, rows, 2, a, at, positive, by_action); break;                    \
         case 3: NAME##_body(regrets, legal, strategy, rows, 3, a, at, positive, by_action); break;                    \
@@ -230,7 +232,7 @@ typedef int64_t v2i __attribute__((vector_size(16)));
         NAME##_at(regrets, legal, strategy, rows, a, a, NULL, 1, 0);                                                  \
     }                                                                                                                 \
     void NAME##_rows(const T *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,               \
-                     const int32_t *at, int64_t n) {                                                                  \
+                     const row_t *at, int64_t n) {                                                                  \
         NAME##_at(regrets, legal, strategy, rows, n, a, at, 1, 1);                                                    \
     }                                                                                                                 \
     void NAME##_compact(const T *regrets, const uint8_t *legal, double *strategy, double *total, int64_t rows,        \
@@ -241,7 +243,7 @@ typedef int64_t v2i __attribute__((vector_size(16)));
         NAME##_at(sums, legal, strategy, rows, a, a, NULL, 0, 0);                                                     \
     }                                                                                                                 \
     void NAME##_average_rows(const T *sums, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,          \
-                             const int32_t *at, int64_t n) {                                                          \
+                             const row_t *at, int64_t n) {                                                          \
         NAME##_at(sums, legal, strategy, rows, n, a, at, 0, 1);                                                       \
     }                                                                                                                 \
     void NAME##_average_compact(const T *sums, const uint8_t *legal, double *strategy, double *total, int64_t rows,   \
@@ -291,7 +293,7 @@ REGRET_MATCHING(regret_matching_u16, uint16_t)
     INLINE void NAME##_body(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v,            \
                             const double *reach, const double *strategy, const uint8_t *legal,                         \
                             const int64_t *infoset_priv, int64_t rows, int64_t a, int flags, double positive,          \
-                            double negative, double scale, double weight, double sum_discount, const int32_t *at,      \
+                            double negative, double scale, double weight, double sum_discount, const row_t *at,      \
                             int64_t n, int64_t cs) {                                                                   \
         const double discount[2] = {negative, positive}; /* by the sign, without a branch that mispredicts */          \
         for (int64_t i = 0; i < rows; i++) {                                                                           \
@@ -322,7 +324,7 @@ REGRET_MATCHING(regret_matching_u16, uint16_t)
     static void NAME##_at(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v,              \
                           const double *reach, const double *strategy, const uint8_t *legal,                           \
                           const int64_t *infoset_priv, int64_t rows, int64_t a, int flags, double positive,            \
-                          double negative, double scale, double weight, double sum_discount, const int32_t *at,        \
+                          double negative, double scale, double weight, double sum_discount, const row_t *at,        \
                           int64_t n, int64_t cs) {                                                                     \
         switch (flags) {                                                                                               \
         case 0: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,   \
@@ -350,7 +352,7 @@ REGRET_MATCHING(regret_matching_u16, uint16_t)
     void NAME##_rows(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v,                   \
                      const double *reach, const double *strategy, const uint8_t *legal, const int64_t *infoset_priv,    \
                      int64_t rows, int64_t a, int flags, double positive, double negative, double scale, double weight, \
-                     double sum_discount, const int32_t *at, int64_t n) {                                              \
+                     double sum_discount, const row_t *at, int64_t n) {                                              \
         NAME##_at(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a, flags,      \
                   positive, negative, scale, weight, sum_discount, at, n, rows);                                        \
     }                                                                                                                  \
@@ -393,7 +395,7 @@ UPDATE_REGRETS(update_regrets_f32, float)
  * The rows of reaches and values are R: float64 (removal_values, ladder_values and the passes' _rows forms), or
  * float32 (removal_values_f32, ladder_values_f32: the float32 passes of _passes_single.c); the sums are float64 either
  * way, each value rounded to R once. The positions mrow, twin and orow are I: the sweeps' int64 private states, or the
- * passes' int32 rows of a node.
+ * passes' int16 rows of a node.
  */
 #define REMOVAL_SUMS(SUFFIX, R, I)                                                                                     \
     /* total plus the opponent's reach over her hands lo .. hi - 1, and each card's share into mass */                 \
@@ -464,10 +466,10 @@ UPDATE_REGRETS(update_regrets_f32, float)
     }
 
 REMOVAL_SUMS(, double, int64_t)       /* the sweeps: private-state positions */
-REMOVAL_SUMS(_rows, double, int32_t)  /* the depth-first passes: rows of a node, a layout's int32 */
-REMOVAL_SUMS(_f32, float, int32_t)
+REMOVAL_SUMS(_rows, double, row_t)  /* the depth-first passes: rows of a node, a layout's int16 */
+REMOVAL_SUMS(_f32, float, row_t)
 LADDER_SUMS(, double, int64_t)
-LADDER_SUMS(_rows, double, int32_t)
+LADDER_SUMS(_rows, double, row_t)
 
 /* ladder_values in float32 rows, in one pass up the ladder: a hand's opponents weaker and disjoint as there, and its
    stronger ones as (all disjoint) - (weaker or tied, disjoint), both counted from the running sums (T - mass[c1] -
@@ -481,8 +483,8 @@ INLINE double disjoint_of(double total, const double *mass, const uint8_t *c, in
     return m;
 }
 
-INLINE void ladder_one_pass(const float *opp, float *out, const int32_t *mrow, const uint8_t *mc, const int64_t *mt,
-                            const int32_t *orow, const uint8_t *oc, const int64_t *ot, int64_t groups, int64_t k,
+INLINE void ladder_one_pass(const float *opp, float *out, const row_t *mrow, const uint8_t *mc, const int64_t *mt,
+                            const row_t *orow, const uint8_t *oc, const int64_t *ot, int64_t groups, int64_t k,
                             double w_below, double w_above, int negate, double *scratch, int64_t cards) {
     double *mass = scratch, *weaker = scratch + cards, *upto = weaker + mt[groups], total = 0.0;
     memset(mass, 0, (size_t)cards * sizeof(double));
@@ -497,8 +499,8 @@ INLINE void ladder_one_pass(const float *opp, float *out, const int32_t *mrow, c
     }
 }
 
-void ladder_values_f32(const float *opp, float *out, const int32_t *mrow, const uint8_t *mc, const int64_t *mt,
-                       const int32_t *orow, const uint8_t *oc, const int64_t *ot, int64_t groups, int64_t k,
+void ladder_values_f32(const float *opp, float *out, const row_t *mrow, const uint8_t *mc, const int64_t *mt,
+                       const row_t *orow, const uint8_t *oc, const int64_t *ot, int64_t groups, int64_t k,
                        double w_below, double w_above, int negate, double *scratch, int64_t cards) {
     if (k == 2)
         ladder_one_pass(opp, out, mrow, mc, mt, orow, oc, ot, groups, 2, w_below, w_above, negate, scratch, cards);

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "_rows.h"
+
 /* The passes' rows of reaches and values: float64, or float32 where _passes_single.c compiles this file again
    (PASSES_SINGLE: regrets, sums, reaches and values all float32, as postflop-solver computes; its terminal sums are
    float64, as postflop-solver's are) */
@@ -26,13 +28,13 @@ typedef double real;
 
 /* from _kernels.c (the _rows and _compact forms write or read the passes' buffers action by action) */
 void regret_matching_rows(const double *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,
-                          const int32_t *at, int64_t n);
+                          const row_t *at, int64_t n);
 void regret_matching_f32_rows(const float *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,
-                              const int32_t *at, int64_t n);
+                              const row_t *at, int64_t n);
 void regret_matching_average_rows(const double *sums, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,
-                                  const int32_t *at, int64_t n);
+                                  const row_t *at, int64_t n);
 void regret_matching_f32_average_rows(const float *sums, const uint8_t *legal, double *strategy, int64_t rows,
-                                      int64_t a, const int32_t *at, int64_t n);
+                                      int64_t a, const row_t *at, int64_t n);
 void regret_matching_compact(const double *regrets, const uint8_t *legal, double *strategy, double *total, int64_t rows,
                              int64_t n);
 void regret_matching_f32_compact(const float *regrets, const uint8_t *legal, double *strategy, double *total,
@@ -48,11 +50,11 @@ void regret_matching_u16_average_compact(const uint16_t *sums, const uint8_t *le
 void update_regrets_rows(double *regrets, double *strategy_sum, double *predicted, const double *seqv, const double *v,
                          const double *reach, const double *strategy, const uint8_t *legal, const int64_t *infoset_priv,
                          int64_t rows, int64_t a, int flags, double positive, double negative, double scale,
-                         double weight, double sum_discount, const int32_t *at, int64_t n);
+                         double weight, double sum_discount, const row_t *at, int64_t n);
 void update_regrets_f32_rows(float *regrets, float *strategy_sum, float *predicted, const double *seqv, const double *v,
                              const double *reach, const double *strategy, const uint8_t *legal,
                              const int64_t *infoset_priv, int64_t rows, int64_t a, int flags, double positive,
-                             double negative, double scale, double weight, double sum_discount, const int32_t *at,
+                             double negative, double scale, double weight, double sum_discount, const row_t *at,
                              int64_t n);
 void update_regrets_compact(double *regrets, double *strategy_sum, double *predicted, const double *seqv, const double *v,
                             const double *reach, const double *strategy, const uint8_t *legal, int64_t rows, int flags,
@@ -62,11 +64,11 @@ void update_regrets_f32_compact(float *regrets, float *strategy_sum, float *pred
                                 const double *v, const double *reach, const double *strategy, const uint8_t *legal,
                                 int64_t rows, int flags, double positive, double negative, double scale, double weight,
                                 double sum_discount, int64_t n);
-void removal_values_rows(const double *opp, double *out, const int32_t *mrow, const uint8_t *mc, const int32_t *twin,
-                         int64_t nm, const int32_t *orow, const uint8_t *oc, int64_t no, int64_t k, double value,
+void removal_values_rows(const double *opp, double *out, const row_t *mrow, const uint8_t *mc, const row_t *twin,
+                         int64_t nm, const row_t *orow, const uint8_t *oc, int64_t no, int64_t k, double value,
                          double *mass, int64_t cards);
-void ladder_values_rows(const double *opp, double *out, const int32_t *mrow, const uint8_t *mc, const int64_t *mt,
-                        const int32_t *orow, const uint8_t *oc, const int64_t *ot, int64_t groups, int64_t k,
+void ladder_values_rows(const double *opp, double *out, const row_t *mrow, const uint8_t *mc, const int64_t *mt,
+                        const row_t *orow, const uint8_t *oc, const int64_t *ot, int64_t groups, int64_t k,
                         double w_below, double w_above, int negate, double *scratch, int64_t cards);
 /* from _pool.c */
 int pool_run(void (*work)(void *), void *arg, int extra);
@@ -83,32 +85,32 @@ enum { K_DECISION = 0, K_CHANCE = 1, K_TERMINAL = 2 };
 enum { SRC_REGRETS = 0, SRC_PROBS = 1, SRC_SUMS = 2 };
 enum { PASS_CFR = 0, PASS_BEST = 1, PASS_VALUES = 2 };
 
-/* Rows of a node and hands of a board are int32 (local, ladder_local, hand_of_row, rank, maps, live_hand_row,
-   live_hand_twin, live_ladder_row: half the bytes of int64 on a flop's tens of millions); offsets into them int64. */
+/* Rows of a node and hands of a board are row_t (local, ladder_local, hand_of_row, rank, maps, live_row, live_hand_row,
+   live_hand_twin, live_ladder_row: a quarter of int64's bytes on a flop's tens of millions); offsets into them int64. */
 typedef struct {
     const int64_t *node;                   /* [N, NK_COLS] */
     const int64_t *board;                  /* [B, 5]: hands n, first row of its hands, first tie, tie groups, by matrix */
     const uint8_t *hand_cards;             /* [rows, k] each board's hands in canonical order */
     const uint8_t *ladder_cards;           /* [rows, k] in ascending strength */
-    const int32_t *local[2];               /* [rows] each player's row of each canonical hand */
-    const int32_t *ladder_local[2];        /* [rows] the same in ascending strength */
-    const int32_t *hand_of_row[2];         /* [rows] each player's canonical hand of each of her rows */
-    const int32_t *rank;                   /* [rows] each canonical hand's strength rank on its board */
+    const row_t *local[2];                 /* [rows] each player's row of each canonical hand */
+    const row_t *ladder_local[2];          /* [rows] the same in ascending strength */
+    const row_t *hand_of_row[2];           /* [rows] each player's canonical hand of each of her rows */
+    const row_t *rank;                     /* [rows] each canonical hand's strength rank on its board */
     const int64_t *ties;                   /* per board, where each group of tied hands starts, then n */
-    const int32_t *maps[2];                /* chance children: the parent's row of each of the child's rows */
+    const row_t *maps[2];                  /* chance children: the parent's row of each of the child's rows */
     const int64_t *mirror;                 /* [E, 2] a left-out deal's canonical child and offset of its rows' map */
     const double *term;                    /* [T, 2] fold: (player 0's value, 0); showdown: (win, lose) */
     int64_t k, cards;
     /* Rows of live hands only (NULL: every hand's row). A live layout's maps are of these rows and its mirror's
        offsets are mirror_map's; its terminals read the live_hand_* and live_ladder_* lists, never local or ladder_local. */
     const int64_t *live_node[2];           /* [N, 3] per player and node: rows, first of them in live_row, offset in maps */
-    const int32_t *live_row[2];            /* each live row's row among all of the node's hands */
+    const row_t *live_row[2];              /* each live row's row among all of the node's hands */
     const int64_t *mirror_map[2];          /* [E] per player: the offset in maps of a left-out deal's rows */
     const int64_t *live_board[2];          /* [B, 2] per player and board: the first of its live hands below, their count */
-    const int32_t *live_hand_row[2];       /* each board's live hands in canonical order: their rows at its nodes */
+    const row_t *live_hand_row[2];         /* each board's live hands in canonical order: their rows at its nodes */
     const uint8_t *live_hand_cards[2];     /* [., k] their cards */
-    const int32_t *live_hand_twin[2];      /* the other player's row of the same hand (-1: not live) */
-    const int32_t *live_ladder_row[2];     /* each board's live hands in ascending strength: their rows */
+    const row_t *live_hand_twin[2];        /* the other player's row of the same hand (-1: not live) */
+    const row_t *live_ladder_row[2];       /* each board's live hands in ascending strength: their rows */
     const uint8_t *live_ladder_cards[2];   /* [., k] their cards */
     const int64_t *live_ties[2];           /* per board (as ties): the live hands in ascending strength before each group */
 } Layout;
@@ -117,7 +119,7 @@ typedef struct {
 static inline int64_t rows_of(const Layout *L, int64_t n, int q) {
     return L->live_node[0] ? L->live_node[q][3 * n] : L->node[n * NK_COLS + NK_SIZE];
 }
-static inline const int32_t *live_of(const Layout *L, int64_t n, int q) {
+static inline const row_t *live_of(const Layout *L, int64_t n, int q) {
     return L->live_node[0] ? L->live_row[q] + L->live_node[q][3 * n + 1] : NULL;
 }
 static inline int64_t map_of(const Layout *L, int64_t n, int q) {
@@ -141,11 +143,11 @@ typedef struct {
    rows (NULL: the i-th is the i-th), and whether they are stored action by action (compact storage) */
 typedef struct {
     int64_t base, stride;
-    const int32_t *at;
+    const row_t *at;
     int compact;
 } Rows;
 
-static inline Rows rows_in(const Source *s, int64_t n, int64_t inf, int64_t nc, const int32_t *live) {
+static inline Rows rows_in(const Source *s, int64_t n, int64_t inf, int64_t nc, const row_t *live) {
     if (s->offset) return (Rows){s->offset[n], nc, NULL, 1};
     return (Rows){inf * s->a, s->a, live, 0};
 }
@@ -210,7 +212,7 @@ static void visit(Pass *P, int64_t n, const real *own, const real *opp, real *ou
 static void visit_dealt(Pass *P, int64_t c, const real *own, const real *opp, real *rows, real *val) {
     const Layout *L = P->L;
     const int64_t Hp = rows_of(L, c, P->p), Hq = rows_of(L, c, 1 - P->p);
-    const int32_t *mp = L->maps[P->p] + map_of(L, c, P->p), *mq = L->maps[1 - P->p] + map_of(L, c, 1 - P->p);
+    const row_t *mp = L->maps[P->p] + map_of(L, c, P->p), *mq = L->maps[1 - P->p] + map_of(L, c, 1 - P->p);
     real *own_c = rows, *opp_c = rows + (Hp > Hq ? Hp : Hq);
     if (own) for (int64_t j = 0; j < Hp; j++) own_c[j] = own[mp[j]] * (real)1.0;
     for (int64_t j = 0; j < Hq; j++) opp_c[j] = opp[mq[j]] * (real)1.0;
@@ -220,7 +222,7 @@ static void visit_dealt(Pass *P, int64_t c, const real *own, const real *opp, re
 /* chance child c's values `val` added to its parent's rows `sums` through its map */
 static void add_dealt(const Pass *P, int64_t c, const real *val, double *sums) {
     const int64_t Hc = rows_of(P->L, c, P->p);
-    const int32_t *mp = P->L->maps[P->p] + map_of(P->L, c, P->p);
+    const row_t *mp = P->L->maps[P->p] + map_of(P->L, c, P->p);
     for (int64_t j = 0; j < Hc; j++) sums[mp[j]] += (double)(val[j] * (real)1.0);
 }
 
@@ -374,7 +376,7 @@ static int fan_out(Pass *P, const int64_t *nd, int threads, int64_t width, const
         for (int64_t j = 0; j < H; j++) m[j] = 0.0;
         for (int64_t e = nd[NK_MIRROR_LO]; e < nd[NK_MIRROR_HI]; e++) {
             const int64_t c = P->L->mirror[2 * e], Hc = rows_of(P->L, c, P->p);
-            const int32_t *mm = P->L->maps[P->p] + (P->L->live_node[0] ? P->L->mirror_map[P->p][e] : P->L->mirror[2 * e + 1]);
+            const row_t *mm = P->L->maps[P->p] + (P->L->live_node[0] ? P->L->mirror_map[P->p][e] : P->L->mirror[2 * e + 1]);
             const real *val = vals + (c - lo) * width;
             for (int64_t j = 0; j < Hc; j++) m[mm[j]] += (double)(val[j] * (real)1.0);
         }
@@ -438,7 +440,7 @@ static void source_rows(const Source *s, Rows r, int64_t rows, int64_t n, real *
     }
 #else
     const int64_t a = r.stride;
-    const int32_t *live = r.at;
+    const row_t *live = r.at;
     const uint8_t *legal = r.compact ? block_legal(s, r) : s->legal + r.base;
     if (s->kind == SRC_PROBS) {
         const double *p = (const double *)s->data + r.base;
@@ -472,11 +474,11 @@ static inline int share(const uint8_t *x, const uint8_t *y, int64_t k) {
 
 #ifdef PASSES_SINGLE
 /* removal_values and ladder_values of _kernels.c over float32 rows (their sums in float64, as postflop-solver's are) */
-void removal_values_f32(const float *opp, float *out, const int32_t *mrow, const uint8_t *mc, const int32_t *twin,
-                        int64_t nm, const int32_t *orow, const uint8_t *oc, int64_t no, int64_t k, double value,
+void removal_values_f32(const float *opp, float *out, const row_t *mrow, const uint8_t *mc, const row_t *twin,
+                        int64_t nm, const row_t *orow, const uint8_t *oc, int64_t no, int64_t k, double value,
                         double *mass, int64_t cards);
-void ladder_values_f32(const float *opp, float *out, const int32_t *mrow, const uint8_t *mc, const int64_t *mt,
-                       const int32_t *orow, const uint8_t *oc, const int64_t *ot, int64_t groups, int64_t k,
+void ladder_values_f32(const float *opp, float *out, const row_t *mrow, const uint8_t *mc, const int64_t *mt,
+                       const row_t *orow, const uint8_t *oc, const int64_t *ot, int64_t groups, int64_t k,
                        double w_below, double w_above, int negate, double *scratch, int64_t cards);
 #define REMOVAL removal_values_f32
 #define LADDER ladder_values_f32
@@ -494,9 +496,9 @@ void ladder_values_f32(const float *opp, float *out, const int32_t *mrow, const 
 static void matrix_row(const Layout *L, const int64_t *b, int p, int showdown, const double *t, const real *opp,
                        real *out) {
     const int64_t n = b[0], row = b[1], k = L->k;
-    const int32_t *mine = L->hand_of_row[p] + row, *theirs = L->hand_of_row[1 - p] + row;
+    const row_t *mine = L->hand_of_row[p] + row, *theirs = L->hand_of_row[1 - p] + row;
     const uint8_t *cards = L->hand_cards + row * k;
-    const int32_t *rank = L->rank + row;
+    const row_t *rank = L->rank + row;
     for (int64_t r = 0; r < n; r++) {
         const int64_t h = mine[r];
         double s = 0.0;
@@ -553,7 +555,7 @@ static void terminal_row(Pass *P, const int64_t *nd, const real *opp, real *out)
                       P->p == 0 ? t[0] : t[1], P->p == 0 ? t[1] : t[0], P->p != 0, P->scratch, L->cards);
     } else {
         const uint8_t *cards = L->hand_cards + row * k;
-        const int32_t *mine = L->local[P->p] + row, *theirs = L->local[q] + row;
+        const row_t *mine = L->local[P->p] + row, *theirs = L->local[q] + row;
         REMOVAL(opp, out, mine, cards, theirs, n, theirs, cards, n, k, P->p == 0 ? t[0] : -1.0 * t[0], P->scratch,
                        L->cards);
     }
@@ -853,7 +855,7 @@ int64_t POKER_PASS(PASS_ARGS) {
         const int64_t H = L->node[r * NK_COLS + NK_SIZE];
         if (rows) { /* the live rows of the root's reaches in, their values out (zero at the others) */
             const int64_t Hp = rows_of(L, r, p), Hq = rows_of(L, r, 1 - p);
-            const int32_t *lp = live_of(L, r, p), *lq = live_of(L, r, 1 - p);
+            const row_t *lp = live_of(L, r, p), *lq = live_of(L, r, 1 - p);
             for (int64_t j = 0; j < Hp; j++) rows[j] = (real)own[at + (lp ? lp[j] : j)];
             for (int64_t j = 0; j < Hq; j++) rows[max_hands + j] = (real)opp[at + (lq ? lq[j] : j)];
             visit(&P, r, own_reach ? rows : NULL, rows + max_hands, rows + 2 * max_hands);

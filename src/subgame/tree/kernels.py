@@ -109,7 +109,7 @@ class Rule(Protocol):
 
 
 #: The signatures' version ``_kernels.c`` must report (``kernels_abi``); bumped with every change to them.
-ABI = 26
+ABI = 27
 
 
 def _load() -> ctypes.CDLL | None:
@@ -387,6 +387,11 @@ def params_of(rm_plus: bool, before: tuple[float, float] | None, after: tuple[fl
 # -- poker terminals (subgame.tree.poker_operators) --------------------------------------------
 #: Cards per hand the operator loops handle (inclusion-exclusion written out for one and two cards).
 MAX_HAND_CARDS = 2
+#: The dtype of rows of a node and hands of a board in a layout the passes read (``row_t`` of ``_rows.h``: ``local``,
+#: ``ladder_local``, ``hand_of_row``, ``rank``, ``maps`` and the kept rows' ``live_row``, ``live_hand_row``,
+#: ``live_hand_twin``, ``live_ladder_row``): each is below its board's hand count, at most 1,326 for two cards of 52
+#: (32,640 for two of the 256 cards uint8 holds), and a flop holds tens of millions of them.
+ROW = np.int16
 
 
 def fold_values(
@@ -486,6 +491,11 @@ def _layout(L: Any) -> _Layout:
         cards = [L.hand_cards, L.ladder_cards, *((L.live_hand_cards, L.live_ladder_cards) if L.live_node is not None else ())]
         if any(c.dtype != np.uint8 or not c.flags.c_contiguous for c in cards):
             raise GameDefinitionError("a poker layout's hands' cards must be contiguous uint8 (compile_poker makes them so)")
+        rows = [L.local, L.ladder_local, L.hand_of_row, L.rank, L.maps,
+                *((L.live_row, L.live_hand_row, L.live_hand_twin, L.live_ladder_row) if L.live_node is not None else ())]
+        if any(r.dtype != ROW or not r.flags.c_contiguous for r in rows):
+            raise GameDefinitionError(f"a poker layout's rows must be contiguous {np.dtype(ROW).name} (compile_poker makes them "
+                                      "so for hands of at most two cards)")
         pair = [(_P * 2)(address(x[0]), address(x[1])) for x in (L.local, L.ladder_local, L.hand_of_row)]
         lay = _layouts[L] = _Layout(address(L.node), address(L.board), address(L.hand_cards), address(L.ladder_cards), *pair, address(L.rank),
                                     address(L.ties), (_P * 2)(address(L.maps[0]), address(L.maps[1])), address(L.mirror), address(L.term),

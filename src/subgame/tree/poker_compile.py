@@ -256,8 +256,8 @@ class _Board:
         first_opponent = colex_rank(_lowest(~(deck.has[hands] | on_board), deck.hole))
         order1 = np.lexsort((hands, first_opponent))
         order0 = deck.identity[: hands.size]  # player 0's private states come in canonical order
-        local1 = np.empty(order1.size, dtype=np.int32)  # below 1,326 hands: a flop spot keeps one per board
-        local1[order1] = np.arange(order1.size, dtype=np.int32)
+        local1 = np.empty(order1.size, dtype=pl.row_dtype(order1.size))  # a flop spot keeps one per board
+        local1[order1] = np.arange(order1.size)
         labels: tuple[Taken[str], Taken[str]] = (Taken(deck.names, hands[order0]), Taken(deck.names, hands[order1]))
         for shared in (hands, order1, local1):
             shared.flags.writeable = False
@@ -295,10 +295,10 @@ def _joined(parts: Sequence[np.ndarray], k: int | None = None, dtype: type[np.in
     return np.ascontiguousarray(out, dtype=dtype)
 
 
-def _rows(parts: Sequence[np.ndarray]) -> np.ndarray:
-    """Rows of nodes or hands of boards (each below a board's hand count) one after the other, as the passes read them:
-    :data:`~.poker_layout.ROW` (int32)."""
-    return _joined(parts, dtype=pl.ROW)
+def _rows(parts: Sequence[np.ndarray], hands: int) -> np.ndarray:
+    """Rows of nodes or hands of boards (each below a board's hand count, at most ``hands``) one after the other, as
+    the passes read them (:func:`~.poker_layout.row_dtype`)."""
+    return _joined(parts, dtype=pl.row_dtype(hands))
 
 
 def _check_board(game: PokerGame, board: Sequence[int] | None) -> tuple[int, ...] | None:
@@ -531,19 +531,19 @@ class _Builder:
         removal = list(self.removals.values())
         local = [[self.boards[cards].local[p] for cards in self.removals] for p in range(2)]
         by_matrix = [int(self.boards[cards].hands.size <= self.sparse_threshold) for cards in self.removals]  # as _terminals
-        k = self.deck.hole
+        k, most = self.deck.hole, max((r.num_hands for r in removal), default=0)
         return PokerLayout(
             node=table,
             board=np.array([[r.num_hands, first_row[i], ties_at[i], ladders[i][2].size - 1, by_matrix[i]]
                             for i, r in enumerate(removal)], dtype=np.int64).reshape(-1, 5),
             hand_cards=_joined([r.hand_cards for r in removal], k, np.uint8),
             ladder_cards=_joined([ladder[1] for ladder in ladders], k, np.uint8),
-            local=np.stack([_rows(local[p]) for p in range(2)]),
-            ladder_local=np.stack([_rows([loc[ladder[0]] for loc, ladder in zip(local[p], ladders)]) for p in range(2)]),
-            hand_of_row=np.stack([_rows([np.argsort(loc) for loc in local[p]]) for p in range(2)]),
-            rank=_rows([r.strength for r in removal]),
+            local=np.stack([_rows(local[p], most) for p in range(2)]),
+            ladder_local=np.stack([_rows([loc[ladder[0]] for loc, ladder in zip(local[p], ladders)], most) for p in range(2)]),
+            hand_of_row=np.stack([_rows([np.argsort(loc) for loc in local[p]], most) for p in range(2)]),
+            rank=_rows([r.strength for r in removal], most),
             ties=_joined([ladder[2] for ladder in ladders]),
-            maps=np.stack([_rows(maps[p]) for p in range(2)]),
+            maps=np.stack([_rows(maps[p], most) for p in range(2)]),
             mirror=mirror,
             term=term_value,
             cards=self.deck.size,

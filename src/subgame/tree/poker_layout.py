@@ -47,10 +47,10 @@ _TERMINAL = 2  #: the kind of a terminal node (``K_TERMINAL``)
 REGRETS, PROBS, SUMS = 0, 1, 2
 #: What a pass computes.
 CFR_UPDATE, BEST_RESPONSE, VALUES = 0, 1, 2
-#: The dtype of rows of a node and hands of a board (``local``, ``ladder_local``, ``hand_of_row``, ``rank``, ``maps``
-#: and the kept rows' ``live_hand_row``, ``live_hand_twin``, ``live_ladder_row``): each is below its board's hand count,
-#: and a flop holds tens of millions of them.
-ROW = np.int32
+def row_dtype(hands: int) -> type[np.signedinteger[Any]]:
+    """The dtype of a layout's rows where no board has more than ``hands`` hands: the passes'
+    (:data:`~.kernels.ROW`), or int64 past it (hands of more cards than the passes take)."""
+    return kernels.ROW if hands <= np.iinfo(kernels.ROW).max else np.int64
 
 
 @dataclass(frozen=True, eq=False)
@@ -70,12 +70,12 @@ class PokerLayout:
     board: np.ndarray
     hand_cards: np.ndarray  #: [R, k] uint8, each board's hands' cards in canonical order
     ladder_cards: np.ndarray  #: [R, k] uint8, each board's hands' cards in ascending strength
-    local: np.ndarray  #: [2, R] int32, each player's row of each canonical hand
-    ladder_local: np.ndarray  #: [2, R] int32, the same in ascending strength
-    hand_of_row: np.ndarray  #: [2, R] int32, each player's canonical hand of each of her rows (``local`` inverted)
-    rank: np.ndarray  #: [R] int32, each canonical hand's dense strength rank on its board (zero without a showdown)
+    local: np.ndarray  #: [2, R] int16 (:func:`row_dtype`), each player's row of each canonical hand
+    ladder_local: np.ndarray  #: [2, R] int16 (:func:`row_dtype`), the same in ascending strength
+    hand_of_row: np.ndarray  #: [2, R] int16 (:func:`row_dtype`), each player's canonical hand of each of her rows (``local`` inverted)
+    rank: np.ndarray  #: [R] int16 (:func:`row_dtype`), each canonical hand's dense strength rank on its board (zero without a showdown)
     ties: np.ndarray  #: int64, per board where each group of tied hands starts, then n
-    maps: np.ndarray  #: [2, M] int32, per chance child the parent's row of each of its rows
+    maps: np.ndarray  #: [2, M] int16 (:func:`row_dtype`), per chance child the parent's row of each of its rows
     #: [E, 2] int64 per deal a suit-isomorphic tree leaves out (in the order of :class:`~.isomorphism.MirrorEdges`):
     #: the canonical child standing for it and the offset in ``maps`` of the chance node's row of each of its rows
     mirror: np.ndarray
@@ -85,15 +85,15 @@ class PokerLayout:
     #: [2, N, 3] int64 where only the rows of hands with nonzero reach at the root are kept (:func:`live_layout`), per
     #: player and node: its rows, the first of them in ``live_row`` and its offset in ``maps``; ``None``: every row
     live_node: np.ndarray | None = None
-    live_row: np.ndarray | None = None  #: [2, L] int32, each kept row's row among all the hands of its node
+    live_row: np.ndarray | None = None  #: [2, L] int16, each kept row's row among all the hands of its node
     mirror_map: np.ndarray | None = None  #: [2, E] int64, per left-out deal the offset of its kept rows' map in ``maps``
     #: [2, B, 2] int64, per board the first of its kept hands in the ``live_hand_*`` and ``live_ladder_*`` rows
     #: (each board's kept hands, in canonical order and in ascending strength) and their count
     live_board: np.ndarray | None = None
-    live_hand_row: np.ndarray | None = None  #: [2, H] int32, each kept hand's row at the board's nodes, canonical order
+    live_hand_row: np.ndarray | None = None  #: [2, H] int16, each kept hand's row at the board's nodes, canonical order
     live_hand_cards: np.ndarray | None = None  #: [2, H·k] uint8, its cards
-    live_hand_twin: np.ndarray | None = None  #: [2, H] int32, the other player's row of the same hand (-1: not kept)
-    live_ladder_row: np.ndarray | None = None  #: [2, H] int32, each kept hand's row, ascending strength
+    live_hand_twin: np.ndarray | None = None  #: [2, H] int16, the other player's row of the same hand (-1: not kept)
+    live_ladder_row: np.ndarray | None = None  #: [2, H] int16, each kept hand's row, ascending strength
     live_ladder_cards: np.ndarray | None = None  #: [2, H·k] uint8, its cards
     #: [2, len(ties)] int64, per board and tie group (as ``ties``) the kept hands in ascending strength before it
     live_ties: np.ndarray | None = None
@@ -241,11 +241,11 @@ def live_layout(layout: PokerLayout, root_reach: tuple[np.ndarray, np.ndarray]) 
             live_ties[p, tie : tie + groups + 1] = kept_before[ties[tie : tie + groups + 1]]
             live_board[p, b, 1] = hands.size
     live_board[:, :, 0] = np.cumsum(live_board[:, :, 1], axis=1) - live_board[:, :, 1]
-    row, cards, twin, steps, step_cards = (_padded([np.concatenate(x) for x in parts[name]], np.uint8 if "cards" in name else ROW)
+    row, cards, twin, steps, step_cards = (_padded([np.concatenate(x) for x in parts[name]], np.uint8 if "cards" in name else kernels.ROW)
                                            for name in ("row", "cards", "twin", "ladder", "ladder_cards"))
     del local, ladder  # the kept rows' positions served only to list each board's kept hands above
-    return replace(layout, maps=_padded(maps, ROW), live_node=live_node,
-                   live_row=_padded(live_row, ROW), mirror_map=mirror_map, live_board=live_board, live_hand_row=row,
+    return replace(layout, maps=_padded(maps, kernels.ROW), live_node=live_node,
+                   live_row=_padded(live_row, kernels.ROW), mirror_map=mirror_map, live_board=live_board, live_hand_row=row,
                    live_hand_cards=cards, live_hand_twin=twin, live_ladder_row=steps, live_ladder_cards=step_cards,
                    live_ties=live_ties)
 
