@@ -233,6 +233,11 @@ def _lowest(avail: np.ndarray, count: int) -> np.ndarray:
     return np.nonzero(sel)[1].reshape(-1, count)
 
 
+#: Boards a deck keeps, with their card removal, across compiles: a search compiles thousands of small trees on the
+#: same few boards (a river board of the 52-card deck holds about 25 KB of them).
+BOARD_CACHE = 256
+
+
 @dataclass(frozen=True, eq=False)
 class _Board:
     """The hands of one board and their order at each player's private states."""
@@ -244,12 +249,9 @@ class _Board:
     labels: tuple[Taken[str], Taken[str]]  #: per player, labels in private-state order (the deck's names, taken)
 
     @staticmethod
+    @lru_cache(maxsize=BOARD_CACHE)
     def of(deck: _Deck, cards: tuple[int, ...]) -> _Board:
         """The board's hands (read-only: a deck's recent boards are shared by the trees compiled on them)."""
-        return _board_of(deck, cards)
-
-    @staticmethod
-    def _make(deck: _Deck, cards: tuple[int, ...]) -> _Board:
         on_board = np.zeros(deck.size, dtype=bool)
         on_board[list(cards)] = True
         hands = np.flatnonzero(~deck.has[:, on_board].any(axis=1))
@@ -264,20 +266,10 @@ class _Board:
         return _Board(cards, hands, (order0, order1), (order0, local1), labels)
 
 
-#: Boards a deck keeps, with their card removal, across compiles: a search compiles thousands of small trees on the
-#: same few boards (a river board of the 52-card deck holds about 25 KB of them).
-BOARD_CACHE = 256
-
-
-@lru_cache(maxsize=BOARD_CACHE)
-def _board_of(deck: _Deck, cards: tuple[int, ...]) -> _Board:
-    return _Board._make(deck, cards)
-
-
 @lru_cache(maxsize=BOARD_CACHE)
 def _removal_of(spec: PokerSpec, deck: _Deck, cards: tuple[int, ...], showdown: bool) -> CardRemoval:
     """The card-removal structure of a board's hands, with their strengths where it has a showdown."""
-    hands = _board_of(deck, cards).hands
+    hands = _Board.of(deck, cards).hands
     hand_cards = deck.cards[hands]
     strength = None
     if showdown:
