@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import builtins
 import json
+import multiprocessing
 import os
+import platform
 import socket
+import sys
 
 import numpy as np
 import pytest
@@ -194,3 +197,30 @@ def test_worker_cache_is_keyed_by_game():
         task = ChunkTask(game, key, (np.ones(n), np.ones(n)), 3, CFR_PLUS, None, False)
         values.append(run_chunk_task(task).values[0])
     assert values[0].shape == (5,) and values[1].shape == (7,)
+
+
+def _held_then_freed(_: int) -> tuple[float, float]:
+    """This process's resident MiB with a 16 MiB array written, and after the array is freed."""
+    def rss() -> float:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+    x = np.ones(2 * 2**20)
+    held = rss()
+    del x
+    return held, rss()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc",
+                    reason="keeping freed memory asks glibc's allocator (mallopt)")
+def test_a_pool_worker_keeps_what_it_frees_for_its_next_task():
+    """A fresh process gives a freed 16 MiB block back to the kernel (its next task would take fresh, zeroed pages);
+    a pool's worker keeps it (keep_freed_memory)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as plain:
+        held, freed = plain.submit(_held_then_freed, 0).result()
+    assert freed < held - 12
+    with ProcessExecutor(1, start_method="spawn") as pool:
+        [(held, freed)] = pool.map(_held_then_freed, [0])
+    assert freed > held - 4
