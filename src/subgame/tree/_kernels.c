@@ -176,26 +176,34 @@ typedef int64_t v2i __attribute__((vector_size(16)));
     }                                                                                                                 \
     INLINE void NAME##_columns(const T *restrict regrets, const uint8_t *restrict legal, double *restrict strategy,   \
                                double *restrict total, int64_t rows, int64_t n, int positive) {                       \
-        int64_t x0 = 0; /* the node's slots, all n * rows of them one after another */                                \
-        if (positive) /* two at a time: x <= 0 (-0.0 too, not NaN) cleared */                                         \
-            for (; x0 + 1 < n * rows; x0 += 2) {                                                                      \
-                v2d x = {(double)regrets[x0], (double)regrets[x0 + 1]};                                               \
-                const v2i clear = x <= 0.0;                                                                           \
-                x = (v2d)((v2i)x & ~clear);                                                                           \
-                memcpy(strategy + x0, &x, sizeof x);                                                                  \
-            }                                                                                                         \
-        for (int64_t x = x0; x < n * rows; x++)                                                                       \
-            strategy[x] = positive ? positive_part((double)regrets[x]) : (double)regrets[x];                          \
         if (n >= 8) { /* numpy's order of a longer row's sum: row by row */                                           \
+            int64_t x0 = 0; /* the node's slots, all n * rows of them one after another */                            \
+            if (positive) /* two at a time: x <= 0 (-0.0 too, not NaN) cleared */                                     \
+                for (; x0 + 1 < n * rows; x0 += 2) {                                                                  \
+                    v2d x = {(double)regrets[x0], (double)regrets[x0 + 1]};                                           \
+                    const v2i clear = x <= 0.0;                                                                       \
+                    x = (v2d)((v2i)x & ~clear);                                                                       \
+                    memcpy(strategy + x0, &x, sizeof x);                                                              \
+                }                                                                                                     \
+            for (int64_t x = x0; x < n * rows; x++)                                                                   \
+                strategy[x] = positive ? positive_part((double)regrets[x]) : (double)regrets[x];                      \
             for (int64_t i = 0; i < rows; i++) {                                                                      \
                 double x[n];                                                                                          \
                 for (int64_t k = 0; k < n; k++) x[k] = strategy[k * rows + i];                                        \
                 total[i] = row_sum(x, n);                                                                             \
             }                                                                                                         \
-        } else {                                                                                                      \
-            for (int64_t i = 0; i < rows; i++) total[i] = strategy[i] + 0.0;                                          \
+        } else { /* each action's slots added to the rows' totals as they are written (a pass fewer over them) */     \
+            for (int64_t i = 0; i < rows; i++) {                                                                      \
+                const double x = positive ? positive_part((double)regrets[i]) : (double)regrets[i];                   \
+                strategy[i] = x;                                                                                      \
+                total[i] = x + 0.0;                                                                                   \
+            }                                                                                                         \
             for (int64_t k = 1; k < n; k++)                                                                           \
-                for (int64_t i = 0; i < rows; i++) total[i] += strategy[k * rows + i];                                \
+                for (int64_t i = 0; i < rows; i++) {                                                                  \
+                    const double x = positive ? positive_part((double)regrets[k * rows + i]) : (double)regrets[k * rows + i]; \
+                    strategy[k * rows + i] = x;                                                                       \
+                    total[i] += x;                                                                                    \
+                }                                                                                                     \
         }                                                                                                             \
         for (int64_t k = 0; k < n; k++)                                                                               \
             for (int64_t i = 0; i < rows; i++) strategy[k * rows + i] /= total[i]; /* rows without: redone below */   \
