@@ -211,6 +211,7 @@ def _held_then_freed(_: int) -> tuple[float, float]:
     return held, rss()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc",
                     reason="keeping freed memory asks glibc's allocator (mallopt)")
 def test_a_pool_worker_keeps_what_it_frees_for_its_next_task():
