@@ -258,3 +258,20 @@ def test_bad_job_settings_are_refused_with_a_clear_message(small):
 def test_a_progress_line_says_the_time_left_only_once_it_is_measured():
     assert eta_text(Eta(90.0)) == "about 1.5 min left" and eta_text(Eta(0.0, 4)).startswith("time left known after")
     assert eta_text(Eta(90.0, 4)) == "about 1.5 min left and 4 flop(s) of a kind not timed yet"  # the re-solves, say
+
+
+def test_the_time_left_follows_the_recent_batches_not_a_pause_long_ago():
+    """A batch that took 1,000 s a flop (the machine asleep, say) stops counting after RECENT_BATCHES faster ones."""
+    from collections import deque
+
+    from subgame.experiments.flop_job import RECENT_BATCHES, FlopTask, _seconds_left
+
+    left = [FlopTask(None, None, None, (d,), None, (), None, {}) for d in range(10)]  # type: ignore[arg-type]
+    recent = {True: deque([(1000.0, 1)], maxlen=RECENT_BATCHES), False: deque(maxlen=RECENT_BATCHES)}
+    assert _seconds_left(recent, left, lambda t: True) == Eta(10 * 1000.0)
+    for _ in range(RECENT_BATCHES - 1):
+        recent[True].append((2.0, 1))
+    assert _seconds_left(recent, left, lambda t: True).seconds > 10 * 100
+    recent[True].append((2.0, 1))
+    assert _seconds_left(recent, left, lambda t: True) == Eta(10 * 2.0)
+    assert _seconds_left(recent, left, lambda t: False) == Eta(0.0, 10)  # evaluations not timed yet

@@ -43,6 +43,7 @@ import hashlib
 import json
 import math
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -450,9 +451,17 @@ class Eta(NamedTuple):
     untimed: int = 0
 
 
-def _seconds_left(spent: dict[bool, list[float]], left: Sequence[FlopTask], resolving: Callable[[FlopTask], bool]) -> Eta:
-    """The time the ``left`` tasks should take at the rates measured so far (``resolving``: whether a task re-solves)."""
-    rate = {kind: seconds / count for kind, (seconds, count) in spent.items() if count}
+#: Batches of a kind whose times give a job's rate for the time it has left: the recent ones, so that a pause or a
+#: busier hour earlier in a run of many hours stops counting.
+RECENT_BATCHES = 8
+
+
+def _seconds_left(recent: dict[bool, deque[tuple[float, int]]], left: Sequence[FlopTask],
+                  resolving: Callable[[FlopTask], bool]) -> Eta:
+    """The time the ``left`` tasks should take at the rates of the recent batches (seconds and flops of each, by
+    ``resolving``: whether a task re-solves)."""
+    rate = {kind: sum(s for s, _ in batches) / count for kind, batches in recent.items()
+            if (count := sum(n for _, n in batches))}
     kinds = [(len(t.deals), rate.get(resolving(t))) for t in left]
     return Eta(sum(n * r for n, r in kinds if r is not None), sum(n for n, r in kinds if r is None))
 
@@ -675,6 +684,7 @@ def run_flop_job(
 
     batch = max(2 * workers, 1)
     spent = {True: [0.0, 0], False: [0.0, 0]}  # seconds and flops, re-solved (True) or evaluated only
+    recent: dict[bool, deque[tuple[float, int]]] = {kind: deque(maxlen=RECENT_BATCHES) for kind in (True, False)}
 
     def resolving(task: FlopTask) -> bool:
         return task.methods != valued
@@ -689,12 +699,13 @@ def run_flop_job(
             for task, values in zip(chunk, pool.map(flop_values, chunk)):
                 for d, flop in zip(task.deals, values):
                     keep(d, flop)
-            kind = spent[any(map(resolving, chunk))]
-            kind[0] += time.perf_counter() - batch_started
-            kind[1] += sum(len(t.deals) for t in chunk)
+            seconds, flops, kind = time.perf_counter() - batch_started, sum(len(t.deals) for t in chunk), any(map(resolving, chunk))
+            spent[kind][0] += seconds
+            spent[kind][1] += flops
+            recent[kind].append((seconds, flops))
             done = sum(map(finished, needs))
             if progress is not None:
-                progress(done, len(needs), _seconds_left(spent, tasks[i + batch :] + later, resolving))
+                progress(done, len(needs), _seconds_left(recent, tasks[i + batch :] + later, resolving))
             if stop.signum is not None:
                 raise KeyboardInterrupt(f"stopped by signal {stop.signum} after {done:,} of {len(needs):,} "
                                         "flops; each finished flop is in the checkpoint folder")
