@@ -161,7 +161,7 @@ typedef int64_t v2i __attribute__((vector_size(16)));
         }                                                                                                             \
     }                                                                                                                 \
     INLINE void NAME##_body(const T *restrict regrets, const uint8_t *restrict legal, double *restrict strategy,      \
-                            int64_t rows, int64_t n, int64_t a, const row_t *restrict at, int positive,             \
+                            int64_t rows, int64_t n, int64_t a, const row_t *restrict at, int positive,               \
                             int by_action) {                                                                          \
         double s[n > 0 ? n : 1];                                                                                      \
         for (int64_t i = 0; i < rows; i++) {                                                                          \
@@ -194,13 +194,13 @@ typedef int64_t v2i __attribute__((vector_size(16)));
             }                                                                                                         \
         } else { /* each action's slots added to the rows' totals as they are written (a pass fewer over them) */     \
             for (int64_t i = 0; i < rows; i++) {                                                                      \
-                const double x = positive ? positive_part((double)regrets[i]) : (double)regrets[i];                   \
+                const double r = (double)regrets[i], x = positive ? positive_part(r) : r;                             \
                 strategy[i] = x;                                                                                      \
                 total[i] = x + 0.0;                                                                                   \
             }                                                                                                         \
             for (int64_t k = 1; k < n; k++)                                                                           \
                 for (int64_t i = 0; i < rows; i++) {                                                                  \
-                    const double x = positive ? positive_part((double)regrets[k * rows + i]) : (double)regrets[k * rows + i]; \
+                    const double r = (double)regrets[k * rows + i], x = positive ? positive_part(r) : r;              \
                     strategy[k * rows + i] = x;                                                                       \
                     total[i] += x;                                                                                    \
                 }                                                                                                     \
@@ -215,7 +215,7 @@ typedef int64_t v2i __attribute__((vector_size(16)));
         }                                                                                                             \
     }                                                                                                                 \
     static void NAME##_at(const T *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t n,          \
-                          int64_t a, const row_t *at, int positive, int by_action) {                                \
+                          int64_t a, const row_t *at, int positive, int by_action) {                                  \
         switch (n) {                                                                                                  \
         case 2: NAME##_body(regrets, legal, strategy, rows, 2, a, at, positive, by_action); break;                    \
         case 3: NAME##_body(regrets, legal, strategy, rows, 3, a, at, positive, by_action); break;                    \
@@ -240,7 +240,7 @@ typedef int64_t v2i __attribute__((vector_size(16)));
         NAME##_at(regrets, legal, strategy, rows, a, a, NULL, 1, 0);                                                  \
     }                                                                                                                 \
     void NAME##_rows(const T *regrets, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,               \
-                     const row_t *at, int64_t n) {                                                                  \
+                     const row_t *at, int64_t n) {                                                                    \
         NAME##_at(regrets, legal, strategy, rows, n, a, at, 1, 1);                                                    \
     }                                                                                                                 \
     void NAME##_compact(const T *regrets, const uint8_t *legal, double *strategy, double *total, int64_t rows,        \
@@ -251,7 +251,7 @@ typedef int64_t v2i __attribute__((vector_size(16)));
         NAME##_at(sums, legal, strategy, rows, a, a, NULL, 0, 0);                                                     \
     }                                                                                                                 \
     void NAME##_average_rows(const T *sums, const uint8_t *legal, double *strategy, int64_t rows, int64_t a,          \
-                             const row_t *at, int64_t n) {                                                          \
+                             const row_t *at, int64_t n) {                                                            \
         NAME##_at(sums, legal, strategy, rows, n, a, at, 0, 1);                                                       \
     }                                                                                                                 \
     void NAME##_average_compact(const T *sums, const uint8_t *legal, double *strategy, double *total, int64_t rows,   \
@@ -301,7 +301,7 @@ REGRET_MATCHING(regret_matching_u16, uint16_t)
     INLINE void NAME##_body(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v,            \
                             const double *reach, const double *strategy, const uint8_t *legal,                         \
                             const int64_t *infoset_priv, int64_t rows, int64_t a, int flags, double positive,          \
-                            double negative, double scale, double weight, double sum_discount, const row_t *at,      \
+                            double negative, double scale, double weight, double sum_discount, const row_t *at,        \
                             int64_t n, int64_t cs) {                                                                   \
         const double discount[2] = {negative, positive}; /* by the sign, without a branch that mispredicts */          \
         for (int64_t i = 0; i < rows; i++) {                                                                           \
@@ -332,7 +332,7 @@ REGRET_MATCHING(regret_matching_u16, uint16_t)
     static void NAME##_at(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v,              \
                           const double *reach, const double *strategy, const uint8_t *legal,                           \
                           const int64_t *infoset_priv, int64_t rows, int64_t a, int flags, double positive,            \
-                          double negative, double scale, double weight, double sum_discount, const row_t *at,        \
+                          double negative, double scale, double weight, double sum_discount, const row_t *at,          \
                           int64_t n, int64_t cs) {                                                                     \
         switch (flags) {                                                                                               \
         case 0: NAME##_body(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a,   \
@@ -360,7 +360,7 @@ REGRET_MATCHING(regret_matching_u16, uint16_t)
     void NAME##_rows(T *regrets, T *strategy_sum, T *predicted, const double *seqv, const double *v,                   \
                      const double *reach, const double *strategy, const uint8_t *legal, const int64_t *infoset_priv,    \
                      int64_t rows, int64_t a, int flags, double positive, double negative, double scale, double weight, \
-                     double sum_discount, const row_t *at, int64_t n) {                                              \
+                     double sum_discount, const row_t *at, int64_t n) {                                                 \
         NAME##_at(regrets, strategy_sum, predicted, seqv, v, reach, strategy, legal, infoset_priv, rows, a, flags,      \
                   positive, negative, scale, weight, sum_discount, at, n, rows);                                        \
     }                                                                                                                  \
@@ -474,7 +474,7 @@ UPDATE_REGRETS(update_regrets_f32, float)
     }
 
 REMOVAL_SUMS(, double, int64_t)       /* the sweeps: private-state positions */
-REMOVAL_SUMS(_rows, double, row_t)  /* the depth-first passes: rows of a node, a layout's int16 */
+REMOVAL_SUMS(_rows, double, row_t)    /* the depth-first passes: rows of a node, a layout's int16 */
 REMOVAL_SUMS(_f32, float, row_t)
 LADDER_SUMS(, double, int64_t)
 LADDER_SUMS(_rows, double, row_t)
