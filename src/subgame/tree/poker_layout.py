@@ -241,11 +241,12 @@ def live_layout(layout: PokerLayout, root_reach: tuple[np.ndarray, np.ndarray]) 
             live_ties[p, tie : tie + groups + 1] = kept_before[ties[tie : tie + groups + 1]]
             live_board[p, b, 1] = hands.size
     live_board[:, :, 0] = np.cumsum(live_board[:, :, 1], axis=1) - live_board[:, :, 1]
-    row, cards, twin, steps, step_cards = (_padded([np.concatenate(x) for x in parts[name]], np.uint8 if "cards" in name else kernels.ROW)
+    rows_dtype = layout.maps.dtype.type  # the kept rows in the layout's own (row_dtype)
+    row, cards, twin, steps, step_cards = (_padded([np.concatenate(x) for x in parts[name]], np.uint8 if "cards" in name else rows_dtype)
                                            for name in ("row", "cards", "twin", "ladder", "ladder_cards"))
     del local, ladder  # the kept rows' positions served only to list each board's kept hands above
-    return replace(layout, maps=_padded(maps, kernels.ROW), live_node=live_node,
-                   live_row=_padded(live_row, kernels.ROW), mirror_map=mirror_map, live_board=live_board, live_hand_row=row,
+    return replace(layout, maps=_padded(maps, rows_dtype), live_node=live_node,
+                   live_row=_padded(live_row, rows_dtype), mirror_map=mirror_map, live_board=live_board, live_hand_row=row,
                    live_hand_cards=cards, live_hand_twin=twin, live_ladder_row=steps, live_ladder_cards=step_cards,
                    live_ties=live_ties)
 
