@@ -21,7 +21,6 @@ Ray is an optional extra (``pip install 'subgame[ray]'``); it is imported only w
 
 from __future__ import annotations
 
-import ctypes
 import multiprocessing
 import os
 import resource
@@ -35,6 +34,7 @@ from functools import partial
 from typing import Any, Literal, Protocol, TypeVar
 
 from .errors import SubgameError
+from .tree.size import keep_freed_memory
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -144,26 +144,6 @@ class SerialExecutor:
 
 
 #: ``mallopt``'s parameters (glibc's ``malloc.h``)
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
-
-
-def keep_freed_memory() -> bool:
-    """Make the C library's allocator keep what this process frees for its next allocations.
-
-    By default glibc gives a freed block of 128 KiB to 32 MiB back to the kernel (each is a mapping of its own, or
-    the top of the heap past a threshold), and the kernel zeroes every page it hands out again, 2 MiB at a time where
-    numpy asks for huge pages. A worker's next task allocates the same large arrays again: kept, a flop of the
-    nested-table job took about 8 % less time (six alternated runs), the same bytes. The peak is unchanged; what was
-    freed stays with the process until it exits. Returns False where the C library has no ``mallopt`` (or ignores it).
-    """
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError, TypeError):  # no C library by that name, no mallopt in it, or no CDLL(None)
-        return False
-    mallopt.argtypes, mallopt.restype = (ctypes.c_int, ctypes.c_int), ctypes.c_int
-    return bool(mallopt(_M_MMAP_THRESHOLD, 32 << 20)) and bool(mallopt(_M_TRIM_THRESHOLD, 2**31 - 1))
-
-
 def _start_worker() -> None:
     """A worker ignores Ctrl-C (the parent finishes its iteration, checkpoints and stops the pool) and keeps the memory
     it frees for its next task (:func:`keep_freed_memory`)."""
