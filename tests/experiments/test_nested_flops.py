@@ -249,7 +249,14 @@ def test_the_leduc_form_refuses_the_job_options():
 
 
 @pytest.mark.slow
-def test_the_nlfh_table_on_a_small_deck_samples_flops_and_prints_the_same_table_again(tmp_path):
+def test_the_nlfh_table_on_a_small_deck_samples_flops_and_prints_the_same_table_again(tmp_path, monkeypatch):
+    import subgame.experiments.nested_flops as nested_flops
+    from subgame.resolving.problem import problem_key
+
+    below: list[tuple[object, ...]] = []  # the flops' re-solves below the preflop's re-solves, by flop and problem
+    solve = nested_flops.resolve_subgame
+    monkeypatch.setattr(nested_flops, "resolve_subgame", lambda problem, **k: below.append(
+        (problem.part.tree.public_key[0], problem_key(problem))) or solve(problem, **k))
     options = {"num_ranks": 4, "num_suits": 2, "round_raise_caps": (1, 1), "flops": 3, "flop_buckets": 20,
                "blueprint_passes": 50, "blueprint_iterations": 5, "subgame_iterations": 5,
                "rows": ("translation", "resolve", "maxmargin", "reach-maxmargin")}
@@ -270,6 +277,7 @@ def test_the_nlfh_table_on_a_small_deck_samples_flops_and_prints_the_same_table_
                       "resolve-c_r250-1.npz", "resolve-r250-0.npz"]
     # no gift before a 0.75 bet preflop (the bettor's first action): reach-maxmargin's problems are maxmargin's, solved once
     assert reach[1:4] == maxmargin[1:4] and sum("the problem of an earlier re-solve" in line for line in heard) == 2
+    assert below and len(set(below)) == len(below)  # ... and so are the flops' below them
     again = nested_table_nlfh(checkpoint=tmp_path, **options)  # ... read back, not run again
     assert again.rows == first.rows and "read back" in again.notes[0] and " 3 flop(s) read back" in again.notes[0]
     two = nested_table_nlfh(checkpoint=tmp_path / "two", workers=2, **options)  # the preflop's re-solves in two processes

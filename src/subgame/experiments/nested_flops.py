@@ -55,8 +55,8 @@ from ..eval.board_pass import RowSource
 from ..games import load_game
 from ..games.poker import PokerGame
 from ..resolving import BetAbstraction, NestedResult, restrict, translation_branches, translation_strategy
-from ..resolving.nested import Root, WaveSolutions, reachable
-from ..resolving.problem import resolve_subgame
+from ..resolving.nested import Root, WaveSolution, WaveSolutions, reachable
+from ..resolving.problem import problem_key, resolve_subgame
 from ..resolving.solving import blueprint_problem, blueprint_values
 from ..solve import driver
 from ..solve.cfr import CFR_PLUS, CFRSolver
@@ -324,11 +324,18 @@ class NestedResponses:
         if lines.any() and self.preflop is not None:  # that strategy is in buckets: re-solved over every hand
             abstract = restrict(game, forest, self.abstraction) if abstract is None else abstract
             bv = blueprint_values(abstract, Strategy(forest.game_id, (probs[0], probs[1])), (solving[0], solving[1]))
+            iterations = self.blueprint_iterations or self.iterations
             for p in (0, 1):
-                solution = resolve_subgame(blueprint_problem(bv, Part.whole(abstract), p, self.preflop.flop_method),
-                                           iterations=self.blueprint_iterations or self.iterations, config=CFR_PLUS)
-                if solution.iterations < (self.blueprint_iterations or self.iterations):
-                    raise KeyboardInterrupt("a stop signal ended a re-solve of a flop below a preflop re-solve early")
+                problem = blueprint_problem(bv, Part.whole(abstract), p, self.preflop.flop_method)
+                key = ("below a preflop re-solve", iterations, problem_key(problem))
+                solution = None if solved is None else solved.get(key)
+                if solution is None:  # not met at this flop before (reach-maxmargin without gifts meets maxmargin's)
+                    run = resolve_subgame(problem, iterations=iterations, config=CFR_PLUS)
+                    if run.iterations < iterations:
+                        raise KeyboardInterrupt("a stop signal ended a re-solve of a flop below a preflop re-solve early")
+                    solution = WaveSolution(run.probs, 0.0, run.iterations)
+                    if solved is not None:
+                        solved[key] = solution
                 pa = forest.players[p]
                 mine = lines[pa.node[pa.infoset_priv]]
                 probs[p][mine] = 0.0
