@@ -217,23 +217,43 @@ def restrict(
         open_at: public states where the actor keeps all her real actions (where nested
             solving has added an off-tree action to the abstraction).
     """
-    states = public_states(game, tree)
-    opened = set(map(tuple, open_at))
+    opened = [n for n in map(tree.node_of_key.get, map(tuple, open_at)) if n is not None]
     new_players = []
     for p, pa in enumerate(tree.players):
         legal = pa.legal.copy()
         if p in players and pa.num_infosets:
-            nodes = pa.node[pa.infoset_priv]
-            mask = np.ones((tree.num_nodes, pa.max_actions), dtype=bool)  # one row per public node
-            for i in np.flatnonzero(np.r_[True, nodes[1:] != nodes[:-1]]):
-                n = int(nodes[i])
-                st = states[n]
-                if st is not None and tree.actor[n] == p and tree.public_key[n] not in opened:
-                    kept = abstraction.kept_names(st)
-                    mask[n, : len(pa.action_names[i])] = [nm in kept for nm in pa.action_names[i]]
-            legal &= mask[nodes]
+            mask = _kept_slots(game, tree, abstraction, p)
+            if opened:
+                mask = mask.copy()
+                mask[opened] = True
+            legal &= mask[pa.node[pa.infoset_priv]]
         new_players.append(replace(pa, stored_legal=legal))
     return replace(tree, players=(new_players[0], new_players[1]))
+
+
+def _kept_slots(game: Game, tree: PublicTree, abstraction: BetAbstraction, player: int) -> np.ndarray:
+    """[N, A] per public node, whether each of ``player``'s action slots there is one ``abstraction`` keeps (all true
+    where she does not act); kept while ``tree`` lives, as nested solving restricts the same tree again and again."""
+    kept = _KEPT_SLOTS.setdefault(tree, {})
+    key = (id(abstraction), player)
+    if key not in kept or kept[key][0] is not abstraction:
+        states = public_states(game, tree)
+        pa = tree.players[player]
+        nodes = pa.node[pa.infoset_priv]
+        mask = np.ones((tree.num_nodes, pa.max_actions), dtype=bool)  # one row per public node
+        for i in np.flatnonzero(np.r_[True, nodes[1:] != nodes[:-1]]):
+            n = int(nodes[i])
+            st = states[n]
+            if st is not None and tree.actor[n] == player:
+                names = abstraction.kept_names(st)
+                mask[n, : len(pa.action_names[i])] = [nm in names for nm in pa.action_names[i]]
+        mask.flags.writeable = False
+        kept[key] = (abstraction, mask)
+    return kept[key][1]
+
+
+#: Per tree alive, by bet abstraction and player, the action slots the abstraction keeps (:func:`_kept_slots`).
+_KEPT_SLOTS: WeakKeyDictionary[PublicTree, dict[tuple[int, int], tuple[BetAbstraction, np.ndarray]]] = WeakKeyDictionary()
 
 
 def fallback_slot(ids: np.ndarray, legal: np.ndarray, want: int) -> int:
