@@ -143,7 +143,6 @@ class SerialExecutor:
         self.close()
 
 
-#: ``mallopt``'s parameters (glibc's ``malloc.h``)
 def _start_worker() -> None:
     """A worker ignores Ctrl-C (the parent finishes its iteration, checkpoints and stops the pool) and keeps the memory
     it frees for its next task (:func:`keep_freed_memory`)."""

@@ -235,8 +235,8 @@ def _kept_slots(game: Game, tree: PublicTree, abstraction: BetAbstraction, playe
     """[N, A] per public node, whether each of ``player``'s action slots there is one ``abstraction`` keeps (all true
     where she does not act); kept while ``tree`` lives, as nested solving restricts the same tree again and again."""
     kept = _KEPT_SLOTS.setdefault(tree, {})
-    key = (id(abstraction), player)
-    if key not in kept or kept[key][0] is not abstraction:
+    key = (id(abstraction), player)  # the entry holds the abstraction: its id is not reused while the tree lives
+    if key not in kept or kept[key][0] is not abstraction or kept[key][1] is not game:
         states = public_states(game, tree)
         pa = tree.players[player]
         nodes = pa.node[pa.infoset_priv]
@@ -248,12 +248,13 @@ def _kept_slots(game: Game, tree: PublicTree, abstraction: BetAbstraction, playe
                 names = abstraction.kept_names(st)
                 mask[n, : len(pa.action_names[i])] = [nm in names for nm in pa.action_names[i]]
         mask.flags.writeable = False
-        kept[key] = (abstraction, mask)
-    return kept[key][1]
+        kept[key] = (abstraction, game, mask)
+    return kept[key][2]
 
 
 #: Per tree alive, by bet abstraction and player, the action slots the abstraction keeps (:func:`_kept_slots`).
-_KEPT_SLOTS: WeakKeyDictionary[PublicTree, dict[tuple[int, int], tuple[BetAbstraction, np.ndarray]]] = WeakKeyDictionary()
+_KEPT_SLOTS: WeakKeyDictionary[PublicTree, dict[tuple[int, int], tuple[BetAbstraction, Game, np.ndarray]]] = \
+    WeakKeyDictionary()
 
 
 def fallback_slot(ids: np.ndarray, legal: np.ndarray, want: int) -> int:

@@ -87,8 +87,9 @@ def _malloc_trim() -> Any:
         return None
 
 
+#: ``mallopt``'s parameters (glibc's ``malloc.h``)
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
-_keeping = [False]
+_keeping = [False]  # whether keep_freed_memory took effect in this process
 
 
 def keep_freed_memory() -> bool:
