@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -13,7 +15,7 @@ from subgame.resolving.nested import reachable
 from subgame.solve.cfr import CFR_PLUS, CFRSolver
 from subgame.strategy import Strategy
 from subgame.tree.compile import compile_game
-from subgame.tree.public_tree import infoset_keys
+from subgame.tree.public_tree import DECISION, infoset_keys
 from tests.toy_games import SMALL, small_game
 
 
@@ -93,6 +95,28 @@ def test_translation_strategy_is_a_valid_and_exploitable_real_game_strategy(smal
 
 
 @pytest.mark.slow
+@pytest.mark.slow
+def test_a_tree_restricted_again_with_other_states_opened_is_restricted_as_a_fresh_one():
+    """restrict keeps the slots an abstraction keeps per tree: opening states, then none, then other abstractions and
+    players, each gives what the same call gives on a tree object met for the first time."""
+    game = load_game("poker", **{**SMALL, "stack": 20})
+    tree = compile_game(game)
+    decisions = [k for n, k in enumerate(tree.public_key) if tree.kind[n] == DECISION][:3]
+    calls = [(BetAbstraction(game, (0.5, 1.0), True), (0, 1), ()),
+             (BetAbstraction(game, (0.5, 1.0), True), (0, 1), decisions[:2]),
+             (BetAbstraction(game, (0.5, 1.0), True), (1,), decisions[1:]),
+             (BetAbstraction(game, (1.0,), False), (0, 1), ())]
+    abstraction = calls[0][0]
+    calls += [(abstraction, (0, 1), decisions), (abstraction, (0,), ()), (abstraction, (0, 1), ())]
+    for abstraction, players, opened in calls:
+        again = restrict(game, tree, abstraction, players=players, open_at=opened)
+        fresh = restrict(game, replace(tree), abstraction, players=players, open_at=opened)  # a tree object of its own
+        for q in (0, 1):
+            np.testing.assert_array_equal(again.players[q].legal, fresh.players[q].legal)
+    assert not np.array_equal(restrict(game, tree, abstraction).players[0].legal,
+                              restrict(game, tree, abstraction, open_at=decisions).players[0].legal)
+
+
 def test_own_off_tree_bet_is_followed_by_the_blueprint_of_the_translated_bet():
     # Player 0 opens 0.75 pot (r5, off-tree at the first action only); the responder shoves (r20).
     game = load_game("poker", **{**SMALL, "stack": 20})
