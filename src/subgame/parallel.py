@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal, Protocol, TypeVar
 
+from .allocator import keep_freed_memory
 from .errors import SubgameError
-from .tree.size import keep_freed_memory
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -24,13 +24,13 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ..allocator import release_freed_memory
 from ..errors import GameDefinitionError, StrategyFileError
 from ..strategy import Strategy, StrategyMeta
 from ..tree import kernels, whole
 from ..tree.operators import SparseTerminal
 from ..tree.poker_layout import SUMS, PokerLayout, Source, cfr_pass, droppable, live_layout, usable
 from ..tree.public_tree import PublicTree
-from ..tree.size import release_freed_memory
 from ..tree.sweep import backward_expected, forward_reach, regret_matching, sequence_values, transition_weights
 from .abstraction import Abstraction
 from .checkpoint import read_checkpoint, write_checkpoint

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from ..allocator import release_freed_memory
 from ..errors import GameDefinitionError
 from ..games.base import CHANCE, TERMINAL, game_fingerprint
 from ..games.poker import PokerGame, PokerState
@@ -69,7 +70,7 @@ from .public_tree import (
     ValueOperator,
     index_dtype,
 )
-from .size import SizeBudget, release_freed_memory
+from .size import SizeBudget
 
 #: Private states from which a compiled tree hands its builder's freed memory back (:func:`release_freed_memory`).
 TRIM_STATES = 1 << 16
